@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Sets up, builds and runs every test: first the whole suite under
+# AddressSanitizer + UndefinedBehaviorSanitizer, then the normal build, whose
+# Criterion Synthesis line ends the log.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+scripts/setup.sh || exit 1
+scripts/build.sh || exit 1
+[ -f build-asan/build.ninja ] || meson setup build-asan -Db_sanitize=address,undefined -Db_lundef=false >/dev/null || exit 1
+ninja -C build-asan >/dev/null || exit 1
+
+jobs=$(nproc)
+status=0
+echo "== sanitizers (ASan + UBSan)"
+mkdir -p work
+ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+	build-asan/tests/unit -j"$jobs" >work/asan.log 2>&1 || status=1
+# failures in full, then the sanitizer run's own summary
+grep -v '^\[====\] Synthesis' work/asan.log | tail -n 40
+grep '^\[====\] Synthesis' work/asan.log | sed 's/^\[====\] Synthesis/[sanitizers] Synthesis/'
+echo "== tests"
+build/tests/unit -j"$jobs" || status=1
+exit $status

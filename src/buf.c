@@ -1,0 +1,95 @@
+/* buf.c: growable byte buffer (see buf.h). */
+#include "buf.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "err.h"
+
+int
+scs_buf_reserve(scs_buf *b, size_t extra)
+{
+	size_t want, cap;
+	uint8_t *p;
+
+	/* one spare byte keeps printf output NUL-terminated */
+	if (extra > SIZE_MAX - b->len - 1)
+		return scs_err_set(SCS_ENOMEM, "buffer size overflow");
+	want = b->len + extra + 1;
+	if (want <= b->cap)
+		return SCS_OK;
+	cap = b->cap ? b->cap : 256;
+	while (cap < want)
+		cap = cap > SIZE_MAX / 2 ? want : cap * 2;
+	if ((p = realloc(b->data, cap)) == NULL)
+		return scs_err_set(SCS_ENOMEM, "cannot grow a buffer to %zu bytes", cap);
+	b->data = p;
+	b->cap = cap;
+	return SCS_OK;
+}
+
+int
+scs_buf_add(scs_buf *b, const void *data, size_t len)
+{
+	int rc;
+
+	if ((rc = scs_buf_reserve(b, len)) < 0)
+		return rc;
+	if (len)
+		memcpy(b->data + b->len, data, len);
+	b->len += len;
+	b->data[b->len] = 0;
+	return SCS_OK;
+}
+
+int
+scs_buf_add_varint(scs_buf *b, uint64_t v)
+{
+	uint8_t tmp[10];
+	size_t n = 0;
+
+	do {
+		tmp[n] = (uint8_t)(v & 0x7f);
+		v >>= 7;
+		if (v)
+			tmp[n] |= 0x80;
+		n++;
+	} while (v);
+	return scs_buf_add(b, tmp, n);
+}
+
+int
+scs_buf_add_str(scs_buf *b, const char *s)
+{
+	return scs_buf_add(b, s, strlen(s));
+}
+
+int
+scs_buf_printf(scs_buf *b, const char *fmt, ...)
+{
+	va_list ap;
+	int n, rc;
+
+	va_start(ap, fmt);
+	n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return scs_err_set(SCS_EUSAGE, "bad format");
+	if ((rc = scs_buf_reserve(b, (size_t)n)) < 0)
+		return rc;
+	va_start(ap, fmt);
+	vsnprintf((char *)b->data + b->len, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	b->len += (size_t)n;
+	return SCS_OK;
+}
+
+void
+scs_buf_dispose(scs_buf *b)
+{
+	free(b->data);
+	b->data = NULL;
+	b->len = b->cap = 0;
+}

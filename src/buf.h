@@ -1,0 +1,36 @@
+/*
+ * buf.h: a growable byte buffer for small things (skeleton bytes, headers,
+ * names). Never used for payloads: those move in fixed pieces.
+ */
+#ifndef SCS_BUF_H
+#define SCS_BUF_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct scs_buf {
+	uint8_t *data;   /* owned; NULL while empty */
+	size_t len;
+	size_t cap;
+} scs_buf;
+
+#define SCS_BUF_INIT { NULL, 0, 0 }
+
+/* Make room for @extra more bytes; SCS_ENOMEM. */
+int scs_buf_reserve(scs_buf *b, size_t extra);
+/* Append @len bytes; SCS_ENOMEM. */
+int scs_buf_add(scs_buf *b, const void *data, size_t len);
+/* Append a protobuf varint. */
+int scs_buf_add_varint(scs_buf *b, uint64_t v);
+/* Append a NUL-terminated string without its NUL. */
+int scs_buf_add_str(scs_buf *b, const char *s);
+/* Append printf output (without NUL; data stays NUL-terminated). */
+int scs_buf_printf(scs_buf *b, const char *fmt, ...)
+#if defined(__GNUC__)
+	__attribute__((format(printf, 2, 3)))
+#endif
+	;
+/* Free the bytes; the buffer is empty and reusable afterwards. */
+void scs_buf_dispose(scs_buf *b);
+
+#endif

@@ -1,0 +1,272 @@
+/*
+ * emit.c: streaming model writer (see emit.h). protobuf-c computes every
+ * length (a payload reference carries its real length, model.h) and hands
+ * us the bytes field by field; a payload reference is replaced by the
+ * payload itself, streamed in pieces, so no payload is ever whole in memory.
+ */
+#include "emit.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "err.h"
+#include "num.h"
+
+#define DATA_ALIGN 4096
+
+typedef struct out_buf {
+	ProtobufCBuffer base;
+	scs_model *m;
+	scs_sink *sink;
+	int rc;
+} out_buf;
+
+static void
+append(ProtobufCBuffer *b, size_t len, const uint8_t *data)
+{
+	out_buf *ob = (out_buf *)b;
+	uint32_t id;
+	int rc;
+
+	if (ob->rc < 0)
+		return;
+	if (scs_model_ref_id(ob->m, data, &id))
+		rc = scs_payloads_copy(&ob->m->payloads, id, ob->sink);
+	else
+		rc = scs_sink_write(ob->sink, data, len);
+	if (rc < 0)
+		ob->rc = rc;
+}
+
+static int
+pack_to(scs_model *m, scs_sink *sink)
+{
+	out_buf ob = { { append }, m, sink, SCS_OK };
+
+	protobuf_c_message_pack_to_buffer(&m->proto->base, &ob.base);
+	return ob.rc < 0 ? ob.rc : scs_sink_status(sink);
+}
+
+char *
+scs_emit_data_path(const char *path)
+{
+	size_t n = strlen(path);
+	char *p = malloc(n + 6);
+
+	if (p) {
+		memcpy(p, path, n);
+		memcpy(p + n, ".data", 6);
+	}
+	return p;
+}
+
+/* One tensor moved out, and what it held before. */
+typedef struct moved {
+	Onnx__TensorProto *t;
+	ProtobufCBinaryData raw;
+	int had_location;
+	Onnx__TensorProto__DataLocation location;
+	size_t n_ext;
+	Onnx__StringStringEntryProto **ext;
+} moved;
+
+typedef struct plan {
+	scs_model *m;
+	uint64_t min_len;
+	moved *items;
+	size_t n, cap;
+	uint64_t *offset_of;      /* per payload id: offset in the data file + 1, 0 when not placed */
+	uint64_t data_len;
+	int rc;
+} plan;
+
+static int
+plan_tensor(void *ctx, Onnx__TensorProto *t)
+{
+	plan *p = ctx;
+	moved *grown;
+	uint32_t id;
+	uint64_t len;
+
+	if (!scs_model_payload_of(p->m, t, &id) || (len = p->m->payloads.items[id].key.len) < p->min_len)
+		return 0;
+	if (p->n == p->cap) {
+		p->cap = p->cap ? p->cap * 2 : 64;
+		if ((grown = realloc(p->items, p->cap * sizeof(*grown))) == NULL) {
+			p->rc = scs_err_set(SCS_ENOMEM, "cannot grow the external data plan");
+			return 1;
+		}
+		p->items = grown;
+	}
+	memset(&p->items[p->n], 0, sizeof(p->items[p->n]));
+	p->items[p->n++].t = t;
+	if (p->offset_of[id] == 0) {
+		p->data_len = scs_align_up(p->data_len, DATA_ALIGN);
+		p->offset_of[id] = p->data_len + 1;
+		p->data_len += len;
+	}
+	return 0;
+}
+
+static Onnx__StringStringEntryProto *
+entry(const char *key, const char *value)
+{
+	Onnx__StringStringEntryProto *e = malloc(sizeof(*e));
+
+	if (e == NULL)
+		return NULL;
+	onnx__string_string_entry_proto__init(e);
+	e->key = strdup(key);
+	e->value = strdup(value);
+	if (e->key == NULL || e->value == NULL) {
+		free(e->key);
+		free(e->value);
+		free(e);
+		return NULL;
+	}
+	return e;
+}
+
+/* Point a tensor at its place in the data file. */
+static int
+move_out(plan *p, moved *mv, const char *location)
+{
+	Onnx__TensorProto *t = mv->t;
+	Onnx__StringStringEntryProto **ext;
+	uint32_t id;
+	uint64_t off;
+	char num[32];
+	size_t k = 0;
+
+	scs_model_payload_of(p->m, t, &id);
+	off = p->offset_of[id] - 1;
+	if ((ext = calloc(t->n_external_data + 3, sizeof(*ext))) == NULL)
+		return scs_err_set(SCS_ENOMEM, "cannot allocate external data entries");
+	if ((ext[k++] = entry("location", location)) == NULL)
+		goto fail;
+	snprintf(num, sizeof(num), "%llu", (unsigned long long)off);
+	if ((ext[k++] = entry("offset", num)) == NULL)
+		goto fail;
+	snprintf(num, sizeof(num), "%llu", (unsigned long long)p->m->payloads.items[id].key.len);
+	if ((ext[k++] = entry("length", num)) == NULL)
+		goto fail;
+	mv->raw = t->raw_data;
+	mv->had_location = t->has_data_location;
+	mv->location = t->data_location;
+	mv->n_ext = t->n_external_data;
+	mv->ext = t->external_data;
+	t->raw_data.data = NULL;
+	t->raw_data.len = 0;
+	t->has_raw_data = 0;
+	t->has_data_location = 1;
+	t->data_location = ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL;
+	t->external_data = ext;
+	t->n_external_data = 3;
+	return SCS_OK;
+fail:
+	while (k--)
+		protobuf_c_message_free_unpacked(&ext[k]->base, NULL);
+	free(ext);
+	return scs_err_set(SCS_ENOMEM, "cannot allocate external data entries");
+}
+
+static void
+move_back(moved *mv)
+{
+	Onnx__TensorProto *t = mv->t;
+
+	if (mv->raw.data == NULL)
+		return;    /* never moved */
+	for (size_t i = 0; i < t->n_external_data; i++)
+		protobuf_c_message_free_unpacked(&t->external_data[i]->base, NULL);
+	free(t->external_data);
+	t->external_data = mv->ext;
+	t->n_external_data = mv->n_ext;
+	t->has_data_location = mv->had_location;
+	t->data_location = mv->location;
+	t->raw_data = mv->raw;
+	t->has_raw_data = 1;
+}
+
+static int
+emit_external(scs_emit_result *res, scs_model *m, const char *path, uint64_t min_len)
+{
+	plan p;
+	scs_sink *sinks[2] = { NULL, NULL };
+	char *data_path = NULL;
+	size_t i;
+	int rc;
+
+	memset(&p, 0, sizeof(p));
+	p.m = m;
+	p.min_len = min_len;
+	if ((data_path = scs_emit_data_path(path)) == NULL ||
+	    (p.offset_of = calloc(m->payloads.n ? m->payloads.n : 1, sizeof(*p.offset_of))) == NULL) {
+		rc = scs_err_set(SCS_ENOMEM, "cannot allocate the external data plan");
+		goto done;
+	}
+	scs_model_each_tensor(m->proto, plan_tensor, &p);
+	if ((rc = p.rc) < 0)
+		goto done;
+	if ((rc = scs_sink_open(&sinks[0], data_path)) < 0)
+		goto done;
+	for (i = 0; i < p.n; i++) {
+		uint32_t id;
+		uint64_t off;
+
+		scs_model_payload_of(m, p.items[i].t, &id);
+		off = p.offset_of[id] - 1;
+		/* offsets were given in this same order; a smaller one is shared and written */
+		if (off < scs_sink_pos(sinks[0]))
+			continue;
+		if ((rc = scs_sink_pad_to(sinks[0], off)) < 0 ||
+		    (rc = scs_payloads_copy(&m->payloads, id, sinks[0])) < 0)
+			goto done;
+	}
+	for (i = 0; i < p.n; i++)
+		if ((rc = move_out(&p, &p.items[i], scs_path_base(data_path))) < 0)
+			goto done;
+	if ((rc = scs_sink_open(&sinks[1], path)) < 0 || (rc = pack_to(m, sinks[1])) < 0)
+		goto done;
+	res->external = 1;
+	res->data_len = scs_sink_pos(sinks[0]);
+	res->model_len = scs_sink_pos(sinks[1]);
+	res->n_external = p.n;
+	rc = scs_sink_commit(sinks, 2);
+	sinks[0] = sinks[1] = NULL;
+done:
+	for (i = 0; i < p.n; i++)
+		move_back(&p.items[i]);
+	scs_sink_abort(sinks[0]);
+	scs_sink_abort(sinks[1]);
+	free(p.items);
+	free(p.offset_of);
+	free(data_path);
+	return rc;
+}
+
+int
+scs_emit(scs_emit_result *res, scs_model *m, const char *path, const scs_emit_options *opts)
+{
+	static const scs_emit_options none;
+	uint64_t inline_max, size;
+	scs_sink *sink;
+	int rc;
+
+	if (opts == NULL)
+		opts = &none;
+	memset(res, 0, sizeof(*res));
+	inline_max = opts->inline_max ? opts->inline_max : SCS_EMIT_INLINE_MAX;
+	size = protobuf_c_message_get_packed_size(&m->proto->base);
+	if (opts->external || size > inline_max)
+		return emit_external(res, m, path, opts->external_min ? opts->external_min : 1024);
+	if ((rc = scs_sink_open(&sink, path)) < 0)
+		return rc;
+	if ((rc = pack_to(m, sink)) < 0) {
+		scs_sink_abort(sink);
+		return rc;
+	}
+	res->model_len = scs_sink_pos(sink);
+	return scs_sink_commit(&sink, 1);
+}

@@ -1,0 +1,611 @@
+/*
+ * model.c: the skeleton and its graph facts (see model.h). Names the file
+ * and the problem when protobuf-c refuses the skeleton.
+ */
+#include "model.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "err.h"
+#include "wire.h"
+
+#define REF_RANGE ((size_t)1 << 32)
+
+/* ---- payload references ---- */
+
+static int
+is_ref(const uint8_t *refs, const void *p)
+{
+	return refs && (uintptr_t)p >= (uintptr_t)refs && (uintptr_t)p < (uintptr_t)refs + REF_RANGE;
+}
+
+int
+scs_model_ref_id(const scs_model *m, const void *p, uint32_t *id)
+{
+	if (!is_ref(m->refs, p))
+		return 0;
+	*id = (uint32_t)((uintptr_t)p - (uintptr_t)m->refs);
+	return 1;
+}
+
+int
+scs_model_payload_of(const scs_model *m, const Onnx__TensorProto *t, uint32_t *id)
+{
+	uintptr_t p = (uintptr_t)t->raw_data.data, base = (uintptr_t)m->refs;
+
+	if (!t->has_raw_data || p < base || p >= base + REF_RANGE)
+		return 0;
+	*id = (uint32_t)(p - base);
+	return 1;
+}
+
+/* The current model's reference range, for the allocator below. */
+static _Thread_local uint8_t *freeing_refs;
+
+static void *
+ref_alloc(void *data, size_t size)
+{
+	(void)data;
+	return malloc(size);
+}
+
+static void
+ref_free(void *data, void *p)
+{
+	(void)data;
+	if (!is_ref(freeing_refs, p))
+		free(p);
+}
+
+static ProtobufCAllocator ref_allocator = { ref_alloc, ref_free, NULL };
+
+static void
+clear_data(Onnx__TensorProto *t, const uint8_t *refs)
+{
+	if (t->has_raw_data && !is_ref(refs, t->raw_data.data))
+		free(t->raw_data.data);
+	t->raw_data.data = NULL;
+	t->raw_data.len = 0;
+	t->has_raw_data = 0;
+}
+
+void
+scs_model_set_payload(scs_model *m, Onnx__TensorProto *t, uint32_t id)
+{
+	clear_data(t, m->refs);
+	t->raw_data.data = m->refs + id;
+	t->raw_data.len = (size_t)m->payloads.items[id].key.len;
+	t->has_raw_data = 1;
+}
+
+int64_t
+scs_tensor_elems(const Onnx__TensorProto *t)
+{
+	int64_t n = 1;
+
+	for (size_t i = 0; i < t->n_dims; i++) {
+		if (t->dims[i] < 0 || (t->dims[i] && n > INT64_MAX / t->dims[i]))
+			return -1;
+		n *= t->dims[i];
+	}
+	return n;
+}
+
+/* ---- walking ---- */
+
+static int each_in_graph(Onnx__GraphProto *g, scs_tensor_fn fn, void *ctx);
+
+static int
+each_in_sparse(Onnx__SparseTensorProto *s, scs_tensor_fn fn, void *ctx)
+{
+	int rc = 0;
+
+	if (s->values && (rc = fn(ctx, s->values)) != 0)
+		return rc;
+	if (s->indices && (rc = fn(ctx, s->indices)) != 0)
+		return rc;
+	return rc;
+}
+
+static int
+each_in_attr(Onnx__AttributeProto *a, scs_tensor_fn fn, void *ctx)
+{
+	size_t i;
+	int rc;
+
+	if (a->t && (rc = fn(ctx, a->t)) != 0)
+		return rc;
+	if (a->g && (rc = each_in_graph(a->g, fn, ctx)) != 0)
+		return rc;
+	if (a->sparse_tensor && (rc = each_in_sparse(a->sparse_tensor, fn, ctx)) != 0)
+		return rc;
+	for (i = 0; i < a->n_tensors; i++)
+		if ((rc = fn(ctx, a->tensors[i])) != 0)
+			return rc;
+	for (i = 0; i < a->n_graphs; i++)
+		if ((rc = each_in_graph(a->graphs[i], fn, ctx)) != 0)
+			return rc;
+	for (i = 0; i < a->n_sparse_tensors; i++)
+		if ((rc = each_in_sparse(a->sparse_tensors[i], fn, ctx)) != 0)
+			return rc;
+	return 0;
+}
+
+static int
+each_in_nodes(Onnx__NodeProto **nodes, size_t n, scs_tensor_fn fn, void *ctx)
+{
+	int rc;
+
+	for (size_t i = 0; i < n; i++)
+		for (size_t j = 0; j < nodes[i]->n_attribute; j++)
+			if ((rc = each_in_attr(nodes[i]->attribute[j], fn, ctx)) != 0)
+				return rc;
+	return 0;
+}
+
+static int
+each_in_graph(Onnx__GraphProto *g, scs_tensor_fn fn, void *ctx)
+{
+	size_t i;
+	int rc;
+
+	for (i = 0; i < g->n_initializer; i++)
+		if ((rc = fn(ctx, g->initializer[i])) != 0)
+			return rc;
+	for (i = 0; i < g->n_sparse_initializer; i++)
+		if ((rc = each_in_sparse(g->sparse_initializer[i], fn, ctx)) != 0)
+			return rc;
+	return each_in_nodes(g->node, g->n_node, fn, ctx);
+}
+
+int
+scs_model_each_tensor(Onnx__ModelProto *m, scs_tensor_fn fn, void *ctx)
+{
+	size_t i, j;
+	int rc;
+
+	if (m->graph && (rc = each_in_graph(m->graph, fn, ctx)) != 0)
+		return rc;
+	for (i = 0; i < m->n_functions; i++) {
+		Onnx__FunctionProto *f = m->functions[i];
+
+		if ((rc = each_in_nodes(f->node, f->n_node, fn, ctx)) != 0)
+			return rc;
+		for (j = 0; j < f->n_attribute_proto; j++)
+			if ((rc = each_in_attr(f->attribute_proto[j], fn, ctx)) != 0)
+				return rc;
+	}
+	for (i = 0; i < m->n_training_info; i++) {
+		Onnx__TrainingInfoProto *t = m->training_info[i];
+
+		if (t->initialization && (rc = each_in_graph(t->initialization, fn, ctx)) != 0)
+			return rc;
+		if (t->algorithm && (rc = each_in_graph(t->algorithm, fn, ctx)) != 0)
+			return rc;
+	}
+	return 0;
+}
+
+/* ---- loading ---- */
+
+typedef struct bind_ctx {
+	scs_model *m;
+	int rc;
+} bind_ctx;
+
+/* Turn the scanner's private reference field into a payload reference. */
+static int
+bind_ref(void *ctx, Onnx__TensorProto *t)
+{
+	bind_ctx *b = ctx;
+	ProtobufCMessageUnknownField *u;
+	uint64_t id = 0;
+	size_t i, used;
+
+	for (i = 0; i < t->base.n_unknown_fields; i++) {
+		u = &t->base.unknown_fields[i];
+		if (u->tag != SCS_SCAN_REF_FIELD || u->wire_type != PROTOBUF_C_WIRE_TYPE_VARINT)
+			continue;
+		if (scs_wire_get_varint(&id, u->data, u->len, &used) != SCS_OK || id >= b->m->payloads.n) {
+			b->rc = scs_err_set(SCS_ECORRUPT, "%s: tensor '%s': bad payload reference", b->m->path,
+			    t->name ? t->name : "");
+			return 1;
+		}
+		free(u->data);
+		memmove(u, u + 1, (t->base.n_unknown_fields - i - 1) * sizeof(*u));
+		if (--t->base.n_unknown_fields == 0) {
+			free(t->base.unknown_fields);
+			t->base.unknown_fields = NULL;
+		}
+		scs_model_set_payload(b->m, t, (uint32_t)id);
+		return 0;
+	}
+	return 0;
+}
+
+int
+scs_model_load(scs_model **out, const char *path, scs_store *store, const scs_scan_options *opts)
+{
+	scs_buf skel = SCS_BUF_INIT;
+	scs_model *m;
+	bind_ctx b;
+	int rc;
+
+	*out = NULL;
+	if ((m = calloc(1, sizeof(*m))) == NULL)
+		return scs_err_set(SCS_ENOMEM, "cannot allocate a model");
+	if ((m->path = strdup(path)) == NULL) {
+		free(m);
+		return scs_err_set(SCS_ENOMEM, "cannot allocate a model");
+	}
+	m->refs = mmap(NULL, REF_RANGE, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (m->refs == MAP_FAILED) {
+		m->refs = NULL;
+		rc = scs_err_set(SCS_ENOMEM, "cannot reserve address space for payload references");
+		goto fail;
+	}
+	if ((rc = scs_payloads_init(&m->payloads, store)) < 0)
+		goto fail;
+	if ((rc = scs_scan_file(&skel, &m->payloads, path, opts)) < 0)
+		goto fail;
+	m->proto = (Onnx__ModelProto *)protobuf_c_message_unpack(&onnx__model_proto__descriptor, NULL,
+	    skel.len, skel.data);
+	if (m->proto == NULL) {
+		rc = scs_err_set(SCS_ECORRUPT, "%s: the model's structure does not parse as an ONNX ModelProto",
+		    path);
+		goto fail;
+	}
+	/* a cut file can still be well-formed protobuf: insist on what every model has */
+	if (m->proto->graph == NULL || m->proto->n_opset_import == 0 || !m->proto->has_ir_version) {
+		rc = scs_err_set(SCS_ECORRUPT, "%s: not a complete ONNX model (no %s); is the file cut short?", path,
+		    m->proto->graph == NULL ? "graph" : m->proto->n_opset_import == 0 ? "opset_import" : "ir_version");
+		goto fail;
+	}
+	b.m = m;
+	b.rc = SCS_OK;
+	scs_model_each_tensor(m->proto, bind_ref, &b);
+	if ((rc = b.rc) < 0)
+		goto fail;
+	scs_buf_dispose(&skel);
+	*out = m;
+	return SCS_OK;
+fail:
+	scs_buf_dispose(&skel);
+	scs_model_free(m);
+	return rc;
+}
+
+void
+scs_model_free_message(const scs_model *m, ProtobufCMessage *msg)
+{
+	uint8_t *was = freeing_refs;
+
+	freeing_refs = m->refs;
+	protobuf_c_message_free_unpacked(msg, &ref_allocator);
+	freeing_refs = was;
+}
+
+void
+scs_model_free(scs_model *m)
+{
+	if (m == NULL)
+		return;
+	if (m->proto)
+		scs_model_free_message(m, &m->proto->base);
+	scs_payloads_dispose(&m->payloads);
+	if (m->refs)
+		munmap(m->refs, REF_RANGE);
+	free(m->path);
+	free(m);
+}
+
+int
+scs_is_onnx_domain(const char *domain)
+{
+	return domain == NULL || domain[0] == '\0' || strcmp(domain, "ai.onnx") == 0;
+}
+
+int64_t
+scs_model_opset(const Onnx__ModelProto *m, const char *domain)
+{
+	for (size_t i = 0; i < m->n_opset_import; i++) {
+		const char *d = m->opset_import[i]->domain;
+
+		if (scs_is_onnx_domain(domain) ? scs_is_onnx_domain(d) : (d && strcmp(d, domain) == 0))
+			return m->opset_import[i]->version;
+	}
+	return 0;
+}
+
+/* ---- scopes ---- */
+
+Onnx__NodeProto ***
+scs_scope_nodes(scs_scope *s, size_t **n)
+{
+	if (s->graph) {
+		*n = &s->graph->n_node;
+		return &s->graph->node;
+	}
+	*n = &s->func->n_node;
+	return &s->func->node;
+}
+
+static int
+add_scope(scs_scopes *s, size_t *cap, Onnx__GraphProto *g, Onnx__FunctionProto *f, int parent)
+{
+	scs_scope *grown, *sc;
+	size_t i, j;
+	int rc = SCS_OK;
+
+	if (s->n == *cap) {
+		*cap = *cap ? *cap * 2 : 16;
+		if ((grown = realloc(s->items, *cap * sizeof(*grown))) == NULL)
+			return scs_err_set(SCS_ENOMEM, "cannot grow the scope list");
+		s->items = grown;
+	}
+	sc = &s->items[s->n++];
+	memset(sc, 0, sizeof(*sc));
+	sc->graph = g;
+	sc->func = f;
+	sc->parent = parent;
+	sc->depth = parent < 0 ? 0 : s->items[parent].depth + 1;
+#define DEF(name) do { if ((name) && (name)[0] && (rc = scs_strmap_put(&sc->defs, (name), 1)) < 0) return rc; } while (0)
+#define PIN(name) do { if ((name) && (name)[0] && (rc = scs_strmap_put(&sc->pinned, (name), 1)) < 0) return rc; } while (0)
+	if (g) {
+		for (i = 0; i < g->n_input; i++) {
+			DEF(g->input[i]->name);
+			PIN(g->input[i]->name);
+		}
+		for (i = 0; i < g->n_output; i++)
+			PIN(g->output[i]->name);
+		for (i = 0; i < g->n_initializer; i++)
+			DEF(g->initializer[i]->name);
+		for (i = 0; i < g->n_sparse_initializer; i++)
+			if (g->sparse_initializer[i]->values)
+				DEF(g->sparse_initializer[i]->values->name);
+		for (i = 0; i < g->n_quantization_annotation; i++)
+			PIN(g->quantization_annotation[i]->tensor_name);
+		for (i = 0; i < g->n_node; i++)
+			for (j = 0; j < g->node[i]->n_output; j++)
+				DEF(g->node[i]->output[j]);
+	} else {
+		for (i = 0; i < f->n_input; i++) {
+			DEF(f->input[i]);
+			PIN(f->input[i]);
+		}
+		for (i = 0; i < f->n_output; i++)
+			PIN(f->output[i]);
+		for (i = 0; i < f->n_node; i++)
+			for (j = 0; j < f->node[i]->n_output; j++)
+				DEF(f->node[i]->output[j]);
+	}
+#undef DEF
+#undef PIN
+	return rc;
+}
+
+static int
+build_from(scs_scopes *s, size_t *cap, int idx)
+{
+	Onnx__NodeProto **nodes;
+	size_t n, i, j, k;
+	int rc, here;
+
+	/* the item array may move while children are added: index, never hold pointers */
+	size_t *np;
+
+	nodes = *scs_scope_nodes(&s->items[idx], &np);
+	n = *np;
+	for (i = 0; i < n; i++) {
+		for (j = 0; j < nodes[i]->n_attribute; j++) {
+			Onnx__AttributeProto *a = nodes[i]->attribute[j];
+
+			for (k = 0; k < (a->g ? 1 : 0) + a->n_graphs; k++) {
+				Onnx__GraphProto *g = k == 0 && a->g ? a->g : a->graphs[k - (a->g ? 1 : 0)];
+
+				if ((rc = add_scope(s, cap, g, NULL, idx)) < 0)
+					return rc;
+				here = (int)s->n - 1;
+				if ((rc = build_from(s, cap, here)) < 0)
+					return rc;
+			}
+		}
+	}
+	return SCS_OK;
+}
+
+int
+scs_scopes_build(scs_scopes *out, Onnx__ModelProto *m)
+{
+	size_t cap = 0, i;
+	int rc = SCS_OK;
+
+	memset(out, 0, sizeof(*out));
+	if (m->graph && ((rc = add_scope(out, &cap, m->graph, NULL, -1)) < 0 ||
+	    (rc = build_from(out, &cap, (int)out->n - 1)) < 0))
+		goto fail;
+	for (i = 0; i < m->n_functions; i++)
+		if ((rc = add_scope(out, &cap, NULL, m->functions[i], -1)) < 0 ||
+		    (rc = build_from(out, &cap, (int)out->n - 1)) < 0)
+			goto fail;
+	return SCS_OK;
+fail:
+	scs_scopes_dispose(out);
+	return rc;
+}
+
+void
+scs_scopes_dispose(scs_scopes *s)
+{
+	for (size_t i = 0; i < s->n; i++) {
+		scs_strmap_dispose(&s->items[i].defs);
+		scs_strmap_dispose(&s->items[i].pinned);
+	}
+	free(s->items);
+	memset(s, 0, sizeof(*s));
+}
+
+int
+scs_scopes_of(const scs_scopes *s, const Onnx__GraphProto *g)
+{
+	for (size_t i = 0; i < s->n; i++)
+		if (s->items[i].graph == g)
+			return (int)i;
+	return -1;
+}
+
+int
+scs_scope_encloses(const scs_scopes *s, int a, int b)
+{
+	while (b >= 0 && s->items[b].depth > s->items[a].depth)
+		b = s->items[b].parent;
+	return a == b;
+}
+
+int
+scs_scope_common(const scs_scopes *s, int a, int b)
+{
+	while (a != b && a >= 0 && b >= 0) {
+		if (s->items[a].depth >= s->items[b].depth)
+			a = s->items[a].parent;
+		else
+			b = s->items[b].parent;
+	}
+	return a == b ? a : -1;
+}
+
+int
+scs_scopes_defined_anywhere(const scs_scopes *s, const char *name)
+{
+	for (size_t i = 0; i < s->n; i++)
+		if (scs_strmap_get(&s->items[i].defs, name, NULL))
+			return 1;
+	return 0;
+}
+
+/* ---- renaming ---- */
+
+int
+scs_renames_add(scs_renames *r, int scope, const char *from, const char *to)
+{
+	scs_rename *grown;
+	int64_t prev = -1;
+	size_t cap;
+	int rc;
+
+	if (r->n == r->cap) {
+		cap = r->cap ? r->cap * 2 : 16;
+		if ((grown = realloc(r->items, cap * sizeof(*grown))) == NULL)
+			return scs_err_set(SCS_ENOMEM, "cannot grow the rename list");
+		r->items = grown;
+		r->cap = cap;
+	}
+	scs_strmap_get(&r->last, from, &prev);
+	if ((r->items[r->n].to = strdup(to)) == NULL)
+		return scs_err_set(SCS_ENOMEM, "cannot copy a name");
+	r->items[r->n].scope = scope;
+	r->items[r->n].from = from;
+	r->items[r->n].next = prev;
+	if ((rc = scs_strmap_put(&r->last, from, (int64_t)r->n)) < 0) {
+		free(r->items[r->n].to);
+		return rc;
+	}
+	r->n++;
+	return SCS_OK;
+}
+
+void
+scs_renames_dispose(scs_renames *r)
+{
+	for (size_t i = 0; i < r->n; i++)
+		free(r->items[i].to);
+	free(r->items);
+	scs_strmap_dispose(&r->last);
+	memset(r, 0, sizeof(*r));
+}
+
+/* The new name for a reference to @name in scope @at, or NULL. */
+static const char *
+lookup(const scs_renames *r, const scs_scopes *s, int at, const char *name)
+{
+	int64_t i;
+	int sc;
+
+	if (!scs_strmap_get(&r->last, name, &i))
+		return NULL;
+	for (; i >= 0; i = r->items[i].next) {
+		const scs_rename *e = &r->items[i];
+
+		if (!scs_scope_encloses(s, e->scope, at))
+			continue;
+		/* shadowed when a scope below the rename's own defines the name again */
+		for (sc = at; sc != e->scope; sc = s->items[sc].parent)
+			if (scs_strmap_get(&s->items[sc].defs, name, NULL))
+				break;
+		if (sc == e->scope)
+			return e->to;
+	}
+	return NULL;
+}
+
+static int
+swap_name(char **slot, const char *to)
+{
+	char *copy = strdup(to);
+
+	if (copy == NULL)
+		return scs_err_set(SCS_ENOMEM, "cannot copy a name");
+	free(*slot);
+	*slot = copy;
+	return SCS_OK;
+}
+
+static int
+apply_in(scs_renames *r, scs_scopes *s, int at)
+{
+	scs_scope *sc = &s->items[at];
+	Onnx__NodeProto **nodes;
+	size_t *n, i, j, keep;
+	const char *to;
+	int rc;
+
+	nodes = *scs_scope_nodes(sc, &n);
+	for (i = 0; i < *n; i++)
+		for (j = 0; j < nodes[i]->n_input; j++)
+			if (nodes[i]->input[j][0] && (to = lookup(r, s, at, nodes[i]->input[j])) &&
+			    (rc = swap_name(&nodes[i]->input[j], to)) < 0)
+				return rc;
+	if (sc->graph == NULL)
+		return SCS_OK;
+	/* a nested graph may output an outer value by name */
+	if (sc->parent >= 0)
+		for (i = 0; i < sc->graph->n_output; i++)
+			if ((to = lookup(r, s, at, sc->graph->output[i]->name)) &&
+			    (rc = swap_name(&sc->graph->output[i]->name, to)) < 0)
+				return rc;
+	for (i = keep = 0; i < sc->graph->n_value_info; i++) {
+		Onnx__ValueInfoProto *vi = sc->graph->value_info[i];
+
+		if (vi->name && lookup(r, s, at, vi->name))
+			protobuf_c_message_free_unpacked(&vi->base, NULL);
+		else
+			sc->graph->value_info[keep++] = vi;
+	}
+	sc->graph->n_value_info = keep;
+	return SCS_OK;
+}
+
+int
+scs_renames_apply(scs_renames *r, scs_scopes *s)
+{
+	int rc;
+
+	if (r->n == 0)
+		return SCS_OK;
+	for (size_t i = 0; i < s->n; i++)
+		if ((rc = apply_in(r, s, (int)i)) < 0)
+			return rc;
+	return SCS_OK;
+}

@@ -1,0 +1,125 @@
+/*
+ * model.h: the skeleton in memory (a protobuf-c ModelProto without payload
+ * bytes), its payloads, and the graph facts passes share: every tensor,
+ * every scope (the main graph, nested If/Loop/Scan bodies, function bodies)
+ * with the names it defines, and scope-aware renaming.
+ *
+ * A tensor's payload is referenced through raw_data: raw_data.len is the
+ * payload's length and raw_data.data points into a reserved, inaccessible
+ * address range at offset = payload id. So packed sizes computed by
+ * protobuf-c are the real sizes, and emit.c recognises the reference when
+ * protobuf-c hands it the field. Never dereference such a pointer.
+ */
+#ifndef SCS_MODEL_H
+#define SCS_MODEL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "onnx.pb-c.h"
+#include "payload.h"
+#include "scan.h"
+#include "strmap.h"
+
+typedef struct scs_model {
+	Onnx__ModelProto *proto;
+	scs_payloads payloads;
+	char *path;
+	uint8_t *refs;            /* reserved range; see above */
+} scs_model;
+
+/* Scan @path into a model; typed payloads (and, with opts->hold_bytes,
+ * all payloads) go into @store, which must outlive the model. */
+int scs_model_load(scs_model **out, const char *path, scs_store *store, const scs_scan_options *opts);
+
+/* NULL is a no-op. */
+void scs_model_free(scs_model *m);
+
+/* 1 and *id when @t references a payload, 0 when its data is inline. */
+int scs_model_payload_of(const scs_model *m, const Onnx__TensorProto *t, uint32_t *id);
+
+/* 1 and *id when @p is a payload reference (see above), 0 when not. */
+int scs_model_ref_id(const scs_model *m, const void *p, uint32_t *id);
+
+/* Make @t reference payload @id (dropping any inline data it had). */
+void scs_model_set_payload(scs_model *m, Onnx__TensorProto *t, uint32_t id);
+
+/* Element count of @t; -1 when a dim is negative or the count overflows. */
+int64_t scs_tensor_elems(const Onnx__TensorProto *t);
+
+/* Call @fn on every TensorProto in the model (initializers, attribute
+ * tensors, sparse tensors, nested graphs, functions, training info) until it
+ * returns non-zero, which is then returned. */
+typedef int (*scs_tensor_fn)(void *ctx, Onnx__TensorProto *t);
+int scs_model_each_tensor(Onnx__ModelProto *m, scs_tensor_fn fn, void *ctx);
+
+/* Free a protobuf-c message that may hold payload references. */
+void scs_model_free_message(const scs_model *m, ProtobufCMessage *msg);
+
+/* The default domain, spelled "" or "ai.onnx". */
+int scs_is_onnx_domain(const char *domain);
+
+/* Opset version the model imports for @domain; 0 when none. */
+int64_t scs_model_opset(const Onnx__ModelProto *m, const char *domain);
+
+/* ---- scopes ---- */
+
+typedef struct scs_scope {
+	Onnx__GraphProto *graph;      /* NULL for a function body */
+	Onnx__FunctionProto *func;    /* the function, for a function body */
+	int parent;                   /* -1 for a root (main graph, function, training graph) */
+	int depth;
+	scs_strmap defs;              /* names defined here: inputs, initializers, node outputs */
+	scs_strmap pinned;            /* names that must keep their definition: inputs and outputs */
+} scs_scope;
+
+typedef struct scs_scopes {
+	scs_scope *items;
+	size_t n;
+} scs_scopes;
+
+/* Node array and count of a scope (graph or function body). */
+Onnx__NodeProto ***scs_scope_nodes(scs_scope *s, size_t **n);
+
+/* Index every scope of @m. Scopes refer into @m: rebuild after edits that
+ * add or remove definitions. */
+int scs_scopes_build(scs_scopes *out, Onnx__ModelProto *m);
+void scs_scopes_dispose(scs_scopes *s);
+
+/* Index of the scope of graph @g, or -1. */
+int scs_scopes_of(const scs_scopes *s, const Onnx__GraphProto *g);
+
+/* 1 when scope @a is @b or encloses it. */
+int scs_scope_encloses(const scs_scopes *s, int a, int b);
+
+/* Nearest scope enclosing both @a and @b (-1 when they share no root). */
+int scs_scope_common(const scs_scopes *s, int a, int b);
+
+/*
+ * A set of renames, each valid from its scope down, until a nested scope
+ * defines the old name again (shadowing). Applied in one walk.
+ */
+typedef struct scs_rename {
+	int scope;
+	const char *from;             /* borrowed */
+	char *to;                     /* owned */
+	int64_t next;                 /* the previous rename of the same name, or -1 */
+} scs_rename;
+
+typedef struct scs_renames {
+	scs_rename *items;
+	size_t n, cap;
+	scs_strmap last;              /* from -> newest index in items */
+} scs_renames;
+
+int scs_renames_add(scs_renames *r, int scope, const char *from, const char *to);
+void scs_renames_dispose(scs_renames *r);
+
+/* Rewrite every reference (node inputs, graph outputs of nested scopes)
+ * the renames cover, and drop value_info entries of renamed names. */
+int scs_renames_apply(scs_renames *r, scs_scopes *s);
+
+/* 1 when @name is defined in any scope of @s. */
+int scs_scopes_defined_anywhere(const scs_scopes *s, const char *name);
+
+#endif

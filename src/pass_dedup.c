@@ -1,0 +1,614 @@
+/*
+ * pass_dedup.c: one copy of each constant (see pass.h).
+ *
+ * Candidates are sorted by (element type, content key, dims) so equal
+ * constants sit side by side: linear in the number of constants apart from
+ * the sort, never pairwise. Inside a run of equal keys the bytes are
+ * compared, so a key collision splits the run instead of merging.
+ *
+ * For each class of equal constants: a pinned copy (a graph output) that
+ * encloses the others is kept; otherwise the first copy is kept where it is
+ * when its scope encloses every other copy, or a new copy is lifted into
+ * the nearest common enclosing graph. A rename that a nested scope could
+ * capture is not made (the copy is reported as not merged).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dtype.h"
+#include "err.h"
+#include "pass.h"
+
+enum { K_INIT = 1, K_CONST = 2 };
+
+typedef struct cand {
+	int scope;
+	int kind;
+	Onnx__TensorProto *t;
+	Onnx__NodeProto *node;    /* K_CONST: the Constant node */
+	const char *name;
+	int pinned;               /* a graph output of its scope */
+	scs_key key;
+	size_t order;
+	int removed;
+} cand;
+
+typedef struct dedup {
+	scs_model *m;
+	scs_report *rep;
+	scs_scopes scopes;
+	cand *c;
+	size_t n, cap;
+	scs_renames renames;
+	scs_strmap taken;         /* names given to lifted copies */
+	char **owned;             /* strings owned by this pass (lifted names) */
+	size_t n_owned;
+	int64_t ir_version;
+} dedup;
+
+static int
+add_bytes(void *ctx, Onnx__TensorProto *t)
+{
+	struct { scs_model *m; uint64_t n; } *acc = ctx;
+	uint32_t id;
+
+	if (scs_model_payload_of(acc->m, t, &id))
+		acc->n += acc->m->payloads.items[id].key.len;
+	return 0;
+}
+
+uint64_t
+scs_pass_payload_bytes(scs_model *m)
+{
+	struct { scs_model *m; uint64_t n; } acc = { m, 0 };
+
+	scs_model_each_tensor(m->proto, add_bytes, &acc);
+	return acc.n;
+}
+
+static int
+string_key(scs_key *out, const Onnx__TensorProto *t)
+{
+	scs_hash h;
+	uint64_t n;
+
+	scs_hash_init(&h);
+	for (size_t i = 0; i < t->n_string_data; i++) {
+		n = t->string_data[i].len;
+		scs_hash_update(&h, &n, sizeof(n));
+		scs_hash_update(&h, t->string_data[i].data, t->string_data[i].len);
+	}
+	scs_hash_final(out, &h);
+	return SCS_OK;
+}
+
+static int
+add_cand(dedup *d, int scope, int kind, Onnx__TensorProto *t, Onnx__NodeProto *node, const char *name)
+{
+	cand *grown;
+	uint32_t id;
+	int64_t n_elems;
+
+	if (name == NULL || name[0] == '\0')
+		return SCS_OK;
+	if (scs_strmap_get(&d->scopes.items[scope].defs, name, NULL) &&
+	    d->scopes.items[scope].graph && kind == K_INIT) {
+		/* an initializer that is also a graph input is an overridable default */
+		Onnx__GraphProto *g = d->scopes.items[scope].graph;
+
+		for (size_t i = 0; i < g->n_input; i++)
+			if (g->input[i]->name && strcmp(g->input[i]->name, name) == 0)
+				return SCS_OK;
+	}
+	n_elems = scs_tensor_elems(t);
+	if (n_elems >= 0 && n_elems <= 1) {
+		d->rep->n_scalars++;
+		return SCS_OK;
+	}
+	if (d->n == d->cap) {
+		d->cap = d->cap ? d->cap * 2 : 256;
+		if ((grown = realloc(d->c, d->cap * sizeof(*grown))) == NULL)
+			return scs_err_set(SCS_ENOMEM, "cannot grow the constant list");
+		d->c = grown;
+	}
+	cand *c = &d->c[d->n];
+	memset(c, 0, sizeof(*c));
+	if (scs_model_payload_of(d->m, t, &id))
+		c->key = d->m->payloads.items[id].key;
+	else if (t->data_type == SCS_DT_STRING)
+		string_key(&c->key, t);
+	else
+		return SCS_OK;       /* no data we know how to compare */
+	c->scope = scope;
+	c->kind = kind;
+	c->t = t;
+	c->node = node;
+	c->name = name;
+	c->pinned = scs_strmap_get(&d->scopes.items[scope].pinned, name, NULL);
+	c->order = d->n++;
+	d->rep->n_constants++;
+	return SCS_OK;
+}
+
+static Onnx__TensorProto *
+constant_value(Onnx__NodeProto *n)
+{
+	if (!n->op_type || strcmp(n->op_type, "Constant") != 0 || !scs_is_onnx_domain(n->domain) ||
+	    n->n_output != 1 || n->n_attribute != 1)
+		return NULL;
+	if (!n->attribute[0]->name || strcmp(n->attribute[0]->name, "value") != 0 || n->attribute[0]->t == NULL)
+		return NULL;
+	return n->attribute[0]->t;
+}
+
+static int
+collect(dedup *d)
+{
+	Onnx__NodeProto **nodes;
+	Onnx__TensorProto *t;
+	size_t *n_nodes;
+	int rc;
+
+	for (size_t s = 0; s < d->scopes.n; s++) {
+		scs_scope *sc = &d->scopes.items[s];
+
+		if (sc->graph)
+			for (size_t i = 0; i < sc->graph->n_initializer; i++)
+				if ((rc = add_cand(d, (int)s, K_INIT, sc->graph->initializer[i], NULL,
+				    sc->graph->initializer[i]->name)) < 0)
+					return rc;
+		nodes = *scs_scope_nodes(sc, &n_nodes);
+		for (size_t i = 0; i < *n_nodes; i++)
+			if ((t = constant_value(nodes[i])) != NULL &&
+			    (rc = add_cand(d, (int)s, K_CONST, t, nodes[i], nodes[i]->output[0])) < 0)
+				return rc;
+	}
+	return SCS_OK;
+}
+
+static int
+cmp_u64(uint64_t a, uint64_t b)
+{
+	return a < b ? -1 : a > b;
+}
+
+/* Same element type, dims and content key. */
+static int
+cmp_content(const cand *a, const cand *b)
+{
+	int r;
+
+	if ((r = cmp_u64((uint64_t)a->t->data_type, (uint64_t)b->t->data_type)) ||
+	    (r = cmp_u64(a->key.h[0], b->key.h[0])) || (r = cmp_u64(a->key.h[1], b->key.h[1])) ||
+	    (r = cmp_u64(a->key.len, b->key.len)) || (r = cmp_u64(a->t->n_dims, b->t->n_dims)))
+		return r;
+	for (size_t i = 0; i < a->t->n_dims; i++)
+		if ((r = cmp_u64((uint64_t)a->t->dims[i], (uint64_t)b->t->dims[i])))
+			return r;
+	return 0;
+}
+
+static int
+cmp_cand(const void *pa, const void *pb)
+{
+	const cand *a = pa, *b = pb;
+	int r = cmp_content(a, b);
+
+	return r ? r : cmp_u64(a->order, b->order);
+}
+
+static int
+same_bytes(dedup *d, const cand *a, const cand *b)
+{
+	uint32_t ia, ib;
+
+	if (scs_model_payload_of(d->m, a->t, &ia) && scs_model_payload_of(d->m, b->t, &ib))
+		return scs_payloads_equal(&d->m->payloads, ia, ib);
+	if (a->t->n_string_data != b->t->n_string_data)
+		return 0;
+	for (size_t i = 0; i < a->t->n_string_data; i++)
+		if (a->t->string_data[i].len != b->t->string_data[i].len ||
+		    memcmp(a->t->string_data[i].data, b->t->string_data[i].data, a->t->string_data[i].len) != 0)
+			return 0;
+	return 1;
+}
+
+/* 1 when no scope from @from up to (not including) @top, nor any scope
+ * below @from, defines @name, apart from the definition @self. */
+static int
+capture_free(dedup *d, int from, int top, const char *name, const cand *self)
+{
+	for (int s = from; s != top && s >= 0; s = d->scopes.items[s].parent)
+		if (scs_strmap_get(&d->scopes.items[s].defs, name, NULL) && !(self && self->scope == s))
+			return 0;
+	for (size_t s = 0; s < d->scopes.n; s++)
+		if ((int)s != from && scs_scope_encloses(&d->scopes, from, (int)s) &&
+		    scs_strmap_get(&d->scopes.items[s].defs, name, NULL))
+			return 0;
+	return 1;
+}
+
+/* A name for a lifted copy that no scope defines. */
+static int
+fresh_name(dedup *d, const char *base, const cand *first, char **out)
+{
+	size_t n = strlen(base) + 32;
+	char *name;
+	int defs = 0;
+
+	for (size_t s = 0; s < d->scopes.n; s++)
+		defs += scs_strmap_get(&d->scopes.items[s].defs, base, NULL);
+	if ((name = malloc(n)) == NULL)
+		return scs_err_set(SCS_ENOMEM, "cannot allocate a name");
+	if (defs == 1 && scs_strmap_get(&d->scopes.items[first->scope].defs, base, NULL) &&
+	    !scs_strmap_get(&d->taken, base, NULL)) {
+		snprintf(name, n, "%s", base);
+	} else {
+		for (unsigned i = 1;; i++) {
+			snprintf(name, n, "%s_scs%u", base, i);
+			if (!scs_scopes_defined_anywhere(&d->scopes, name) && !scs_strmap_get(&d->taken, name, NULL))
+				break;
+		}
+	}
+	*out = name;
+	return SCS_OK;
+}
+
+static int
+own(dedup *d, char *s)
+{
+	char **grown = realloc(d->owned, (d->n_owned + 1) * sizeof(*grown));
+
+	if (grown == NULL) {
+		free(s);
+		return scs_err_set(SCS_ENOMEM, "cannot allocate a name");
+	}
+	d->owned = grown;
+	d->owned[d->n_owned++] = s;
+	return scs_strmap_put(&d->taken, s, 1);
+}
+
+/* A copy of @src's type, dims and data under @name. */
+static Onnx__TensorProto *
+copy_tensor(dedup *d, const Onnx__TensorProto *src, const char *name)
+{
+	Onnx__TensorProto *t = malloc(sizeof(*t));
+	uint32_t id;
+
+	if (t == NULL)
+		return NULL;
+	onnx__tensor_proto__init(t);
+	t->name = strdup(name);
+	t->dims = malloc((src->n_dims ? src->n_dims : 1) * sizeof(*t->dims));
+	if (t->name == NULL || t->dims == NULL)
+		goto fail;
+	memcpy(t->dims, src->dims, src->n_dims * sizeof(*t->dims));
+	t->n_dims = src->n_dims;
+	t->has_data_type = 1;
+	t->data_type = src->data_type;
+	if (scs_model_payload_of(d->m, src, &id)) {
+		scs_model_set_payload(d->m, t, id);
+	} else if (src->n_string_data) {
+		if ((t->string_data = calloc(src->n_string_data, sizeof(*t->string_data))) == NULL)
+			goto fail;
+		for (; t->n_string_data < src->n_string_data; t->n_string_data++) {
+			ProtobufCBinaryData *b = &t->string_data[t->n_string_data];
+
+			b->len = src->string_data[t->n_string_data].len;
+			if ((b->data = malloc(b->len ? b->len : 1)) == NULL)
+				goto fail;
+			memcpy(b->data, src->string_data[t->n_string_data].data, b->len);
+		}
+	}
+	return t;
+fail:
+	scs_model_free_message(d->m, &t->base);
+	return NULL;
+}
+
+static void *
+push(void *arr, size_t *n, size_t elem, const void *item, int front)
+{
+	char *grown = realloc(arr, (*n + 1) * elem);
+
+	if (grown == NULL)
+		return NULL;
+	if (front) {
+		memmove(grown + elem, grown, *n * elem);
+		memcpy(grown, item, elem);
+	} else {
+		memcpy(grown + *n * elem, item, elem);
+	}
+	(*n)++;
+	return grown;
+}
+
+/* Place a lifted copy in scope @s: an initializer in a graph (IR >= 4),
+ * otherwise a Constant node at the front of the scope's nodes. */
+static int
+place_copy(dedup *d, int s, Onnx__TensorProto *t)
+{
+	scs_scope *sc = &d->scopes.items[s];
+	Onnx__NodeProto *node, ***nodes;
+	Onnx__AttributeProto *a;
+	size_t *n;
+	void *grown;
+
+	if (sc->graph && d->ir_version >= 4) {
+		grown = push(sc->graph->initializer, &sc->graph->n_initializer, sizeof(t), &t, 0);
+		if (grown == NULL)
+			goto fail;
+		sc->graph->initializer = grown;
+		return SCS_OK;
+	}
+	node = malloc(sizeof(*node));
+	a = malloc(sizeof(*a));
+	if (node == NULL || a == NULL) {
+		free(node);
+		free(a);
+		goto fail;
+	}
+	onnx__node_proto__init(node);
+	onnx__attribute_proto__init(a);
+	a->name = strdup("value");
+	a->has_type = 1;
+	a->type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__TENSOR;
+	a->t = t;
+	node->op_type = strdup("Constant");
+	node->output = malloc(sizeof(char *));
+	node->attribute = malloc(sizeof(a));
+	if (node->output)
+		node->output[0] = strdup(t->name);
+	if (!a->name || !node->op_type || !node->output || !node->output[0] || !node->attribute) {
+		if (node->output && !node->output[0]) {
+			free(node->output);
+			node->output = NULL;
+		}
+		node->n_output = node->output ? 1 : 0;
+		scs_model_free_message(d->m, &a->base);
+		scs_model_free_message(d->m, &node->base);
+		return scs_err_set(SCS_ENOMEM, "cannot allocate a Constant node");
+	}
+	node->n_output = 1;
+	node->attribute[0] = a;
+	node->n_attribute = 1;
+	nodes = scs_scope_nodes(sc, &n);
+	if ((grown = push(*nodes, n, sizeof(node), &node, 1)) == NULL) {
+		scs_model_free_message(d->m, &node->base);
+		return scs_err_set(SCS_ENOMEM, "cannot add a Constant node");
+	}
+	*nodes = grown;
+	return SCS_OK;
+fail:
+	scs_model_free_message(d->m, &t->base);
+	return scs_err_set(SCS_ENOMEM, "cannot add a lifted constant");
+}
+
+/* Move a kept Constant node to the front of its scope, before every use. */
+static void
+to_front(dedup *d, const cand *keep)
+{
+	Onnx__NodeProto **nodes;
+	size_t *n, i;
+
+	nodes = *scs_scope_nodes(&d->scopes.items[keep->scope], &n);
+	for (i = 0; i < *n && nodes[i] != keep->node; i++)
+		;
+	if (i == *n)
+		return;
+	memmove(nodes + 1, nodes, i * sizeof(*nodes));
+	nodes[0] = keep->node;
+}
+
+/* Merge one class of equal constants, @cls[0..n) in first-seen order. */
+static int
+merge_class(dedup *d, cand **cls, size_t n)
+{
+	const cand *keep = NULL, *first = NULL;
+	const char **names = NULL;
+	char *target = NULL;
+	size_t n_free = 0, n_names = 0, i;
+	int nca = -1, lifted = 0, rc = SCS_OK, target_scope;
+
+	for (i = 0; i < n; i++) {
+		if (cls[i]->pinned)
+			continue;
+		if (first == NULL)
+			first = cls[i];
+		nca = n_free++ ? scs_scope_common(&d->scopes, nca, cls[i]->scope) : cls[i]->scope;
+	}
+	if (first == NULL || nca < 0 || (n_free == 1 && n == 1))
+		return SCS_OK;
+	/* a pinned copy visible from every free copy serves as it is */
+	for (i = 0; i < n && keep == NULL; i++) {
+		if (!cls[i]->pinned || !scs_scope_encloses(&d->scopes, cls[i]->scope, nca))
+			continue;
+		keep = cls[i];
+		for (size_t j = 0; j < n && keep; j++)
+			if (!cls[j]->pinned && !capture_free(d, cls[j]->scope, keep->scope, keep->name, cls[j]))
+				keep = NULL;
+	}
+	if (keep == NULL && n_free < 2)
+		return SCS_OK;
+	if (keep == NULL && first->scope == nca)
+		keep = first;
+	if (keep) {
+		target_scope = keep->scope;
+		if ((target = strdup(keep->name)) == NULL)
+			return scs_err_set(SCS_ENOMEM, "cannot copy a name");
+	} else {
+		lifted = 1;
+		target_scope = nca;
+		if ((rc = fresh_name(d, first->name, first, &target)) < 0)
+			return rc;
+	}
+	if ((names = calloc(n, sizeof(*names))) == NULL) {
+		free(target);
+		return scs_err_set(SCS_ENOMEM, "cannot allocate a name list");
+	}
+	for (i = 0; i < n; i++) {
+		cand *c = cls[i];
+
+		if (c == keep || c->pinned)
+			continue;
+		if (!capture_free(d, c->scope, target_scope, target, lifted && c == first ? c : NULL)) {
+			char why[256];
+
+			snprintf(why, sizeof(why), "equal to '%s', but a nested graph defines that name", target);
+			if ((rc = scs_report_add(&d->rep->skipped, c->name, why)) < 0)
+				goto done;
+			if (lifted && c == first) {
+				/* the lifted copy would be shadowed where the first copy is used */
+				goto skip_all;
+			}
+			continue;
+		}
+		names[n_names++] = c->name;
+	}
+	if (n_names == 0 || (lifted && n_names < 2))
+		goto done;
+	for (i = 0; i < n; i++) {
+		cand *c = cls[i];
+
+		for (size_t j = 0; j < n_names; j++) {
+			if (names[j] != c->name)
+				continue;
+			c->removed = 1;
+			if (strcmp(c->name, target) != 0 && (rc = scs_renames_add(&d->renames, c->scope, c->name, target)) < 0)
+				goto done;
+		}
+	}
+	if (lifted) {
+		Onnx__TensorProto *copy = copy_tensor(d, first->t, target);
+
+		if (copy == NULL) {
+			rc = scs_err_set(SCS_ENOMEM, "cannot copy a constant");
+			goto done;
+		}
+		if ((rc = place_copy(d, target_scope, copy)) < 0)
+			goto done;
+	} else if (keep->kind == K_CONST) {
+		to_front(d, keep);
+	}
+	{
+		uint32_t id;
+		uint64_t bytes = scs_model_payload_of(d->m, first->t, &id) ? d->m->payloads.items[id].key.len : 0;
+
+		rc = scs_report_add_group(d->rep, target, names, n_names, first->t->data_type, bytes, lifted);
+	}
+	if (rc == SCS_OK) {
+		rc = own(d, target);
+		target = NULL;
+	}
+	goto done;
+skip_all:
+	for (i = 0; i < n; i++)
+		cls[i]->removed = 0;
+done:
+	free(names);
+	free(target);
+	return rc;
+}
+
+/* Drop removed copies from their graphs and node lists. */
+static void
+drop_removed(dedup *d)
+{
+	for (size_t i = 0; i < d->n; i++) {
+		cand *c = &d->c[i];
+		scs_scope *sc = &d->scopes.items[c->scope];
+		Onnx__NodeProto **nodes;
+		size_t *n, j;
+
+		if (!c->removed)
+			continue;
+		if (c->kind == K_INIT) {
+			Onnx__GraphProto *g = sc->graph;
+
+			for (j = 0; j < g->n_initializer && g->initializer[j] != c->t; j++)
+				;
+			if (j == g->n_initializer)
+				continue;
+			memmove(g->initializer + j, g->initializer + j + 1, (g->n_initializer - j - 1) * sizeof(c->t));
+			g->n_initializer--;
+			scs_model_free_message(d->m, &c->t->base);
+		} else {
+			nodes = *scs_scope_nodes(sc, &n);
+			for (j = 0; j < *n && nodes[j] != c->node; j++)
+				;
+			if (j == *n)
+				continue;
+			memmove(nodes + j, nodes + j + 1, (*n - j - 1) * sizeof(*nodes));
+			(*n)--;
+			scs_model_free_message(d->m, &c->node->base);
+		}
+	}
+}
+
+int
+scs_pass_dedup(scs_model *m, scs_report *rep)
+{
+	dedup d;
+	cand **cls = NULL;
+	size_t i, j, k, n_cls;
+	int rc, eq;
+
+	memset(&d, 0, sizeof(d));
+	d.m = m;
+	d.rep = rep;
+	d.ir_version = m->proto->has_ir_version ? m->proto->ir_version : 0;
+	if ((rc = scs_scopes_build(&d.scopes, m->proto)) < 0 || (rc = collect(&d)) < 0)
+		goto done;
+	if (d.n)
+		qsort(d.c, d.n, sizeof(*d.c), cmp_cand);
+	if (d.n && (cls = malloc(d.n * sizeof(*cls))) == NULL) {
+		rc = scs_err_set(SCS_ENOMEM, "cannot allocate the merge list");
+		goto done;
+	}
+	for (i = 0; i < d.n; i = j) {
+		for (j = i + 1; j < d.n && cmp_content(&d.c[i], &d.c[j]) == 0; j++)
+			;
+		/* split the run of equal keys into classes of equal bytes */
+		for (k = i; k < j; k++) {
+			if (d.c[k].removed != 0)
+				continue;
+			n_cls = 0;
+			cls[n_cls++] = &d.c[k];
+			for (size_t l = k + 1; l < j; l++) {
+				if (d.c[l].removed != 0)
+					continue;
+				if ((eq = same_bytes(&d, &d.c[k], &d.c[l])) < 0) {
+					rc = eq;
+					goto done;
+				}
+				if (eq) {
+					cls[n_cls++] = &d.c[l];
+					d.c[l].removed = -1;     /* taken by this class */
+				}
+			}
+			for (size_t l = 0; l < n_cls; l++)
+				cls[l]->removed = 0;
+			if (n_cls > 1 && (rc = merge_class(&d, cls, n_cls)) < 0)
+				goto done;
+			for (size_t l = 0; l < n_cls; l++)
+				if (cls[l]->removed == 0)
+					cls[l]->removed = -2;    /* settled, kept */
+		}
+	}
+	for (i = 0; i < d.n; i++)
+		d.c[i].removed = d.c[i].removed == 1;
+	if ((rc = scs_renames_apply(&d.renames, &d.scopes)) < 0)
+		goto done;
+	drop_removed(&d);
+done:
+	free(cls);
+	free(d.c);
+	scs_renames_dispose(&d.renames);
+	scs_scopes_dispose(&d.scopes);
+	scs_strmap_dispose(&d.taken);
+	for (i = 0; i < d.n_owned; i++)
+		free(d.owned[i]);
+	free(d.owned);
+	return rc;
+}

@@ -1,0 +1,65 @@
+/*
+ * payload.h: where each tensor payload's canonical bytes live, and how to
+ * read, compare and copy them. A payload either lies verbatim in an input
+ * file that outlives the run (raw_data in the .onnx, or an external-data
+ * file: only its location is kept, so nothing is copied twice) or in the
+ * store (typed-field payloads decoded to raw form, payloads made by passes,
+ * and everything when a persistent store is asked to hold bytes).
+ *
+ * Canonical bytes are the little-endian raw_data form of the tensor,
+ * whatever encoding the file used.
+ */
+#ifndef SCS_PAYLOAD_H
+#define SCS_PAYLOAD_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "hash.h"
+#include "sink.h"
+#include "source.h"
+#include "store.h"
+
+enum { SCS_AT_FILE = 1, SCS_AT_STORE = 2 };
+
+typedef struct scs_payload {
+	scs_key key;        /* digest and length of the canonical bytes */
+	uint8_t where;      /* SCS_AT_FILE or SCS_AT_STORE */
+	uint32_t file;      /* SCS_AT_FILE: index into the set's files */
+	uint64_t off;       /* SCS_AT_FILE: offset of the first byte */
+} scs_payload;
+
+typedef struct scs_payloads {
+	scs_payload *items;
+	size_t n, cap;
+	scs_source **files;
+	size_t n_files, cap_files;
+	scs_store *store;   /* borrowed; may be NULL until a payload needs it */
+	uint8_t *piece[2];  /* two SCS_CHUNK_LEN buffers for copies and compares */
+} scs_payloads;
+
+/* @store is borrowed and must outlive the set. */
+int scs_payloads_init(scs_payloads *set, scs_store *store);
+/* Closes the files the set opened. */
+void scs_payloads_dispose(scs_payloads *set);
+
+/* Open @path (or find it open already: same file) and give its index. */
+int scs_payloads_add_file(scs_payloads *set, const char *path, uint32_t *out);
+
+/* Append @p; *out is its id. */
+int scs_payloads_add(scs_payloads *set, const scs_payload *p, uint32_t *out);
+
+/* Read @len canonical bytes of payload @id from byte @off. */
+int scs_payloads_read(scs_payloads *set, uint32_t id, uint64_t off, void *buf, size_t len);
+
+/* 1 when payloads @a and @b hold the same bytes (compared byte for byte),
+ * 0 when not, < 0 on error. */
+int scs_payloads_equal(scs_payloads *set, uint32_t a, uint32_t b);
+
+/* Append payload @id's bytes to @sink. */
+int scs_payloads_copy(scs_payloads *set, uint32_t id, scs_sink *sink);
+
+/* 1 when @path is one of the set's input files (same device and inode). */
+int scs_payloads_reads_from(const scs_payloads *set, const char *path);
+
+#endif

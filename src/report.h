@@ -1,0 +1,64 @@
+/*
+ * report.h: what a run did, as the tools print it (scs4onnx's INFO lines)
+ * and as JSON. Plain data; every string is owned by the report.
+ */
+#ifndef SCS_REPORT_H
+#define SCS_REPORT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+typedef struct scs_report_group {
+	char *canonical;          /* the name every copy now uses */
+	char **names;             /* the names merged into it */
+	size_t n_names;
+	int dtype;
+	uint64_t bytes;           /* one copy's payload bytes */
+	int lifted;               /* 1: the copy now lives in an enclosing graph */
+} scs_report_group;
+
+typedef struct scs_report_item {
+	char *name;
+	char *detail;             /* e.g. "float64 -> float32", a refusal's reason, a path */
+} scs_report_item;
+
+typedef struct scs_report_list {
+	scs_report_item *items;
+	size_t n, cap;
+} scs_report_list;
+
+typedef struct scs_report {
+	uint64_t n_constants;     /* non-scalar constants studied */
+	uint64_t n_scalars;       /* scalars, left alone */
+	scs_report_group *groups;
+	size_t n_groups, cap_groups;
+	scs_report_list skipped;  /* duplicates that could not be merged, and why */
+	scs_report_list narrowed; /* constants downcast */
+	scs_report_list refused;  /* downcast candidates refused, and why */
+	scs_report_list npy;      /* constants exported: name, .npy path */
+	uint64_t bytes_before;    /* payload bytes the graph referenced before */
+	uint64_t bytes_after;     /* ... and after */
+	uint64_t input_len;       /* input file bytes (with external data) */
+	uint64_t output_len;      /* output .onnx bytes */
+	uint64_t output_data_len; /* output .data bytes, 0 when inline */
+	int external;             /* 1 when OUTPUT.data was written */
+	double seconds;
+} scs_report;
+
+/* Add a merged group; @names are copied. */
+int scs_report_add_group(scs_report *r, const char *canonical, const char *const *names, size_t n_names,
+    int dtype, uint64_t bytes, int lifted);
+/* Add "name: detail" to a list; both copied. */
+int scs_report_add(scs_report_list *l, const char *name, const char *detail);
+
+/* Human summary, one fact a line, prefixed "INFO: " like scs4onnx. */
+void scs_report_print(const scs_report *r, FILE *f);
+
+/* The same as a JSON object. */
+int scs_report_write_json(const scs_report *r, FILE *f);
+
+/* Free everything the report owns; it is empty afterwards. */
+void scs_report_dispose(scs_report *r);
+
+#endif

@@ -1,0 +1,47 @@
+/*
+ * scs4onnx.h: the public API of scs4onnx-c. One call per tool; an options
+ * struct in, a report out. The library prints nothing and never exits: a
+ * failing call returns a negative SCS_E* code and scs_err_msg() holds one
+ * line naming the file, the offset or tensor, and the problem. On failure
+ * no file at the output paths is created or changed.
+ */
+#ifndef SCS4ONNX_H
+#define SCS4ONNX_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "err.h"
+#include "report.h"
+
+#define SCS_VERSION "0.1.0"
+
+typedef enum scs_mode {
+	SCS_MODE_SHRINK = 0,      /* merge repeated constants inside the model */
+	SCS_MODE_NPY = 1,         /* move repeated constants to .npy files, as graph inputs */
+} scs_mode;
+
+/* Progress of a long step; called a few times a second at most. */
+typedef void (*scs_progress_fn)(void *payload, const char *stage, uint64_t done, uint64_t total);
+
+typedef struct scs_shrink_options {
+	scs_mode mode;
+	const char *const *forced_op_names;        /* extract the constants of these ops */
+	size_t n_forced_op_names;
+	const char *const *forced_constant_names;  /* extract these constants */
+	size_t n_forced_constant_names;
+	int disable_auto_downcast;                  /* 1: no float64->float32 / int64->int32 */
+	int external_data;                          /* 1: write OUTPUT.data even when inline fits */
+	const char *store_dir;                      /* keep payloads in this store (NULL: temporary) */
+	scs_progress_fn progress;
+	void *progress_payload;
+} scs_shrink_options;
+
+/*
+ * Shrink the model at @in and write it to @out (and @out + ".data" when
+ * external data is written). @rep is filled in (also on failure, as far as
+ * the run got); release it with scs_report_dispose().
+ */
+int scs_shrink(scs_report *rep, const char *in, const char *out, const scs_shrink_options *opts);
+
+#endif

@@ -1,0 +1,51 @@
+/*
+ * source.h: input files. Opening, 64-bit sizes, complete positioned reads,
+ * and the safe resolution of external-data locations (never outside the
+ * model's folder). Knows nothing of ONNX.
+ */
+#ifndef SCS_SOURCE_H
+#define SCS_SOURCE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct scs_source scs_source;
+
+/* Open @path read-only. @out is freed with scs_source_close(). */
+int scs_source_open(scs_source **out, const char *path);
+
+/* NULL is a no-op. */
+void scs_source_close(scs_source *src);
+
+uint64_t scs_source_size(const scs_source *src);
+const char *scs_source_path(const scs_source *src);   /* as given to open */
+int scs_source_fd(const scs_source *src);
+
+/*
+ * Read exactly @len bytes at @off.
+ * @return SCS_OK; SCS_ECORRUPT when [off, off + len) passes the end of the
+ * file (message names the file and offset); SCS_EIO.
+ */
+int scs_source_read(scs_source *src, void *buf, size_t len, uint64_t off);
+
+/* 1 when @path names the same file (device and inode) as @src, 0 when not
+ * (or when @path does not exist). */
+int scs_source_is(const scs_source *src, const char *path);
+
+/*
+ * Resolve the external-data @location of a model that lives in @dir.
+ * Refuses (SCS_ECORRUPT) a location that is empty, absolute, contains a
+ * ".." component, or resolves (through links) outside @dir; SCS_ENOTFOUND
+ * (as SCS_ECORRUPT to the user) when the file is missing.
+ * @param[out] out  malloc'd path; the caller frees it.
+ */
+int scs_source_resolve_external(char **out, const char *dir, const char *location);
+
+/* The folder part of @path ("." when none); malloc'd, caller frees. NULL on ENOMEM. */
+char *scs_path_dir(const char *path);
+/* The last component of @path (a pointer into @path). */
+const char *scs_path_base(const char *path);
+/* @dir + "/" + @name, malloc'd; NULL on ENOMEM. */
+char *scs_path_join(const char *dir, const char *name);
+
+#endif

@@ -1,0 +1,488 @@
+/*
+ * store.c: LMDB content-addressed blobs (see store.h). The only file that
+ * includes lmdb.h: MDB_* codes become SCS_* codes and messages here, and no
+ * LMDB pointer leaves this file (chunks are copied or decompressed inside
+ * the read transaction).
+ *
+ * Layout: db "blobs" maps a 24-byte key (digest, length) to an 8-byte blob
+ * id; db "chunks" maps (id, chunk index) to a 16-byte header (codec, raw
+ * length, check) and the chunk bytes; db "meta" holds the next id.
+ */
+#include "store.h"
+
+#include <errno.h>
+#include <ftw.h>
+#include <lmdb.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "codec.h"
+#include "err.h"
+#include "num.h"
+#include "source.h"
+
+#define MAP_SIZE ((size_t)1 << 40)            /* address space only: the file is sparse */
+#define BATCH_LEN ((uint64_t)256 << 20)        /* commit a writer's chunks this often */
+#define HDR_LEN 16
+
+enum { CODEC_RAW = 0, CODEC_ZSTD = 1 };
+
+struct scs_store {
+	MDB_env *env;
+	MDB_dbi blobs, chunks, meta;
+	char *dir;
+	int temporary;
+	uint8_t *raw;       /* one chunk, decoded */
+	uint8_t *packed;    /* one chunk, encoded, with header */
+	size_t packed_cap;
+	int writing;
+};
+
+struct scs_store_writer {
+	scs_store *st;
+	MDB_txn *txn;
+	uint64_t id;
+	uint32_t n_chunks;
+	uint64_t since_commit;
+	scs_hash hash;
+	size_t n_raw;
+};
+
+static int
+mdb_fail(int mrc, const char *what, const scs_store *st)
+{
+	if (mrc == MDB_NOTFOUND)
+		return SCS_ENOTFOUND;
+	return scs_err_set(mrc == ENOMEM ? SCS_ENOMEM : SCS_EIO, "store %s: %s: %s",
+	    st->dir, what, mdb_strerror(mrc));
+}
+
+static void
+key_bytes(uint8_t out[24], const scs_key *k)
+{
+	/* big-endian, so LMDB's byte order is the numeric order */
+	for (int i = 0; i < 8; i++) {
+		out[i] = (uint8_t)(k->h[0] >> (56 - 8 * i));
+		out[8 + i] = (uint8_t)(k->h[1] >> (56 - 8 * i));
+		out[16 + i] = (uint8_t)(k->len >> (56 - 8 * i));
+	}
+}
+
+static void
+chunk_key(uint8_t out[12], uint64_t id, uint32_t idx)
+{
+	for (int i = 0; i < 8; i++)
+		out[i] = (uint8_t)(id >> (56 - 8 * i));
+	for (int i = 0; i < 4; i++)
+		out[8 + i] = (uint8_t)(idx >> (24 - 8 * i));
+}
+
+static int
+rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
+{
+	(void)sb;
+	(void)flag;
+	(void)ftw;
+	return remove(path);
+}
+
+int
+scs_store_open(scs_store **out, const char *dir, const char *tmp_parent)
+{
+	scs_store *st;
+	MDB_txn *txn = NULL;
+	int mrc, rc;
+
+	*out = NULL;
+	if ((st = calloc(1, sizeof(*st))) == NULL)
+		return scs_err_set(SCS_ENOMEM, "cannot allocate a store");
+	st->packed_cap = HDR_LEN + scs_codec_bound(SCS_CHUNK_LEN);
+	if ((st->raw = malloc(SCS_CHUNK_LEN)) == NULL || (st->packed = malloc(st->packed_cap)) == NULL) {
+		rc = scs_err_set(SCS_ENOMEM, "cannot allocate store buffers");
+		goto fail;
+	}
+	if (dir == NULL) {
+		st->temporary = 1;
+		if ((st->dir = scs_path_join(tmp_parent ? tmp_parent : ".", ".scs4onnx-store.XXXXXX")) == NULL) {
+			rc = scs_err_set(SCS_ENOMEM, "cannot allocate a path");
+			goto fail;
+		}
+		if (mkdtemp(st->dir) == NULL) {
+			rc = scs_err_errno(errno, "%s: cannot create a temporary store", st->dir);
+			free(st->dir);
+			st->dir = NULL;
+			goto fail;
+		}
+	} else {
+		if ((st->dir = strdup(dir)) == NULL) {
+			rc = scs_err_set(SCS_ENOMEM, "cannot allocate a path");
+			goto fail;
+		}
+		if (mkdir(dir, 0777) < 0 && errno != EEXIST) {
+			rc = scs_err_errno(errno, "%s: cannot create the store folder", dir);
+			goto fail;
+		}
+	}
+	if ((mrc = mdb_env_create(&st->env)) != 0 || (mrc = mdb_env_set_maxdbs(st->env, 4)) != 0 ||
+	    (mrc = mdb_env_set_mapsize(st->env, MAP_SIZE)) != 0 ||
+	    (mrc = mdb_env_open(st->env, st->dir, MDB_WRITEMAP | MDB_NOSYNC | MDB_NOMETASYNC | MDB_NOTLS,
+		 0644)) != 0) {
+		rc = mdb_fail(mrc, "cannot open", st);
+		goto fail;
+	}
+	if ((mrc = mdb_txn_begin(st->env, NULL, 0, &txn)) != 0 ||
+	    (mrc = mdb_dbi_open(txn, "blobs", MDB_CREATE, &st->blobs)) != 0 ||
+	    (mrc = mdb_dbi_open(txn, "chunks", MDB_CREATE, &st->chunks)) != 0 ||
+	    (mrc = mdb_dbi_open(txn, "meta", MDB_CREATE, &st->meta)) != 0 ||
+	    (mrc = mdb_txn_commit(txn)) != 0) {
+		if (txn && mrc != 0)
+			mdb_txn_abort(txn);
+		rc = mdb_fail(mrc, "cannot open its tables", st);
+		goto fail;
+	}
+	*out = st;
+	return SCS_OK;
+fail:
+	scs_store_close(st);
+	return rc;
+}
+
+void
+scs_store_close(scs_store *st)
+{
+	if (st == NULL)
+		return;
+	if (st->env)
+		mdb_env_close(st->env);
+	if (st->temporary && st->dir)
+		nftw(st->dir, rm_entry, 8, FTW_DEPTH | FTW_PHYS);
+	free(st->dir);
+	free(st->raw);
+	free(st->packed);
+	free(st);
+}
+
+static int
+find_id(scs_store *st, MDB_txn *txn, const scs_key *key, uint64_t *id)
+{
+	uint8_t kb[24];
+	MDB_val k = { sizeof(kb), kb }, v;
+	int mrc;
+
+	key_bytes(kb, key);
+	if ((mrc = mdb_get(txn, st->blobs, &k, &v)) != 0)
+		return mdb_fail(mrc, "blob lookup", st);
+	if (v.mv_size != 8)
+		return scs_err_set(SCS_ECORRUPT, "store %s: damaged blob index", st->dir);
+	*id = scs_load_le64(v.mv_data);
+	return SCS_OK;
+}
+
+int
+scs_store_has(scs_store *st, const scs_key *key)
+{
+	MDB_txn *txn;
+	uint64_t id;
+	int mrc, rc;
+
+	if ((mrc = mdb_txn_begin(st->env, NULL, MDB_RDONLY, &txn)) != 0)
+		return mdb_fail(mrc, "cannot begin a read", st);
+	rc = find_id(st, txn, key, &id);
+	mdb_txn_abort(txn);
+	if (rc == SCS_ENOTFOUND)
+		return 0;
+	return rc < 0 ? rc : 1;
+}
+
+int
+scs_store_writer_open(scs_store_writer **out, scs_store *st)
+{
+	scs_store_writer *w;
+	MDB_val k = { 7, "next_id" }, v;
+	uint8_t next[8];
+	int mrc;
+
+	*out = NULL;
+	if (st->writing)
+		return scs_err_set(SCS_EUSAGE, "store %s: a writer is already open", st->dir);
+	if ((w = calloc(1, sizeof(*w))) == NULL)
+		return scs_err_set(SCS_ENOMEM, "cannot allocate a store writer");
+	w->st = st;
+	scs_hash_init(&w->hash);
+	if ((mrc = mdb_txn_begin(st->env, NULL, 0, &w->txn)) != 0) {
+		free(w);
+		return mdb_fail(mrc, "cannot begin a write", st);
+	}
+	mrc = mdb_get(w->txn, st->meta, &k, &v);
+	if (mrc == 0 && v.mv_size == 8)
+		w->id = scs_load_le64(v.mv_data);
+	else if (mrc != 0 && mrc != MDB_NOTFOUND)
+		goto fail;
+	scs_store_le64(next, w->id + 1);
+	v.mv_size = 8;
+	v.mv_data = next;
+	if ((mrc = mdb_put(w->txn, st->meta, &k, &v, 0)) != 0)
+		goto fail;
+	st->writing = 1;
+	*out = w;
+	return SCS_OK;
+fail:
+	mdb_txn_abort(w->txn);
+	free(w);
+	return mdb_fail(mrc, "cannot reserve a blob id", st);
+}
+
+static int
+put_chunk(scs_store_writer *w, const uint8_t *data, size_t len)
+{
+	scs_store *st = w->st;
+	uint8_t kb[12];
+	MDB_val k = { sizeof(kb), kb }, v;
+	size_t packed_len;
+	int mrc, rc;
+
+	if ((rc = scs_codec_pack(st->packed + HDR_LEN, st->packed_cap - HDR_LEN, data, len, &packed_len)) < 0)
+		return rc;
+	memset(st->packed, 0, HDR_LEN);
+	st->packed[0] = packed_len ? CODEC_ZSTD : CODEC_RAW;
+	scs_store_le32(st->packed + 4, (uint32_t)len);
+	scs_store_le64(st->packed + 8, scs_hash64(data, len));
+	if (!packed_len)
+		memcpy(st->packed + HDR_LEN, data, len);
+	chunk_key(kb, w->id, w->n_chunks);
+	v.mv_size = HDR_LEN + (packed_len ? packed_len : len);
+	v.mv_data = st->packed;
+	if ((mrc = mdb_put(w->txn, st->chunks, &k, &v, 0)) != 0)
+		return mdb_fail(mrc, "cannot write a chunk", st);
+	w->n_chunks++;
+	w->since_commit += len;
+	if (w->since_commit >= BATCH_LEN) {
+		w->since_commit = 0;
+		mrc = mdb_txn_commit(w->txn);
+		w->txn = NULL;
+		if (mrc != 0 || (mrc = mdb_txn_begin(st->env, NULL, 0, &w->txn)) != 0)
+			return mdb_fail(mrc, "cannot commit a batch", st);
+	}
+	return SCS_OK;
+}
+
+int
+scs_store_writer_write(scs_store_writer *w, const void *data, size_t len)
+{
+	const uint8_t *p = data;
+	size_t take;
+	int rc;
+
+	scs_hash_update(&w->hash, data, len);
+	while (len) {
+		take = SCS_CHUNK_LEN - w->n_raw;
+		if (take > len)
+			take = len;
+		if (w->n_raw == 0 && take == SCS_CHUNK_LEN) {
+			if ((rc = put_chunk(w, p, take)) < 0)
+				return rc;
+		} else {
+			memcpy(w->st->raw + w->n_raw, p, take);
+			w->n_raw += take;
+			if (w->n_raw == SCS_CHUNK_LEN) {
+				w->n_raw = 0;
+				if ((rc = put_chunk(w, w->st->raw, SCS_CHUNK_LEN)) < 0)
+					return rc;
+			}
+		}
+		p += take;
+		len -= take;
+	}
+	return SCS_OK;
+}
+
+static int
+drop_chunks(scs_store_writer *w)
+{
+	uint8_t kb[12];
+	MDB_val k = { sizeof(kb), kb };
+	int mrc;
+
+	for (uint32_t i = 0; i < w->n_chunks; i++) {
+		chunk_key(kb, w->id, i);
+		if ((mrc = mdb_del(w->txn, w->st->chunks, &k, NULL)) != 0 && mrc != MDB_NOTFOUND)
+			return mdb_fail(mrc, "cannot drop a duplicate chunk", w->st);
+	}
+	return SCS_OK;
+}
+
+int
+scs_store_writer_finish(scs_key *out, scs_store_writer *w)
+{
+	scs_store *st = w->st;
+	uint8_t kb[24], idb[8];
+	MDB_val k = { sizeof(kb), kb }, v = { sizeof(idb), idb };
+	uint64_t id;
+	int mrc, rc = SCS_OK;
+
+	if (w->n_raw && (rc = put_chunk(w, st->raw, w->n_raw)) < 0)
+		goto done;
+	scs_hash_final(out, &w->hash);
+	rc = find_id(st, w->txn, out, &id);
+	if (rc == SCS_OK) {
+		rc = drop_chunks(w);           /* the same bytes are stored already */
+	} else if (rc == SCS_ENOTFOUND) {
+		key_bytes(kb, out);
+		scs_store_le64(idb, w->id);
+		rc = (mrc = mdb_put(w->txn, st->blobs, &k, &v, 0)) ? mdb_fail(mrc, "cannot index a blob", st) : 0;
+	}
+	if (rc == SCS_OK) {
+		mrc = mdb_txn_commit(w->txn);
+		w->txn = NULL;
+		if (mrc != 0)
+			rc = mdb_fail(mrc, "cannot commit", st);
+	}
+done:
+	scs_store_writer_abort(w);
+	return rc;
+}
+
+void
+scs_store_writer_abort(scs_store_writer *w)
+{
+	if (w == NULL)
+		return;
+	if (w->txn)
+		mdb_txn_abort(w->txn);
+	w->st->writing = 0;
+	free(w);
+}
+
+int
+scs_store_put(scs_key *out, scs_store *st, const void *data, size_t len)
+{
+	scs_store_writer *w;
+	int rc;
+
+	if ((rc = scs_store_writer_open(&w, st)) < 0)
+		return rc;
+	if ((rc = scs_store_writer_write(w, data, len)) < 0) {
+		scs_store_writer_abort(w);
+		return rc;
+	}
+	return scs_store_writer_finish(out, w);
+}
+
+/* Decode chunk @idx of blob @id into st->raw; *raw_len its length. */
+static int
+get_chunk(scs_store *st, MDB_txn *txn, uint64_t id, uint32_t idx, size_t *raw_len)
+{
+	uint8_t kb[12];
+	MDB_val k = { sizeof(kb), kb }, v;
+	const uint8_t *p;
+	size_t n;
+	int mrc, rc;
+
+	chunk_key(kb, id, idx);
+	if ((mrc = mdb_get(txn, st->chunks, &k, &v)) != 0)
+		return mrc == MDB_NOTFOUND ? scs_err_set(SCS_ECORRUPT, "store %s: blob %llu: chunk %u is missing",
+		    st->dir, (unsigned long long)id, idx) : mdb_fail(mrc, "cannot read a chunk", st);
+	p = v.mv_data;
+	if (v.mv_size < HDR_LEN || (n = scs_load_le32(p + 4)) > SCS_CHUNK_LEN)
+		return scs_err_set(SCS_ECORRUPT, "store %s: blob %llu: chunk %u has a bad header", st->dir,
+		    (unsigned long long)id, idx);
+	if (p[0] == CODEC_ZSTD) {
+		if ((rc = scs_codec_unpack(st->raw, n, p + HDR_LEN, v.mv_size - HDR_LEN)) < 0)
+			return scs_err_wrap(rc, "store %s: blob %llu: chunk %u", st->dir, (unsigned long long)id, idx);
+	} else if (p[0] == CODEC_RAW && v.mv_size - HDR_LEN == n) {
+		memcpy(st->raw, p + HDR_LEN, n);
+	} else {
+		return scs_err_set(SCS_ECORRUPT, "store %s: blob %llu: chunk %u has a bad header", st->dir,
+		    (unsigned long long)id, idx);
+	}
+	if (scs_hash64(st->raw, n) != scs_load_le64(p + 8))
+		return scs_err_set(SCS_ECORRUPT, "store %s: blob %llu: chunk %u fails its integrity check",
+		    st->dir, (unsigned long long)id, idx);
+	*raw_len = n;
+	return SCS_OK;
+}
+
+int
+scs_store_read(scs_store *st, const scs_key *key, uint64_t off, void *buf, size_t len)
+{
+	MDB_txn *txn;
+	uint8_t *p = buf;
+	uint64_t id;
+	size_t in, take, n = 0;
+	uint32_t idx;
+	int mrc, rc;
+
+	if (off > key->len || len > key->len - off)
+		return scs_err_set(SCS_ECORRUPT, "store %s: read past the end of a %llu-byte blob", st->dir,
+		    (unsigned long long)key->len);
+	if ((mrc = mdb_txn_begin(st->env, NULL, MDB_RDONLY, &txn)) != 0)
+		return mdb_fail(mrc, "cannot begin a read", st);
+	if ((rc = find_id(st, txn, key, &id)) < 0) {
+		if (rc == SCS_ENOTFOUND)
+			rc = scs_err_set(SCS_ENOTFOUND, "store %s: no blob of %llu bytes with that key", st->dir,
+			    (unsigned long long)key->len);
+		goto done;
+	}
+	while (len) {
+		idx = (uint32_t)(off / SCS_CHUNK_LEN);
+		in = (size_t)(off % SCS_CHUNK_LEN);
+		if ((rc = get_chunk(st, txn, id, idx, &n)) < 0)
+			goto done;
+		if (in >= n) {
+			rc = scs_err_set(SCS_ECORRUPT, "store %s: blob %llu: chunk %u is short", st->dir,
+			    (unsigned long long)id, idx);
+			goto done;
+		}
+		take = n - in < len ? n - in : len;
+		memcpy(p, st->raw + in, take);
+		p += take;
+		off += take;
+		len -= take;
+	}
+done:
+	mdb_txn_abort(txn);
+	return rc;
+}
+
+int
+scs_store_damage_for_tests(scs_store *st, const scs_key *key, uint32_t idx)
+{
+	MDB_txn *txn;
+	uint8_t kb[12];
+	MDB_val k = { sizeof(kb), kb }, v, nv;
+	uint64_t id;
+	uint8_t *copy;
+	int mrc, rc;
+
+	if ((mrc = mdb_txn_begin(st->env, NULL, 0, &txn)) != 0)
+		return mdb_fail(mrc, "cannot begin a write", st);
+	if ((rc = find_id(st, txn, key, &id)) < 0)
+		goto done;
+	chunk_key(kb, id, idx);
+	if ((mrc = mdb_get(txn, st->chunks, &k, &v)) != 0) {
+		rc = mdb_fail(mrc, "no such chunk", st);
+		goto done;
+	}
+	if ((copy = malloc(v.mv_size)) == NULL) {
+		rc = SCS_ENOMEM;
+		goto done;
+	}
+	memcpy(copy, v.mv_data, v.mv_size);
+	copy[v.mv_size - 1] ^= 0x5a;
+	nv.mv_size = v.mv_size;
+	nv.mv_data = copy;
+	mrc = mdb_put(txn, st->chunks, &k, &nv, 0);
+	free(copy);
+	if (mrc != 0) {
+		rc = mdb_fail(mrc, "cannot rewrite a chunk", st);
+		goto done;
+	}
+	mrc = mdb_txn_commit(txn);
+	return mrc ? mdb_fail(mrc, "cannot commit", st) : SCS_OK;
+done:
+	mdb_txn_abort(txn);
+	return rc;
+}

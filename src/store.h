@@ -1,0 +1,58 @@
+/*
+ * store.h: content-addressed payload bytes in an LMDB environment.
+ *
+ * A blob is stored once per content key, in chunks of SCS_CHUNK_LEN bytes;
+ * each chunk carries a 64-bit check of its bytes that every read verifies,
+ * and is zstd-compressed only where that pays (codec.h). The environment
+ * uses MDB_WRITEMAP and commits in bounded batches, so writing a large
+ * payload never gathers dirty pages on the heap.
+ */
+#ifndef SCS_STORE_H
+#define SCS_STORE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "hash.h"
+
+#define SCS_CHUNK_LEN ((size_t)1 << 20)
+
+typedef struct scs_store scs_store;
+typedef struct scs_store_writer scs_store_writer;
+
+/*
+ * Open the store in folder @dir, creating it when missing. With @dir NULL, a
+ * temporary store is made in a new folder under @tmp_parent and removed by
+ * scs_store_close().
+ */
+int scs_store_open(scs_store **out, const char *dir, const char *tmp_parent);
+
+/* NULL is a no-op. Removes a temporary store's folder. */
+void scs_store_close(scs_store *st);
+
+/* 1 when a blob with @key is stored, 0 when not, < 0 on error. */
+int scs_store_has(scs_store *st, const scs_key *key);
+
+/* Start a blob whose key is known only at the end. One writer at a time. */
+int scs_store_writer_open(scs_store_writer **out, scs_store *st);
+int scs_store_writer_write(scs_store_writer *w, const void *data, size_t len);
+/* Finish: *out is the blob's key; an equal blob already stored is reused.
+ * Frees @w on every path. */
+int scs_store_writer_finish(scs_key *out, scs_store_writer *w);
+/* Drop an unfinished blob. NULL is a no-op. */
+void scs_store_writer_abort(scs_store_writer *w);
+
+/* Store @len bytes in one call. */
+int scs_store_put(scs_key *out, scs_store *st, const void *data, size_t len);
+
+/*
+ * Read @len bytes of blob @key starting at byte @off.
+ * @return SCS_OK; SCS_ENOTFOUND; SCS_ECORRUPT when a chunk fails its check
+ * or the range passes the blob's end.
+ */
+int scs_store_read(scs_store *st, const scs_key *key, uint64_t off, void *buf, size_t len);
+
+/* Tests only: flip one byte of the stored form of chunk @idx of blob @key. */
+int scs_store_damage_for_tests(scs_store *st, const scs_key *key, uint32_t idx);
+
+#endif

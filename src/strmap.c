@@ -1,0 +1,92 @@
+/* strmap.c: string-keyed open-addressing map (see strmap.h). */
+#include "strmap.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "err.h"
+
+static uint64_t
+str_hash(const char *s)
+{
+	uint64_t h = 1469598103934665603ULL;
+
+	while (*s)
+		h = (h ^ (uint8_t)*s++) * 1099511628211ULL;
+	return h ^ (h >> 29);
+}
+
+static size_t
+slot(const scs_strmap *m, const char *key)
+{
+	size_t i = (size_t)str_hash(key) & (m->cap - 1);
+
+	while (m->keys[i] && strcmp(m->keys[i], key) != 0)
+		i = (i + 1) & (m->cap - 1);
+	return i;
+}
+
+static int
+grow(scs_strmap *m)
+{
+	scs_strmap bigger = { NULL, NULL, 0, m->cap ? m->cap * 2 : 64 };
+	size_t i, j;
+
+	if ((bigger.keys = calloc(bigger.cap, sizeof(*bigger.keys))) == NULL ||
+	    (bigger.vals = calloc(bigger.cap, sizeof(*bigger.vals))) == NULL) {
+		free(bigger.keys);
+		return scs_err_set(SCS_ENOMEM, "cannot grow a name index");
+	}
+	for (i = 0; i < m->cap; i++) {
+		if (!m->keys[i])
+			continue;
+		j = slot(&bigger, m->keys[i]);
+		bigger.keys[j] = m->keys[i];
+		bigger.vals[j] = m->vals[i];
+		bigger.n++;
+	}
+	free(m->keys);
+	free(m->vals);
+	*m = bigger;
+	return SCS_OK;
+}
+
+int
+scs_strmap_put(scs_strmap *m, const char *key, int64_t val)
+{
+	size_t i;
+	int rc;
+
+	if ((m->n + 1) * 2 > m->cap && (rc = grow(m)) < 0)
+		return rc;
+	i = slot(m, key);
+	if (!m->keys[i]) {
+		m->keys[i] = key;
+		m->n++;
+	}
+	m->vals[i] = val;
+	return SCS_OK;
+}
+
+int
+scs_strmap_get(const scs_strmap *m, const char *key, int64_t *val)
+{
+	size_t i;
+
+	if (m->cap == 0)
+		return 0;
+	i = slot(m, key);
+	if (!m->keys[i])
+		return 0;
+	if (val)
+		*val = m->vals[i];
+	return 1;
+}
+
+void
+scs_strmap_dispose(scs_strmap *m)
+{
+	free(m->keys);
+	free(m->vals);
+	memset(m, 0, sizeof(*m));
+}

@@ -1,0 +1,25 @@
+/*
+ * strmap.h: an open-addressing map from NUL-terminated strings to an
+ * integer, for name indices. Keys are borrowed: they must outlive the map.
+ */
+#ifndef SCS_STRMAP_H
+#define SCS_STRMAP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct scs_strmap {
+	const char **keys;
+	int64_t *vals;
+	size_t n, cap;
+} scs_strmap;
+
+#define SCS_STRMAP_INIT { NULL, NULL, 0, 0 }
+
+/* Insert or overwrite; SCS_ENOMEM. */
+int scs_strmap_put(scs_strmap *m, const char *key, int64_t val);
+/* 1 and *val when present, 0 when not (val may be NULL). */
+int scs_strmap_get(const scs_strmap *m, const char *key, int64_t *val);
+void scs_strmap_dispose(scs_strmap *m);
+
+#endif

@@ -1,0 +1,482 @@
+#!/usr/bin/env node
+// ort_compare.mjs - run two ONNX models in ONNX Runtime (CPU) on the same
+// deterministic inputs and check that their outputs are bit-identical.
+//
+// Usage:
+//   node ort_compare.mjs REFERENCE.onnx CANDIDATE.onnx
+//        [--feed NAME=FILE.npy ...] [--feed-both NAME=FILE.npy ...]
+//        [--seed N] [--runs K] [--graph-opt disabled|basic|extended|all]
+//
+// Setup (once, in this directory):
+//   npm install --onnxruntime-node-install=skip
+//
+// For every input that REFERENCE's session lists (inputMetadata) a tensor is
+// made with a seeded PRNG (--seed, default 1; each input's stream also
+// depends on its name, so input order does not matter):
+//   - symbolic or unknown dims become 2,
+//   - float16/float32/float64: uniform in [-2, 2],
+//   - integer types: 0 or 1 (safe as indices and trip counts),
+//   - bool: random, string: short random ASCII strings.
+// CANDIDATE gets the same tensor for each name it also lists as an input;
+// a reference input missing from CANDIDATE is an error. --feed NAME=FILE.npy
+// gives CANDIDATE an extra input (for example an initializer that was moved
+// out to a .npy file); it overrides a generated tensor of the same name.
+// --feed-both NAME=FILE.npy feeds the same .npy tensor to both models
+// instead of a generated one. Only names that both sessions list as inputs
+// are accepted: onnxruntime-node silently ignores feeds for other names, and
+// it does not list (so cannot override) an initializer that is also a graph
+// input.
+// --runs K repeats the comparison with seeds N, N+1, ..., N+K-1 (default 1),
+// so that random If conditions and Loop trip counts take both values.
+//
+// .npy files: format versions 1, 2 and 3, little-endian dtypes f2 f4 f8 i1 i2
+// i4 i8 u1 u2 u4 u8 b1, C order only.
+//
+// Every output of REFERENCE is compared with CANDIDATE's output of the same
+// name: element type, dims and the raw bytes (so NaN payloads and -0 count;
+// strings must be equal). Output on success, exit status 0:
+//   ort_compare: ok: N outputs identical
+// Otherwise one line per problem (output name, first differing element index
+// and both values) and exit status 1. Load or run errors: a message, exit 1.
+//
+// Models are loaded by path, so external data files resolve relative to the
+// model file. Sessions run with one intra-op thread for repeatable results.
+
+import fs from 'node:fs';
+import { createRequire } from 'node:module';
+
+const require = createRequire(import.meta.url);
+
+const PROG = 'ort_compare';
+
+function usage(msg) {
+  if (msg) process.stderr.write(`${PROG}: ${msg}\n`);
+  process.stderr.write(
+    'usage: node ort_compare.mjs REFERENCE.onnx CANDIDATE.onnx ' +
+      '[--feed NAME=FILE.npy ...] [--feed-both NAME=FILE.npy ...] [--seed N] [--runs K] ' +
+      '[--graph-opt disabled|basic|extended|all]\n',
+  );
+  process.exit(1);
+}
+
+function fail(msg) {
+  process.stderr.write(`${PROG}: error: ${msg}\n`);
+  process.exit(1);
+}
+
+// ------------------------------------------------------------------ args
+function parseArgs(argv) {
+  const opts = { positional: [], feeds: [], feedsBoth: [], seed: 1, runs: 1, graphOpt: null };
+  for (let i = 0; i < argv.length; i++) {
+    let a = argv[i];
+    let val = null;
+    const eq = a.startsWith('--') ? a.indexOf('=') : -1;
+    if (eq > 0 && ['--feed', '--feed-both', '--seed', '--runs', '--graph-opt'].includes(a.slice(0, eq))) {
+      val = a.slice(eq + 1);
+      a = a.slice(0, eq);
+    }
+    const next = () => {
+      if (val !== null) return val;
+      if (i + 1 >= argv.length) usage(`${a} needs a value`);
+      return argv[++i];
+    };
+    if (a === '--feed' || a === '--feed-both') {
+      const spec = next();
+      const k = spec.indexOf('=');
+      if (k <= 0 || k === spec.length - 1) usage(`bad ${a} value '${spec}' (want NAME=FILE.npy)`);
+      (a === '--feed' ? opts.feeds : opts.feedsBoth).push({ name: spec.slice(0, k), file: spec.slice(k + 1) });
+    } else if (a === '--seed') {
+      const s = next();
+      if (!/^\d+$/.test(s)) usage(`bad --seed '${s}' (want a non-negative integer)`);
+      opts.seed = Number(BigInt(s) & 0xffffffffn);
+    } else if (a === '--runs') {
+      const r = next();
+      if (!/^\d+$/.test(r) || Number(r) < 1 || Number(r) > 1000) usage(`bad --runs '${r}' (want 1..1000)`);
+      opts.runs = Number(r);
+    } else if (a === '--graph-opt') {
+      const g = next();
+      if (!['disabled', 'basic', 'extended', 'all'].includes(g)) usage(`bad --graph-opt '${g}'`);
+      opts.graphOpt = g;
+    } else if (a === '-h' || a === '--help') {
+      usage();
+    } else if (a.startsWith('--')) {
+      usage(`unknown option ${a}`);
+    } else {
+      opts.positional.push(a);
+    }
+  }
+  if (opts.positional.length !== 2) usage('need exactly REFERENCE.onnx and CANDIDATE.onnx');
+  return opts;
+}
+
+// ------------------------------------------------------------------ PRNG
+// mulberry32, seeded per input from (seed, FNV-1a hash of the input name).
+function fnv1a(str) {
+  let h = 0x811c9dc5;
+  for (const b of Buffer.from(str, 'utf8')) {
+    h ^= b;
+    h = Math.imul(h, 0x01000193) >>> 0;
+  }
+  return h >>> 0;
+}
+
+function makeRng(seed, name) {
+  let s = (Math.imul(seed >>> 0, 0x9e3779b1) ^ fnv1a(name)) >>> 0;
+  return () => {
+    s = (s + 0x6d2b79f5) >>> 0;
+    let t = s;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+// float32 -> IEEE half bits (round to nearest even).
+const f32buf = new Float32Array(1);
+const u32buf = new Uint32Array(f32buf.buffer);
+function floatToHalfBits(v) {
+  f32buf[0] = v;
+  const x = u32buf[0];
+  const sign = (x >>> 16) & 0x8000;
+  const exp = (x >>> 23) & 0xff;
+  let mant = x & 0x7fffff;
+  if (exp === 0xff) return sign | 0x7c00 | (mant ? 0x200 : 0);
+  let e = exp - 127 + 15;
+  if (e >= 0x1f) return sign | 0x7c00;
+  if (e <= 0) {
+    if (e < -10) return sign;
+    mant |= 0x800000;
+    const shift = 14 - e;
+    let h = mant >>> shift;
+    const rem = mant & ((1 << shift) - 1);
+    const half = 1 << (shift - 1);
+    if (rem > half || (rem === half && (h & 1))) h++;
+    return sign | h;
+  }
+  let h = (e << 10) | (mant >>> 13);
+  const rem = mant & 0x1fff;
+  if (rem > 0x1000 || (rem === 0x1000 && (h & 1))) h++;
+  return sign | h;
+}
+
+function halfBitsToFloat(h) {
+  const sign = h & 0x8000 ? -1 : 1;
+  const e = (h >>> 10) & 0x1f;
+  const m = h & 0x3ff;
+  if (e === 0) return sign * m * 2 ** -24;
+  if (e === 0x1f) return m ? NaN : sign * Infinity;
+  return sign * (1 + m / 1024) * 2 ** (e - 15);
+}
+
+// ------------------------------------------------------------------ tensors
+const TYPED = {
+  float32: Float32Array,
+  float64: Float64Array,
+  float16: Uint16Array,
+  int8: Int8Array,
+  int16: Int16Array,
+  int32: Int32Array,
+  int64: BigInt64Array,
+  uint8: Uint8Array,
+  uint16: Uint16Array,
+  uint32: Uint32Array,
+  uint64: BigUint64Array,
+  bool: Uint8Array,
+};
+
+function randomTensor(ort, meta, seed) {
+  if (!meta.isTensor) throw new Error(`input '${meta.name}' is not a tensor; cannot generate a value`);
+  const dims = (meta.shape || []).map((d) => (typeof d === 'number' && Number.isInteger(d) && d >= 0 ? d : 2));
+  const n = dims.reduce((a, b) => a * b, 1);
+  const rng = makeRng(seed, meta.name);
+  const type = meta.type;
+  if (type === 'string') {
+    const alphabet = 'abcdefghijklmnopqrstuvwxyz0123456789';
+    const data = [];
+    for (let i = 0; i < n; i++) {
+      const len = 1 + Math.floor(rng() * 8);
+      let s = '';
+      for (let j = 0; j < len; j++) s += alphabet[Math.floor(rng() * alphabet.length)];
+      data.push(s);
+    }
+    return new ort.Tensor('string', data, dims);
+  }
+  if (type === 'int4' || type === 'uint4') {
+    const data = new (type === 'int4' ? Int8Array : Uint8Array)(Math.ceil(n / 2));
+    for (let i = 0; i < n; i++) if (rng() < 0.5) data[i >> 1] |= i & 1 ? 0x10 : 0x01;
+    return new ort.Tensor(type, data, dims);
+  }
+  const Ctor = TYPED[type];
+  if (!Ctor) throw new Error(`input '${meta.name}' has unsupported element type '${type}'`);
+  const data = new Ctor(n);
+  for (let i = 0; i < n; i++) {
+    const r = rng();
+    if (type === 'float32' || type === 'float64') data[i] = r * 4 - 2;
+    else if (type === 'float16') data[i] = floatToHalfBits(r * 4 - 2);
+    else if (type === 'int64' || type === 'uint64') data[i] = r < 0.5 ? 0n : 1n;
+    else data[i] = r < 0.5 ? 0 : 1;
+  }
+  return new ort.Tensor(type, data, dims);
+}
+
+// ------------------------------------------------------------------ .npy
+const NPY_TYPES = {
+  f2: ['float16', Uint16Array, 2],
+  f4: ['float32', Float32Array, 4],
+  f8: ['float64', Float64Array, 8],
+  i1: ['int8', Int8Array, 1],
+  i2: ['int16', Int16Array, 2],
+  i4: ['int32', Int32Array, 4],
+  i8: ['int64', BigInt64Array, 8],
+  u1: ['uint8', Uint8Array, 1],
+  u2: ['uint16', Uint16Array, 2],
+  u4: ['uint32', Uint32Array, 4],
+  u8: ['uint64', BigUint64Array, 8],
+  b1: ['bool', Uint8Array, 1],
+};
+
+function readNpy(ort, file) {
+  const buf = fs.readFileSync(file);
+  const magic = Buffer.from([0x93, 0x4e, 0x55, 0x4d, 0x50, 0x59]); // \x93NUMPY
+  if (buf.length < 10 || !buf.subarray(0, 6).equals(magic)) throw new Error(`${file}: not a .npy file`);
+  const major = buf[6];
+  let hlen;
+  let hstart;
+  if (major === 1) {
+    hlen = buf.readUInt16LE(8);
+    hstart = 10;
+  } else if (major === 2 || major === 3) {
+    if (buf.length < 12) throw new Error(`${file}: truncated header`);
+    hlen = buf.readUInt32LE(8);
+    hstart = 12;
+  } else {
+    throw new Error(`${file}: unsupported .npy version ${major}.${buf[7]}`);
+  }
+  if (hstart + hlen > buf.length) throw new Error(`${file}: truncated header`);
+  const header = buf.subarray(hstart, hstart + hlen).toString(major === 3 ? 'utf8' : 'latin1');
+  const descrM = /['"]descr['"]\s*:\s*['"]([^'"]*)['"]/.exec(header);
+  const fortranM = /['"]fortran_order['"]\s*:\s*(True|False)/.exec(header);
+  const shapeM = /['"]shape['"]\s*:\s*\(([^)]*)\)/.exec(header);
+  if (!descrM || !fortranM || !shapeM) throw new Error(`${file}: cannot parse header ${JSON.stringify(header)}`);
+  if (fortranM[1] === 'True') throw new Error(`${file}: fortran_order arrays are not supported`);
+  const descr = descrM[1];
+  const m = /^([<|=>])([a-z]\d+)$/.exec(descr);
+  if (!m || !NPY_TYPES[m[2]]) throw new Error(`${file}: unsupported dtype '${descr}'`);
+  const [ortType, Ctor, size] = NPY_TYPES[m[2]];
+  if (m[1] === '>' && size > 1) throw new Error(`${file}: big-endian dtype '${descr}' is not supported`);
+  if (m[1] === '=' && size > 1 && require('node:os').endianness() !== 'LE') {
+    throw new Error(`${file}: native-endian dtype on a big-endian host is not supported`);
+  }
+  const dims = shapeM[1]
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s.length > 0)
+    .map((s) => {
+      if (!/^\d+L?$/.test(s)) throw new Error(`${file}: bad shape entry '${s}'`);
+      return Number.parseInt(s, 10);
+    });
+  const n = dims.reduce((a, b) => a * b, 1);
+  const dataStart = hstart + hlen;
+  const nbytes = n * size;
+  if (buf.length - dataStart !== nbytes) {
+    throw new Error(`${file}: data is ${buf.length - dataStart} bytes, expected ${nbytes} for shape (${dims.join(',')}) ${descr}`);
+  }
+  // Copy into a fresh, aligned buffer.
+  const bytes = new Uint8Array(nbytes);
+  bytes.set(buf.subarray(dataStart, dataStart + nbytes));
+  const data = new Ctor(bytes.buffer, 0, n);
+  if (ortType === 'bool') {
+    for (let i = 0; i < n; i++) if (data[i] > 1) throw new Error(`${file}: bool element ${i} is ${data[i]}, not 0 or 1`);
+  }
+  return new ort.Tensor(ortType, data, dims);
+}
+
+// ------------------------------------------------------------------ compare
+function bytesOf(tensor) {
+  const d = tensor.data;
+  return Buffer.from(d.buffer, d.byteOffset, d.byteLength);
+}
+
+function elemSize(tensor) {
+  return tensor.data.BYTES_PER_ELEMENT || 1;
+}
+
+function fmtValue(type, data, i) {
+  if (i >= data.length) return '<missing>';
+  const v = data[i];
+  const hex = (x, w) => '0x' + x.toString(16).padStart(w, '0');
+  switch (type) {
+    case 'float32': {
+      const b = Buffer.alloc(4);
+      b.writeFloatLE(v);
+      return `${Object.is(v, -0) ? '-0' : String(v)} (${hex(b.readUInt32LE(0), 8)})`;
+    }
+    case 'float64': {
+      const b = Buffer.alloc(8);
+      b.writeDoubleLE(v);
+      return `${Object.is(v, -0) ? '-0' : String(v)} (${hex(b.readBigUInt64LE(0), 16)})`;
+    }
+    case 'float16': {
+      const f = halfBitsToFloat(v);
+      return `${Object.is(f, -0) ? '-0' : String(f)} (${hex(v, 4)})`;
+    }
+    case 'string':
+      return JSON.stringify(v);
+    case 'bool':
+      return v ? 'true' : v === 0 ? 'false' : `bool(${v})`;
+    default:
+      return String(v);
+  }
+}
+
+function compareOutput(name, ref, cand) {
+  const problems = [];
+  if (cand === undefined) return [`output ${name}: missing from candidate`];
+  if (ref.type !== cand.type) {
+    return [`output ${name}: element type differs: reference ${ref.type} candidate ${cand.type}`];
+  }
+  const rd = Array.from(ref.dims);
+  const cd = Array.from(cand.dims);
+  if (rd.length !== cd.length || rd.some((d, i) => d !== cd[i])) {
+    return [`output ${name}: dims differ: reference [${rd.join(',')}] candidate [${cd.join(',')}]`];
+  }
+  if (ref.type === 'string') {
+    const a = ref.data;
+    const b = cand.data;
+    const n = Math.max(a.length, b.length);
+    for (let i = 0; i < n; i++) {
+      if (i >= a.length || i >= b.length || a[i] !== b[i]) {
+        problems.push(
+          `output ${name}: element ${i} differs: reference ${fmtValue('string', a, i)} candidate ${fmtValue('string', b, i)}`,
+        );
+        break;
+      }
+    }
+    return problems;
+  }
+  const ra = bytesOf(ref);
+  const ca = bytesOf(cand);
+  if (ra.equals(ca)) return problems;
+  const n = Math.min(ra.length, ca.length);
+  let byte = 0;
+  while (byte < n && ra[byte] === ca[byte]) byte++;
+  if (ref.type === 'int4' || ref.type === 'uint4') {
+    const idx = byte * 2 + (byte < n && (ra[byte] & 0x0f) === (ca[byte] & 0x0f) ? 1 : 0);
+    const nib = (buf, i) => (i >> 1 < buf.length ? String((buf[i >> 1] >> ((i & 1) * 4)) & 0x0f) : '<missing>');
+    problems.push(`output ${name}: element ${idx} differs: reference nibble ${nib(ra, idx)} candidate nibble ${nib(ca, idx)}`);
+    return problems;
+  }
+  const idx = Math.floor(byte / elemSize(ref));
+  problems.push(
+    `output ${name}: element ${idx} differs: reference ${fmtValue(ref.type, ref.data, idx)} candidate ${fmtValue(cand.type, cand.data, idx)}`,
+  );
+  return problems;
+}
+
+// ------------------------------------------------------------------ main
+async function main() {
+  const opts = parseArgs(process.argv.slice(2));
+  const [refPath, candPath] = opts.positional;
+  let ort;
+  try {
+    ort = require('onnxruntime-node');
+  } catch (e) {
+    fail(`cannot load onnxruntime-node (run 'npm install --onnxruntime-node-install=skip' next to this script): ${e.message}`);
+  }
+  ort.env.logLevel = 'error';
+  const sessOpts = {
+    executionProviders: ['cpu'],
+    intraOpNumThreads: 1,
+    interOpNumThreads: 1,
+    logSeverityLevel: 3,
+  };
+  if (opts.graphOpt) sessOpts.graphOptimizationLevel = opts.graphOpt;
+
+  for (const p of [refPath, candPath]) {
+    if (!fs.existsSync(p)) fail(`${p}: no such file`);
+  }
+  let refSess;
+  let candSess;
+  try {
+    refSess = await ort.InferenceSession.create(refPath, sessOpts);
+  } catch (e) {
+    fail(`cannot load reference ${refPath}: ${e.message}`);
+  }
+  try {
+    candSess = await ort.InferenceSession.create(candPath, sessOpts);
+  } catch (e) {
+    fail(`cannot load candidate ${candPath}: ${e.message}`);
+  }
+
+  const both = {};
+  const extra = {};
+  try {
+    for (const f of opts.feedsBoth) both[f.name] = readNpy(ort, f.file);
+    for (const f of opts.feeds) extra[f.name] = readNpy(ort, f.file);
+  } catch (e) {
+    fail(e.message);
+  }
+
+  const problems = [];
+  const candInputs = new Set(candSess.inputNames);
+  for (const name of refSess.inputNames) {
+    if (!candInputs.has(name) && !(name in extra)) problems.push(`input ${name}: reference input is not an input of candidate`);
+  }
+  for (const name of candSess.inputNames) {
+    if (!refSess.inputNames.includes(name) && !(name in extra) && !(name in both)) {
+      problems.push(`input ${name}: candidate input has no value (not a reference input, no --feed)`);
+    }
+  }
+  // onnxruntime-node drops feeds whose names it does not list as inputs, so
+  // a misspelt or non-overridable name must not pass silently.
+  for (const name of Object.keys(extra)) {
+    if (!candInputs.has(name)) problems.push(`input ${name}: --feed names no input of candidate`);
+  }
+  for (const name of Object.keys(both)) {
+    if (!refSess.inputNames.includes(name) || !candInputs.has(name)) {
+      problems.push(`input ${name}: --feed-both names no input of both models`);
+    }
+  }
+  if (problems.length) {
+    for (const p of problems) process.stdout.write(`${PROG}: ${p}\n`);
+    process.exit(1);
+  }
+
+  for (let r = 0; r < opts.runs; r++) {
+    const seed = (opts.seed + r) >>> 0;
+    const refFeeds = {};
+    try {
+      for (const meta of refSess.inputMetadata) refFeeds[meta.name] = randomTensor(ort, meta, seed);
+    } catch (e) {
+      fail(e.message);
+    }
+    Object.assign(refFeeds, both);
+    const candFeeds = {};
+    for (const [name, t] of Object.entries(refFeeds)) if (candInputs.has(name)) candFeeds[name] = t;
+    Object.assign(candFeeds, extra);
+
+    let refOut;
+    let candOut;
+    try {
+      refOut = await refSess.run(refFeeds);
+    } catch (e) {
+      fail(`cannot run reference ${refPath}: ${e.message}`);
+    }
+    try {
+      candOut = await candSess.run(candFeeds);
+    } catch (e) {
+      fail(`cannot run candidate ${candPath}: ${e.message}`);
+    }
+    const suffix = opts.runs > 1 ? ` (seed ${seed})` : '';
+    for (const name of refSess.outputNames) {
+      for (const p of compareOutput(name, refOut[name], candOut[name])) problems.push(p + suffix);
+    }
+    if (problems.length) {
+      for (const p of problems) process.stdout.write(`${PROG}: ${p}\n`);
+      process.exit(1);
+    }
+  }
+  process.stdout.write(`${PROG}: ok: ${refSess.outputNames.length} outputs identical\n`);
+}
+
+main().catch((e) => fail(e && e.stack ? e.stack : String(e)));

@@ -1,0 +1,269 @@
+/* support.c: test helpers (see support.h). */
+#include "support.h"
+
+#include <dirent.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+char *
+tmpdir_new(void)
+{
+	const char *base = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+	char *dir = malloc(strlen(base) + 32);
+
+	if (dir == NULL)
+		abort();
+	sprintf(dir, "%s/scs-test.XXXXXX", base);
+	if (mkdtemp(dir) == NULL) {
+		perror("mkdtemp");
+		abort();
+	}
+	return dir;
+}
+
+void
+tmpdir_remove(char *dir)
+{
+	if (dir == NULL)
+		return;
+	run(NULL, "rm -rf '%s'", dir);
+	free(dir);
+}
+
+char *
+path_in(const char *dir, const char *name)
+{
+	char *p = malloc(strlen(dir) + strlen(name) + 2);
+
+	if (p == NULL)
+		abort();
+	sprintf(p, "%s/%s", dir, name);
+	return p;
+}
+
+char *
+fixture(const char *name)
+{
+	return path_in(SCS_TEST_BUILD_DIR, name);
+}
+
+uint8_t *
+read_all(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	uint8_t *data;
+	long n;
+
+	if (f == NULL)
+		return NULL;
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	fseek(f, 0, SEEK_SET);
+	data = malloc((size_t)n + 1);
+	if (fread(data, 1, (size_t)n, f) != (size_t)n) {
+		free(data);
+		data = NULL;
+	}
+	fclose(f);
+	*len = (size_t)n;
+	return data;
+}
+
+void
+write_all(const char *path, const void *data, size_t len)
+{
+	FILE *f = fopen(path, "wb");
+
+	if (f == NULL || fwrite(data, 1, len, f) != len) {
+		perror(path);
+		abort();
+	}
+	fclose(f);
+}
+
+int
+file_exists(const char *path)
+{
+	struct stat st;
+
+	return lstat(path, &st) == 0;
+}
+
+uint64_t
+file_size(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 ? (uint64_t)st.st_size : 0;
+}
+
+int
+count_files(const char *dir, const char *prefix)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	int n = 0;
+
+	if (d == NULL)
+		return -1;
+	while ((e = readdir(d)) != NULL)
+		if (strncmp(e->d_name, prefix, strlen(prefix)) == 0)
+			n++;
+	closedir(d);
+	return n;
+}
+
+static int
+vrun(char **out, const char *fmt, va_list ap)
+{
+	char cmd[8192], buf[4096];
+	size_t len = 0, n;
+	char *text = NULL;
+	FILE *p;
+	int status;
+
+	vsnprintf(cmd, sizeof(cmd) - 8, fmt, ap);
+	strcat(cmd, " 2>&1");
+	if ((p = popen(cmd, "r")) == NULL)
+		return -1;
+	while ((n = fread(buf, 1, sizeof(buf), p)) > 0) {
+		text = realloc(text, len + n + 1);
+		memcpy(text + len, buf, n);
+		len += n;
+	}
+	if (text == NULL)
+		text = calloc(1, 1);
+	text[len] = '\0';
+	status = pclose(p);
+	if (out)
+		*out = text;
+	else
+		free(text);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+int
+run(char **out, const char *fmt, ...)
+{
+	va_list ap;
+	int rc;
+
+	va_start(ap, fmt);
+	rc = vrun(out, fmt, ap);
+	va_end(ap);
+	return rc;
+}
+
+int
+run_tool(char **out, const char *tool, const char *args_fmt, ...)
+{
+	char fmt[4096];
+	va_list ap;
+	int rc;
+
+	snprintf(fmt, sizeof(fmt), "'%s/%s' %s", SCS_TOOLS_DIR, tool, args_fmt);
+	va_start(ap, args_fmt);
+	rc = vrun(out, fmt, ap);
+	va_end(ap);
+	return rc;
+}
+
+int
+onnx_check(char **out, const char *path)
+{
+	return run(out, "/usr/bin/python3 '%s/tests/e2e/check_model.py' '%s'", SCS_TEST_SRC_DIR, path);
+}
+
+int
+ort_same(char **out, const char *ref, const char *cand, const char *extra)
+{
+	return run(out, "node '%s/tests/e2e/ort_compare.mjs' '%s' '%s' --runs 4 %s", SCS_TEST_SRC_DIR, ref, cand,
+	    extra ? extra : "");
+}
+
+Onnx__ModelProto *
+load_proto(const char *path)
+{
+	size_t len;
+	uint8_t *data = read_all(path, &len);
+	Onnx__ModelProto *m;
+
+	if (data == NULL)
+		return NULL;
+	m = onnx__model_proto__unpack(NULL, len, data);
+	free(data);
+	return m;
+}
+
+void
+free_proto(Onnx__ModelProto *m)
+{
+	if (m)
+		onnx__model_proto__free_unpacked(m, NULL);
+}
+
+Onnx__TensorProto *
+find_init(const Onnx__GraphProto *g, const char *name)
+{
+	for (size_t i = 0; i < g->n_initializer; i++)
+		if (strcmp(g->initializer[i]->name, name) == 0)
+			return g->initializer[i];
+	return NULL;
+}
+
+Onnx__NodeProto *
+find_node_by_output(const Onnx__GraphProto *g, const char *output)
+{
+	for (size_t i = 0; i < g->n_node; i++)
+		for (size_t j = 0; j < g->node[i]->n_output; j++)
+			if (strcmp(g->node[i]->output[j], output) == 0)
+				return g->node[i];
+	return NULL;
+}
+
+int
+count_ops(const Onnx__GraphProto *g, const char *op_type)
+{
+	int n = 0;
+
+	for (size_t i = 0; i < g->n_node; i++)
+		n += strcmp(g->node[i]->op_type, op_type) == 0;
+	return n;
+}
+
+int
+uses(const Onnx__GraphProto *g, const char *name)
+{
+	for (size_t i = 0; i < g->n_node; i++)
+		for (size_t j = 0; j < g->node[i]->n_input; j++)
+			if (strcmp(g->node[i]->input[j], name) == 0)
+				return 1;
+	return 0;
+}
+
+Onnx__GraphProto *
+subgraph(const Onnx__GraphProto *g, const char *op_type, const char *attr)
+{
+	for (size_t i = 0; i < g->n_node; i++) {
+		if (strcmp(g->node[i]->op_type, op_type) != 0)
+			continue;
+		for (size_t j = 0; j < g->node[i]->n_attribute; j++)
+			if (strcmp(g->node[i]->attribute[j]->name, attr) == 0)
+				return g->node[i]->attribute[j]->g;
+	}
+	return NULL;
+}
+
+int
+has_input(const Onnx__GraphProto *g, const char *name)
+{
+	for (size_t i = 0; i < g->n_input; i++)
+		if (strcmp(g->input[i]->name, name) == 0)
+			return 1;
+	return 0;
+}

@@ -1,0 +1,61 @@
+/*
+ * support.h: what the test suites share: scratch folders, files, running
+ * the tools and the real checkers (ONNX Runtime via node, onnx.checker),
+ * and reading outputs back with protobuf-c (not with the code under test).
+ */
+#ifndef SCS_TEST_SUPPORT_H
+#define SCS_TEST_SUPPORT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "onnx.pb-c.h"
+
+/* A fresh scratch folder (malloc'd path); remove with tmpdir_remove(). */
+char *tmpdir_new(void);
+void tmpdir_remove(char *dir);
+
+/* malloc'd "dir/name". */
+char *path_in(const char *dir, const char *name);
+
+/* Path of a fixture built from tests/data or by tests/e2e/gen_models.py. */
+char *fixture(const char *name);
+
+/* Whole-file helpers (small files only). read_all returns malloc'd bytes. */
+uint8_t *read_all(const char *path, size_t *len);
+void write_all(const char *path, const void *data, size_t len);
+int file_exists(const char *path);
+uint64_t file_size(const char *path);
+/* Files in @dir whose names start with @prefix. */
+int count_files(const char *dir, const char *prefix);
+
+/* Run a shell command; *out gets its stdout+stderr (malloc'd) when not NULL.
+ * Returns the exit status (or -1). */
+int run(char **out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Run a built tool: "tool args"; same as run(). */
+int run_tool(char **out, const char *tool, const char *args_fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* onnx.checker.check_model(path): 0 when it passes; *out has the message. */
+int onnx_check(char **out, const char *path);
+
+/* ONNX Runtime: @cand computes what @ref computes for the same inputs
+ * (bit for bit); @extra is appended to the command (e.g. --feed ...). */
+int ort_same(char **out, const char *ref, const char *cand, const char *extra);
+
+/* Read a model with protobuf-c (inline models only). */
+Onnx__ModelProto *load_proto(const char *path);
+void free_proto(Onnx__ModelProto *m);
+
+/* Lookups in a graph; NULL when absent. */
+Onnx__TensorProto *find_init(const Onnx__GraphProto *g, const char *name);
+Onnx__NodeProto *find_node_by_output(const Onnx__GraphProto *g, const char *output);
+/* Count nodes of @op_type in @g (not nested). */
+int count_ops(const Onnx__GraphProto *g, const char *op_type);
+/* 1 when any node input of @g (not nested) is @name. */
+int uses(const Onnx__GraphProto *g, const char *name);
+/* The graph attribute @attr of the first node of @op_type. */
+Onnx__GraphProto *subgraph(const Onnx__GraphProto *g, const char *op_type, const char *attr);
+int has_input(const Onnx__GraphProto *g, const char *name);
+
+#endif

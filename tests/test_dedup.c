@@ -1,0 +1,158 @@
+/*
+ * test_dedup.c: the dedup rules, checked on real models (tests/e2e/gen_models.py)
+ * by reading the output back with protobuf-c.
+ */
+#include <criterion/criterion.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "err.h"
+#include "hash.h"
+#include "scs4onnx.h"
+#include "support.h"
+
+static char *dir;
+static scs_report rep;
+static Onnx__ModelProto *got;
+
+static void
+setup(void)
+{
+	dir = tmpdir_new();
+	memset(&rep, 0, sizeof(rep));
+	got = NULL;
+}
+
+static void
+teardown(void)
+{
+	free_proto(got);
+	scs_report_dispose(&rep);
+	tmpdir_remove(dir);
+}
+
+/* Shrink fixture @name; got = the output, read with protobuf-c. */
+static Onnx__GraphProto *
+shrink(const char *name)
+{
+	char *in = fixture(name), *out = path_in(dir, "out.onnx");
+
+	cr_assert_eq(scs_shrink(&rep, in, out, NULL), SCS_OK, "%s", scs_err_msg());
+	got = load_proto(out);
+	cr_assert_not_null(got, "output does not parse");
+	free(in);
+	free(out);
+	return got->graph;
+}
+
+Test(dedup, initializers_and_constant_nodes_merge_into_the_first, .init = setup, .fini = teardown)
+{
+	Onnx__GraphProto *g = shrink("dup_basic.onnx");
+
+	cr_assert_not_null(find_init(g, "W1"));
+	cr_assert_null(find_init(g, "W2"));
+	cr_assert_null(find_init(g, "W3"));
+	cr_assert_null(find_node_by_output(g, "Cw"), "the Constant copy is gone");
+	cr_assert(uses(g, "W1"));
+	cr_assert_not(uses(g, "W2") || uses(g, "W3") || uses(g, "Cw"), "a reference was not rewritten");
+	cr_assert_eq(rep.n_groups, 2, "groups: %zu", rep.n_groups);
+}
+
+Test(dedup, graph_inputs_and_outputs_keep_their_names, .init = setup, .fini = teardown)
+{
+	Onnx__GraphProto *g = shrink("dup_basic.onnx");
+
+	cr_assert_not_null(find_init(g, "D"), "an overridable default must stay");
+	cr_assert(has_input(g, "D"));
+	cr_assert(uses(g, "D"));
+	cr_assert_not_null(find_init(g, "G"), "a graph output keeps its constant");
+	cr_assert_null(find_init(g, "G2"), "the copy of a graph output merges into it");
+	cr_assert(uses(g, "G"));
+}
+
+Test(dedup, scalars_are_left_alone, .init = setup, .fini = teardown)
+{
+	Onnx__GraphProto *g = shrink("dup_basic.onnx");
+
+	cr_assert_not_null(find_init(g, "S"));
+	cr_assert_not_null(find_init(g, "S2"));
+	cr_assert_not_null(find_init(g, "O1"));
+	cr_assert_not_null(find_init(g, "O1b"));
+	cr_assert_eq(rep.n_scalars, 4, "scalars: %llu", (unsigned long long)rep.n_scalars);
+}
+
+Test(dedup, copies_in_both_branches_of_an_if_are_lifted, .init = setup, .fini = teardown)
+{
+	Onnx__GraphProto *g = shrink("if_outer.onnx"), *then_g, *else_g;
+	const char *name;
+
+	cr_assert_eq(rep.n_groups, 1);
+	cr_assert_eq(rep.groups[0].lifted, 1);
+	name = rep.groups[0].canonical;
+	cr_assert_not_null(find_init(g, name), "no lifted copy '%s' in the main graph", name);
+	then_g = subgraph(g, "If", "then_branch");
+	else_g = subgraph(g, "If", "else_branch");
+	cr_assert_eq(count_ops(then_g, "Constant") + count_ops(else_g, "Constant"), 0);
+	cr_assert(uses(then_g, name) && uses(else_g, name), "branches must read the lifted '%s'", name);
+	cr_assert(uses(then_g, "M") && uses(else_g, "M"), "outer-scope references stay");
+}
+
+Test(dedup, a_loop_body_copy_reads_the_outer_constant, .init = setup, .fini = teardown)
+{
+	Onnx__GraphProto *g = shrink("loop_dup.onnx"), *body = subgraph(g, "Loop", "body");
+
+	cr_assert_not_null(find_init(g, "K"));
+	cr_assert_eq(count_ops(body, "Constant"), 0, "the body's copy is gone");
+	cr_assert(uses(body, "K"), "the body reads the outer K");
+}
+
+Test(dedup, nested_branches_share_the_outermost_copy, .init = setup, .fini = teardown)
+{
+	Onnx__GraphProto *g = shrink("nested_if.onnx"), *outer_then = subgraph(g, "If", "then_branch");
+	Onnx__GraphProto *outer_else = subgraph(g, "If", "else_branch");
+
+	cr_assert_not_null(find_init(g, "P0"));
+	cr_assert_null(find_node_by_output(outer_else, "out_else_P"));
+	cr_assert_null(find_node_by_output(outer_else, "out_else_Q"), "an equal constant under another name too");
+	cr_assert(uses(outer_else, "P0"));
+	cr_assert(uses(subgraph(outer_then, "If", "then_branch"), "P0"));
+	cr_assert(uses(subgraph(outer_then, "If", "else_branch"), "P0"));
+}
+
+Test(dedup, a_name_shadowed_in_a_nested_graph_is_not_captured, .init = setup, .fini = teardown)
+{
+	Onnx__GraphProto *g = shrink("shadow.onnx");
+
+	cr_assert_not_null(find_init(g, "A"));
+	cr_assert_not_null(find_init(g, "B"), "B may not become A: a nested graph defines its own A");
+	cr_assert(uses(subgraph(g, "If", "then_branch"), "B"));
+	cr_assert_eq(rep.skipped.n, 1);
+	cr_assert_str_eq(rep.skipped.items[0].name, "B");
+}
+
+Test(dedup, colliding_keys_never_merge_different_bytes, .init = setup, .fini = teardown)
+{
+	Onnx__GraphProto *g;
+
+	scs_hash_force_collisions(1);
+	g = shrink("dup_basic.onnx");
+	scs_hash_force_collisions(0);
+	/* W1 and G have equal type, dims and (forced) keys, but different bytes */
+	cr_assert_not_null(find_init(g, "W1"));
+	cr_assert_not_null(find_init(g, "G"));
+	cr_assert_null(find_init(g, "W2"));
+	cr_assert_null(find_init(g, "G2"));
+	cr_assert_eq(rep.n_groups, 2, "groups: %zu", rep.n_groups);
+}
+
+Test(dedup, the_same_content_in_other_encodings_merges, .init = setup, .fini = teardown)
+{
+	Onnx__GraphProto *g = shrink("dup_encodings.onnx");
+
+	cr_assert_null(find_init(g, "F_typed"));
+	cr_assert_null(find_init(g, "L_typed"));
+	cr_assert_null(find_init(g, "H_typed"));
+	cr_assert_null(find_init(g, "Dd_raw"));
+	cr_assert_null(find_init(g, "Str2"), "string tensors merge too");
+	cr_assert_eq(rep.n_groups, 5, "groups: %zu", rep.n_groups);
+}

@@ -1,0 +1,156 @@
+/*
+ * test_e2e_shrink.c: scs4onnx-shrink end to end: every output passes
+ * onnx.checker and computes, in ONNX Runtime, bit for bit what its input
+ * computed for the same inputs.
+ */
+#include <criterion/criterion.h>
+#include <criterion/parameterized.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "onnx.pb-c.h"
+#include "support.h"
+
+static void
+check_equivalent(const char *in, const char *out)
+{
+	char *text;
+
+	cr_assert_eq(onnx_check(&text, out), 0, "onnx.checker: %s", text);
+	free(text);
+	cr_assert_eq(ort_same(&text, in, out, NULL), 0, "ONNX Runtime: %s", text);
+	cr_assert_not_null(strstr(text, "identical"), "%s", text);
+	free(text);
+}
+
+/* names by value: parameters cross into the test's own process */
+typedef struct model_name {
+	char name[32];
+} model_name;
+
+ParameterizedTestParameters(e2e, every_model_computes_the_same)
+{
+	static model_name names[] = { { "dup_basic.onnx" }, { "dup_encodings.onnx" }, { "if_outer.onnx" },
+		{ "shadow.onnx" }, { "downcast.onnx" }, { "external.onnx" }, { "loop_dup.onnx" }, { "nested_if.onnx" } };
+
+	return cr_make_param_array(model_name, names, sizeof(names) / sizeof(names[0]));
+}
+
+ParameterizedTest(model_name *p, e2e, every_model_computes_the_same)
+{
+	char *dir = tmpdir_new(), *in = fixture(p->name), *out = path_in(dir, "out.onnx"), *text;
+
+	cr_assert_eq(run_tool(&text, "scs4onnx-shrink", "'%s' '%s'", in, out), 0, "%s", text);
+	cr_assert_not_null(strstr(text, "INFO: groups merged"), "no summary: %s", text);
+	free(text);
+	check_equivalent(in, out);
+	if (strcmp(p->name, "external.onnx") != 0)    /* its input keeps the weights beside it */
+		cr_assert_leq(file_size(out), file_size(in), "the output grew");
+	free(in);
+	free(out);
+	tmpdir_remove(dir);
+}
+
+Test(e2e, external_data_in_and_out_is_aligned_and_loads)
+{
+	char *dir = tmpdir_new(), *in = fixture("external.onnx"), *out = path_in(dir, "m.onnx"),
+	     *data = path_in(dir, "m.onnx.data"), *text;
+	Onnx__ModelProto *m;
+	int n_ext = 0;
+
+	cr_assert_eq(run_tool(&text, "scs4onnx-shrink", "'%s' '%s' --external-data -n", in, out), 0, "%s", text);
+	cr_assert_str_eq(text, "", "--non-verbose printed: %s", text);
+	free(text);
+	cr_assert(file_exists(data), "no m.onnx.data");
+	m = load_proto(out);
+	cr_assert_not_null(m);
+	for (size_t i = 0; i < m->graph->n_initializer; i++) {
+		Onnx__TensorProto *t = m->graph->initializer[i];
+
+		if (!t->has_data_location || t->data_location != ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL)
+			continue;
+		n_ext++;
+		for (size_t j = 0; j < t->n_external_data; j++) {
+			if (strcmp(t->external_data[j]->key, "location") == 0)
+				cr_assert_str_eq(t->external_data[j]->value, "m.onnx.data");
+			if (strcmp(t->external_data[j]->key, "offset") == 0)
+				cr_assert_eq(strtoull(t->external_data[j]->value, NULL, 10) % 4096, 0, "offset %s",
+				    t->external_data[j]->value);
+		}
+	}
+	cr_assert_geq(n_ext, 2, "external tensors: %d", n_ext);
+	free_proto(m);
+	check_equivalent(in, out);
+	free(in);
+	free(out);
+	free(data);
+	tmpdir_remove(dir);
+}
+
+Test(e2e, an_existing_data_file_is_replaced_not_appended)
+{
+	char *dir = tmpdir_new(), *in = fixture("external.onnx"), *out = path_in(dir, "m.onnx"),
+	     *data = path_in(dir, "m.onnx.data"), *text;
+	uint64_t first;
+
+	cr_assert_eq(run_tool(&text, "scs4onnx-shrink", "'%s' '%s' --external-data", in, out), 0, "%s", text);
+	free(text);
+	first = file_size(data);
+	cr_assert_eq(run_tool(&text, "scs4onnx-shrink", "'%s' '%s' --external-data", in, out), 0, "%s", text);
+	free(text);
+	cr_assert_eq(file_size(data), first, "second run: %llu bytes, first %llu", (unsigned long long)file_size(data),
+	    (unsigned long long)first);
+	check_equivalent(in, out);
+	free(in);
+	free(out);
+	free(data);
+	tmpdir_remove(dir);
+}
+
+Test(e2e, writing_over_the_input_is_refused)
+{
+	char *dir = tmpdir_new(), *src = fixture("dup_basic.onnx"), *in = path_in(dir, "m.onnx"), *text;
+	size_t len;
+	uint8_t *before = read_all(src, &len), *after;
+	size_t len2;
+
+	write_all(in, before, len);
+	cr_assert_eq(run_tool(&text, "scs4onnx-shrink", "'%s' '%s'", in, in), 1, "%s", text);
+	cr_assert_not_null(strstr(text, "the input is read from this file"), "%s", text);
+	free(text);
+	after = read_all(in, &len2);
+	cr_assert_eq(len2, len);
+	cr_assert_arr_eq(after, before, len);
+	free(before);
+	free(after);
+	free(src);
+	free(in);
+	tmpdir_remove(dir);
+}
+
+Test(e2e, scs4onnx_spellings_and_json_report)
+{
+	char *dir = tmpdir_new(), *in = fixture("dup_basic.onnx"), *out = path_in(dir, "o.onnx"),
+	     *json = path_in(dir, "r.json"), *text;
+	size_t len;
+	char *report;
+
+	cr_assert_eq(run_tool(&text, "scs4onnx-shrink", "'%s' '%s' --mode shrink --non_verbose -d --json '%s'", in, out,
+	    json), 0, "%s", text);
+	free(text);
+	report = (char *)read_all(json, &len);
+	cr_assert_not_null(report);
+	cr_assert_not_null(strstr(report, "\"canonical\": \"W1\""), "%s", report);
+	cr_assert_not_null(strstr(report, "\"merged\": [\"W2\", \"W3\", \"Cw\"]"), "%s", report);
+	free(report);
+	cr_assert_eq(run_tool(&text, "scs4onnx-shrink", "--help"), 0);
+	cr_assert_not_null(strstr(text, "--forced-extraction-op-names"), "%s", text);
+	free(text);
+	cr_assert_eq(run_tool(&text, "scs4onnx-shrink", "'%s' '%s' --bogus", in, out), 2, "%s", text);
+	free(text);
+	free(in);
+	free(out);
+	free(json);
+	tmpdir_remove(dir);
+}

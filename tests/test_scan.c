@@ -1,0 +1,137 @@
+/* test_scan.c: every payload encoding read into canonical bytes; unknown fields kept. */
+#include <criterion/criterion.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "err.h"
+#include "model.h"
+#include "scs4onnx.h"
+#include "store.h"
+#include "support.h"
+
+static char *dir;
+static scs_store *st;
+static scs_model *m;
+
+static void
+load_encodings(void)
+{
+	char *path = fixture("encodings.onnx");
+
+	dir = tmpdir_new();
+	cr_assert_eq(scs_store_open(&st, NULL, dir), SCS_OK, "%s", scs_err_msg());
+	cr_assert_eq(scs_model_load(&m, path, st, NULL), SCS_OK, "%s", scs_err_msg());
+	free(path);
+}
+
+static void
+unload(void)
+{
+	scs_model_free(m);
+	scs_store_close(st);
+	tmpdir_remove(dir);
+}
+
+static void
+expect_bytes(const char *name, const void *want, size_t len)
+{
+	Onnx__TensorProto *t = find_init(m->proto->graph, name);
+	uint8_t got[64];
+	uint32_t id;
+
+	cr_assert_not_null(t, "no initializer %s", name);
+	cr_assert_eq(scs_model_payload_of(m, t, &id), 1, "%s has no payload", name);
+	cr_assert_eq(m->payloads.items[id].key.len, len, "%s: %llu bytes, wanted %zu", name,
+	    (unsigned long long)m->payloads.items[id].key.len, len);
+	cr_assert_eq(scs_payloads_read(&m->payloads, id, 0, got, len), SCS_OK, "%s", scs_err_msg());
+	cr_assert_arr_eq(got, want, len, "%s: canonical bytes differ", name);
+}
+
+Test(scan, float_data_and_raw_data_give_the_same_bytes, .init = load_encodings, .fini = unload)
+{
+	static const uint8_t want[] = { 0, 0, 0x80, 0x3f, 0, 0, 0, 0xc0 };
+	uint32_t a, b;
+
+	expect_bytes("f32_typed", want, sizeof(want));
+	expect_bytes("f32_raw", want, sizeof(want));
+	scs_model_payload_of(m, find_init(m->proto->graph, "f32_typed"), &a);
+	scs_model_payload_of(m, find_init(m->proto->graph, "f32_raw"), &b);
+	cr_assert(scs_key_eq(&m->payloads.items[a].key, &m->payloads.items[b].key), "same content, same key");
+	cr_assert_eq(m->payloads.items[a].where, SCS_AT_STORE, "typed data is decoded into the store");
+	cr_assert_eq(m->payloads.items[b].where, SCS_AT_FILE, "raw data stays where it lies");
+}
+
+Test(scan, integer_fields_decode_by_element_type, .init = load_encodings, .fini = unload)
+{
+	static const uint8_t i64[] = { 1, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+		0, 0, 0, 0, 1, 0, 0, 0 };
+	static const uint8_t f16[] = { 0x00, 0x3c, 0x00, 0xc0 };
+	static const uint8_t i8[] = { 0xff, 0x7f, 0x80 };
+	static const uint8_t b[] = { 1, 0 };
+	static const uint8_t u32[] = { 0xff, 0xff, 0xff, 0xff, 7, 0, 0, 0 };
+	static const uint8_t u64[] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
+	static const uint8_t i4[] = { 0x21, 0x0f };
+
+	expect_bytes("i64_typed", i64, sizeof(i64));
+	expect_bytes("f16_typed", f16, sizeof(f16));
+	expect_bytes("i8_typed", i8, sizeof(i8));
+	expect_bytes("bool_typed", b, sizeof(b));
+	expect_bytes("u32_typed", u32, sizeof(u32));
+	expect_bytes("u64_typed", u64, sizeof(u64));
+	expect_bytes("i4_typed", i4, sizeof(i4));
+}
+
+Test(scan, double_and_complex_fields_keep_their_bytes, .init = load_encodings, .fini = unload)
+{
+	static const uint8_t f64[] = { 0, 0, 0, 0, 0, 0, 0xe0, 0x3f };
+	static const uint8_t c64[] = { 0, 0, 0x80, 0x3f, 0, 0, 0, 0x40 };
+
+	expect_bytes("f64_typed", f64, sizeof(f64));
+	expect_bytes("c64_typed", c64, sizeof(c64));
+}
+
+Test(scan, strings_and_empty_tensors_stay_in_the_skeleton, .init = load_encodings, .fini = unload)
+{
+	Onnx__TensorProto *s = find_init(m->proto->graph, "strings");
+	Onnx__TensorProto *e = find_init(m->proto->graph, "empty");
+	uint32_t id;
+
+	cr_assert_not_null(s);
+	cr_assert_eq(s->n_string_data, 2);
+	cr_assert_eq(s->string_data[0].len, 2);
+	cr_assert_arr_eq(s->string_data[0].data, "ab", 2);
+	cr_assert_eq(scs_model_payload_of(m, s, &id), 0);
+	cr_assert_not_null(e);
+	cr_assert_eq(scs_model_payload_of(m, e, &id), 0);
+}
+
+Test(scan, unknown_fields_are_kept_in_the_output)
+{
+	char *in = fixture("tiny.onnx"), *d = tmpdir_new(), *with = path_in(d, "unknown.onnx"),
+	     *out = path_in(d, "out.onnx");
+	/* field 1000 (varint 42) and field 77 (bytes "hi") appended at the top level */
+	static const uint8_t extra[] = { 0xc0, 0x3e, 42, 0xea, 0x04, 2, 'h', 'i' };
+	Onnx__ModelProto *got;
+	scs_report rep;
+	size_t len;
+	uint8_t *bytes = read_all(in, &len);
+
+	bytes = realloc(bytes, len + sizeof(extra));
+	memcpy(bytes + len, extra, sizeof(extra));
+	write_all(with, bytes, len + sizeof(extra));
+	cr_assert_eq(scs_shrink(&rep, with, out, NULL), SCS_OK, "%s", scs_err_msg());
+	got = load_proto(out);
+	cr_assert_not_null(got);
+	cr_assert_eq(got->base.n_unknown_fields, 2, "unknown fields: %zu", got->base.n_unknown_fields);
+	cr_assert_eq(got->base.unknown_fields[0].tag, 1000);
+	cr_assert_eq(got->base.unknown_fields[1].tag, 77);
+	cr_assert_eq(got->base.unknown_fields[1].len, 3, "length prefix and two bytes");
+	cr_assert_arr_eq(got->base.unknown_fields[1].data, "\002hi", 3);
+	free_proto(got);
+	scs_report_dispose(&rep);
+	free(bytes);
+	free(in);
+	free(with);
+	free(out);
+	tmpdir_remove(d);
+}
