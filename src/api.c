@@ -93,6 +93,8 @@ scs_shrink(scs_report *rep, const char *in, const char *out, const scs_shrink_op
 	rep->bytes_before = scs_pass_payload_bytes(m);
 	if ((rc = scs_pass_dedup(m, rep)) < 0)
 		goto done;
+	if (!opts->disable_auto_downcast && (rc = scs_pass_downcast(m, rep)) < 0)
+		goto done;
 	rep->bytes_after = scs_pass_payload_bytes(m);
 	memset(&emit_opts, 0, sizeof(emit_opts));
 	emit_opts.external = opts->external_data;

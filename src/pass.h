@@ -18,6 +18,16 @@
  */
 int scs_pass_dedup(scs_model *m, scs_report *rep);
 
+/*
+ * Lossless downcast: float64 -> float32 and int64 -> int32 constants, only
+ * where every value survives the round trip exactly and every consumer's
+ * operator schema accepts the narrower type at that input, with all
+ * constants that share a type variable narrowed together, and never where
+ * that type variable also types an output or a non-constant input. Unknown
+ * operators are never narrowed. Adds narrowed and refused to the report.
+ */
+int scs_pass_downcast(scs_model *m, scs_report *rep);
+
 /* Payload bytes referenced by every tensor of the model. */
 uint64_t scs_pass_payload_bytes(scs_model *m);
 

@@ -56,6 +56,7 @@ Test(dedup, initializers_and_constant_nodes_merge_into_the_first, .init = setup,
 	cr_assert(uses(g, "W1"));
 	cr_assert_not(uses(g, "W2") || uses(g, "W3") || uses(g, "Cw"), "a reference was not rewritten");
 	cr_assert_eq(rep.n_groups, 2, "groups: %zu", rep.n_groups);
+	cr_assert_eq(rep.bytes_before - rep.bytes_after, 4 * 48, "three copies of W1 and one of G removed");
 }
 
 Test(dedup, graph_inputs_and_outputs_keep_their_names, .init = setup, .fini = teardown)
