@@ -485,6 +485,38 @@ scs_scopes_defined_anywhere(const scs_scopes *s, const char *name)
 	return 0;
 }
 
+Onnx__TensorProto *
+scs_node_constant(const Onnx__NodeProto *n)
+{
+	if (!n->op_type || strcmp(n->op_type, "Constant") != 0 || !scs_is_onnx_domain(n->domain) ||
+	    n->n_output != 1 || n->n_attribute != 1 || !n->attribute[0]->name ||
+	    strcmp(n->attribute[0]->name, "value") != 0)
+		return NULL;
+	return n->attribute[0]->t;
+}
+
+int
+scs_scopes_each_constant(scs_scopes *s, scs_constant_fn fn, void *ctx)
+{
+	Onnx__NodeProto **nodes;
+	Onnx__TensorProto *t;
+	size_t *n;
+	int rc;
+
+	for (size_t i = 0; i < s->n; i++) {
+		Onnx__GraphProto *g = s->items[i].graph;
+
+		for (size_t j = 0; g && j < g->n_initializer; j++)
+			if ((rc = fn(ctx, (int)i, g->initializer[j], NULL, g->initializer[j]->name)) != 0)
+				return rc;
+		nodes = *scs_scope_nodes(&s->items[i], &n);
+		for (size_t j = 0; j < *n; j++)
+			if ((t = scs_node_constant(nodes[j])) && (rc = fn(ctx, (int)i, t, nodes[j], nodes[j]->output[0])) != 0)
+				return rc;
+	}
+	return 0;
+}
+
 /* ---- renaming ---- */
 
 int

@@ -119,6 +119,16 @@ void scs_renames_dispose(scs_renames *r);
  * the renames cover, and drop value_info entries of renamed names. */
 int scs_renames_apply(scs_renames *r, scs_scopes *s);
 
+/* The tensor of a Constant node's 'value' attribute, or NULL when @n is not
+ * such a node. */
+Onnx__TensorProto *scs_node_constant(const Onnx__NodeProto *n);
+
+/* Call @fn for every constant of every scope: a graph's initializers
+ * (@node NULL), then its Constant nodes, until @fn returns non-zero. */
+typedef int (*scs_constant_fn)(void *ctx, int scope, Onnx__TensorProto *t, Onnx__NodeProto *node,
+    const char *name);
+int scs_scopes_each_constant(scs_scopes *s, scs_constant_fn fn, void *ctx);
+
 /* 1 when @name is defined in any scope of @s. */
 int scs_scopes_defined_anywhere(const scs_scopes *s, const char *name);
 

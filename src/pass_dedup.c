@@ -84,8 +84,10 @@ string_key(scs_key *out, const Onnx__TensorProto *t)
 }
 
 static int
-add_cand(dedup *d, int scope, int kind, Onnx__TensorProto *t, Onnx__NodeProto *node, const char *name)
+add_cand(void *ctx, int scope, Onnx__TensorProto *t, Onnx__NodeProto *node, const char *name)
 {
+	dedup *d = ctx;
+	int kind = node ? K_CONST : K_INIT;
 	cand *grown;
 	uint32_t id;
 	int64_t n_elems;
@@ -128,42 +130,6 @@ add_cand(dedup *d, int scope, int kind, Onnx__TensorProto *t, Onnx__NodeProto *n
 	c->pinned = scs_strmap_get(&d->scopes.items[scope].pinned, name, NULL);
 	c->order = d->n++;
 	d->rep->n_constants++;
-	return SCS_OK;
-}
-
-static Onnx__TensorProto *
-constant_value(Onnx__NodeProto *n)
-{
-	if (!n->op_type || strcmp(n->op_type, "Constant") != 0 || !scs_is_onnx_domain(n->domain) ||
-	    n->n_output != 1 || n->n_attribute != 1)
-		return NULL;
-	if (!n->attribute[0]->name || strcmp(n->attribute[0]->name, "value") != 0 || n->attribute[0]->t == NULL)
-		return NULL;
-	return n->attribute[0]->t;
-}
-
-static int
-collect(dedup *d)
-{
-	Onnx__NodeProto **nodes;
-	Onnx__TensorProto *t;
-	size_t *n_nodes;
-	int rc;
-
-	for (size_t s = 0; s < d->scopes.n; s++) {
-		scs_scope *sc = &d->scopes.items[s];
-
-		if (sc->graph)
-			for (size_t i = 0; i < sc->graph->n_initializer; i++)
-				if ((rc = add_cand(d, (int)s, K_INIT, sc->graph->initializer[i], NULL,
-				    sc->graph->initializer[i]->name)) < 0)
-					return rc;
-		nodes = *scs_scope_nodes(sc, &n_nodes);
-		for (size_t i = 0; i < *n_nodes; i++)
-			if ((t = constant_value(nodes[i])) != NULL &&
-			    (rc = add_cand(d, (int)s, K_CONST, t, nodes[i], nodes[i]->output[0])) < 0)
-				return rc;
-	}
 	return SCS_OK;
 }
 
@@ -558,7 +524,8 @@ scs_pass_dedup(scs_model *m, scs_report *rep)
 	d.m = m;
 	d.rep = rep;
 	d.ir_version = m->proto->has_ir_version ? m->proto->ir_version : 0;
-	if ((rc = scs_scopes_build(&d.scopes, m->proto)) < 0 || (rc = collect(&d)) < 0)
+	if ((rc = scs_scopes_build(&d.scopes, m->proto)) < 0 ||
+	    (rc = scs_scopes_each_constant(&d.scopes, add_cand, &d)) < 0)
 		goto done;
 	if (d.n)
 		qsort(d.c, d.n, sizeof(*d.c), cmp_cand);

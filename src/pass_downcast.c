@@ -71,22 +71,17 @@ refuse(downcast *d, int i, const char *why)
 	return SCS_OK;
 }
 
-static Onnx__TensorProto *
-constant_value(Onnx__NodeProto *n)
-{
-	if (!n->op_type || strcmp(n->op_type, "Constant") != 0 || !scs_is_onnx_domain(n->domain) ||
-	    n->n_output != 1 || n->n_attribute != 1 || !n->attribute[0]->name ||
-	    strcmp(n->attribute[0]->name, "value") != 0)
-		return NULL;
-	return n->attribute[0]->t;
-}
-
 static int
-add(downcast *d, int scope, Onnx__TensorProto *t, const char *name)
+add(void *ctx, int scope, Onnx__TensorProto *t, Onnx__NodeProto *node, const char *name)
 {
+	downcast *d = ctx;
 	dcand *grown;
 	uint32_t id;
 
+	(void)node;
+	/* function bodies import their own opsets: left alone */
+	if (d->scopes.items[scope].graph == NULL)
+		return SCS_OK;
 	if (!name || !name[0] || !narrow_type(t->data_type) || !scs_model_payload_of(d->m, t, &id))
 		return SCS_OK;
 	if (scs_strmap_get(&d->scopes.items[scope].pinned, name, NULL))
@@ -99,30 +94,6 @@ add(downcast *d, int scope, Onnx__TensorProto *t, const char *name)
 	}
 	d->c[d->n] = (dcand){ scope, t, name, (int)d->n, NULL };
 	d->n++;
-	return SCS_OK;
-}
-
-static int
-collect(downcast *d)
-{
-	Onnx__NodeProto **nodes;
-	Onnx__TensorProto *t;
-	size_t *n;
-	int rc;
-
-	for (size_t s = 0; s < d->scopes.n; s++) {
-		scs_scope *sc = &d->scopes.items[s];
-
-		if (sc->graph == NULL)
-			continue;      /* function bodies import their own opsets: left alone */
-		for (size_t i = 0; i < sc->graph->n_initializer; i++)
-			if ((rc = add(d, (int)s, sc->graph->initializer[i], sc->graph->initializer[i]->name)) < 0)
-				return rc;
-		nodes = *scs_scope_nodes(sc, &n);
-		for (size_t i = 0; i < *n; i++)
-			if ((t = constant_value(nodes[i])) && (rc = add(d, (int)s, t, nodes[i]->output[0])) < 0)
-				return rc;
-	}
 	return SCS_OK;
 }
 
@@ -356,7 +327,7 @@ scs_pass_downcast(scs_model *m, scs_report *rep)
 	memset(&d, 0, sizeof(d));
 	d.m = m;
 	d.rep = rep;
-	if ((rc = scs_scopes_build(&d.scopes, m->proto)) < 0 || (rc = collect(&d)) < 0 || (rc = check_uses(&d)) < 0)
+	if ((rc = scs_scopes_build(&d.scopes, m->proto)) < 0 || (rc = scs_scopes_each_constant(&d.scopes, add, &d)) < 0 || (rc = check_uses(&d)) < 0)
 		goto done;
 	if ((d.in = malloc(SCS_CHUNK_LEN)) == NULL || (d.out = malloc(SCS_CHUNK_LEN)) == NULL) {
 		rc = scs_err_set(SCS_ENOMEM, "cannot allocate downcast buffers");

@@ -10,6 +10,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <criterion/criterion.h>
+
 char *
 tmpdir_new(void)
 {
@@ -266,4 +268,37 @@ has_input(const Onnx__GraphProto *g, const char *name)
 		if (strcmp(g->input[i]->name, name) == 0)
 			return 1;
 	return 0;
+}
+
+char *shrunk_dir;
+scs_report shrunk_rep;
+Onnx__ModelProto *shrunk_model;
+
+void
+shrink_setup(void)
+{
+	shrunk_dir = tmpdir_new();
+	memset(&shrunk_rep, 0, sizeof(shrunk_rep));
+	shrunk_model = NULL;
+}
+
+void
+shrink_teardown(void)
+{
+	free_proto(shrunk_model);
+	scs_report_dispose(&shrunk_rep);
+	tmpdir_remove(shrunk_dir);
+}
+
+Onnx__GraphProto *
+shrink_fixture(const char *name, const scs_shrink_options *opts)
+{
+	char *in = fixture(name), *out = path_in(shrunk_dir, "out.onnx");
+
+	cr_assert_eq(scs_shrink(&shrunk_rep, in, out, opts), SCS_OK, "%s", scs_err_msg());
+	shrunk_model = load_proto(out);
+	cr_assert_not_null(shrunk_model, "the output does not parse");
+	free(in);
+	free(out);
+	return shrunk_model->graph;
 }

@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "onnx.pb-c.h"
+#include "scs4onnx.h"
 
 /* A fresh scratch folder (malloc'd path); remove with tmpdir_remove(). */
 char *tmpdir_new(void);
@@ -57,5 +58,17 @@ int uses(const Onnx__GraphProto *g, const char *name);
 /* The graph attribute @attr of the first node of @op_type. */
 Onnx__GraphProto *subgraph(const Onnx__GraphProto *g, const char *op_type, const char *attr);
 int has_input(const Onnx__GraphProto *g, const char *name);
+
+/*
+ * Shrink a fixture into a scratch folder and read the output back: used as
+ * .init = shrink_setup, .fini = shrink_teardown; then shrink_fixture().
+ */
+extern char *shrunk_dir;
+extern scs_report shrunk_rep;
+extern Onnx__ModelProto *shrunk_model;
+void shrink_setup(void);
+void shrink_teardown(void);
+/* Shrink fixture @name with @opts (NULL: defaults); the output's main graph. */
+Onnx__GraphProto *shrink_fixture(const char *name, const scs_shrink_options *opts);
 
 #endif

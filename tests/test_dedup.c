@@ -11,41 +11,15 @@
 #include "scs4onnx.h"
 #include "support.h"
 
-static char *dir;
-static scs_report rep;
-static Onnx__ModelProto *got;
+#define rep shrunk_rep
 
-static void
-setup(void)
-{
-	dir = tmpdir_new();
-	memset(&rep, 0, sizeof(rep));
-	got = NULL;
-}
-
-static void
-teardown(void)
-{
-	free_proto(got);
-	scs_report_dispose(&rep);
-	tmpdir_remove(dir);
-}
-
-/* Shrink fixture @name; got = the output, read with protobuf-c. */
 static Onnx__GraphProto *
 shrink(const char *name)
 {
-	char *in = fixture(name), *out = path_in(dir, "out.onnx");
-
-	cr_assert_eq(scs_shrink(&rep, in, out, NULL), SCS_OK, "%s", scs_err_msg());
-	got = load_proto(out);
-	cr_assert_not_null(got, "output does not parse");
-	free(in);
-	free(out);
-	return got->graph;
+	return shrink_fixture(name, NULL);
 }
 
-Test(dedup, initializers_and_constant_nodes_merge_into_the_first, .init = setup, .fini = teardown)
+Test(dedup, initializers_and_constant_nodes_merge_into_the_first, .init = shrink_setup, .fini = shrink_teardown)
 {
 	Onnx__GraphProto *g = shrink("dup_basic.onnx");
 
@@ -59,7 +33,7 @@ Test(dedup, initializers_and_constant_nodes_merge_into_the_first, .init = setup,
 	cr_assert_eq(rep.bytes_before - rep.bytes_after, 4 * 48, "three copies of W1 and one of G removed");
 }
 
-Test(dedup, graph_inputs_and_outputs_keep_their_names, .init = setup, .fini = teardown)
+Test(dedup, graph_inputs_and_outputs_keep_their_names, .init = shrink_setup, .fini = shrink_teardown)
 {
 	Onnx__GraphProto *g = shrink("dup_basic.onnx");
 
@@ -71,7 +45,7 @@ Test(dedup, graph_inputs_and_outputs_keep_their_names, .init = setup, .fini = te
 	cr_assert(uses(g, "G"));
 }
 
-Test(dedup, scalars_are_left_alone, .init = setup, .fini = teardown)
+Test(dedup, scalars_are_left_alone, .init = shrink_setup, .fini = shrink_teardown)
 {
 	Onnx__GraphProto *g = shrink("dup_basic.onnx");
 
@@ -82,7 +56,7 @@ Test(dedup, scalars_are_left_alone, .init = setup, .fini = teardown)
 	cr_assert_eq(rep.n_scalars, 4, "scalars: %llu", (unsigned long long)rep.n_scalars);
 }
 
-Test(dedup, copies_in_both_branches_of_an_if_are_lifted, .init = setup, .fini = teardown)
+Test(dedup, copies_in_both_branches_of_an_if_are_lifted, .init = shrink_setup, .fini = shrink_teardown)
 {
 	Onnx__GraphProto *g = shrink("if_outer.onnx"), *then_g, *else_g;
 	const char *name;
@@ -98,7 +72,7 @@ Test(dedup, copies_in_both_branches_of_an_if_are_lifted, .init = setup, .fini = 
 	cr_assert(uses(then_g, "M") && uses(else_g, "M"), "outer-scope references stay");
 }
 
-Test(dedup, a_loop_body_copy_reads_the_outer_constant, .init = setup, .fini = teardown)
+Test(dedup, a_loop_body_copy_reads_the_outer_constant, .init = shrink_setup, .fini = shrink_teardown)
 {
 	Onnx__GraphProto *g = shrink("loop_dup.onnx"), *body = subgraph(g, "Loop", "body");
 
@@ -107,7 +81,7 @@ Test(dedup, a_loop_body_copy_reads_the_outer_constant, .init = setup, .fini = te
 	cr_assert(uses(body, "K"), "the body reads the outer K");
 }
 
-Test(dedup, nested_branches_share_the_outermost_copy, .init = setup, .fini = teardown)
+Test(dedup, nested_branches_share_the_outermost_copy, .init = shrink_setup, .fini = shrink_teardown)
 {
 	Onnx__GraphProto *g = shrink("nested_if.onnx"), *outer_then = subgraph(g, "If", "then_branch");
 	Onnx__GraphProto *outer_else = subgraph(g, "If", "else_branch");
@@ -120,7 +94,7 @@ Test(dedup, nested_branches_share_the_outermost_copy, .init = setup, .fini = tea
 	cr_assert(uses(subgraph(outer_then, "If", "else_branch"), "P0"));
 }
 
-Test(dedup, a_name_shadowed_in_a_nested_graph_is_not_captured, .init = setup, .fini = teardown)
+Test(dedup, a_name_shadowed_in_a_nested_graph_is_not_captured, .init = shrink_setup, .fini = shrink_teardown)
 {
 	Onnx__GraphProto *g = shrink("shadow.onnx");
 
@@ -131,7 +105,7 @@ Test(dedup, a_name_shadowed_in_a_nested_graph_is_not_captured, .init = setup, .f
 	cr_assert_str_eq(rep.skipped.items[0].name, "B");
 }
 
-Test(dedup, colliding_keys_never_merge_different_bytes, .init = setup, .fini = teardown)
+Test(dedup, colliding_keys_never_merge_different_bytes, .init = shrink_setup, .fini = shrink_teardown)
 {
 	Onnx__GraphProto *g;
 
@@ -146,7 +120,7 @@ Test(dedup, colliding_keys_never_merge_different_bytes, .init = setup, .fini = t
 	cr_assert_eq(rep.n_groups, 2, "groups: %zu", rep.n_groups);
 }
 
-Test(dedup, the_same_content_in_other_encodings_merges, .init = setup, .fini = teardown)
+Test(dedup, the_same_content_in_other_encodings_merges, .init = shrink_setup, .fini = shrink_teardown)
 {
 	Onnx__GraphProto *g = shrink("dup_encodings.onnx");
 

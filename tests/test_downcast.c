@@ -7,40 +7,16 @@
 #include "scs4onnx.h"
 #include "support.h"
 
-static char *dir;
-static scs_report rep;
-static Onnx__ModelProto *got;
-
-static void
-setup(void)
-{
-	dir = tmpdir_new();
-	memset(&rep, 0, sizeof(rep));
-	got = NULL;
-}
-
-static void
-teardown(void)
-{
-	free_proto(got);
-	scs_report_dispose(&rep);
-	tmpdir_remove(dir);
-}
+#define rep shrunk_rep
 
 static Onnx__GraphProto *
 shrink(const char *name, int disable)
 {
-	char *in = fixture(name), *out = path_in(dir, "out.onnx");
 	scs_shrink_options o;
 
 	memset(&o, 0, sizeof(o));
 	o.disable_auto_downcast = disable;
-	cr_assert_eq(scs_shrink(&rep, in, out, &o), SCS_OK, "%s", scs_err_msg());
-	got = load_proto(out);
-	cr_assert_not_null(got);
-	free(in);
-	free(out);
-	return got->graph;
+	return shrink_fixture(name, &o);
 }
 
 static int
@@ -61,7 +37,7 @@ reason(const scs_report_list *l, const char *name)
 	return NULL;
 }
 
-Test(downcast, reshape_shape_stays_int64, .init = setup, .fini = teardown)
+Test(downcast, reshape_shape_stays_int64, .init = shrink_setup, .fini = shrink_teardown)
 {
 	Onnx__GraphProto *g = shrink("downcast.onnx", 0);
 
@@ -69,7 +45,7 @@ Test(downcast, reshape_shape_stays_int64, .init = setup, .fini = teardown)
 	cr_assert_not_null(reason(&rep.refused, "shape34"));
 }
 
-Test(downcast, gather_indices_narrow_to_int32, .init = setup, .fini = teardown)
+Test(downcast, gather_indices_narrow_to_int32, .init = shrink_setup, .fini = shrink_teardown)
 {
 	Onnx__GraphProto *g = shrink("downcast.onnx", 0);
 	Onnx__TensorProto *t = find_init(g, "gidx");
@@ -80,7 +56,7 @@ Test(downcast, gather_indices_narrow_to_int32, .init = setup, .fini = teardown)
 	cr_assert_str_eq(reason(&rep.narrowed, "gidx"), "int64 -> int32");
 }
 
-Test(downcast, add_with_an_int64_activation_is_not_narrowed, .init = setup, .fini = teardown)
+Test(downcast, add_with_an_int64_activation_is_not_narrowed, .init = shrink_setup, .fini = shrink_teardown)
 {
 	Onnx__GraphProto *g = shrink("downcast.onnx", 0);
 
@@ -88,7 +64,7 @@ Test(downcast, add_with_an_int64_activation_is_not_narrowed, .init = setup, .fin
 	cr_assert_not_null(strstr(reason(&rep.refused, "iadd"), "types its output"), "%s", reason(&rep.refused, "iadd"));
 }
 
-Test(downcast, values_that_do_not_survive_stay_wide, .init = setup, .fini = teardown)
+Test(downcast, values_that_do_not_survive_stay_wide, .init = shrink_setup, .fini = shrink_teardown)
 {
 	Onnx__GraphProto *g = shrink("downcast.onnx", 0);
 
@@ -99,7 +75,7 @@ Test(downcast, values_that_do_not_survive_stay_wide, .init = setup, .fini = tear
 	cr_assert_not_null(strstr(reason(&rep.refused, "i64_big"), "does not fit int32"));
 }
 
-Test(downcast, inputs_sharing_a_type_variable_narrow_together_or_not_at_all, .init = setup, .fini = teardown)
+Test(downcast, inputs_sharing_a_type_variable_narrow_together_or_not_at_all, .init = shrink_setup, .fini = shrink_teardown)
 {
 	Onnx__GraphProto *g = shrink("slice.onnx", 0);
 
@@ -111,7 +87,7 @@ Test(downcast, inputs_sharing_a_type_variable_narrow_together_or_not_at_all, .in
 	cr_assert_eq(dtype_of(g, "axes_b"), 6);
 }
 
-Test(downcast, disable_auto_downcast_keeps_every_type, .init = setup, .fini = teardown)
+Test(downcast, disable_auto_downcast_keeps_every_type, .init = shrink_setup, .fini = shrink_teardown)
 {
 	Onnx__GraphProto *g = shrink("downcast.onnx", 1);
 
