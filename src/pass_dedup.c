@@ -90,7 +90,6 @@ add_cand(void *ctx, int scope, Onnx__TensorProto *t, Onnx__NodeProto *node, cons
 	int kind = node ? K_CONST : K_INIT;
 	cand *grown;
 	uint32_t id;
-	int64_t n_elems;
 
 	if (name == NULL || name[0] == '\0')
 		return SCS_OK;
@@ -103,8 +102,8 @@ add_cand(void *ctx, int scope, Onnx__TensorProto *t, Onnx__NodeProto *node, cons
 			if (g->input[i]->name && strcmp(g->input[i]->name, name) == 0)
 				return SCS_OK;
 	}
-	n_elems = scs_tensor_elems(t);
-	if (n_elems >= 0 && n_elems <= 1) {
+	/* scalars (rank 0) are left alone, as scs4onnx does */
+	if (t->n_dims == 0) {
 		d->rep->n_scalars++;
 		return SCS_OK;
 	}
