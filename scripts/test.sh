@@ -18,6 +18,11 @@ ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
 # failures in full, then the sanitizer run's own summary
 grep -v '^\[====\] Synthesis' work/asan.log | tail -n 40
 grep '^\[====\] Synthesis' work/asan.log | sed 's/^\[====\] Synthesis/[sanitizers] Synthesis/'
+# a sanitizer report in any test process fails the run, even where the test itself passed
+if grep -qE 'ERROR: (Address|Leak)Sanitizer|runtime error:' work/asan.log; then
+	echo "sanitizers: reports found (see above and work/asan.log)"
+	status=1
+fi
 echo "== tests"
 build/tests/unit -j"$jobs" || status=1
 exit $status

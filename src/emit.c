@@ -189,8 +189,39 @@ move_back(moved *mv)
 	t->has_raw_data = 1;
 }
 
+/* Commit the model's sinks and the extra ones together; consumes all. */
 static int
-emit_external(scs_emit_result *res, scs_model *m, const char *path, uint64_t min_len)
+commit_all(scs_sink **own, size_t n_own, scs_sink **extra, size_t n_extra)
+{
+	scs_sink **all = calloc(n_own + n_extra, sizeof(*all));
+	size_t i;
+	int rc;
+
+	if (all == NULL) {
+		for (i = 0; i < n_own; i++)
+			scs_sink_abort(own[i]);
+		for (i = 0; i < n_extra; i++)
+			scs_sink_abort(extra[i]);
+		return scs_err_set(SCS_ENOMEM, "cannot allocate the commit list");
+	}
+	memcpy(all, own, n_own * sizeof(*all));
+	if (n_extra)
+		memcpy(all + n_own, extra, n_extra * sizeof(*all));
+	rc = scs_sink_commit(all, n_own + n_extra);
+	free(all);
+	return rc;
+}
+
+static void
+abort_all(scs_sink **extra, size_t n_extra)
+{
+	for (size_t i = 0; i < n_extra; i++)
+		scs_sink_abort(extra[i]);
+}
+
+static int
+emit_external(scs_emit_result *res, scs_model *m, const char *path, uint64_t min_len, scs_sink **extra,
+    size_t n_extra)
 {
 	plan p;
 	scs_sink *sinks[2] = { NULL, NULL };
@@ -233,9 +264,12 @@ emit_external(scs_emit_result *res, scs_model *m, const char *path, uint64_t min
 	res->data_len = scs_sink_pos(sinks[0]);
 	res->model_len = scs_sink_pos(sinks[1]);
 	res->n_external = p.n;
-	rc = scs_sink_commit(sinks, 2);
+	rc = commit_all(sinks, 2, extra, n_extra);
 	sinks[0] = sinks[1] = NULL;
+	extra = NULL;
 done:
+	if (extra)
+		abort_all(extra, n_extra);
 	for (i = 0; i < p.n; i++)
 		move_back(&p.items[i]);
 	scs_sink_abort(sinks[0]);
@@ -247,7 +281,8 @@ done:
 }
 
 int
-scs_emit(scs_emit_result *res, scs_model *m, const char *path, const scs_emit_options *opts)
+scs_emit(scs_emit_result *res, scs_model *m, const char *path, const scs_emit_options *opts, scs_sink **extra,
+    size_t n_extra)
 {
 	static const scs_emit_options none;
 	uint64_t inline_max, size;
@@ -260,13 +295,16 @@ scs_emit(scs_emit_result *res, scs_model *m, const char *path, const scs_emit_op
 	inline_max = opts->inline_max ? opts->inline_max : SCS_EMIT_INLINE_MAX;
 	size = protobuf_c_message_get_packed_size(&m->proto->base);
 	if (opts->external || size > inline_max)
-		return emit_external(res, m, path, opts->external_min ? opts->external_min : 1024);
-	if ((rc = scs_sink_open(&sink, path)) < 0)
+		return emit_external(res, m, path, opts->external_min ? opts->external_min : 1024, extra, n_extra);
+	if ((rc = scs_sink_open(&sink, path)) < 0) {
+		abort_all(extra, n_extra);
 		return rc;
+	}
 	if ((rc = pack_to(m, sink)) < 0) {
 		scs_sink_abort(sink);
+		abort_all(extra, n_extra);
 		return rc;
 	}
 	res->model_len = scs_sink_pos(sink);
-	return scs_sink_commit(&sink, 1);
+	return commit_all(&sink, 1, extra, n_extra);
 }

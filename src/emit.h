@@ -30,10 +30,13 @@ typedef struct scs_emit_result {
 } scs_emit_result;
 
 /*
- * Write model @m to @path (and @path + ".data" when external).
- * The model is unchanged afterwards.
+ * Write model @m to @path (and @path + ".data" when external). The @n_extra
+ * sinks in @extra (other files of the same result, e.g. .npy files, written
+ * already) are committed together with the model, or dropped with it; they
+ * are consumed on every path. The model is unchanged afterwards.
  */
-int scs_emit(scs_emit_result *res, scs_model *m, const char *path, const scs_emit_options *opts);
+int scs_emit(scs_emit_result *res, scs_model *m, const char *path, const scs_emit_options *opts,
+    scs_sink **extra, size_t n_extra);
 
 /* malloc'd "<path>.data"; NULL on ENOMEM. */
 char *scs_emit_data_path(const char *path);

@@ -517,6 +517,42 @@ scs_scopes_each_constant(scs_scopes *s, scs_constant_fn fn, void *ctx)
 	return 0;
 }
 
+/* Remove @item from @arr[0..*n) keeping order; 1 when found. */
+static int
+drop_ptr(void **arr, size_t *n, const void *item)
+{
+	size_t i;
+
+	for (i = 0; i < *n && arr[i] != item; i++)
+		;
+	if (i == *n)
+		return 0;
+	memmove(arr + i, arr + i + 1, (*n - i - 1) * sizeof(*arr));
+	(*n)--;
+	return 1;
+}
+
+int
+scs_scope_drop_initializer(const scs_model *m, scs_scope *s, Onnx__TensorProto *t)
+{
+	if (s->graph == NULL || !drop_ptr((void **)s->graph->initializer, &s->graph->n_initializer, t))
+		return 0;
+	scs_model_free_message(m, &t->base);
+	return 1;
+}
+
+int
+scs_scope_drop_node(const scs_model *m, scs_scope *s, Onnx__NodeProto *node)
+{
+	size_t *n;
+	Onnx__NodeProto **nodes = *scs_scope_nodes(s, &n);
+
+	if (!drop_ptr((void **)nodes, n, node))
+		return 0;
+	scs_model_free_message(m, &node->base);
+	return 1;
+}
+
 /* ---- renaming ---- */
 
 int

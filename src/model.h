@@ -129,6 +129,11 @@ typedef int (*scs_constant_fn)(void *ctx, int scope, Onnx__TensorProto *t, Onnx_
     const char *name);
 int scs_scopes_each_constant(scs_scopes *s, scs_constant_fn fn, void *ctx);
 
+/* Remove (and free) initializer @t or node @node from scope @s; 0 when it
+ * was not there. */
+int scs_scope_drop_initializer(const scs_model *m, scs_scope *s, Onnx__TensorProto *t);
+int scs_scope_drop_node(const scs_model *m, scs_scope *s, Onnx__NodeProto *node);
+
 /* 1 when @name is defined in any scope of @s. */
 int scs_scopes_defined_anywhere(const scs_scopes *s, const char *name);
 

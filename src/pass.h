@@ -28,6 +28,41 @@ int scs_pass_dedup(scs_model *m, scs_report *rep);
  */
 int scs_pass_downcast(scs_model *m, scs_report *rep);
 
+/* One constant moved out of the model, to be written as a .npy file. */
+typedef struct scs_extracted {
+	char *file;               /* file name (no folder), also the new graph input's name */
+	char *constant;           /* the constant's name in the input model */
+	int dtype;
+	int64_t *dims;
+	size_t n_dims;
+	uint32_t payload;
+} scs_extracted;
+
+typedef struct scs_extract_list {
+	scs_extracted *items;
+	size_t n, cap;
+} scs_extract_list;
+
+void scs_extract_list_dispose(scs_extract_list *l);
+
+typedef struct scs_extract_options {
+	int groups;                               /* npy mode: every merged group's constant */
+	const char *const *op_names;              /* the constants read by nodes of these names */
+	size_t n_op_names;
+	const char *const *constant_names;        /* these constants */
+	size_t n_constant_names;
+	const char *out_path;                     /* the output model, for file names */
+} scs_extract_options;
+
+/*
+ * npy mode and forced extraction: each chosen non-scalar constant of the
+ * main graph is removed and becomes a graph input of the same type and
+ * shape, named like its .npy file (as scs4onnx names it); @out lists what
+ * to write. Constants that cannot move (graph outputs, nested graphs,
+ * types NumPy lacks) are reported in rep->unexported.
+ */
+int scs_pass_extract(scs_model *m, scs_report *rep, const scs_extract_options *opts, scs_extract_list *out);
+
 /* Payload bytes referenced by every tensor of the model. */
 uint64_t scs_pass_payload_bytes(scs_model *m);
 

@@ -483,31 +483,13 @@ drop_removed(dedup *d)
 	for (size_t i = 0; i < d->n; i++) {
 		cand *c = &d->c[i];
 		scs_scope *sc = &d->scopes.items[c->scope];
-		Onnx__NodeProto **nodes;
-		size_t *n, j;
 
 		if (!c->removed)
 			continue;
-		if (c->kind == K_INIT) {
-			Onnx__GraphProto *g = sc->graph;
-
-			for (j = 0; j < g->n_initializer && g->initializer[j] != c->t; j++)
-				;
-			if (j == g->n_initializer)
-				continue;
-			memmove(g->initializer + j, g->initializer + j + 1, (g->n_initializer - j - 1) * sizeof(c->t));
-			g->n_initializer--;
-			scs_model_free_message(d->m, &c->t->base);
-		} else {
-			nodes = *scs_scope_nodes(sc, &n);
-			for (j = 0; j < *n && nodes[j] != c->node; j++)
-				;
-			if (j == *n)
-				continue;
-			memmove(nodes + j, nodes + j + 1, (*n - j - 1) * sizeof(*nodes));
-			(*n)--;
-			scs_model_free_message(d->m, &c->node->base);
-		}
+		if (c->kind == K_INIT)
+			scs_scope_drop_initializer(d->m, sc, c->t);
+		else
+			scs_scope_drop_node(d->m, sc, c->node);
 	}
 }
 

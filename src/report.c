@@ -90,6 +90,7 @@ scs_report_dispose(scs_report *r)
 	list_dispose(&r->narrowed);
 	list_dispose(&r->refused);
 	list_dispose(&r->npy);
+	list_dispose(&r->unexported);
 	memset(r, 0, sizeof(*r));
 }
 
@@ -121,6 +122,7 @@ scs_report_print(const scs_report *r, FILE *f)
 	print_list(f, "narrowed", &r->narrowed);
 	print_list(f, "not narrowed", &r->refused);
 	print_list(f, "exported", &r->npy);
+	print_list(f, "not exported", &r->unexported);
 	fprintf(f, "INFO: constant bytes: %llu -> %llu (%.1f%%)\n", (unsigned long long)r->bytes_before,
 	    (unsigned long long)r->bytes_after, before > 0 ? 100.0 * after / before : 100.0);
 	fprintf(f, "INFO: file bytes: %llu -> %llu%s\n", (unsigned long long)r->input_len,
@@ -183,6 +185,7 @@ scs_report_write_json(const scs_report *r, FILE *f)
 	json_list(f, "narrowed", &r->narrowed, "change");
 	json_list(f, "not_narrowed", &r->refused, "reason");
 	json_list(f, "npy", &r->npy, "path");
+	json_list(f, "not_exported", &r->unexported, "reason");
 	fprintf(f, ",\n  \"constant_bytes_before\": %llu,\n  \"constant_bytes_after\": %llu,\n"
 	    "  \"input_bytes\": %llu,\n  \"output_bytes\": %llu,\n  \"output_data_bytes\": %llu,\n"
 	    "  \"external_data\": %s,\n  \"seconds\": %.3f\n}\n",

@@ -1,0 +1,232 @@
+/*
+ * pass_extract.c: npy mode and forced extraction (see pass.h). Works on the
+ * main graph only: a graph input can stand in for a constant there, and
+ * nested graphs read it from the outer scope.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dtype.h"
+#include "err.h"
+#include "npy.h"
+#include "pass.h"
+
+typedef struct extract {
+	scs_model *m;
+	scs_report *rep;
+	const scs_extract_options *o;
+	scs_scopes scopes;
+	scs_extract_list *out;
+	scs_renames renames;
+	scs_strmap chosen;        /* constant name -> 1 */
+	const char *wanted;       /* find_constant(): the name looked for */
+	Onnx__TensorProto *found_t;
+	Onnx__NodeProto *found_node;
+} extract;
+
+void
+scs_extract_list_dispose(scs_extract_list *l)
+{
+	for (size_t i = 0; i < l->n; i++) {
+		free(l->items[i].file);
+		free(l->items[i].constant);
+		free(l->items[i].dims);
+	}
+	free(l->items);
+	memset(l, 0, sizeof(*l));
+}
+
+static int
+match(void *ctx, int scope, Onnx__TensorProto *t, Onnx__NodeProto *node, const char *name)
+{
+	extract *x = ctx;
+
+	if (scope != 0 || strcmp(name, x->wanted) != 0)
+		return 0;
+	x->found_t = t;
+	x->found_node = node;
+	return 1;
+}
+
+/* The main-graph constant named @name: 1 when found. */
+static int
+find_constant(extract *x, const char *name)
+{
+	x->wanted = name;
+	x->found_t = NULL;
+	x->found_node = NULL;
+	return scs_scopes_each_constant(&x->scopes, match, x) == 1;
+}
+
+/* Move constant @name out, or report why not. */
+static int
+take(extract *x, const char *name)
+{
+	scs_extracted *e, *grown;
+	Onnx__TensorProto *t;
+	uint32_t id;
+	char *file;
+	int rc;
+
+	if (scs_strmap_get(&x->chosen, name, NULL))
+		return SCS_OK;
+	if (!find_constant(x, name))
+		return scs_report_add(&x->rep->unexported, name, "not a constant of the main graph");
+	t = x->found_t;
+	if (t->n_dims == 0)
+		return scs_report_add(&x->rep->unexported, name, "a scalar");
+	if (scs_strmap_get(&x->scopes.items[0].pinned, name, NULL))
+		return scs_report_add(&x->rep->unexported, name, "a graph input or output");
+	if (!scs_model_payload_of(x->m, t, &id) || scs_dtype_npy_descr(t->data_type) == NULL)
+		return scs_report_add(&x->rep->unexported, name, "NumPy has no type for it");
+	if ((file = scs_npy_file_name(x->o->out_path, name)) == NULL)
+		return scs_err_set(SCS_ENOMEM, "cannot allocate a name");
+	if (scs_scopes_defined_anywhere(&x->scopes, file)) {
+		free(file);
+		return scs_report_add(&x->rep->unexported, name, "the model already uses its .npy name");
+	}
+	if (x->out->n == x->out->cap) {
+		x->out->cap = x->out->cap ? x->out->cap * 2 : 8;
+		if ((grown = realloc(x->out->items, x->out->cap * sizeof(*grown))) == NULL) {
+			free(file);
+			return scs_err_set(SCS_ENOMEM, "cannot grow the export list");
+		}
+		x->out->items = grown;
+	}
+	e = &x->out->items[x->out->n];
+	memset(e, 0, sizeof(*e));
+	e->file = file;
+	e->dtype = t->data_type;
+	e->payload = id;
+	e->n_dims = t->n_dims;
+	if ((e->constant = strdup(name)) == NULL || (e->dims = malloc(t->n_dims * sizeof(*e->dims))) == NULL) {
+		free(e->constant);
+		free(file);
+		return scs_err_set(SCS_ENOMEM, "cannot grow the export list");
+	}
+	memcpy(e->dims, t->dims, t->n_dims * sizeof(*e->dims));
+	x->out->n++;
+	if ((rc = scs_strmap_put(&x->chosen, e->constant, 1)) < 0)
+		return rc;
+	return scs_renames_add(&x->renames, 0, e->constant, e->file);
+}
+
+/* A graph input of the exported constant's type and shape. */
+static int
+add_input(extract *x, const scs_extracted *e)
+{
+	Onnx__GraphProto *g = x->m->proto->graph;
+	Onnx__ValueInfoProto *vi = calloc(1, sizeof(*vi)), **grown;
+	Onnx__TypeProto *type = calloc(1, sizeof(*type));
+	Onnx__TypeProto__Tensor *tt = calloc(1, sizeof(*tt));
+	Onnx__TensorShapeProto *shape = calloc(1, sizeof(*shape));
+	Onnx__TensorShapeProto__Dimension **dims = calloc(e->n_dims ? e->n_dims : 1, sizeof(*dims));
+	size_t i;
+
+	if (vi)
+		onnx__value_info_proto__init(vi);
+	if (type)
+		onnx__type_proto__init(type);
+	if (tt)
+		onnx__type_proto__tensor__init(tt);
+	if (shape)
+		onnx__tensor_shape_proto__init(shape);
+	if (!vi || !type || !tt || !shape || !dims || (vi->name = strdup(e->file)) == NULL)
+		goto fail;
+	for (i = 0; i < e->n_dims; i++) {
+		if ((dims[i] = malloc(sizeof(**dims))) == NULL)
+			goto fail;
+		onnx__tensor_shape_proto__dimension__init(dims[i]);
+		dims[i]->value_case = ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE;
+		dims[i]->dim_value = e->dims[i];
+		shape->n_dim++;
+	}
+	shape->dim = dims;
+	tt->has_elem_type = 1;
+	tt->elem_type = e->dtype;
+	tt->shape = shape;
+	type->value_case = ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE;
+	type->tensor_type = tt;
+	vi->type = type;
+	if ((grown = realloc(g->input, (g->n_input + 1) * sizeof(*grown))) == NULL) {
+		protobuf_c_message_free_unpacked(&vi->base, NULL);
+		return scs_err_set(SCS_ENOMEM, "cannot add a graph input");
+	}
+	g->input = grown;
+	g->input[g->n_input++] = vi;
+	return SCS_OK;
+fail:
+	if (shape && !shape->dim) {
+		for (i = 0; i < e->n_dims && dims && dims[i]; i++)
+			free(dims[i]);
+		free(dims);
+	}
+	if (vi && vi->type == NULL) {
+		free(type);
+		if (tt && tt->shape == NULL)
+			protobuf_c_message_free_unpacked(&shape->base, NULL);
+		free(tt);
+	}
+	if (vi)
+		protobuf_c_message_free_unpacked(&vi->base, NULL);
+	return scs_err_set(SCS_ENOMEM, "cannot add a graph input");
+}
+
+int
+scs_pass_extract(scs_model *m, scs_report *rep, const scs_extract_options *o, scs_extract_list *out)
+{
+	extract x;
+	size_t i, j;
+	int rc;
+
+	memset(&x, 0, sizeof(x));
+	x.m = m;
+	x.rep = rep;
+	x.o = o;
+	x.out = out;
+	if ((rc = scs_scopes_build(&x.scopes, m->proto)) < 0)
+		goto done;
+	for (i = 0; o->groups && i < rep->n_groups; i++)
+		if ((rc = take(&x, rep->groups[i].canonical)) < 0)
+			goto done;
+	for (i = 0; i < o->n_constant_names; i++)
+		if ((rc = take(&x, o->constant_names[i])) < 0)
+			goto done;
+	for (i = 0; i < o->n_op_names; i++) {
+		Onnx__GraphProto *g = m->proto->graph;
+		int seen = 0;
+
+		for (j = 0; j < g->n_node; j++) {
+			Onnx__NodeProto *n = g->node[j];
+
+			if (!n->name || strcmp(n->name, o->op_names[i]) != 0)
+				continue;
+			seen = 1;
+			for (size_t k = 0; k < n->n_input; k++)
+				if (n->input[k][0] && find_constant(&x, n->input[k]) && x.found_t->n_dims > 0 &&
+				    (rc = take(&x, n->input[k])) < 0)
+					goto done;
+		}
+		if (!seen && (rc = scs_report_add(&rep->unexported, o->op_names[i], "no node of that name in the main graph")) < 0)
+			goto done;
+	}
+	/* rewrite references first: the renames borrow the constants' names */
+	if ((rc = scs_renames_apply(&x.renames, &x.scopes)) < 0)
+		goto done;
+	for (i = 0; i < out->n; i++) {
+		if (!find_constant(&x, out->items[i].constant))
+			continue;
+		if (x.found_node)
+			scs_scope_drop_node(m, &x.scopes.items[0], x.found_node);
+		else
+			scs_scope_drop_initializer(m, &x.scopes.items[0], x.found_t);
+		if ((rc = add_input(&x, &out->items[i])) < 0)
+			goto done;
+	}
+done:
+	scs_renames_dispose(&x.renames);
+	scs_strmap_dispose(&x.chosen);
+	scs_scopes_dispose(&x.scopes);
+	return rc;
+}
