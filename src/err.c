@@ -12,6 +12,15 @@
 
 static _Thread_local char msg[MSG_LEN];
 
+/* Names come from input files: keep control bytes off the user's terminal. */
+static void
+tame(char *p)
+{
+	for (; *p; p++)
+		if ((unsigned char)*p < 0x20 || *p == 0x7f)
+			*p = '?';
+}
+
 int
 scs_err_set(int code, const char *fmt, ...)
 {
@@ -20,6 +29,7 @@ scs_err_set(int code, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
+	tame(msg);
 	return code;
 }
 
@@ -38,6 +48,7 @@ scs_err_errno(int errnum, const char *fmt, ...)
 		msg[used + 1] = ' ';
 		snprintf(msg + used + 2, sizeof(msg) - used - 2, "%s", strerror(errnum));
 	}
+	tame(msg);
 	return errnum == ENOMEM ? SCS_ENOMEM : SCS_EIO;
 }
 
@@ -55,6 +66,7 @@ scs_err_wrap(int code, const char *fmt, ...)
 		snprintf(msg, sizeof(msg), "%s", prefix);
 	else
 		snprintf(msg, sizeof(msg), "%s: %s", prefix, old);
+	tame(msg);
 	return code;
 }
 

@@ -82,6 +82,8 @@ scs_hash_update(scs_hash *h, const void *data, size_t len)
 	const uint8_t *p = data;
 	size_t take;
 
+	if (len == 0)
+		return;     /* data may be NULL then */
 	h->len += len;
 	if (h->n_tail) {
 		take = 32 - h->n_tail;

@@ -650,7 +650,7 @@ apply_in(scs_renames *r, scs_scopes *s, int at)
 	/* a nested graph may output an outer value by name */
 	if (sc->parent >= 0)
 		for (i = 0; i < sc->graph->n_output; i++)
-			if ((to = lookup(r, s, at, sc->graph->output[i]->name)) &&
+			if (sc->graph->output[i]->name && (to = lookup(r, s, at, sc->graph->output[i]->name)) &&
 			    (rc = swap_name(&sc->graph->output[i]->name, to)) < 0)
 				return rc;
 	for (i = keep = 0; i < sc->graph->n_value_info; i++) {

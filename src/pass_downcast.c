@@ -123,12 +123,12 @@ check_node(downcast *d, int scope, Onnx__NodeProto *node, int64_t opset)
 	for (size_t i = 0; i < node->n_input; i++) {
 		if (!node->input[i][0] || (ci = resolve(d, scope, node->input[i])) < 0)
 			continue;
-		s = scs_model_opset(d->m->proto, node->domain) > 0 ?
+		s = node->op_type && scs_model_opset(d->m->proto, node->domain) > 0 ?
 		    scs_opschema_find(node->domain, node->op_type, opset) : NULL;
 		if (s == NULL) {
 			snprintf(why, sizeof(why), "read by %s%s%s, an operator without a known schema",
 			    node->domain && node->domain[0] ? node->domain : "", node->domain && node->domain[0] ? "." : "",
-			    node->op_type);
+			    node->op_type ? node->op_type : "(no op_type)");
 			if ((rc = refuse(d, ci, why)) < 0)
 				return rc;
 			continue;
@@ -195,7 +195,7 @@ check_uses(downcast *d)
 		/* a nested graph that outputs the constant would change its output type */
 		if (sc->graph && sc->parent >= 0)
 			for (size_t i = 0; i < sc->graph->n_output; i++)
-				if ((ci = resolve(d, (int)s, sc->graph->output[i]->name)) >= 0 &&
+				if (sc->graph->output[i]->name && (ci = resolve(d, (int)s, sc->graph->output[i]->name)) >= 0 &&
 				    (rc = refuse(d, ci, "a nested graph outputs it")) < 0)
 					return rc;
 	}

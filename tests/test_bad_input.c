@@ -289,3 +289,33 @@ Test(bad_input, an_existing_output_is_left_as_it_was, .init = setup, .fini = tea
 	cr_assert_arr_eq(kept, "precious", 8);
 	free(kept);
 }
+
+Test(bad_input, random_byte_flips_never_crash, .init = setup, .fini = teardown, .timeout = 300)
+{
+	char *src = fixture("if_outer.onnx");
+	size_t len;
+	uint8_t *good = read_all(src, &len), *bad = malloc(len);
+	uint32_t seed = 12345;
+	scs_report rep;
+	int rc;
+
+	/* whatever a flip does, the answer is a model or a corrupt-input error */
+	for (int round = 0; round < 400; round++) {
+		memcpy(bad, good, len);
+		for (int k = 0; k < 1 + round % 4; k++) {
+			seed = seed * 1103515245u + 12345u;
+			bad[(seed >> 8) % len] ^= (uint8_t)(1u << ((seed >> 4) % 8));
+		}
+		write_bytes(bad, len);
+		rc = scs_shrink(&rep, in, out, NULL);
+		scs_report_dispose(&rep);
+		cr_assert(rc == SCS_OK || rc == SCS_ECORRUPT || rc == SCS_EUNSUPPORTED, "round %d: rc %d: %s", round, rc,
+		    scs_err_msg());
+		if (rc != SCS_OK)
+			cr_assert_not(file_exists(out), "round %d: failed but wrote", round);
+		unlink(out);
+	}
+	free(good);
+	free(bad);
+	free(src);
+}

@@ -132,3 +132,16 @@ Test(dedup, the_same_content_in_other_encodings_merges, .init = shrink_setup, .f
 	cr_assert_null(find_init(g, "Str2"), "string tensors merge too");
 	cr_assert_eq(rep.n_groups, 5, "groups: %zu", rep.n_groups);
 }
+
+Test(dedup, copies_inside_a_function_body_merge, .init = shrink_setup, .fini = shrink_teardown)
+{
+	Onnx__FunctionProto *f;
+
+	shrink("func_dup.onnx");
+	cr_assert_eq(shrunk_model->n_functions, 1);
+	f = shrunk_model->functions[0];
+	cr_assert_eq(f->n_node, 3, "one Constant left: %zu nodes", f->n_node);
+	cr_assert_str_eq(f->node[0]->op_type, "Constant");
+	cr_assert_str_eq(f->node[0]->output[0], "fk1");
+	cr_assert_str_eq(f->node[2]->input[1], "fk1", "the second Add reads the kept copy");
+}

@@ -33,7 +33,7 @@ ParameterizedTestParameters(e2e, every_model_computes_the_same)
 {
 	static model_name names[] = { { "dup_basic.onnx" }, { "dup_encodings.onnx" }, { "if_outer.onnx" },
 		{ "shadow.onnx" }, { "downcast.onnx" }, { "external.onnx" }, { "loop_dup.onnx" }, { "nested_if.onnx" },
-		{ "slice.onnx" } };
+		{ "slice.onnx" }, { "func_dup.onnx" } };
 
 	return cr_make_param_array(model_name, names, sizeof(names) / sizeof(names[0]));
 }

@@ -45,6 +45,8 @@ Files written to OUTDIR (names are fixed; the C tests refer to them):
                       Constant equal to the main-graph initializer K.
   nested_if.onnx      If inside If; the same constant in both inner branches,
                       twice in the outer else branch and once in the main graph.
+  func_dup.onnx       a model-local function (domain "local") whose body holds
+                      two equal Constant nodes.
 """
 
 import os
@@ -405,8 +407,27 @@ def gen_nested_if(outdir):
     return save(make_model(graph), outdir, "nested_if.onnx")
 
 
+# ------------------------------------------------------------ func_dup
+def gen_func_dup(outdir):
+    k = rng_values(31, [4])
+    fn = helper.make_function(
+        "local", "AddTwice", ["x"], ["y"],
+        [const_node("fk1", k), const_node("fk2", k.copy()),
+         node("Add", ["x", "fk1"], ["ft"], "f_add1"),
+         node("Add", ["ft", "fk2"], ["y"], "f_add2")],
+        [helper.make_opsetid("", OPSET)])
+    graph = helper.make_graph(
+        [node("AddTwice", ["X"], ["Y"], "call", domain="local")], "func_dup",
+        [vi("X", FLOAT, [4])], [vi("Y", FLOAT, [4])])
+    model = helper.make_model(
+        graph, producer_name="scs4onnx-c-gen_models", functions=[fn],
+        opset_imports=[helper.make_opsetid("", OPSET), helper.make_opsetid("local", 1)])
+    model.ir_version = IR_VERSION
+    return save(model, outdir, "func_dup.onnx")
+
+
 GENERATORS = [gen_dup_basic, gen_dup_encodings, gen_if_outer, gen_shadow,
-              gen_downcast, gen_external, gen_loop_dup, gen_nested_if]
+              gen_downcast, gen_external, gen_loop_dup, gen_nested_if, gen_func_dup]
 
 
 def main(argv):
