@@ -24,8 +24,8 @@
 #include "num.h"
 #include "source.h"
 
-#define MAP_SIZE ((size_t)1 << 40)            /* address space only: the file is sparse */
-#define BATCH_LEN ((uint64_t)256 << 20)        /* commit a writer's chunks this often */
+#define MAP_START ((size_t)64 << 20)           /* the map (and, with MDB_WRITEMAP, the file) grows from here */
+#define BATCH_LEN ((uint64_t)64 << 20)         /* commit a writer's chunks this often */
 #define HDR_LEN 16
 
 enum { CODEC_RAW = 0, CODEC_ZSTD = 1 };
@@ -127,7 +127,7 @@ scs_store_open(scs_store **out, const char *dir, const char *tmp_parent)
 		}
 	}
 	if ((mrc = mdb_env_create(&st->env)) != 0 || (mrc = mdb_env_set_maxdbs(st->env, 4)) != 0 ||
-	    (mrc = mdb_env_set_mapsize(st->env, MAP_SIZE)) != 0 ||
+	    (mrc = mdb_env_set_mapsize(st->env, MAP_START)) != 0 ||
 	    (mrc = mdb_env_open(st->env, st->dir, MDB_WRITEMAP | MDB_NOSYNC | MDB_NOMETASYNC | MDB_NOTLS,
 		 0644)) != 0) {
 		rc = mdb_fail(mrc, "cannot open", st);
@@ -197,6 +197,31 @@ scs_store_has(scs_store *st, const scs_key *key)
 	return rc < 0 ? rc : 1;
 }
 
+/*
+ * Make sure the next write transaction finds room: the map grows (doubling)
+ * while no transaction is open, so a writer needs no retries and the data
+ * file stays near the size of what it holds.
+ */
+static int
+ensure_room(scs_store *st, uint64_t need)
+{
+	MDB_envinfo info;
+	MDB_stat stat;
+	uint64_t used, size;
+	int mrc;
+
+	if ((mrc = mdb_env_info(st->env, &info)) != 0 || (mrc = mdb_env_stat(st->env, &stat)) != 0)
+		return mdb_fail(mrc, "cannot read the map size", st);
+	used = ((uint64_t)info.me_last_pgno + 1) * stat.ms_psize;
+	if (used + need <= info.me_mapsize)
+		return SCS_OK;
+	for (size = info.me_mapsize; size < used + need; size *= 2)
+		;
+	if ((mrc = mdb_env_set_mapsize(st->env, (size_t)size)) != 0)
+		return mdb_fail(mrc, "cannot grow the map", st);
+	return SCS_OK;
+}
+
 int
 scs_store_writer_open(scs_store_writer **out, scs_store *st)
 {
@@ -208,6 +233,8 @@ scs_store_writer_open(scs_store_writer **out, scs_store *st)
 	*out = NULL;
 	if (st->writing)
 		return scs_err_set(SCS_EUSAGE, "store %s: a writer is already open", st->dir);
+	if ((mrc = ensure_room(st, BATCH_LEN + 4 * SCS_CHUNK_LEN)) < 0)
+		return mrc;
 	if ((w = calloc(1, sizeof(*w))) == NULL)
 		return scs_err_set(SCS_ENOMEM, "cannot allocate a store writer");
 	w->st = st;
@@ -263,8 +290,12 @@ put_chunk(scs_store_writer *w, const uint8_t *data, size_t len)
 		w->since_commit = 0;
 		mrc = mdb_txn_commit(w->txn);
 		w->txn = NULL;
-		if (mrc != 0 || (mrc = mdb_txn_begin(st->env, NULL, 0, &w->txn)) != 0)
+		if (mrc != 0)
 			return mdb_fail(mrc, "cannot commit a batch", st);
+		if ((rc = ensure_room(st, BATCH_LEN + 4 * SCS_CHUNK_LEN)) < 0)
+			return rc;
+		if ((mrc = mdb_txn_begin(st->env, NULL, 0, &w->txn)) != 0)
+			return mdb_fail(mrc, "cannot begin a batch", st);
 	}
 	return SCS_OK;
 }
@@ -457,6 +488,8 @@ scs_store_damage_for_tests(scs_store *st, const scs_key *key, uint32_t idx)
 	uint8_t *copy;
 	int mrc, rc;
 
+	if ((rc = ensure_room(st, 2 * SCS_CHUNK_LEN)) < 0)
+		return rc;
 	if ((mrc = mdb_txn_begin(st->env, NULL, 0, &txn)) != 0)
 		return mdb_fail(mrc, "cannot begin a write", st);
 	if ((rc = find_id(st, txn, key, &id)) < 0)

@@ -153,3 +153,29 @@ Test(e2e, scs4onnx_spellings_and_json_report)
 	free(json);
 	tmpdir_remove(dir);
 }
+
+Test(e2e, a_kept_store_is_reused_and_gives_the_same_model)
+{
+	char *dir = tmpdir_new(), *in = fixture("dup_encodings.onnx"), *store = path_in(dir, "store"),
+	     *o1 = path_in(dir, "one.onnx"), *o2 = path_in(dir, "two.onnx"), *text;
+	uint8_t *a, *b;
+	size_t la, lb;
+
+	cr_assert_eq(run_tool(&text, "scs4onnx-shrink", "'%s' '%s' --store '%s' -n", in, o1, store), 0, "%s", text);
+	free(text);
+	cr_assert_eq(run_tool(&text, "scs4onnx-shrink", "'%s' '%s' --store '%s' -n", in, o2, store), 0, "%s", text);
+	free(text);
+	cr_assert(file_exists(store), "the store folder is kept");
+	a = read_all(o1, &la);
+	b = read_all(o2, &lb);
+	cr_assert_eq(la, lb);
+	cr_assert_arr_eq(a, b, la, "a second run through the same store wrote another model");
+	check_equivalent(in, o2);
+	free(a);
+	free(b);
+	free(in);
+	free(store);
+	free(o1);
+	free(o2);
+	tmpdir_remove(dir);
+}

@@ -108,3 +108,25 @@ Test(store, a_named_store_keeps_its_blobs_across_opens)
 	free(where);
 	tmpdir_remove(d);
 }
+
+Test(store, a_blob_over_several_batches_grows_the_map_and_reads_back, .init = open_store, .fini = close_store)
+{
+	size_t piece = 1 << 20, n_pieces = 200;
+	uint8_t *buf = malloc(piece), *got = malloc(piece);
+	scs_store_writer *w;
+	scs_key key;
+
+	cr_assert_eq(scs_store_writer_open(&w, st), SCS_OK, "%s", scs_err_msg());
+	for (size_t i = 0; i < n_pieces; i++) {
+		for (size_t j = 0; j < piece; j++)
+			buf[j] = (uint8_t)((i * 131 + j * 2654435761u) >> 7);
+		cr_assert_eq(scs_store_writer_write(w, buf, piece), SCS_OK, "piece %zu: %s", i, scs_err_msg());
+	}
+	cr_assert_eq(scs_store_writer_finish(&key, w), SCS_OK, "%s", scs_err_msg());
+	cr_assert_eq(key.len, piece * n_pieces);
+	/* the last piece, read back from the far end of the blob */
+	cr_assert_eq(scs_store_read(st, &key, (n_pieces - 1) * piece, got, piece), SCS_OK, "%s", scs_err_msg());
+	cr_assert_arr_eq(got, buf, piece);
+	free(buf);
+	free(got);
+}
