@@ -12,8 +12,15 @@
 #include "npy.h"
 #include "model.h"
 #include "pass.h"
+#include "sink.h"
 #include "source.h"
 #include "store.h"
+
+void
+scs_remove_temporaries(void)
+{
+	scs_temps_remove_all();
+}
 
 static double
 now(void)
@@ -29,8 +36,9 @@ typedef struct progress_ctx {
 	const char *stage;
 } progress_ctx;
 
+/* Forward a room's progress (done, total) as the current stage's. */
 static void
-scan_progress(void *payload, uint64_t done, uint64_t total)
+stage_progress(void *payload, uint64_t done, uint64_t total)
 {
 	progress_ctx *p = payload;
 
@@ -133,7 +141,7 @@ scs_shrink(scs_report *rep, const char *in, const char *out, const scs_shrink_op
 	if (opts->progress) {
 		pc.opts = opts;
 		pc.stage = "scan";
-		scan_opts.progress = scan_progress;
+		scan_opts.progress = stage_progress;
 		scan_opts.progress_payload = &pc;
 	}
 	if ((rc = scs_model_load(&m, in, store, &scan_opts)) < 0)
@@ -161,8 +169,12 @@ scs_shrink(scs_report *rep, const char *in, const char *out, const scs_shrink_op
 	rep->bytes_after = scs_pass_payload_bytes(m);
 	memset(&emit_opts, 0, sizeof(emit_opts));
 	emit_opts.external = opts->external_data;
-	if (opts->progress)
+	if (opts->progress) {
+		pc.stage = "write";
+		emit_opts.progress = stage_progress;
+		emit_opts.progress_payload = &pc;
 		opts->progress(opts->progress_payload, "write", 0, 1);
+	}
 	rc = scs_emit(&res, m, out, &emit_opts, npy_sinks, extracted.n);
 	free(npy_sinks);
 	npy_sinks = NULL;

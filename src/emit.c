@@ -15,12 +15,26 @@
 
 #define DATA_ALIGN 4096
 
+#define PROGRESS_STEP ((uint64_t)64 << 20)
+
 typedef struct out_buf {
 	ProtobufCBuffer base;
 	scs_model *m;
 	scs_sink *sink;
 	int rc;
+	const scs_emit_options *opts;
+	uint64_t total, reported;
 } out_buf;
+
+/* Report progress every PROGRESS_STEP bytes of @sink. */
+static void
+tick(const scs_emit_options *opts, scs_sink *sink, uint64_t *reported, uint64_t total)
+{
+	if (opts->progress && scs_sink_pos(sink) - *reported >= PROGRESS_STEP) {
+		*reported = scs_sink_pos(sink);
+		opts->progress(opts->progress_payload, *reported, total);
+	}
+}
 
 static void
 append(ProtobufCBuffer *b, size_t len, const uint8_t *data)
@@ -31,18 +45,20 @@ append(ProtobufCBuffer *b, size_t len, const uint8_t *data)
 
 	if (ob->rc < 0)
 		return;
-	if (scs_model_ref_id(ob->m, data, &id))
+	if (scs_model_ref_id(ob->m, data, &id)) {
 		rc = scs_payloads_copy(&ob->m->payloads, id, ob->sink);
-	else
+		tick(ob->opts, ob->sink, &ob->reported, ob->total);
+	} else {
 		rc = scs_sink_write(ob->sink, data, len);
+	}
 	if (rc < 0)
 		ob->rc = rc;
 }
 
 static int
-pack_to(scs_model *m, scs_sink *sink)
+pack_to(scs_model *m, scs_sink *sink, const scs_emit_options *opts, uint64_t total)
 {
-	out_buf ob = { { append }, m, sink, SCS_OK };
+	out_buf ob = { { append }, m, sink, SCS_OK, opts, total, 0 };
 
 	protobuf_c_message_pack_to_buffer(&m->proto->base, &ob.base);
 	return ob.rc < 0 ? ob.rc : scs_sink_status(sink);
@@ -220,9 +236,10 @@ abort_all(scs_sink **extra, size_t n_extra)
 }
 
 static int
-emit_external(scs_emit_result *res, scs_model *m, const char *path, uint64_t min_len, scs_sink **extra,
-    size_t n_extra)
+emit_external(scs_emit_result *res, scs_model *m, const char *path, const scs_emit_options *opts,
+    scs_sink **extra, size_t n_extra)
 {
+	uint64_t reported = 0;
 	plan p;
 	scs_sink *sinks[2] = { NULL, NULL };
 	char *data_path = NULL;
@@ -231,7 +248,7 @@ emit_external(scs_emit_result *res, scs_model *m, const char *path, uint64_t min
 
 	memset(&p, 0, sizeof(p));
 	p.m = m;
-	p.min_len = min_len;
+	p.min_len = opts->external_min ? opts->external_min : 1024;
 	if ((data_path = scs_emit_data_path(path)) == NULL ||
 	    (p.offset_of = calloc(m->payloads.n ? m->payloads.n : 1, sizeof(*p.offset_of))) == NULL) {
 		rc = scs_err_set(SCS_ENOMEM, "cannot allocate the external data plan");
@@ -254,11 +271,12 @@ emit_external(scs_emit_result *res, scs_model *m, const char *path, uint64_t min
 		if ((rc = scs_sink_pad_to(sinks[0], off)) < 0 ||
 		    (rc = scs_payloads_copy(&m->payloads, id, sinks[0])) < 0)
 			goto done;
+		tick(opts, sinks[0], &reported, p.data_len);
 	}
 	for (i = 0; i < p.n; i++)
 		if ((rc = move_out(&p, &p.items[i], scs_path_base(data_path))) < 0)
 			goto done;
-	if ((rc = scs_sink_open(&sinks[1], path)) < 0 || (rc = pack_to(m, sinks[1])) < 0)
+	if ((rc = scs_sink_open(&sinks[1], path)) < 0 || (rc = pack_to(m, sinks[1], opts, 0)) < 0)
 		goto done;
 	res->external = 1;
 	res->data_len = scs_sink_pos(sinks[0]);
@@ -295,12 +313,12 @@ scs_emit(scs_emit_result *res, scs_model *m, const char *path, const scs_emit_op
 	inline_max = opts->inline_max ? opts->inline_max : SCS_EMIT_INLINE_MAX;
 	size = protobuf_c_message_get_packed_size(&m->proto->base);
 	if (opts->external || size > inline_max)
-		return emit_external(res, m, path, opts->external_min ? opts->external_min : 1024, extra, n_extra);
+		return emit_external(res, m, path, opts, extra, n_extra);
 	if ((rc = scs_sink_open(&sink, path)) < 0) {
 		abort_all(extra, n_extra);
 		return rc;
 	}
-	if ((rc = pack_to(m, sink)) < 0) {
+	if ((rc = pack_to(m, sink, opts, size)) < 0) {
 		scs_sink_abort(sink);
 		abort_all(extra, n_extra);
 		return rc;

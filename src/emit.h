@@ -20,6 +20,8 @@ typedef struct scs_emit_options {
 	int external;             /* 1: external data even when inline would fit */
 	uint64_t external_min;    /* payloads at least this long go external (0: 1024) */
 	uint64_t inline_max;      /* 0: SCS_EMIT_INLINE_MAX */
+	void (*progress)(void *payload, uint64_t done, uint64_t total);   /* bytes written so far */
+	void *progress_payload;
 } scs_emit_options;
 
 typedef struct scs_emit_result {

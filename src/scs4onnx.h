@@ -44,4 +44,12 @@ typedef struct scs_shrink_options {
  */
 int scs_shrink(scs_report *rep, const char *in, const char *out, const scs_shrink_options *opts);
 
+/*
+ * Remove every temporary file and folder the library has open (outputs
+ * being written, temporary stores). Async-signal-safe: call it from a
+ * SIGINT/SIGTERM handler before exiting, so an interrupted run leaves
+ * nothing behind.
+ */
+void scs_remove_temporaries(void);
+
 #endif

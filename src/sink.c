@@ -5,6 +5,7 @@
 #include "sink.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +17,56 @@
 #include "source.h"
 
 #define SINK_BUF_LEN (1u << 20)
+#define MAX_TEMPS 64
+
+/* Registered temporaries; a slot is claimed by writing its path before its flag. */
+static struct {
+	char path[4096];
+	volatile sig_atomic_t used;   /* 0 free, 1 file, 2 folder */
+} temps[MAX_TEMPS];
+
+void
+scs_temps_register(const char *path, int is_dir)
+{
+	for (int i = 0; i < MAX_TEMPS; i++) {
+		if (temps[i].used || strlen(path) >= sizeof(temps[i].path))
+			continue;
+		memcpy(temps[i].path, path, strlen(path) + 1);
+		temps[i].used = is_dir ? 2 : 1;
+		return;
+	}
+}
+
+void
+scs_temps_unregister(const char *path)
+{
+	for (int i = 0; i < MAX_TEMPS; i++)
+		if (temps[i].used && strcmp(temps[i].path, path) == 0)
+			temps[i].used = 0;
+}
+
+void
+scs_temps_remove_all(void)
+{
+	char name[4096 + 16];
+	size_t n;
+
+	for (int i = 0; i < MAX_TEMPS; i++) {
+		if (temps[i].used == 1) {
+			unlink(temps[i].path);
+		} else if (temps[i].used == 2) {
+			/* a temporary store holds LMDB's two files */
+			n = strlen(temps[i].path);
+			memcpy(name, temps[i].path, n);
+			memcpy(name + n, "/data.mdb", 10);
+			unlink(name);
+			memcpy(name + n, "/lock.mdb", 10);
+			unlink(name);
+			rmdir(temps[i].path);
+		}
+		temps[i].used = 0;
+	}
+}
 
 struct scs_sink {
 	int fd;
@@ -73,6 +124,7 @@ scs_sink_open(scs_sink **out, const char *target)
 		goto fail;
 	}
 	fchmod(s->fd, 0666 & ~current_umask());
+	scs_temps_register(s->tmp, 0);
 	*out = s;
 	return SCS_OK;
 fail:
@@ -215,8 +267,10 @@ scs_sink_abort(scs_sink *s)
 		return;
 	if (s->fd >= 0)
 		close(s->fd);
-	if (s->tmp)
+	if (s->tmp) {
 		unlink(s->tmp);
+		scs_temps_unregister(s->tmp);
+	}
 	free(s->tmp);
 	free(s->target);
 	free(s->buf);
@@ -273,6 +327,7 @@ scs_sink_commit(scs_sink **sinks, size_t n)
 			free(aside[i]);
 		}
 		if (rc == SCS_OK || i < done) {
+			scs_temps_unregister(sinks[i]->tmp);
 			free(sinks[i]->tmp);
 			sinks[i]->tmp = NULL;
 		}

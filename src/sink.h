@@ -43,4 +43,13 @@ int scs_sink_commit(scs_sink **sinks, size_t n);
 /* Remove the temporary file and free. NULL is a no-op. */
 void scs_sink_abort(scs_sink *s);
 
+/*
+ * Temporary files and folders of this process (sinks, temporary stores) are
+ * registered while they exist, so that a signal handler can remove them.
+ * scs_temps_remove_all() is async-signal-safe: it only unlinks and rmdirs.
+ */
+void scs_temps_register(const char *path, int is_dir);
+void scs_temps_unregister(const char *path);
+void scs_temps_remove_all(void);
+
 #endif

@@ -22,6 +22,7 @@
 #include "codec.h"
 #include "err.h"
 #include "num.h"
+#include "sink.h"
 #include "source.h"
 
 #define MAP_START ((size_t)64 << 20)           /* the map (and, with MDB_WRITEMAP, the file) grows from here */
@@ -116,6 +117,7 @@ scs_store_open(scs_store **out, const char *dir, const char *tmp_parent)
 			st->dir = NULL;
 			goto fail;
 		}
+		scs_temps_register(st->dir, 1);
 	} else {
 		if ((st->dir = strdup(dir)) == NULL) {
 			rc = scs_err_set(SCS_ENOMEM, "cannot allocate a path");
@@ -157,8 +159,10 @@ scs_store_close(scs_store *st)
 		return;
 	if (st->env)
 		mdb_env_close(st->env);
-	if (st->temporary && st->dir)
+	if (st->temporary && st->dir) {
 		nftw(st->dir, rm_entry, 8, FTW_DEPTH | FTW_PHYS);
+		scs_temps_unregister(st->dir);
+	}
 	free(st->dir);
 	free(st->raw);
 	free(st->packed);

@@ -1,19 +1,37 @@
 /* cli.c: the terminal side of the tools (see cli.h). */
 #include "cli.h"
 
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 static const char *prog = "scs4onnx";
 static int progress_shown;
 
+static void
+on_signal(int sig)
+{
+	scs_remove_temporaries();
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
 void
 cli_set_prog(const char *p)
 {
+	struct sigaction sa;
+
 	prog = p;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
 }
 
 int
@@ -81,7 +99,18 @@ cli_stderr_is_tty(void)
 void
 cli_progress(void *payload, const char *stage, uint64_t done, uint64_t total)
 {
+	static struct timespec last;
+	static const char *last_stage;
+	struct timespec now;
+
 	(void)payload;
+	/* a few redraws a second at most, but every new stage and every end */
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	if (stage == last_stage && done < total &&
+	    (now.tv_sec - last.tv_sec) * 1000000000L + (now.tv_nsec - last.tv_nsec) < 250000000L)
+		return;
+	last = now;
+	last_stage = stage;
 	if (total > 1)
 		fprintf(stderr, "\r%s: %s %5.1f%% (%llu / %llu MiB)   ", prog, stage, 100.0 * (double)done / (double)total,
 		    (unsigned long long)(done >> 20), (unsigned long long)(total >> 20));

@@ -18,7 +18,8 @@ typedef struct cli_list {
 	size_t n;
 } cli_list;
 
-/* The tool's name for messages. */
+/* The tool's name for messages; also installs the signal handlers that
+ * remove temporary files when the run is interrupted. */
 void cli_set_prog(const char *prog);
 
 /* "prog: error: <scs_err_msg()>" and CLI_FAILED. */
