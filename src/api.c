@@ -49,7 +49,7 @@ stage_progress(void *payload, uint64_t done, uint64_t total)
 static int
 check_output(const scs_model *m, const char *path)
 {
-	if (scs_payloads_reads_from(&m->payloads, path))
+	if (scs_payloads_reads_from(m->payloads, path))
 		return scs_err_set(SCS_EUSAGE, "%s: the input is read from this file; write the output elsewhere", path);
 	return SCS_OK;
 }
@@ -94,7 +94,7 @@ write_npys(scs_sink ***out_sinks, scs_model *m, scs_report *rep, const scs_extra
 		}
 		if ((rc = check_output(m, path)) < 0 || (rc = scs_npy_header(&head, e->dtype, e->dims, e->n_dims)) < 0 ||
 		    (rc = scs_sink_open(&sinks[i], path)) < 0 || (rc = scs_sink_write(sinks[i], head.data, head.len)) < 0 ||
-		    (rc = scs_payloads_copy(&m->payloads, e->payload, sinks[i])) < 0 ||
+		    (rc = scs_payloads_copy(m->payloads, e->payload, sinks[i])) < 0 ||
 		    (rc = scs_report_add(&rep->npy, e->constant, path)) < 0)
 			break;
 		free(path);
@@ -148,8 +148,8 @@ scs_shrink(scs_report *rep, const char *in, const char *out, const scs_shrink_op
 		goto done;
 	if ((rc = check_outputs(m, out)) < 0)
 		goto done;
-	for (size_t i = 0; i < m->payloads.n_files; i++)
-		rep->input_len += scs_source_size(m->payloads.files[i]);
+	for (size_t i = 0; i < m->payloads->n_files; i++)
+		rep->input_len += scs_source_size(m->payloads->files[i]);
 	rep->bytes_before = scs_pass_payload_bytes(m);
 	if ((rc = scs_pass_dedup(m, rep)) < 0)
 		goto done;

@@ -46,7 +46,7 @@ append(ProtobufCBuffer *b, size_t len, const uint8_t *data)
 	if (ob->rc < 0)
 		return;
 	if (scs_model_ref_id(ob->m, data, &id)) {
-		rc = scs_payloads_copy(&ob->m->payloads, id, ob->sink);
+		rc = scs_payloads_copy(ob->m->payloads, id, ob->sink);
 		tick(ob->opts, ob->sink, &ob->reported, ob->total);
 	} else {
 		rc = scs_sink_write(ob->sink, data, len);
@@ -105,7 +105,7 @@ plan_tensor(void *ctx, Onnx__TensorProto *t)
 	uint32_t id;
 	uint64_t len;
 
-	if (!scs_model_payload_of(p->m, t, &id) || (len = p->m->payloads.items[id].key.len) < p->min_len)
+	if (!scs_model_payload_of(p->m, t, &id) || (len = p->m->payloads->items[id].key.len) < p->min_len)
 		return 0;
 	if (p->n == p->cap) {
 		p->cap = p->cap ? p->cap * 2 : 64;
@@ -164,7 +164,7 @@ move_out(plan *p, moved *mv, const char *location)
 	snprintf(num, sizeof(num), "%llu", (unsigned long long)off);
 	if ((ext[k++] = entry("offset", num)) == NULL)
 		goto fail;
-	snprintf(num, sizeof(num), "%llu", (unsigned long long)p->m->payloads.items[id].key.len);
+	snprintf(num, sizeof(num), "%llu", (unsigned long long)p->m->payloads->items[id].key.len);
 	if ((ext[k++] = entry("length", num)) == NULL)
 		goto fail;
 	mv->raw = t->raw_data;
@@ -250,7 +250,7 @@ emit_external(scs_emit_result *res, scs_model *m, const char *path, const scs_em
 	p.m = m;
 	p.min_len = opts->external_min ? opts->external_min : 1024;
 	if ((data_path = scs_emit_data_path(path)) == NULL ||
-	    (p.offset_of = calloc(m->payloads.n ? m->payloads.n : 1, sizeof(*p.offset_of))) == NULL) {
+	    (p.offset_of = calloc(m->payloads->n ? m->payloads->n : 1, sizeof(*p.offset_of))) == NULL) {
 		rc = scs_err_set(SCS_ENOMEM, "cannot allocate the external data plan");
 		goto done;
 	}
@@ -269,7 +269,7 @@ emit_external(scs_emit_result *res, scs_model *m, const char *path, const scs_em
 		if (off < scs_sink_pos(sinks[0]))
 			continue;
 		if ((rc = scs_sink_pad_to(sinks[0], off)) < 0 ||
-		    (rc = scs_payloads_copy(&m->payloads, id, sinks[0])) < 0)
+		    (rc = scs_payloads_copy(m->payloads, id, sinks[0])) < 0)
 			goto done;
 		tick(opts, sinks[0], &reported, p.data_len);
 	}

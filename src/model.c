@@ -76,7 +76,7 @@ scs_model_set_payload(scs_model *m, Onnx__TensorProto *t, uint32_t id)
 {
 	clear_data(t, m->refs);
 	t->raw_data.data = m->refs + id;
-	t->raw_data.len = (size_t)m->payloads.items[id].key.len;
+	t->raw_data.len = (size_t)m->payloads->items[id].key.len;
 	t->has_raw_data = 1;
 }
 
@@ -208,7 +208,7 @@ bind_ref(void *ctx, Onnx__TensorProto *t)
 		u = &t->base.unknown_fields[i];
 		if (u->tag != SCS_SCAN_REF_FIELD || u->wire_type != PROTOBUF_C_WIRE_TYPE_VARINT)
 			continue;
-		if (scs_wire_get_varint(&id, u->data, u->len, &used) != SCS_OK || id >= b->m->payloads.n) {
+		if (scs_wire_get_varint(&id, u->data, u->len, &used) != SCS_OK || id >= b->m->payloads->n) {
 			b->rc = scs_err_set(SCS_ECORRUPT, "%s: tensor '%s': bad payload reference", b->m->path,
 			    t->name ? t->name : "");
 			return 1;
@@ -225,55 +225,90 @@ bind_ref(void *ctx, Onnx__TensorProto *t)
 	return 0;
 }
 
-int
-scs_model_load(scs_model **out, const char *path, scs_store *store, const scs_scan_options *opts)
+/* Scan @path into @m, whose payloads and refs are set. */
+static int
+load_into(scs_model *m, const char *path, const scs_scan_options *opts)
 {
 	scs_buf skel = SCS_BUF_INIT;
-	scs_model *m;
 	bind_ctx b;
 	int rc;
 
-	*out = NULL;
-	if ((m = calloc(1, sizeof(*m))) == NULL)
+	if ((m->path = strdup(path)) == NULL)
 		return scs_err_set(SCS_ENOMEM, "cannot allocate a model");
-	if ((m->path = strdup(path)) == NULL) {
+	if ((rc = scs_scan_file(&skel, m->payloads, path, opts)) < 0)
+		goto done;
+	m->proto = (Onnx__ModelProto *)protobuf_c_message_unpack(&onnx__model_proto__descriptor, NULL,
+	    skel.len, skel.data);
+	if (m->proto == NULL) {
+		rc = scs_err_set(SCS_ECORRUPT, "%s: the model's structure does not parse as an ONNX ModelProto",
+		    path);
+		goto done;
+	}
+	/* a cut file can still be well-formed protobuf: insist on what every model has */
+	if (m->proto->graph == NULL || m->proto->n_opset_import == 0 || !m->proto->has_ir_version) {
+		rc = scs_err_set(SCS_ECORRUPT, "%s: not a complete ONNX model (no %s); is the file cut short?", path,
+		    m->proto->graph == NULL ? "graph" : m->proto->n_opset_import == 0 ? "opset_import" : "ir_version");
+		goto done;
+	}
+	b.m = m;
+	b.rc = SCS_OK;
+	scs_model_each_tensor(m->proto, bind_ref, &b);
+	rc = b.rc;
+done:
+	scs_buf_dispose(&skel);
+	return rc;
+}
+
+int
+scs_model_load(scs_model **out, const char *path, scs_store *store, const scs_scan_options *opts)
+{
+	scs_model *m;
+	int rc;
+
+	*out = NULL;
+	if ((m = calloc(1, sizeof(*m))) == NULL || (m->payloads = calloc(1, sizeof(*m->payloads))) == NULL) {
 		free(m);
 		return scs_err_set(SCS_ENOMEM, "cannot allocate a model");
 	}
+	m->owner = 1;
 	m->refs = mmap(NULL, REF_RANGE, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	if (m->refs == MAP_FAILED) {
 		m->refs = NULL;
 		rc = scs_err_set(SCS_ENOMEM, "cannot reserve address space for payload references");
 		goto fail;
 	}
-	if ((rc = scs_payloads_init(&m->payloads, store)) < 0)
+	if ((rc = scs_payloads_init(m->payloads, store)) < 0 || (rc = load_into(m, path, opts)) < 0)
 		goto fail;
-	if ((rc = scs_scan_file(&skel, &m->payloads, path, opts)) < 0)
-		goto fail;
-	m->proto = (Onnx__ModelProto *)protobuf_c_message_unpack(&onnx__model_proto__descriptor, NULL,
-	    skel.len, skel.data);
-	if (m->proto == NULL) {
-		rc = scs_err_set(SCS_ECORRUPT, "%s: the model's structure does not parse as an ONNX ModelProto",
-		    path);
-		goto fail;
-	}
-	/* a cut file can still be well-formed protobuf: insist on what every model has */
-	if (m->proto->graph == NULL || m->proto->n_opset_import == 0 || !m->proto->has_ir_version) {
-		rc = scs_err_set(SCS_ECORRUPT, "%s: not a complete ONNX model (no %s); is the file cut short?", path,
-		    m->proto->graph == NULL ? "graph" : m->proto->n_opset_import == 0 ? "opset_import" : "ir_version");
-		goto fail;
-	}
-	b.m = m;
-	b.rc = SCS_OK;
-	scs_model_each_tensor(m->proto, bind_ref, &b);
-	if ((rc = b.rc) < 0)
-		goto fail;
-	scs_buf_dispose(&skel);
 	*out = m;
 	return SCS_OK;
 fail:
-	scs_buf_dispose(&skel);
 	scs_model_free(m);
+	return rc;
+}
+
+int
+scs_model_new_with(scs_model **out, const scs_model *owner)
+{
+	scs_model *m;
+
+	if ((*out = m = calloc(1, sizeof(*m))) == NULL)
+		return scs_err_set(SCS_ENOMEM, "cannot allocate a model");
+	m->payloads = owner->payloads;
+	m->refs = owner->refs;
+	return SCS_OK;
+}
+
+int
+scs_model_load_with(scs_model **out, const char *path, const scs_model *owner, const scs_scan_options *opts)
+{
+	int rc;
+
+	if ((rc = scs_model_new_with(out, owner)) < 0)
+		return rc;
+	if ((rc = load_into(*out, path, opts)) < 0) {
+		scs_model_free(*out);
+		*out = NULL;
+	}
 	return rc;
 }
 
@@ -294,9 +329,13 @@ scs_model_free(scs_model *m)
 		return;
 	if (m->proto)
 		scs_model_free_message(m, &m->proto->base);
-	scs_payloads_dispose(&m->payloads);
-	if (m->refs)
-		munmap(m->refs, REF_RANGE);
+	if (m->owner) {
+		if (m->payloads)
+			scs_payloads_dispose(m->payloads);
+		free(m->payloads);
+		if (m->refs)
+			munmap(m->refs, REF_RANGE);
+	}
 	free(m->path);
 	free(m);
 }

@@ -23,14 +23,22 @@
 
 typedef struct scs_model {
 	Onnx__ModelProto *proto;
-	scs_payloads payloads;
-	char *path;
-	uint8_t *refs;            /* reserved range; see above */
+	scs_payloads *payloads;   /* shared by every model made from or with the owner */
+	uint8_t *refs;            /* reserved range (see above), shared likewise */
+	char *path;               /* NULL for a model made in memory */
+	int owner;                /* 1: this model frees payloads and refs */
 } scs_model;
 
 /* Scan @path into a model; typed payloads (and, with opts->hold_bytes,
  * all payloads) go into @store, which must outlive the model. */
 int scs_model_load(scs_model **out, const char *path, scs_store *store, const scs_scan_options *opts);
+
+/* Scan @path into a model whose payloads join @owner's set (so tensors of
+ * both can be compared and moved between them). Free it before @owner. */
+int scs_model_load_with(scs_model **out, const char *path, const scs_model *owner, const scs_scan_options *opts);
+
+/* An empty model (no proto yet) sharing @owner's payloads. Free it before @owner. */
+int scs_model_new_with(scs_model **out, const scs_model *owner);
 
 /* NULL is a no-op. */
 void scs_model_free(scs_model *m);

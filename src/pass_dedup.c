@@ -54,7 +54,7 @@ add_bytes(void *ctx, Onnx__TensorProto *t)
 	uint32_t id;
 
 	if (scs_model_payload_of(acc->m, t, &id))
-		acc->n += acc->m->payloads.items[id].key.len;
+		acc->n += acc->m->payloads->items[id].key.len;
 	return 0;
 }
 
@@ -116,7 +116,7 @@ add_cand(void *ctx, int scope, Onnx__TensorProto *t, Onnx__NodeProto *node, cons
 	cand *c = &d->c[d->n];
 	memset(c, 0, sizeof(*c));
 	if (scs_model_payload_of(d->m, t, &id))
-		c->key = d->m->payloads.items[id].key;
+		c->key = d->m->payloads->items[id].key;
 	else if (t->data_type == SCS_DT_STRING)
 		string_key(&c->key, t);
 	else
@@ -169,7 +169,7 @@ same_bytes(dedup *d, const cand *a, const cand *b)
 	uint32_t ia, ib;
 
 	if (scs_model_payload_of(d->m, a->t, &ia) && scs_model_payload_of(d->m, b->t, &ib))
-		return scs_payloads_equal(&d->m->payloads, ia, ib);
+		return scs_payloads_equal(d->m->payloads, ia, ib);
 	if (a->t->n_string_data != b->t->n_string_data)
 		return 0;
 	for (size_t i = 0; i < a->t->n_string_data; i++)
@@ -458,7 +458,7 @@ merge_class(dedup *d, cand **cls, size_t n)
 	}
 	{
 		uint32_t id;
-		uint64_t bytes = scs_model_payload_of(d->m, first->t, &id) ? d->m->payloads.items[id].key.len : 0;
+		uint64_t bytes = scs_model_payload_of(d->m, first->t, &id) ? d->m->payloads->items[id].key.len : 0;
 
 		rc = scs_report_add_group(d->rep, target, names, n_names, first->t->data_type, bytes, lifted);
 	}

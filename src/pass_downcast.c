@@ -212,10 +212,10 @@ survives(downcast *d, int i, char *why, size_t why_len)
 	int dt = d->c[i].t->data_type, rc;
 
 	scs_model_payload_of(d->m, d->c[i].t, &id);
-	len = d->m->payloads.items[id].key.len;
+	len = d->m->payloads->items[id].key.len;
 	for (off = 0; off < len; off += take) {
 		take = len - off > SCS_CHUNK_LEN ? SCS_CHUNK_LEN : (size_t)(len - off);
-		if ((rc = scs_payloads_read(&d->m->payloads, id, off, d->in, take)) < 0)
+		if ((rc = scs_payloads_read(d->m->payloads, id, off, d->in, take)) < 0)
 			return rc;
 		for (k = 0; k + 8 <= take; k += 8) {
 			uint64_t bits = scs_load_le64(d->in + k);
@@ -257,15 +257,15 @@ narrow(downcast *d, int i)
 	size_t take, k;
 	int dt = d->c[i].t->data_type, rc;
 
-	if (d->m->payloads.store == NULL)
+	if (d->m->payloads->store == NULL)
 		return scs_err_set(SCS_EUSAGE, "narrowing needs a store");
 	scs_model_payload_of(d->m, d->c[i].t, &id);
-	len = d->m->payloads.items[id].key.len;
-	if ((rc = scs_store_writer_open(&w, d->m->payloads.store)) < 0)
+	len = d->m->payloads->items[id].key.len;
+	if ((rc = scs_store_writer_open(&w, d->m->payloads->store)) < 0)
 		return rc;
 	for (off = 0; off < len; off += take) {
 		take = len - off > SCS_CHUNK_LEN ? SCS_CHUNK_LEN : (size_t)(len - off);
-		if ((rc = scs_payloads_read(&d->m->payloads, id, off, d->in, take)) < 0)
+		if ((rc = scs_payloads_read(d->m->payloads, id, off, d->in, take)) < 0)
 			goto fail;
 		for (k = 0; k + 8 <= take; k += 8) {
 			uint64_t bits = scs_load_le64(d->in + k);
@@ -288,7 +288,7 @@ narrow(downcast *d, int i)
 	}
 	memset(&pl, 0, sizeof(pl));
 	pl.where = SCS_AT_STORE;
-	if ((rc = scs_store_writer_finish(&pl.key, w)) < 0 || (rc = scs_payloads_add(&d->m->payloads, &pl, &new_id)) < 0)
+	if ((rc = scs_store_writer_finish(&pl.key, w)) < 0 || (rc = scs_payloads_add(d->m->payloads, &pl, &new_id)) < 0)
 		return rc;
 	d->c[i].t->data_type = narrow_type(dt);
 	scs_model_set_payload(d->m, d->c[i].t, new_id);

@@ -41,9 +41,9 @@ expect_bytes(const char *name, const void *want, size_t len)
 
 	cr_assert_not_null(t, "no initializer %s", name);
 	cr_assert_eq(scs_model_payload_of(m, t, &id), 1, "%s has no payload", name);
-	cr_assert_eq(m->payloads.items[id].key.len, len, "%s: %llu bytes, wanted %zu", name,
-	    (unsigned long long)m->payloads.items[id].key.len, len);
-	cr_assert_eq(scs_payloads_read(&m->payloads, id, 0, got, len), SCS_OK, "%s", scs_err_msg());
+	cr_assert_eq(m->payloads->items[id].key.len, len, "%s: %llu bytes, wanted %zu", name,
+	    (unsigned long long)m->payloads->items[id].key.len, len);
+	cr_assert_eq(scs_payloads_read(m->payloads, id, 0, got, len), SCS_OK, "%s", scs_err_msg());
 	cr_assert_arr_eq(got, want, len, "%s: canonical bytes differ", name);
 }
 
@@ -56,9 +56,9 @@ Test(scan, float_data_and_raw_data_give_the_same_bytes, .init = load_encodings, 
 	expect_bytes("f32_raw", want, sizeof(want));
 	scs_model_payload_of(m, find_init(m->proto->graph, "f32_typed"), &a);
 	scs_model_payload_of(m, find_init(m->proto->graph, "f32_raw"), &b);
-	cr_assert(scs_key_eq(&m->payloads.items[a].key, &m->payloads.items[b].key), "same content, same key");
-	cr_assert_eq(m->payloads.items[a].where, SCS_AT_STORE, "typed data is decoded into the store");
-	cr_assert_eq(m->payloads.items[b].where, SCS_AT_FILE, "raw data stays where it lies");
+	cr_assert(scs_key_eq(&m->payloads->items[a].key, &m->payloads->items[b].key), "same content, same key");
+	cr_assert_eq(m->payloads->items[a].where, SCS_AT_STORE, "typed data is decoded into the store");
+	cr_assert_eq(m->payloads->items[b].where, SCS_AT_FILE, "raw data stays where it lies");
 }
 
 Test(scan, integer_fields_decode_by_element_type, .init = load_encodings, .fini = unload)
