@@ -95,97 +95,55 @@ scs_tensor_elems(const Onnx__TensorProto *t)
 
 /* ---- walking ---- */
 
-static int each_in_graph(Onnx__GraphProto *g, scs_tensor_fn fn, void *ctx);
-
+/*
+ * Every TensorProto inside @msg, found through protobuf-c's descriptors, so
+ * no message type that can hold a tensor is ever forgotten.
+ */
 static int
-each_in_sparse(Onnx__SparseTensorProto *s, scs_tensor_fn fn, void *ctx)
+each_in(ProtobufCMessage *msg, scs_tensor_fn fn, void *ctx)
 {
-	int rc = 0;
-
-	if (s->values && (rc = fn(ctx, s->values)) != 0)
-		return rc;
-	if (s->indices && (rc = fn(ctx, s->indices)) != 0)
-		return rc;
-	return rc;
-}
-
-static int
-each_in_attr(Onnx__AttributeProto *a, scs_tensor_fn fn, void *ctx)
-{
-	size_t i;
+	const ProtobufCMessageDescriptor *md = msg->descriptor;
 	int rc;
 
-	if (a->t && (rc = fn(ctx, a->t)) != 0)
-		return rc;
-	if (a->g && (rc = each_in_graph(a->g, fn, ctx)) != 0)
-		return rc;
-	if (a->sparse_tensor && (rc = each_in_sparse(a->sparse_tensor, fn, ctx)) != 0)
-		return rc;
-	for (i = 0; i < a->n_tensors; i++)
-		if ((rc = fn(ctx, a->tensors[i])) != 0)
-			return rc;
-	for (i = 0; i < a->n_graphs; i++)
-		if ((rc = each_in_graph(a->graphs[i], fn, ctx)) != 0)
-			return rc;
-	for (i = 0; i < a->n_sparse_tensors; i++)
-		if ((rc = each_in_sparse(a->sparse_tensors[i], fn, ctx)) != 0)
-			return rc;
-	return 0;
-}
+	if (md == &onnx__tensor_proto__descriptor)
+		return fn(ctx, (Onnx__TensorProto *)msg);
+	for (unsigned i = 0; i < md->n_fields; i++) {
+		const ProtobufCFieldDescriptor *f = &md->fields[i];
+		char *base = (char *)msg;
 
-static int
-each_in_nodes(Onnx__NodeProto **nodes, size_t n, scs_tensor_fn fn, void *ctx)
-{
-	int rc;
+		if (f->type != PROTOBUF_C_TYPE_MESSAGE)
+			continue;
+		if (f->flags & PROTOBUF_C_FIELD_FLAG_ONEOF) {
+			if (*(uint32_t *)(base + f->quantifier_offset) != f->id)
+				continue;
+		}
+		if (f->label == PROTOBUF_C_LABEL_REPEATED) {
+			size_t n = *(size_t *)(base + f->quantifier_offset);
+			ProtobufCMessage **arr = *(ProtobufCMessage ***)(base + f->offset);
 
-	for (size_t i = 0; i < n; i++)
-		for (size_t j = 0; j < nodes[i]->n_attribute; j++)
-			if ((rc = each_in_attr(nodes[i]->attribute[j], fn, ctx)) != 0)
+			for (size_t k = 0; k < n; k++)
+				if ((rc = each_in(arr[k], fn, ctx)) != 0)
+					return rc;
+		} else {
+			ProtobufCMessage *sub = *(ProtobufCMessage **)(base + f->offset);
+
+			if (sub && (rc = each_in(sub, fn, ctx)) != 0)
 				return rc;
+		}
+	}
 	return 0;
 }
 
-static int
-each_in_graph(Onnx__GraphProto *g, scs_tensor_fn fn, void *ctx)
+int
+scs_model_each_tensor_in(ProtobufCMessage *msg, scs_tensor_fn fn, void *ctx)
 {
-	size_t i;
-	int rc;
-
-	for (i = 0; i < g->n_initializer; i++)
-		if ((rc = fn(ctx, g->initializer[i])) != 0)
-			return rc;
-	for (i = 0; i < g->n_sparse_initializer; i++)
-		if ((rc = each_in_sparse(g->sparse_initializer[i], fn, ctx)) != 0)
-			return rc;
-	return each_in_nodes(g->node, g->n_node, fn, ctx);
+	return each_in(msg, fn, ctx);
 }
 
 int
 scs_model_each_tensor(Onnx__ModelProto *m, scs_tensor_fn fn, void *ctx)
 {
-	size_t i, j;
-	int rc;
-
-	if (m->graph && (rc = each_in_graph(m->graph, fn, ctx)) != 0)
-		return rc;
-	for (i = 0; i < m->n_functions; i++) {
-		Onnx__FunctionProto *f = m->functions[i];
-
-		if ((rc = each_in_nodes(f->node, f->n_node, fn, ctx)) != 0)
-			return rc;
-		for (j = 0; j < f->n_attribute_proto; j++)
-			if ((rc = each_in_attr(f->attribute_proto[j], fn, ctx)) != 0)
-				return rc;
-	}
-	for (i = 0; i < m->n_training_info; i++) {
-		Onnx__TrainingInfoProto *t = m->training_info[i];
-
-		if (t->initialization && (rc = each_in_graph(t->initialization, fn, ctx)) != 0)
-			return rc;
-		if (t->algorithm && (rc = each_in_graph(t->algorithm, fn, ctx)) != 0)
-			return rc;
-	}
-	return 0;
+	return each_in(&m->base, fn, ctx);
 }
 
 /* ---- loading ---- */
@@ -223,6 +181,66 @@ bind_ref(void *ctx, Onnx__TensorProto *t)
 		return 0;
 	}
 	return 0;
+}
+
+/* Put a payload reference back into the scanner's private field. */
+static int
+unbind_ref(void *ctx, Onnx__TensorProto *t)
+{
+	bind_ctx *b = ctx;
+	ProtobufCMessageUnknownField *grown, *u;
+	uint32_t id;
+	uint8_t *data;
+
+	if (!scs_model_payload_of(b->m, t, &id))
+		return 0;
+	grown = realloc(t->base.unknown_fields, (t->base.n_unknown_fields + 1) * sizeof(*grown));
+	if (grown == NULL || (data = malloc(SCS_WIRE_VARINT_MAX)) == NULL) {
+		if (grown)
+			t->base.unknown_fields = grown;
+		b->rc = scs_err_set(SCS_ENOMEM, "cannot copy a tensor");
+		return 1;
+	}
+	t->base.unknown_fields = grown;
+	u = &grown[t->base.n_unknown_fields++];
+	u->tag = SCS_SCAN_REF_FIELD;
+	u->wire_type = PROTOBUF_C_WIRE_TYPE_VARINT;
+	u->len = scs_wire_put_varint(data, id);
+	u->data = data;
+	t->raw_data.data = NULL;
+	t->raw_data.len = 0;
+	t->has_raw_data = 0;
+	return 0;
+}
+
+ProtobufCMessage *
+scs_model_copy(const scs_model *m, ProtobufCMessage *msg)
+{
+	bind_ctx b = { (scs_model *)m, SCS_OK };
+	ProtobufCMessage *copy = NULL;
+	uint8_t *bytes;
+	size_t len;
+
+	/* references travel through packing as the scanner wrote them */
+	each_in(msg, unbind_ref, &b);
+	len = protobuf_c_message_get_packed_size(msg);
+	if (b.rc == SCS_OK && (bytes = malloc(len ? len : 1)) != NULL) {
+		protobuf_c_message_pack(msg, bytes);
+		copy = protobuf_c_message_unpack(msg->descriptor, NULL, len, bytes);
+		free(bytes);
+	}
+	b.rc = SCS_OK;
+	each_in(msg, bind_ref, &b);
+	if (copy) {
+		each_in(copy, bind_ref, &b);
+		if (b.rc < 0) {
+			scs_model_free_message(m, copy);
+			copy = NULL;
+		}
+	}
+	if (copy == NULL)
+		scs_err_set(SCS_ENOMEM, "cannot copy a message");
+	return copy;
 }
 
 /* Scan @path into @m, whose payloads and refs are set. */

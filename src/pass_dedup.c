@@ -234,42 +234,22 @@ own(dedup *d, char *s)
 	return scs_strmap_put(&d->taken, s, 1);
 }
 
-/* A copy of @src's type, dims and data under @name. */
+/* A copy of @src (type, dims, data) under @name. */
 static Onnx__TensorProto *
-copy_tensor(dedup *d, const Onnx__TensorProto *src, const char *name)
+copy_tensor(dedup *d, Onnx__TensorProto *src, const char *name)
 {
-	Onnx__TensorProto *t = malloc(sizeof(*t));
-	uint32_t id;
+	Onnx__TensorProto *t = (Onnx__TensorProto *)scs_model_copy(d->m, &src->base);
+	char *copy = strdup(name);
 
-	if (t == NULL)
+	if (t == NULL || copy == NULL) {
+		free(copy);
+		if (t)
+			scs_model_free_message(d->m, &t->base);
 		return NULL;
-	onnx__tensor_proto__init(t);
-	t->name = strdup(name);
-	t->dims = malloc((src->n_dims ? src->n_dims : 1) * sizeof(*t->dims));
-	if (t->name == NULL || t->dims == NULL)
-		goto fail;
-	memcpy(t->dims, src->dims, src->n_dims * sizeof(*t->dims));
-	t->n_dims = src->n_dims;
-	t->has_data_type = 1;
-	t->data_type = src->data_type;
-	if (scs_model_payload_of(d->m, src, &id)) {
-		scs_model_set_payload(d->m, t, id);
-	} else if (src->n_string_data) {
-		if ((t->string_data = calloc(src->n_string_data, sizeof(*t->string_data))) == NULL)
-			goto fail;
-		for (; t->n_string_data < src->n_string_data; t->n_string_data++) {
-			ProtobufCBinaryData *b = &t->string_data[t->n_string_data];
-
-			b->len = src->string_data[t->n_string_data].len;
-			if ((b->data = malloc(b->len ? b->len : 1)) == NULL)
-				goto fail;
-			memcpy(b->data, src->string_data[t->n_string_data].data, b->len);
-		}
 	}
+	free(t->name);
+	t->name = copy;
 	return t;
-fail:
-	scs_model_free_message(d->m, &t->base);
-	return NULL;
 }
 
 static void *
