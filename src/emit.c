@@ -235,13 +235,13 @@ abort_all(scs_sink **extra, size_t n_extra)
 		scs_sink_abort(extra[i]);
 }
 
+/* External data: OUT.data first, then the model pointing into it. */
 static int
-emit_external(scs_emit_result *res, scs_model *m, const char *path, const scs_emit_options *opts,
-    scs_sink **extra, size_t n_extra)
+prepare_external(scs_emit_result *res, scs_model *m, const char *path, const scs_emit_options *opts,
+    scs_sink *sinks[2])
 {
 	uint64_t reported = 0;
 	plan p;
-	scs_sink *sinks[2] = { NULL, NULL };
 	char *data_path = NULL;
 	size_t i;
 	int rc;
@@ -282,16 +282,9 @@ emit_external(scs_emit_result *res, scs_model *m, const char *path, const scs_em
 	res->data_len = scs_sink_pos(sinks[0]);
 	res->model_len = scs_sink_pos(sinks[1]);
 	res->n_external = p.n;
-	rc = commit_all(sinks, 2, extra, n_extra);
-	sinks[0] = sinks[1] = NULL;
-	extra = NULL;
 done:
-	if (extra)
-		abort_all(extra, n_extra);
 	for (i = 0; i < p.n; i++)
 		move_back(&p.items[i]);
-	scs_sink_abort(sinks[0]);
-	scs_sink_abort(sinks[1]);
 	free(p.items);
 	free(p.offset_of);
 	free(data_path);
@@ -299,30 +292,54 @@ done:
 }
 
 int
-scs_emit(scs_emit_result *res, scs_model *m, const char *path, const scs_emit_options *opts, scs_sink **extra,
-    size_t n_extra)
+scs_emit_prepare(scs_emit_result *res, scs_model *m, const char *path, const scs_emit_options *opts,
+    scs_sink *sinks[2], size_t *n_sinks)
 {
 	static const scs_emit_options none;
 	uint64_t inline_max, size;
-	scs_sink *sink;
 	int rc;
 
 	if (opts == NULL)
 		opts = &none;
 	memset(res, 0, sizeof(*res));
+	sinks[0] = sinks[1] = NULL;
+	*n_sinks = 0;
 	inline_max = opts->inline_max ? opts->inline_max : SCS_EMIT_INLINE_MAX;
 	size = protobuf_c_message_get_packed_size(&m->proto->base);
-	if (opts->external || size > inline_max)
-		return emit_external(res, m, path, opts, extra, n_extra);
-	if ((rc = scs_sink_open(&sink, path)) < 0) {
+	if (opts->external || size > inline_max) {
+		rc = prepare_external(res, m, path, opts, sinks);
+	} else if ((rc = scs_sink_open(&sinks[0], path)) == SCS_OK && (rc = pack_to(m, sinks[0], opts, size)) == SCS_OK) {
+		res->model_len = scs_sink_pos(sinks[0]);
+	}
+	for (size_t i = 0; i < 2; i++) {
+		if (rc < 0) {
+			scs_sink_abort(sinks[i]);
+			sinks[i] = NULL;
+		} else if (sinks[i] && (rc = scs_sink_park(sinks[i])) == SCS_OK) {
+			(*n_sinks)++;
+		}
+	}
+	if (rc < 0) {
+		for (size_t i = 0; i < 2; i++) {
+			scs_sink_abort(sinks[i]);
+			sinks[i] = NULL;
+		}
+		*n_sinks = 0;
+	}
+	return rc;
+}
+
+int
+scs_emit(scs_emit_result *res, scs_model *m, const char *path, const scs_emit_options *opts, scs_sink **extra,
+    size_t n_extra)
+{
+	scs_sink *own[2];
+	size_t n_own;
+	int rc;
+
+	if ((rc = scs_emit_prepare(res, m, path, opts, own, &n_own)) < 0) {
 		abort_all(extra, n_extra);
 		return rc;
 	}
-	if ((rc = pack_to(m, sink, opts, size)) < 0) {
-		scs_sink_abort(sink);
-		abort_all(extra, n_extra);
-		return rc;
-	}
-	res->model_len = scs_sink_pos(sink);
-	return commit_all(&sink, 1, extra, n_extra);
+	return commit_all(own, n_own, extra, n_extra);
 }

@@ -40,6 +40,14 @@ typedef struct scs_emit_result {
 int scs_emit(scs_emit_result *res, scs_model *m, const char *path, const scs_emit_options *opts,
     scs_sink **extra, size_t n_extra);
 
+/*
+ * Write the files of model @m under temporary names without putting them in
+ * place: @sinks[0..*n_sinks) (the .data file first when there is one) are
+ * for scs_sink_commit(), together with other outputs of the same result.
+ */
+int scs_emit_prepare(scs_emit_result *res, scs_model *m, const char *path, const scs_emit_options *opts,
+    scs_sink *sinks[2], size_t *n_sinks);
+
 /* malloc'd "<path>.data"; NULL on ENOMEM. */
 char *scs_emit_data_path(const char *path);
 

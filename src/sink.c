@@ -170,6 +170,8 @@ scs_sink_write(scs_sink *s, const void *data, size_t len)
 
 	if (s->status < 0)
 		return s->status;
+	if (s->buf == NULL)
+		return s->status = scs_err_set(SCS_EUSAGE, "%s: written after it was parked", s->target);
 	s->pos += len;
 	if (len >= SINK_BUF_LEN) {
 		if (flush(s) < 0)
@@ -240,6 +242,16 @@ scs_sink_pad_to(scs_sink *s, uint64_t pos)
 		scs_sink_write(s, zeros, gap > sizeof(zeros) ? sizeof(zeros) : (size_t)gap);
 	}
 	return s->status;
+}
+
+int
+scs_sink_park(scs_sink *s)
+{
+	int rc = flush(s);
+
+	free(s->buf);
+	s->buf = NULL;
+	return rc;
 }
 
 uint64_t

@@ -25,6 +25,10 @@ int scs_sink_copy_fd(scs_sink *s, int fd, uint64_t off, uint64_t len);
 /* Append zero bytes until the position is @pos (>= the position now). */
 int scs_sink_pad_to(scs_sink *s, uint64_t pos);
 
+/* Flush and release the write buffer of a finished sink that waits for
+ * its commit (writing to it afterwards is an error). */
+int scs_sink_park(scs_sink *s);
+
 /* Bytes written so far. */
 uint64_t scs_sink_pos(const scs_sink *s);
 
