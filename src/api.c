@@ -4,16 +4,22 @@
  */
 #include "scs4onnx.h"
 
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <string.h>
 #include <time.h>
 
 #include "emit.h"
+#include "merge.h"
 #include "npy.h"
 #include "model.h"
 #include "pass.h"
 #include "sink.h"
 #include "source.h"
+#include "split.h"
 #include "store.h"
 
 void
@@ -32,7 +38,8 @@ now(void)
 }
 
 typedef struct progress_ctx {
-	const scs_shrink_options *opts;
+	scs_progress_fn fn;
+	void *payload;
 	const char *stage;
 } progress_ctx;
 
@@ -42,7 +49,59 @@ stage_progress(void *payload, uint64_t done, uint64_t total)
 {
 	progress_ctx *p = payload;
 
-	p->opts->progress(p->opts->progress_payload, p->stage, done, total);
+	p->fn(p->payload, p->stage, done, total);
+}
+
+/* Start stage @name: progress line and clock. */
+static double
+stage_start(progress_ctx *pc, const char *name)
+{
+	pc->stage = name;
+	if (pc->fn)
+		pc->fn(pc->payload, name, 0, 1);
+	return now();
+}
+
+static void
+stage_end(scs_report *rep, const char *name, double t0, uint64_t bytes)
+{
+	scs_report_stage_add(rep, name, now() - t0, bytes);
+}
+
+/* Open the store and scan @in into *m. */
+static int
+load_input(scs_model **m, scs_store **store, scs_report *rep, const char *in, const char *store_dir,
+    const char *tmp_parent, progress_ctx *pc)
+{
+	scs_scan_options so;
+	int rc;
+
+	if ((rc = scs_store_open(store, store_dir, tmp_parent)) < 0)
+		return rc;
+	memset(&so, 0, sizeof(so));
+	so.hold_bytes = store_dir != NULL;
+	if (pc->fn) {
+		so.progress = stage_progress;
+		so.progress_payload = pc;
+	}
+	if ((rc = scs_model_load(m, in, *store, &so)) < 0)
+		return rc;
+	for (size_t i = 0; i < (*m)->payloads->n_files; i++)
+		rep->input_len += scs_source_size((*m)->payloads->files[i]);
+	return SCS_OK;
+}
+
+/* Dedup, then downcast unless disabled: what scs4onnx-shrink does to a model. */
+static int
+shrink_passes(scs_model *m, scs_report *rep, const scs_shrink_options *opts)
+{
+	int rc;
+
+	if ((rc = scs_pass_dedup(m, rep)) < 0)
+		return rc;
+	if (!opts->disable_auto_downcast && (rc = scs_pass_downcast(m, rep)) < 0)
+		return rc;
+	return SCS_OK;
 }
 
 /* Refuse an output path that would overwrite a file the model is read from. */
@@ -112,48 +171,21 @@ write_npys(scs_sink ***out_sinks, scs_model *m, scs_report *rep, const scs_extra
 	return SCS_OK;
 }
 
-int
-scs_shrink(scs_report *rep, const char *in, const char *out, const scs_shrink_options *opts)
+/* Extraction (npy mode, forced), then the model and its .npy files, all committed together. */
+static int
+write_result(scs_model *m, scs_report *rep, const char *out, const scs_shrink_options *opts, progress_ctx *pc)
 {
-	static const scs_shrink_options defaults;
-	scs_scan_options scan_opts;
-	scs_emit_options emit_opts;
-	scs_emit_result res;
-	progress_ctx pc;
-	scs_store *store = NULL;
-	scs_model *m = NULL;
 	scs_extract_list extracted = { NULL, 0, 0 };
 	scs_extract_options xo;
+	scs_emit_options eo;
+	scs_emit_result res;
 	scs_sink **npy_sinks = NULL;
-	char *out_dir = NULL;
-	double t0 = now();
-	int rc;
+	char *out_dir;
+	int rc = SCS_OK;
 
-	memset(rep, 0, sizeof(*rep));
-	if (opts == NULL)
-		opts = &defaults;
 	if ((out_dir = scs_path_dir(out)) == NULL)
 		return scs_err_set(SCS_ENOMEM, "cannot allocate a path");
-	if ((rc = scs_store_open(&store, opts->store_dir, out_dir)) < 0)
-		goto done;
-	memset(&scan_opts, 0, sizeof(scan_opts));
-	scan_opts.hold_bytes = opts->store_dir != NULL;
-	if (opts->progress) {
-		pc.opts = opts;
-		pc.stage = "scan";
-		scan_opts.progress = stage_progress;
-		scan_opts.progress_payload = &pc;
-	}
-	if ((rc = scs_model_load(&m, in, store, &scan_opts)) < 0)
-		goto done;
 	if ((rc = check_outputs(m, out)) < 0)
-		goto done;
-	for (size_t i = 0; i < m->payloads->n_files; i++)
-		rep->input_len += scs_source_size(m->payloads->files[i]);
-	rep->bytes_before = scs_pass_payload_bytes(m);
-	if ((rc = scs_pass_dedup(m, rep)) < 0)
-		goto done;
-	if (!opts->disable_auto_downcast && (rc = scs_pass_downcast(m, rep)) < 0)
 		goto done;
 	memset(&xo, 0, sizeof(xo));
 	xo.groups = opts->mode == SCS_MODE_NPY;
@@ -167,15 +199,13 @@ scs_shrink(scs_report *rep, const char *in, const char *out, const scs_shrink_op
 	    (rc = write_npys(&npy_sinks, m, rep, &extracted, out, out_dir)) < 0))
 		goto done;
 	rep->bytes_after = scs_pass_payload_bytes(m);
-	memset(&emit_opts, 0, sizeof(emit_opts));
-	emit_opts.external = opts->external_data;
-	if (opts->progress) {
-		pc.stage = "write";
-		emit_opts.progress = stage_progress;
-		emit_opts.progress_payload = &pc;
-		opts->progress(opts->progress_payload, "write", 0, 1);
+	memset(&eo, 0, sizeof(eo));
+	eo.external = opts->external_data;
+	if (pc->fn) {
+		eo.progress = stage_progress;
+		eo.progress_payload = pc;
 	}
-	rc = scs_emit(&res, m, out, &emit_opts, npy_sinks, extracted.n);
+	rc = scs_emit(&res, m, out, &eo, npy_sinks, extracted.n);
 	free(npy_sinks);
 	npy_sinks = NULL;
 	if (rc < 0)
@@ -189,9 +219,432 @@ done:
 			scs_sink_abort(npy_sinks[i]);
 	free(npy_sinks);
 	scs_extract_list_dispose(&extracted);
+	free(out_dir);
+	return rc;
+}
+
+int
+scs_shrink(scs_report *rep, const char *in, const char *out, const scs_shrink_options *opts)
+{
+	static const scs_shrink_options defaults;
+	progress_ctx pc;
+	scs_store *store = NULL;
+	scs_model *m = NULL;
+	char *out_dir = NULL;
+	double t0 = now(), ts;
+	int rc;
+
+	memset(rep, 0, sizeof(*rep));
+	if (opts == NULL)
+		opts = &defaults;
+	pc.fn = opts->progress;
+	pc.payload = opts->progress_payload;
+	if ((out_dir = scs_path_dir(out)) == NULL)
+		return scs_err_set(SCS_ENOMEM, "cannot allocate a path");
+	ts = stage_start(&pc, "scan");
+	if ((rc = load_input(&m, &store, rep, in, opts->store_dir, out_dir, &pc)) < 0)
+		goto done;
+	stage_end(rep, "scan", ts, rep->input_len);
+	rep->bytes_before = scs_pass_payload_bytes(m);
+	ts = stage_start(&pc, "shrink");
+	if ((rc = shrink_passes(m, rep, opts)) < 0)
+		goto done;
+	stage_end(rep, "shrink", ts, 0);
+	ts = stage_start(&pc, "write");
+	if ((rc = write_result(m, rep, out, opts, &pc)) < 0)
+		goto done;
+	stage_end(rep, "write", ts, rep->output_len + rep->output_data_len);
+done:
 	rep->seconds = now() - t0;
 	scs_model_free(m);
 	scs_store_close(store);
 	free(out_dir);
+	return rc;
+}
+
+/* ---- split ---- */
+
+static int
+has_suffix(const char *s, const char *suffix)
+{
+	size_t a = strlen(s), b = strlen(suffix);
+
+	return a >= b && strcmp(s + a - b, suffix) == 0;
+}
+
+/* The *.onnx files of @dir, sorted by name (malloc'd paths). */
+static int
+list_models(char ***out, size_t *n, const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	char **list = NULL, **grown;
+	int rc = SCS_OK;
+
+	*out = NULL;
+	*n = 0;
+	if (d == NULL)
+		return scs_err_errno(errno, "%s: cannot list the folder", dir);
+	while ((e = readdir(d)) != NULL) {
+		if (e->d_name[0] == '.' || !has_suffix(e->d_name, ".onnx"))
+			continue;
+		if ((grown = realloc(list, (*n + 1) * sizeof(*grown))) == NULL ||
+		    (grown[*n] = scs_path_join(dir, e->d_name)) == NULL) {
+			if (grown)
+				list = grown;
+			rc = scs_err_set(SCS_ENOMEM, "cannot list the folder");
+			break;
+		}
+		list = grown;
+		(*n)++;
+	}
+	closedir(d);
+	for (size_t i = 1; i < *n; i++)     /* insertion sort: shard sets are small */
+		for (size_t j = i; j > 0 && strcmp(list[j - 1], list[j]) > 0; j--) {
+			char *t = list[j];
+
+			list[j] = list[j - 1];
+			list[j - 1] = t;
+		}
+	*out = list;
+	return rc;
+}
+
+static void
+free_list(char **list, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(list[i]);
+	free(list);
+}
+
+/* Emit options for a shard: inline while it fits the budget; else its giant
+ * tensors (or, when that is not enough, every tensor over 1 KiB) go beside it. */
+typedef struct giant_sum {
+	scs_model *m;
+	uint64_t min, sum;
+} giant_sum;
+
+static int
+add_giant(void *ctx, Onnx__TensorProto *t)
+{
+	giant_sum *g = ctx;
+	uint32_t id;
+
+	if (scs_model_payload_of(g->m, t, &id) && g->m->payloads->items[id].key.len >= g->min)
+		g->sum += g->m->payloads->items[id].key.len;
+	return 0;
+}
+
+static void
+shard_emit_options(scs_emit_options *eo, scs_model *shard, uint64_t max_len)
+{
+	uint64_t size = protobuf_c_message_get_packed_size(&shard->proto->base);
+	giant_sum g = { shard, max_len, 0 };
+
+	memset(eo, 0, sizeof(*eo));
+	eo->inline_max = max_len < SCS_EMIT_INLINE_MAX ? max_len : SCS_EMIT_INLINE_MAX;
+	if (size <= eo->inline_max)
+		return;
+	scs_model_each_tensor(shard->proto, add_giant, &g);
+	eo->external = 1;
+	eo->external_min = size - g.sum <= eo->inline_max ? max_len : 1024;
+}
+
+/* Write @shards into @dir as shard-NNN.onnx, all committed together. */
+static int
+write_shards(scs_report *rep, const scs_shards *shards, const char *dir, uint64_t max_len)
+{
+	scs_sink **sinks = calloc(2 * shards->n + 1, sizeof(*sinks));
+	size_t n_sinks = 0, got;
+	int width = 3, rc = SCS_OK;
+	char name[64], bytes[32], *path;
+
+	if (sinks == NULL)
+		return scs_err_set(SCS_ENOMEM, "cannot allocate the shard list");
+	for (size_t k = shards->n; k >= 1000; k /= 10)
+		width++;
+	for (size_t k = 0; rc == SCS_OK && k < shards->n; k++) {
+		scs_emit_options eo;
+		scs_emit_result res;
+
+		snprintf(name, sizeof(name), "shard-%0*zu.onnx", width, k);
+		if ((path = scs_path_join(dir, name)) == NULL) {
+			rc = scs_err_set(SCS_ENOMEM, "cannot allocate a path");
+			break;
+		}
+		shard_emit_options(&eo, shards->items[k], max_len);
+		if ((rc = scs_emit_prepare(&res, shards->items[k], path, &eo, sinks + n_sinks, &got)) == SCS_OK) {
+			n_sinks += got;
+			snprintf(bytes, sizeof(bytes), "%llu", (unsigned long long)(res.model_len + res.data_len));
+			rc = scs_report_add(&rep->shards, path, bytes);
+			rep->output_len += res.model_len;
+			rep->output_data_len += res.data_len;
+		}
+		free(path);
+	}
+	if (rc == SCS_OK) {
+		rc = scs_sink_commit(sinks, n_sinks);
+	} else {
+		for (size_t i = 0; i < n_sinks; i++)
+			scs_sink_abort(sinks[i]);
+	}
+	free(sinks);
+	return rc;
+}
+
+/* @dir exists (made when missing) and holds no .onnx file. */
+static int
+prepare_shard_dir(const char *dir)
+{
+	char **list;
+	size_t n;
+	int rc;
+
+	if (mkdir(dir, 0777) < 0 && errno != EEXIST)
+		return scs_err_errno(errno, "%s: cannot create the folder", dir);
+	if ((rc = list_models(&list, &n, dir)) < 0)
+		return rc;
+	free_list(list, n);
+	if (n)
+		return scs_err_set(SCS_EUSAGE, "%s: the folder holds .onnx files already; give an empty or new folder", dir);
+	return SCS_OK;
+}
+
+int
+scs_split(scs_report *rep, const char *in, const char *dir, const scs_split_options *opts)
+{
+	static const scs_split_options defaults;
+	uint64_t max_len;
+	progress_ctx pc;
+	scs_shards shards = { NULL, 0 };
+	scs_store *store = NULL;
+	scs_model *m = NULL;
+	double t0 = now(), ts;
+	int rc;
+
+	memset(rep, 0, sizeof(*rep));
+	if (opts == NULL)
+		opts = &defaults;
+	max_len = opts->max_shard_len ? opts->max_shard_len : SCS_SPLIT_DEFAULT_LEN;
+	pc.fn = opts->progress;
+	pc.payload = opts->progress_payload;
+	if ((rc = prepare_shard_dir(dir)) < 0)
+		goto done;
+	ts = stage_start(&pc, "scan");
+	if ((rc = load_input(&m, &store, rep, in, opts->store_dir, dir, &pc)) < 0)
+		goto done;
+	stage_end(rep, "scan", ts, rep->input_len);
+	rep->bytes_before = rep->bytes_after = scs_pass_payload_bytes(m);
+	ts = stage_start(&pc, "split");
+	if ((rc = scs_split_model(&shards, m, max_len)) < 0)
+		goto done;
+	stage_end(rep, "split", ts, 0);
+	rep->n_shards = shards.n;
+	ts = stage_start(&pc, "write");
+	if ((rc = write_shards(rep, &shards, dir, max_len)) < 0)
+		goto done;
+	stage_end(rep, "write", ts, rep->output_len + rep->output_data_len);
+done:
+	scs_shards_dispose(&shards);
+	rep->seconds = now() - t0;
+	scs_model_free(m);
+	scs_store_close(store);
+	return rc;
+}
+
+/* ---- merge ---- */
+
+/* Load every shard of @dir into models sharing one payload set (the first owns it). */
+static int
+load_shards(scs_shards *out, char ***paths, size_t *n_paths, scs_store **store, scs_report *rep, const char *dir,
+    const char *store_dir, const char *tmp_parent, progress_ctx *pc)
+{
+	scs_scan_options so;
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	if ((rc = list_models(paths, n_paths, dir)) < 0)
+		return rc;
+	if (*n_paths == 0)
+		return scs_err_set(SCS_EUSAGE, "%s: no .onnx shard files in the folder", dir);
+	if ((out->items = calloc(*n_paths, sizeof(*out->items))) == NULL)
+		return scs_err_set(SCS_ENOMEM, "cannot allocate the shard list");
+	if ((rc = scs_store_open(store, store_dir, tmp_parent)) < 0)
+		return rc;
+	memset(&so, 0, sizeof(so));
+	so.hold_bytes = store_dir != NULL;
+	if (pc->fn) {
+		so.progress = stage_progress;
+		so.progress_payload = pc;
+	}
+	for (size_t i = 0; i < *n_paths; i++) {
+		rc = i == 0 ? scs_model_load(&out->items[0], (*paths)[0], *store, &so) :
+		    scs_model_load_with(&out->items[i], (*paths)[i], out->items[0], &so);
+		if (rc < 0)
+			return rc;
+		out->n++;
+	}
+	for (size_t i = 0; i < out->items[0]->payloads->n_files; i++)
+		rep->input_len += scs_source_size(out->items[0]->payloads->files[i]);
+	return SCS_OK;
+}
+
+/* Free shard models: the owner of the payloads last. */
+static void
+free_shards(scs_shards *s)
+{
+	for (size_t i = s->n; i-- > 0;)
+		scs_model_free(s->items[i]);
+	free(s->items);
+	s->items = NULL;
+	s->n = 0;
+}
+
+int
+scs_merge(scs_report *rep, const char *dir, const char *out, const scs_merge_options *opts)
+{
+	static const scs_merge_options defaults;
+	scs_shrink_options write_opts;
+	progress_ctx pc;
+	scs_shards shards = { NULL, 0 };
+	scs_store *store = NULL;
+	scs_model *merged = NULL;
+	char **paths = NULL, *out_dir = NULL;
+	size_t n_paths = 0;
+	double t0 = now(), ts;
+	int rc;
+
+	memset(rep, 0, sizeof(*rep));
+	if (opts == NULL)
+		opts = &defaults;
+	pc.fn = opts->progress;
+	pc.payload = opts->progress_payload;
+	if ((out_dir = scs_path_dir(out)) == NULL)
+		return scs_err_set(SCS_ENOMEM, "cannot allocate a path");
+	ts = stage_start(&pc, "scan");
+	if ((rc = load_shards(&shards, &paths, &n_paths, &store, rep, dir, opts->store_dir, out_dir, &pc)) < 0)
+		goto done;
+	stage_end(rep, "scan", ts, rep->input_len);
+	rep->n_shards = shards.n;
+	ts = stage_start(&pc, "merge");
+	if ((rc = scs_merge_models(&merged, shards.items, (const char *const *)paths, shards.n)) < 0)
+		goto done;
+	stage_end(rep, "merge", ts, 0);
+	rep->bytes_before = scs_pass_payload_bytes(merged);
+	if (!opts->no_dedup) {
+		ts = stage_start(&pc, "dedup");
+		if ((rc = scs_pass_dedup(merged, rep)) < 0)
+			goto done;
+		stage_end(rep, "dedup", ts, 0);
+	}
+	memset(&write_opts, 0, sizeof(write_opts));
+	write_opts.external_data = opts->external_data;
+	ts = stage_start(&pc, "write");
+	if ((rc = write_result(merged, rep, out, &write_opts, &pc)) < 0)
+		goto done;
+	stage_end(rep, "write", ts, rep->output_len + rep->output_data_len);
+done:
+	scs_model_free(merged);
+	free_shards(&shards);
+	free_list(paths, n_paths);
+	scs_store_close(store);
+	free(out_dir);
+	rep->seconds = now() - t0;
+	return rc;
+}
+
+/* ---- big ---- */
+
+int
+scs_big(scs_report *rep, const char *in, const char *out, const scs_big_options *opts)
+{
+	static const scs_big_options defaults;
+	const scs_shrink_options *so;
+	scs_shrink_options per_shard;
+	uint64_t max_len;
+	progress_ctx pc;
+	scs_shards shards = { NULL, 0 };
+	scs_store *store = NULL;
+	scs_model *m = NULL, *merged = NULL;
+	char *out_dir = NULL, *shard_dir = NULL, **labels = NULL;
+	double t0 = now(), ts;
+	int rc;
+
+	memset(rep, 0, sizeof(*rep));
+	if (opts == NULL)
+		opts = &defaults;
+	so = &opts->shrink;
+	max_len = opts->max_shard_len ? opts->max_shard_len : SCS_SPLIT_DEFAULT_LEN;
+	pc.fn = so->progress;
+	pc.payload = so->progress_payload;
+	if ((out_dir = scs_path_dir(out)) == NULL)
+		return scs_err_set(SCS_ENOMEM, "cannot allocate a path");
+	if (opts->work_dir && mkdir(opts->work_dir, 0777) < 0 && errno != EEXIST) {
+		rc = scs_err_errno(errno, "%s: cannot create the work folder", opts->work_dir);
+		goto done;
+	}
+	ts = stage_start(&pc, "scan");
+	if ((rc = load_input(&m, &store, rep, in, so->store_dir, opts->work_dir ? opts->work_dir : out_dir, &pc)) < 0 ||
+	    (rc = check_outputs(m, out)) < 0)
+		goto done;
+	stage_end(rep, "scan", ts, rep->input_len);
+	rep->bytes_before = scs_pass_payload_bytes(m);
+	ts = stage_start(&pc, "split");
+	if ((rc = scs_split_model(&shards, m, max_len)) < 0)
+		goto done;
+	stage_end(rep, "split", ts, 0);
+	rep->n_shards = shards.n;
+	if (opts->keep_work) {
+		if ((shard_dir = scs_path_join(opts->work_dir ? opts->work_dir : out_dir, "shards")) == NULL) {
+			rc = scs_err_set(SCS_ENOMEM, "cannot allocate a path");
+			goto done;
+		}
+		if ((rc = prepare_shard_dir(shard_dir)) < 0 || (rc = write_shards(rep, &shards, shard_dir, max_len)) < 0)
+			goto done;
+	}
+	/* each shard as scs4onnx-shrink would treat its file; extraction waits for the whole model */
+	per_shard = *so;
+	per_shard.mode = SCS_MODE_SHRINK;
+	per_shard.n_forced_op_names = per_shard.n_forced_constant_names = 0;
+	ts = stage_start(&pc, "shrink");
+	for (size_t k = 0; k < shards.n; k++)
+		if ((rc = shrink_passes(shards.items[k], rep, &per_shard)) < 0)
+			goto done;
+	stage_end(rep, "shrink", ts, 0);
+	ts = stage_start(&pc, "merge");
+	if ((labels = calloc(shards.n, sizeof(*labels))) == NULL) {
+		rc = scs_err_set(SCS_ENOMEM, "cannot allocate shard labels");
+		goto done;
+	}
+	for (size_t k = 0; k < shards.n; k++) {
+		char name[32];
+
+		snprintf(name, sizeof(name), "shard %zu", k);
+		if ((labels[k] = strdup(name)) == NULL) {
+			rc = scs_err_set(SCS_ENOMEM, "cannot allocate shard labels");
+			goto done;
+		}
+	}
+	if ((rc = scs_merge_models(&merged, shards.items, (const char *const *)labels, shards.n)) < 0)
+		goto done;
+	stage_end(rep, "merge", ts, 0);
+	ts = stage_start(&pc, "dedup");
+	if ((rc = scs_pass_dedup(merged, rep)) < 0)
+		goto done;
+	stage_end(rep, "dedup", ts, 0);
+	ts = stage_start(&pc, "write");
+	if ((rc = write_result(merged, rep, out, so, &pc)) < 0)
+		goto done;
+	stage_end(rep, "write", ts, rep->output_len + rep->output_data_len);
+done:
+	free_list(labels, labels ? shards.n : 0);
+	scs_model_free(merged);
+	scs_shards_dispose(&shards);
+	scs_model_free(m);
+	scs_store_close(store);
+	free(out_dir);
+	free(shard_dir);
+	rep->seconds = now() - t0;
 	return rc;
 }

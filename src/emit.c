@@ -257,6 +257,10 @@ prepare_external(scs_emit_result *res, scs_model *m, const char *path, const scs
 	scs_model_each_tensor(m->proto, plan_tensor, &p);
 	if ((rc = p.rc) < 0)
 		goto done;
+	if (p.n == 0) {
+		rc = SCS_DONE;        /* nothing to put beside the model: it goes inline */
+		goto done;
+	}
 	if ((rc = scs_sink_open(&sinks[0], data_path)) < 0)
 		goto done;
 	for (i = 0; i < p.n; i++) {
@@ -306,11 +310,10 @@ scs_emit_prepare(scs_emit_result *res, scs_model *m, const char *path, const scs
 	*n_sinks = 0;
 	inline_max = opts->inline_max ? opts->inline_max : SCS_EMIT_INLINE_MAX;
 	size = protobuf_c_message_get_packed_size(&m->proto->base);
-	if (opts->external || size > inline_max) {
-		rc = prepare_external(res, m, path, opts, sinks);
-	} else if ((rc = scs_sink_open(&sinks[0], path)) == SCS_OK && (rc = pack_to(m, sinks[0], opts, size)) == SCS_OK) {
+	rc = opts->external || size > inline_max ? prepare_external(res, m, path, opts, sinks) : SCS_DONE;
+	if (rc == SCS_DONE && (rc = scs_sink_open(&sinks[0], path)) == SCS_OK &&
+	    (rc = pack_to(m, sinks[0], opts, size)) == SCS_OK)
 		res->model_len = scs_sink_pos(sinks[0]);
-	}
 	for (size_t i = 0; i < 2; i++) {
 		if (rc < 0) {
 			scs_sink_abort(sinks[i]);

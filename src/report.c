@@ -91,7 +91,19 @@ scs_report_dispose(scs_report *r)
 	list_dispose(&r->refused);
 	list_dispose(&r->npy);
 	list_dispose(&r->unexported);
+	list_dispose(&r->shards);
 	memset(r, 0, sizeof(*r));
+}
+
+void
+scs_report_stage_add(scs_report *r, const char *name, double seconds, uint64_t bytes)
+{
+	if (r->n_stages == SCS_REPORT_MAX_STAGES)
+		return;
+	snprintf(r->stages[r->n_stages].name, sizeof(r->stages[r->n_stages].name), "%s", name);
+	r->stages[r->n_stages].seconds = seconds;
+	r->stages[r->n_stages].bytes = bytes;
+	r->n_stages++;
 }
 
 static void
@@ -123,6 +135,15 @@ scs_report_print(const scs_report *r, FILE *f)
 	print_list(f, "not narrowed", &r->refused);
 	print_list(f, "exported", &r->npy);
 	print_list(f, "not exported", &r->unexported);
+	if (r->n_shards)
+		fprintf(f, "INFO: shards: %zu\n", r->n_shards);
+	print_list(f, "shard", &r->shards);
+	for (size_t i = 0; i < r->n_stages; i++) {
+		fprintf(f, "INFO: stage %s: %.2f s", r->stages[i].name, r->stages[i].seconds);
+		if (r->stages[i].bytes)
+			fprintf(f, ", %llu bytes", (unsigned long long)r->stages[i].bytes);
+		fputc('\n', f);
+	}
 	fprintf(f, "INFO: constant bytes: %llu -> %llu (%.1f%%)\n", (unsigned long long)r->bytes_before,
 	    (unsigned long long)r->bytes_after, before > 0 ? 100.0 * after / before : 100.0);
 	fprintf(f, "INFO: file bytes: %llu -> %llu%s\n", (unsigned long long)r->input_len,
@@ -186,6 +207,13 @@ scs_report_write_json(const scs_report *r, FILE *f)
 	json_list(f, "not_narrowed", &r->refused, "reason");
 	json_list(f, "npy", &r->npy, "path");
 	json_list(f, "not_exported", &r->unexported, "reason");
+	fprintf(f, ",\n  \"n_shards\": %zu", r->n_shards);
+	json_list(f, "shards", &r->shards, "bytes");
+	fprintf(f, ",\n  \"stages\": [");
+	for (size_t i = 0; i < r->n_stages; i++)
+		fprintf(f, "%s\n    {\"name\": \"%s\", \"seconds\": %.3f, \"bytes\": %llu}", i ? "," : "", r->stages[i].name,
+		    r->stages[i].seconds, (unsigned long long)r->stages[i].bytes);
+	fprintf(f, "%s]", r->n_stages ? "\n  " : "");
 	fprintf(f, ",\n  \"constant_bytes_before\": %llu,\n  \"constant_bytes_after\": %llu,\n"
 	    "  \"input_bytes\": %llu,\n  \"output_bytes\": %llu,\n  \"output_data_bytes\": %llu,\n"
 	    "  \"external_data\": %s,\n  \"seconds\": %.3f\n}\n",

@@ -28,6 +28,14 @@ typedef struct scs_report_list {
 	size_t n, cap;
 } scs_report_list;
 
+typedef struct scs_report_stage {
+	char name[16];            /* "scan", "split", "shrink", "merge", "dedup", "write" */
+	double seconds;
+	uint64_t bytes;           /* what the stage produced or read, 0 when it is not about bytes */
+} scs_report_stage;
+
+#define SCS_REPORT_MAX_STAGES 12
+
 typedef struct scs_report {
 	uint64_t n_constants;     /* non-scalar constants studied */
 	uint64_t n_scalars;       /* scalars, left alone */
@@ -44,8 +52,15 @@ typedef struct scs_report {
 	uint64_t output_len;      /* output .onnx bytes */
 	uint64_t output_data_len; /* output .data bytes, 0 when inline */
 	int external;             /* 1 when OUTPUT.data was written */
+	scs_report_list shards;   /* shard files written (split): path, bytes */
+	size_t n_shards;          /* shards made (split, big) or joined (merge) */
+	scs_report_stage stages[SCS_REPORT_MAX_STAGES];
+	size_t n_stages;
 	double seconds;
 } scs_report;
+
+/* Record a finished stage (ignored past SCS_REPORT_MAX_STAGES). */
+void scs_report_stage_add(scs_report *r, const char *name, double seconds, uint64_t bytes);
 
 /* Add a merged group; @names are copied. */
 int scs_report_add_group(scs_report *r, const char *canonical, const char *const *names, size_t n_names,

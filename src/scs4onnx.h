@@ -44,6 +44,46 @@ typedef struct scs_shrink_options {
  */
 int scs_shrink(scs_report *rep, const char *in, const char *out, const scs_shrink_options *opts);
 
+typedef struct scs_split_options {
+	uint64_t max_shard_len;                     /* 0: 1.8 GiB */
+	const char *store_dir;                      /* keep payloads in this store (NULL: temporary) */
+	scs_progress_fn progress;
+	void *progress_payload;
+} scs_split_options;
+
+/*
+ * Cut the model at @in into standalone shard models under @dir
+ * (shard-000.onnx, ...; @dir is made when missing and must hold no .onnx
+ * file yet). All shards appear together or none does. rep->shards lists them.
+ */
+int scs_split(scs_report *rep, const char *in, const char *dir, const scs_split_options *opts);
+
+typedef struct scs_merge_options {
+	int no_dedup;                               /* 1: no global dedup after joining */
+	int external_data;                          /* 1: write OUTPUT.data even when inline fits */
+	const char *store_dir;
+	scs_progress_fn progress;
+	void *progress_payload;
+} scs_merge_options;
+
+/* Join the shards in @dir (every *.onnx there) into @out, then dedup globally. */
+int scs_merge(scs_report *rep, const char *dir, const char *out, const scs_merge_options *opts);
+
+typedef struct scs_big_options {
+	scs_shrink_options shrink;                  /* per shard and for the merged model */
+	uint64_t max_shard_len;                     /* 0: 1.8 GiB */
+	const char *work_dir;                       /* temporary store and kept shards (NULL: beside @out) */
+	int keep_work;                              /* 1: also write the shards to work_dir/shards */
+} scs_big_options;
+
+/*
+ * The whole journey in one process, reading @in once: split -> shrink each
+ * shard -> merge -> global dedup -> (npy / forced extraction) -> write. The
+ * result equals split; scs4onnx-shrink on each shard; merge. rep->stages
+ * gives the time of each stage.
+ */
+int scs_big(scs_report *rep, const char *in, const char *out, const scs_big_options *opts);
+
 /*
  * Remove every temporary file and folder the library has open (outputs
  * being written, temporary stores). Async-signal-safe: call it from a

@@ -147,3 +147,192 @@ cli_write_json(const scs_report *rep, const char *path)
 	}
 	return CLI_OK;
 }
+
+int
+cli_parse_size(const char *s, uint64_t *out)
+{
+	char *end;
+	double v = strtod(s, &end);
+	double unit = 1;
+
+	if (end == s || v < 0)
+		return -1;
+	switch (*end) {
+	case 'K': case 'k': unit = 1024.0; end++; break;
+	case 'M': case 'm': unit = 1024.0 * 1024; end++; break;
+	case 'G': case 'g': unit = 1024.0 * 1024 * 1024; end++; break;
+	case 'T': case 't': unit = 1024.0 * 1024 * 1024 * 1024; end++; break;
+	default: break;
+	}
+	if (*end == 'i' || *end == 'B')
+		end += *end == 'i' ? (end[1] == 'B' ? 2 : 1) : 1;
+	if (*end != '\0' || v * unit < 1 || v * unit > 1e18)
+		return -1;
+	*out = (uint64_t)(v * unit);
+	return 0;
+}
+
+/* Match @arg against the spellings of one option; *value set for "--x=v". */
+static int
+is_opt(const char *arg, const char *const *names, const char **value)
+{
+	size_t n;
+
+	for (; *names; names++) {
+		n = strlen(*names);
+		if (strncmp(arg, *names, n) != 0)
+			continue;
+		if (arg[n] == '\0') {
+			*value = NULL;
+			return 1;
+		}
+		if (arg[n] == '=' && (*names)[1] == '-') {
+			*value = arg + n + 1;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+static int
+is_model_path(const char *s)
+{
+	size_t n = strlen(s);
+
+	return n > 5 && strcmp(s + n - 5, ".onnx") == 0;
+}
+
+/* The option's value: after '=' or the next argument. */
+static const char *
+value_of(const char *value, int argc, char **argv, int *i)
+{
+	if (value)
+		return value;
+	return *i + 1 < argc ? argv[++*i] : NULL;
+}
+
+int
+cli_parse(cli_args *a, int argc, char **argv, unsigned flags, void (*usage)(FILE *))
+{
+	static const char *const o_mode[] = { "-m", "--mode", NULL };
+	static const char *const o_fo[] = { "-fo", "--forced-extraction-op-names", "--forced_extraction_op_names", NULL };
+	static const char *const o_fc[] = { "-fc", "--forced-extraction-constant-names",
+		"--forced_extraction_constant_names", NULL };
+	static const char *const o_down[] = { "-d", "--disable-auto-downcast", "--disable_auto_downcast", NULL };
+	static const char *const o_quiet[] = { "-n", "-q", "--non-verbose", "--non_verbose", "--quiet", NULL };
+	static const char *const o_ext[] = { "--external-data", "--external_data", NULL };
+	static const char *const o_store[] = { "--store", NULL };
+	static const char *const o_json[] = { "--json", NULL };
+	static const char *const o_shard[] = { "--max-shard-size", "--max_shard_size", NULL };
+	static const char *const o_nodedup[] = { "--no-dedup", "--no_dedup", NULL };
+	static const char *const o_work[] = { "--work", NULL };
+	static const char *const o_keep[] = { "--keep-work", "--keep_work", NULL };
+	static const char *const o_help[] = { "-h", "--help", NULL };
+	static const char *const o_version[] = { "--version", NULL };
+	const char *value, *v;
+	int n_pos = 0, only_pos = 0;
+
+	memset(a, 0, sizeof(*a));
+	for (int i = 1; i < argc; i++) {
+		const char *arg = argv[i];
+		cli_list *list = NULL;
+
+		if (only_pos || arg[0] != '-' || arg[1] == '\0') {
+			if (n_pos == 2)
+				return cli_usage_error("unexpected argument '%s'", arg);
+			a->pos[n_pos++] = arg;
+			continue;
+		}
+		if (strcmp(arg, "--") == 0) {
+			only_pos = 1;
+		} else if (is_opt(arg, o_help, &value)) {
+			usage(stdout);
+			return CLI_OK;
+		} else if (is_opt(arg, o_version, &value)) {
+			printf("%s %s\n", prog, SCS_VERSION);
+			return CLI_OK;
+		} else if (is_opt(arg, o_quiet, &value) && value == NULL) {
+			a->quiet = 1;
+		} else if (is_opt(arg, o_json, &value)) {
+			if ((a->json = value_of(value, argc, argv, &i)) == NULL)
+				return cli_usage_error("--json needs a file (or -)");
+		} else if ((flags & CLI_SHRINK) && is_opt(arg, o_mode, &value)) {
+			if ((v = value_of(value, argc, argv, &i)) == NULL)
+				return cli_usage_error("%s needs shrink or npy", arg);
+			if (strcmp(v, "shrink") == 0)
+				a->shrink.mode = SCS_MODE_SHRINK;
+			else if (strcmp(v, "npy") == 0)
+				a->shrink.mode = SCS_MODE_NPY;
+			else
+				return cli_usage_error("--mode takes shrink or npy, not '%s'", v);
+		} else if ((flags & CLI_SHRINK) && is_opt(arg, o_fo, &value)) {
+			list = &a->op_names;
+		} else if ((flags & CLI_SHRINK) && is_opt(arg, o_fc, &value)) {
+			list = &a->constant_names;
+		} else if ((flags & CLI_SHRINK) && is_opt(arg, o_down, &value) && value == NULL) {
+			a->shrink.disable_auto_downcast = 1;
+		} else if ((flags & CLI_EXTERNAL) && is_opt(arg, o_ext, &value) && value == NULL) {
+			a->shrink.external_data = 1;
+		} else if ((flags & CLI_STORE) && is_opt(arg, o_store, &value)) {
+			if ((a->shrink.store_dir = value_of(value, argc, argv, &i)) == NULL)
+				return cli_usage_error("--store needs a folder");
+		} else if ((flags & CLI_SHARDS) && is_opt(arg, o_shard, &value)) {
+			if ((v = value_of(value, argc, argv, &i)) == NULL || cli_parse_size(v, &a->max_shard_len) < 0)
+				return cli_usage_error("--max-shard-size takes a size such as 1.8G, 512M or 4096");
+		} else if ((flags & CLI_MERGE) && is_opt(arg, o_nodedup, &value) && value == NULL) {
+			a->no_dedup = 1;
+		} else if ((flags & CLI_WORK) && is_opt(arg, o_work, &value)) {
+			if ((a->work_dir = value_of(value, argc, argv, &i)) == NULL)
+				return cli_usage_error("--work needs a folder");
+		} else if ((flags & CLI_WORK) && is_opt(arg, o_keep, &value) && value == NULL) {
+			a->keep_work = 1;
+		} else {
+			return cli_usage_error("unknown option '%s'", arg);
+		}
+		if (list) {
+			size_t before = list->n;
+
+			if (value && cli_list_add(list, value) < 0)
+				return cli_usage_error("out of memory");
+			/* like argparse's nargs='+': the words up to the next option,
+			 * but a model path (*.onnx) is left for the positionals */
+			while (value == NULL && i + 1 < argc && argv[i + 1][0] != '-' && !is_model_path(argv[i + 1]))
+				if (cli_list_add(list, argv[++i]) < 0)
+					return cli_usage_error("out of memory");
+			if (list->n == before)
+				return cli_usage_error("%s needs at least one name", arg);
+		}
+	}
+	if (n_pos < 2)
+		return cli_usage_error("needs two arguments (see --help)");
+	a->shrink.forced_op_names = (const char *const *)a->op_names.items;
+	a->shrink.n_forced_op_names = a->op_names.n;
+	a->shrink.forced_constant_names = (const char *const *)a->constant_names.items;
+	a->shrink.n_forced_constant_names = a->constant_names.n;
+	if (!a->quiet && cli_stderr_is_tty())
+		a->shrink.progress = cli_progress;
+	return -1;
+}
+
+void
+cli_args_dispose(cli_args *a)
+{
+	cli_list_dispose(&a->op_names);
+	cli_list_dispose(&a->constant_names);
+}
+
+int
+cli_finish(cli_args *a, scs_report *rep, int rc)
+{
+	cli_progress_end();
+	if (rc < 0) {
+		rc = cli_fail();
+	} else {
+		if (!a->quiet)
+			scs_report_print(rep, stderr);
+		rc = a->json ? cli_write_json(rep, a->json) : CLI_OK;
+	}
+	scs_report_dispose(rep);
+	cli_args_dispose(a);
+	return rc;
+}

@@ -8,6 +8,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "scs4onnx.h"
 
@@ -17,6 +18,42 @@ typedef struct cli_list {
 	char **items;
 	size_t n;
 } cli_list;
+
+/* Which flags a tool takes (cli_parse). */
+enum {
+	CLI_SHRINK = 1,           /* -m, -fo, -fc, -d and their spellings */
+	CLI_EXTERNAL = 2,         /* --external-data */
+	CLI_STORE = 4,            /* --store DIR */
+	CLI_SHARDS = 8,           /* --max-shard-size SIZE */
+	CLI_MERGE = 16,           /* --no-dedup */
+	CLI_WORK = 32,            /* --work DIR, --keep-work */
+};
+
+typedef struct cli_args {
+	const char *pos[2];       /* the two positional arguments */
+	int quiet;                /* -n / --non-verbose / -q */
+	const char *json;         /* --json FILE */
+	scs_shrink_options shrink;
+	cli_list op_names, constant_names;
+	uint64_t max_shard_len;
+	const char *work_dir;
+	int keep_work, no_dedup;
+} cli_args;
+
+/*
+ * Parse the command line of a tool taking two positionals and the @flags
+ * families. Returns -1 when the tool should run, otherwise the exit status
+ * to leave with (--help and --version print and give 0; bad usage prints a
+ * hint and gives 2). @usage prints the tool's help.
+ */
+int cli_parse(cli_args *a, int argc, char **argv, unsigned flags, void (*usage)(FILE *));
+void cli_args_dispose(cli_args *a);
+
+/* "1.8G", "512M", "4096": bytes (K, M, G, T are powers of 1024); -1 when bad. */
+int cli_parse_size(const char *s, uint64_t *out);
+
+/* Print the report unless quiet, write --json, dispose; the exit status for @rc. */
+int cli_finish(cli_args *a, scs_report *rep, int rc);
 
 /* The tool's name for messages; also installs the signal handlers that
  * remove temporary files when the run is interrupted. */

@@ -39,6 +39,12 @@
 // Otherwise one line per problem (output name, first differing element index
 // and both values) and exit status 1. Load or run errors: a message, exit 1.
 //
+// --chain: CANDIDATE is a list of shard models (as scs4onnx-split writes
+// them), run in order; each shard takes its inputs from the reference's
+// inputs and the outputs of the shards before it, and the reference's outputs
+// are compared with the values of the same names the chain made.
+//   node ort_compare.mjs REFERENCE.onnx SHARD0.onnx SHARD1.onnx ... --chain
+//
 // Models are loaded by path, so external data files resolve relative to the
 // model file. Sessions run with one intra-op thread for repeatable results.
 
@@ -66,7 +72,7 @@ function fail(msg) {
 
 // ------------------------------------------------------------------ args
 function parseArgs(argv) {
-  const opts = { positional: [], feeds: [], feedsBoth: [], seed: 1, runs: 1, graphOpt: null };
+  const opts = { positional: [], feeds: [], feedsBoth: [], seed: 1, runs: 1, graphOpt: null, chain: false };
   for (let i = 0; i < argv.length; i++) {
     let a = argv[i];
     let val = null;
@@ -97,6 +103,8 @@ function parseArgs(argv) {
       const g = next();
       if (!['disabled', 'basic', 'extended', 'all'].includes(g)) usage(`bad --graph-opt '${g}'`);
       opts.graphOpt = g;
+    } else if (a === '--chain') {
+      opts.chain = true;
     } else if (a === '-h' || a === '--help') {
       usage();
     } else if (a.startsWith('--')) {
@@ -105,7 +113,9 @@ function parseArgs(argv) {
       opts.positional.push(a);
     }
   }
-  if (opts.positional.length !== 2) usage('need exactly REFERENCE.onnx and CANDIDATE.onnx');
+  if (opts.chain ? opts.positional.length < 2 : opts.positional.length !== 2) {
+    usage(opts.chain ? 'need REFERENCE.onnx and at least one shard' : 'need exactly REFERENCE.onnx and CANDIDATE.onnx');
+  }
   return opts;
 }
 
@@ -374,9 +384,30 @@ function compareOutput(name, ref, cand) {
 }
 
 // ------------------------------------------------------------------ main
+// The chain of shards: each run takes its inputs from the pool of values so far.
+async function runChain(sessions, paths, feeds) {
+  const pool = { ...feeds };
+  for (let k = 0; k < sessions.length; k++) {
+    const f = {};
+    for (const name of sessions[k].inputNames) {
+      if (!(name in pool)) fail(`${paths[k]}: input ${name} is made by no earlier shard and is no model input`);
+      f[name] = pool[name];
+    }
+    let out;
+    try {
+      out = await sessions[k].run(f);
+    } catch (e) {
+      fail(`cannot run shard ${paths[k]}: ${e.message}`);
+    }
+    Object.assign(pool, out);
+  }
+  return pool;
+}
+
 async function main() {
   const opts = parseArgs(process.argv.slice(2));
   const [refPath, candPath] = opts.positional;
+  const chainPaths = opts.positional.slice(1);
   let ort;
   try {
     ort = require('onnxruntime-node');
@@ -392,7 +423,7 @@ async function main() {
   };
   if (opts.graphOpt) sessOpts.graphOptimizationLevel = opts.graphOpt;
 
-  for (const p of [refPath, candPath]) {
+  for (const p of opts.positional) {
     if (!fs.existsSync(p)) fail(`${p}: no such file`);
   }
   let refSess;
@@ -402,8 +433,16 @@ async function main() {
   } catch (e) {
     fail(`cannot load reference ${refPath}: ${e.message}`);
   }
+  const chain = [];
+  for (const p of opts.chain ? chainPaths : []) {
+    try {
+      chain.push(await ort.InferenceSession.create(p, sessOpts));
+    } catch (e) {
+      fail(`cannot load shard ${p}: ${e.message}`);
+    }
+  }
   try {
-    candSess = await ort.InferenceSession.create(candPath, sessOpts);
+    candSess = opts.chain ? { inputNames: refSess.inputNames } : await ort.InferenceSession.create(candPath, sessOpts);
   } catch (e) {
     fail(`cannot load candidate ${candPath}: ${e.message}`);
   }
@@ -463,7 +502,7 @@ async function main() {
       fail(`cannot run reference ${refPath}: ${e.message}`);
     }
     try {
-      candOut = await candSess.run(candFeeds);
+      candOut = opts.chain ? await runChain(chain, chainPaths, candFeeds) : await candSess.run(candFeeds);
     } catch (e) {
       fail(`cannot run candidate ${candPath}: ${e.message}`);
     }

@@ -1,0 +1,637 @@
+/*
+ * infer.c: value facts (see infer.h). The shape rules cover the operators
+ * exported models are made of (elementwise and broadcasting ops, MatMul,
+ * Gemm, Reshape, Transpose, Gather, Concat, Slice, Squeeze/Unsqueeze,
+ * reductions, Shape, Expand, ...); anything else leaves its outputs'
+ * shapes unknown, and the split avoids cutting there.
+ */
+#include "infer.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "dtype.h"
+#include "err.h"
+#include "num.h"
+#include "opschema.h"
+
+#define MAX_CONST 64
+
+static scs_vfacts *
+slot(scs_infer *inf, const char *name)
+{
+	scs_vfacts *grown;
+	int64_t i;
+
+	if (scs_strmap_get(&inf->index, name, &i))
+		return &inf->items[i];
+	if (inf->n == inf->cap) {
+		inf->cap = inf->cap ? inf->cap * 2 : 256;
+		if ((grown = realloc(inf->items, inf->cap * sizeof(*grown))) == NULL)
+			return NULL;
+		inf->items = grown;
+	}
+	if (scs_strmap_put(&inf->index, name, (int64_t)inf->n) < 0)
+		return NULL;
+	memset(&inf->items[inf->n], 0, sizeof(inf->items[0]));
+	inf->items[inf->n].rank = -1;
+	return &inf->items[inf->n++];
+}
+
+const scs_vfacts *
+scs_infer_get(const scs_infer *inf, const char *name)
+{
+	int64_t i;
+
+	return scs_strmap_get(&inf->index, name, &i) ? &inf->items[i] : NULL;
+}
+
+int
+scs_infer_describable(const scs_infer *inf, const char *name)
+{
+	const scs_vfacts *f = scs_infer_get(inf, name);
+
+	return f && f->elem > 0 && f->rank >= 0;
+}
+
+static int
+declare(scs_infer *inf, Onnx__ValueInfoProto *vi)
+{
+	Onnx__TypeProto__Tensor *tt;
+	scs_vfacts *f;
+
+	if (!vi->name || !vi->type || vi->type->value_case != ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE)
+		return SCS_OK;
+	tt = vi->type->tensor_type;
+	if ((f = slot(inf, vi->name)) == NULL)
+		return scs_err_set(SCS_ENOMEM, "cannot grow the value facts");
+	if (f->elem <= 0 && tt->has_elem_type)
+		f->elem = tt->elem_type;
+	if (f->rank < 0 && tt->shape && tt->shape->n_dim <= SCS_INFER_MAX_RANK) {
+		f->rank = (int)tt->shape->n_dim;
+		f->declared = tt->shape;
+		for (size_t d = 0; d < tt->shape->n_dim; d++)
+			f->dims[d] = tt->shape->dim[d]->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE ?
+			    tt->shape->dim[d]->dim_value : -1;
+	}
+	return SCS_OK;
+}
+
+static int
+set_tensor(scs_infer *inf, const char *name, const Onnx__TensorProto *t)
+{
+	scs_vfacts *f;
+
+	if (!name || !name[0])
+		return SCS_OK;
+	if ((f = slot(inf, name)) == NULL)
+		return scs_err_set(SCS_ENOMEM, "cannot grow the value facts");
+	if (f->elem <= 0)
+		f->elem = t->data_type;
+	if (f->rank < 0 && t->n_dims <= SCS_INFER_MAX_RANK) {
+		f->rank = (int)t->n_dims;
+		memcpy(f->dims, t->dims, t->n_dims * sizeof(int64_t));
+	}
+	return SCS_OK;
+}
+
+/* ---- constants the shape rules read (Reshape's shape, axes, ...) ---- */
+
+typedef struct consts {
+	scs_strmap by_name;       /* name -> tensor pointer index */
+	const Onnx__TensorProto **t;
+	size_t n, cap;
+} consts;
+
+static const Onnx__TensorProto *
+const_of(const consts *c, const char *name)
+{
+	int64_t i;
+
+	return name && scs_strmap_get(&c->by_name, name, &i) ? c->t[i] : NULL;
+}
+
+static int
+add_const(consts *c, const char *name, const Onnx__TensorProto *t)
+{
+	const Onnx__TensorProto **grown;
+
+	if (!name || !name[0])
+		return SCS_OK;
+	if (c->n == c->cap) {
+		c->cap = c->cap ? c->cap * 2 : 64;
+		if ((grown = realloc(c->t, c->cap * sizeof(*grown))) == NULL)
+			return scs_err_set(SCS_ENOMEM, "cannot grow the constant list");
+		c->t = grown;
+	}
+	c->t[c->n] = t;
+	return scs_strmap_put(&c->by_name, name, (int64_t)c->n++);
+}
+
+/* The int64 (or int32) values of constant @name: count, or -1 when not a small integer constant. */
+static int
+const_ints(scs_infer *inf, const consts *c, const char *name, int64_t *out)
+{
+	const Onnx__TensorProto *t = const_of(c, name);
+	uint8_t raw[MAX_CONST * 8];
+	int64_t n;
+	uint32_t id;
+	size_t w;
+
+	if (t == NULL || (t->data_type != SCS_DT_INT64 && t->data_type != SCS_DT_INT32))
+		return -1;
+	if ((n = scs_tensor_elems(t)) < 0 || n > MAX_CONST)
+		return -1;
+	w = t->data_type == SCS_DT_INT64 ? 8 : 4;
+	if (scs_model_payload_of(inf->m, t, &id)) {
+		if (scs_payloads_read(inf->m->payloads, id, 0, raw, (size_t)n * w) < 0)
+			return -1;
+	} else if (t->data_type == SCS_DT_INT64 && t->n_int64_data == (size_t)n) {
+		for (int64_t i = 0; i < n; i++)
+			out[i] = t->int64_data[i];
+		return (int)n;
+	} else {
+		return -1;
+	}
+	for (int64_t i = 0; i < n; i++)
+		out[i] = w == 8 ? (int64_t)scs_load_le64(raw + i * 8) : (int32_t)scs_load_le32(raw + i * 4);
+	return (int)n;
+}
+
+/* ---- the rules ---- */
+
+static const Onnx__AttributeProto *
+attr(const Onnx__NodeProto *n, const char *name)
+{
+	for (size_t i = 0; i < n->n_attribute; i++)
+		if (n->attribute[i]->name && strcmp(n->attribute[i]->name, name) == 0)
+			return n->attribute[i];
+	return NULL;
+}
+
+static int64_t
+attr_i(const Onnx__NodeProto *n, const char *name, int64_t dflt)
+{
+	const Onnx__AttributeProto *a = attr(n, name);
+
+	return a ? a->i : dflt;
+}
+
+static int
+one_of(const char *op, const char *const *list)
+{
+	for (; *list; list++)
+		if (strcmp(op, *list) == 0)
+			return 1;
+	return 0;
+}
+
+static const char *const same_shape[] = {
+	"Abs", "Acos", "Acosh", "Asin", "Asinh", "Atan", "Atanh", "BatchNormalization", "Cast", "CastLike", "Ceil",
+	"Celu", "Clip", "Cos", "Cosh", "CumSum", "Dropout", "Elu", "Erf", "Exp", "Floor", "Gelu", "HardSigmoid",
+	"HardSwish", "Hardmax", "Identity", "InstanceNormalization", "IsInf", "IsNaN", "LRN",
+	"LayerNormalization", "LeakyRelu", "Log", "LogSoftmax", "LpNormalization", "MeanVarianceNormalization",
+	"Mish", "Neg", "Not", "Reciprocal", "Relu", "Round", "Selu", "Shrink", "Sigmoid", "Sign", "Sin",
+	"Sinh", "Softmax", "Softplus", "Softsign", "Sqrt", "Tan", "Tanh", "ThresholdedRelu", "Trilu",
+	"SimplifiedLayerNormalization", "SkipLayerNormalization", "QuantizeLinear", "DequantizeLinear", "Swish", NULL
+};
+
+static const char *const broadcasting[] = {
+	"Add", "And", "BitShift", "BitwiseAnd", "BitwiseOr", "BitwiseXor", "Div", "Equal", "Greater",
+	"GreaterOrEqual", "Less", "LessOrEqual", "Max", "Mean", "Min", "Mod", "Mul", "Or", "PRelu", "Pow", "Sub",
+	"Sum", "Where", "Xor", NULL
+};
+
+static const char *const same_rank[] = {
+	"Conv", "ConvTranspose", "AveragePool", "MaxPool", "LpPool", "Resize", "Upsample", "Pad", "Slice", "Tile",
+	"TopK", "Split", "DepthToSpace", "SpaceToDepth", "ReverseSequence", "GridSample",
+	"ScatterND", "ScatterElements", "Scatter", "GatherElements", "QLinearConv", "ConvInteger", NULL
+};
+
+/* numpy broadcasting of @a and @b into @out; 0 when the ranks are unknown */
+static int
+broadcast(const scs_vfacts *a, const scs_vfacts *b, scs_vfacts *out)
+{
+	int r;
+
+	if (a->rank < 0 || b->rank < 0)
+		return 0;
+	r = a->rank > b->rank ? a->rank : b->rank;
+	for (int i = 0; i < r; i++) {
+		int ia = i - (r - a->rank), ib = i - (r - b->rank);
+		int64_t da = ia >= 0 ? a->dims[ia] : 1, db = ib >= 0 ? b->dims[ib] : 1;
+
+		out->dims[i] = da == 1 ? db : db == 1 ? da : (da == db ? da : (da < 0 ? db : da));
+	}
+	out->rank = r;
+	return 1;
+}
+
+static void
+unknown_dims(scs_vfacts *f, int rank)
+{
+	f->rank = rank;
+	for (int i = 0; i < rank && i < SCS_INFER_MAX_RANK; i++)
+		f->dims[i] = -1;
+}
+
+/* Output 0's shape of @n; the facts of its inputs are in @in (NULL when unknown). */
+static void
+shape_rule(scs_infer *inf, const consts *c, const Onnx__NodeProto *n, const scs_vfacts **in, scs_vfacts *o)
+{
+	const char *op = n->op_type;
+	int64_t v[MAX_CONST];
+	int k, r;
+
+#define IN(i) ((i) < n->n_input && in[(i)] && in[(i)]->rank >= 0 ? in[(i)] : NULL)
+	if (one_of(op, same_shape) && IN(0)) {
+		*o = *IN(0);
+		return;
+	}
+	if (one_of(op, broadcasting)) {
+		scs_vfacts acc;
+
+		if (!IN(0))
+			return;
+		acc = *IN(0);
+		for (size_t i = 1; i < n->n_input; i++)
+			if (!IN(i) || !broadcast(&acc, IN(i), &acc))
+				return;
+		o->rank = acc.rank;
+		memcpy(o->dims, acc.dims, sizeof(o->dims));
+		return;
+	}
+	if (one_of(op, same_rank) && IN(0)) {
+		unknown_dims(o, IN(0)->rank);
+		return;
+	}
+	if (strcmp(op, "MatMul") == 0 || strcmp(op, "MatMulInteger") == 0) {
+		const scs_vfacts *a = IN(0), *b = IN(1);
+		scs_vfacts ba, bb, batch;
+
+		if (!a || !b || a->rank < 1 || b->rank < 1)
+			return;
+		if (a->rank == 1 && b->rank == 1) {
+			o->rank = 0;
+			return;
+		}
+		/* batch dims broadcast; the last two follow the matrix product */
+		memset(&ba, 0, sizeof(ba));
+		memset(&bb, 0, sizeof(bb));
+		ba.rank = a->rank > 2 ? a->rank - 2 : 0;
+		bb.rank = b->rank > 2 ? b->rank - 2 : 0;
+		memcpy(ba.dims, a->dims, (size_t)ba.rank * 8);
+		memcpy(bb.dims, b->dims, (size_t)bb.rank * 8);
+		broadcast(&ba, &bb, &batch);
+		r = batch.rank;
+		memcpy(o->dims, batch.dims, (size_t)r * 8);
+		if (a->rank >= 2)
+			o->dims[r++] = a->dims[a->rank - 2];
+		if (b->rank >= 2)
+			o->dims[r++] = b->dims[b->rank - 1];
+		o->rank = r;
+		return;
+	}
+	if (strcmp(op, "Gemm") == 0 && IN(0) && IN(1) && IN(0)->rank == 2 && IN(1)->rank == 2) {
+		o->rank = 2;
+		o->dims[0] = IN(0)->dims[attr_i(n, "transA", 0) ? 1 : 0];
+		o->dims[1] = IN(1)->dims[attr_i(n, "transB", 0) ? 0 : 1];
+		return;
+	}
+	if (strcmp(op, "Reshape") == 0 && n->n_input > 1 && (k = const_ints(inf, c, n->input[1], v)) >= 0 &&
+	    k <= SCS_INFER_MAX_RANK) {
+		int64_t known = 1, total = 1;
+		int infer_at = -1;
+
+		for (int i = 0; i < k; i++) {
+			int64_t d = v[i];
+
+			if (d == 0 && !attr_i(n, "allowzero", 0))
+				d = IN(0) && i < IN(0)->rank ? IN(0)->dims[i] : -1;
+			if (v[i] == -1)
+				infer_at = i;
+			o->dims[i] = d;
+			if (d >= 0 && v[i] != -1)
+				known *= d;
+		}
+		if (infer_at >= 0) {
+			for (int i = 0; IN(0) && i < IN(0)->rank; i++)
+				total = IN(0)->dims[i] < 0 || total < 0 ? -1 : total * IN(0)->dims[i];
+			o->dims[infer_at] = IN(0) && total >= 0 && known > 0 ? total / known : -1;
+		}
+		o->rank = k;
+		return;
+	}
+	if (strcmp(op, "Transpose") == 0 && IN(0)) {
+		const Onnx__AttributeProto *p = attr(n, "perm");
+
+		r = IN(0)->rank;
+		for (int i = 0; i < r; i++)
+			o->dims[i] = p && (size_t)i < p->n_ints && p->ints[i] >= 0 && p->ints[i] < r ? IN(0)->dims[p->ints[i]] :
+			    IN(0)->dims[r - 1 - i];
+		o->rank = r;
+		return;
+	}
+	if (strcmp(op, "Gather") == 0 && IN(0) && IN(1)) {
+		int64_t axis = attr_i(n, "axis", 0);
+
+		r = IN(0)->rank;
+		if (axis < 0)
+			axis += r;
+		if (axis < 0 || axis >= r || r + IN(1)->rank - 1 > SCS_INFER_MAX_RANK)
+			return;
+		k = 0;
+		for (int i = 0; i < axis; i++)
+			o->dims[k++] = IN(0)->dims[i];
+		for (int i = 0; i < IN(1)->rank; i++)
+			o->dims[k++] = IN(1)->dims[i];
+		for (int i = (int)axis + 1; i < r; i++)
+			o->dims[k++] = IN(0)->dims[i];
+		o->rank = k;
+		return;
+	}
+	if (strcmp(op, "Concat") == 0 && IN(0)) {
+		int64_t axis = attr_i(n, "axis", 0);
+
+		*o = *IN(0);
+		o->declared = NULL;
+		if (axis < 0)
+			axis += o->rank;
+		for (size_t i = 1; axis >= 0 && axis < o->rank && i < n->n_input; i++)
+			o->dims[axis] = IN(i) && IN(i)->dims[axis] >= 0 && o->dims[axis] >= 0 ? o->dims[axis] + IN(i)->dims[axis] : -1;
+		return;
+	}
+	if ((strcmp(op, "Unsqueeze") == 0 || strcmp(op, "Squeeze") == 0) && IN(0)) {
+		const Onnx__AttributeProto *ax = attr(n, "axes");
+		int sq = op[0] == 'S', drop[SCS_INFER_MAX_RANK] = { 0 };
+
+		if (ax) {
+			k = (int)(ax->n_ints < MAX_CONST ? ax->n_ints : MAX_CONST);
+			for (int i = 0; i < k; i++)
+				v[i] = ax->ints[i];
+		} else if (n->n_input > 1) {
+			k = const_ints(inf, c, n->input[1], v);
+		} else {
+			k = sq ? -2 : -1;     /* Squeeze without axes: every dim of size 1 */
+		}
+		if (k == -1)
+			return;
+		r = IN(0)->rank;
+		if (sq) {
+			if (k == -2) {
+				for (int i = 0; i < r; i++) {
+					if (IN(0)->dims[i] < 0)
+						return;
+					drop[i] = IN(0)->dims[i] == 1;
+				}
+			} else {
+				for (int i = 0; i < k; i++)
+					if (v[i] + (v[i] < 0 ? r : 0) >= 0 && v[i] + (v[i] < 0 ? r : 0) < r)
+						drop[v[i] + (v[i] < 0 ? r : 0)] = 1;
+			}
+			o->rank = 0;
+			for (int i = 0; i < r; i++)
+				if (!drop[i])
+					o->dims[o->rank++] = IN(0)->dims[i];
+		} else {
+			int out_r = r + k, src = 0;
+
+			if (out_r > SCS_INFER_MAX_RANK)
+				return;
+			for (int i = 0; i < k; i++)
+				drop[v[i] + (v[i] < 0 ? out_r : 0) < SCS_INFER_MAX_RANK && v[i] + (v[i] < 0 ? out_r : 0) >= 0 ?
+				    v[i] + (v[i] < 0 ? out_r : 0) : 0] = 1;
+			for (int i = 0; i < out_r; i++)
+				o->dims[i] = drop[i] ? 1 : IN(0)->dims[src++];
+			o->rank = out_r;
+		}
+		return;
+	}
+	if (strncmp(op, "Reduce", 6) == 0 || strcmp(op, "ArgMax") == 0 || strcmp(op, "ArgMin") == 0) {
+		const Onnx__AttributeProto *ax = attr(n, "axes");
+		int keep = (int)attr_i(n, "keepdims", 1), red[SCS_INFER_MAX_RANK] = { 0 };
+
+		if (!IN(0))
+			return;
+		r = IN(0)->rank;
+		if (strncmp(op, "Arg", 3) == 0) {
+			k = 1;
+			v[0] = attr_i(n, "axis", 0);
+		} else if (ax) {
+			k = (int)(ax->n_ints < MAX_CONST ? ax->n_ints : MAX_CONST);
+			for (int i = 0; i < k; i++)
+				v[i] = ax->ints[i];
+		} else if (n->n_input > 1 && n->input[1][0]) {
+			if ((k = const_ints(inf, c, n->input[1], v)) < 0)
+				return;
+		} else {
+			k = 0;
+		}
+		for (int i = 0; i < k; i++)
+			if (v[i] + (v[i] < 0 ? r : 0) >= 0 && v[i] + (v[i] < 0 ? r : 0) < r)
+				red[v[i] + (v[i] < 0 ? r : 0)] = 1;
+		if (k == 0 && !attr_i(n, "noop_with_empty_axes", 0))
+			for (int i = 0; i < r; i++)
+				red[i] = 1;
+		o->rank = 0;
+		for (int i = 0; i < r; i++) {
+			if (!red[i])
+				o->dims[o->rank++] = IN(0)->dims[i];
+			else if (keep)
+				o->dims[o->rank++] = 1;
+		}
+		return;
+	}
+	if (strcmp(op, "Shape") == 0 && IN(0)) {
+		o->rank = 1;
+		o->dims[0] = IN(0)->rank;
+		return;
+	}
+	if (strcmp(op, "Size") == 0) {
+		o->rank = 0;
+		return;
+	}
+	if (strcmp(op, "Flatten") == 0 && IN(0)) {
+		unknown_dims(o, 2);
+		return;
+	}
+	if ((strcmp(op, "Range") == 0) || strcmp(op, "NonZero") == 0) {
+		unknown_dims(o, strcmp(op, "Range") == 0 ? 1 : 2);
+		if (strcmp(op, "NonZero") == 0 && IN(0))
+			o->dims[0] = IN(0)->rank;
+		return;
+	}
+	if ((strcmp(op, "Expand") == 0 || strcmp(op, "ConstantOfShape") == 0) && n->n_input > 0) {
+		scs_vfacts target;
+		int at = op[0] == 'E' ? 1 : 0;
+
+		if (n->n_input <= (size_t)at || (k = const_ints(inf, c, n->input[at], v)) < 0 || k > SCS_INFER_MAX_RANK)
+			return;
+		memset(&target, 0, sizeof(target));
+		target.rank = k;
+		memcpy(target.dims, v, (size_t)k * 8);
+		if (op[0] == 'C') {
+			*o = target;
+		} else if (IN(0)) {
+			broadcast(IN(0), &target, o);
+		}
+		return;
+	}
+#undef IN
+}
+
+static int
+infer_node(scs_infer *inf, const consts *c, const Onnx__NodeProto *n)
+{
+	const scs_vfacts *in[64];
+	const Onnx__AttributeProto *a;
+	const scs_opschema *sc;
+	scs_vfacts o, *f;
+	int64_t t;
+
+	if (!n->op_type || !scs_is_onnx_domain(n->domain) || n->n_output == 0)
+		return SCS_OK;
+	for (size_t i = 0; i < n->n_input && i < 64; i++)
+		in[i] = n->input[i][0] ? scs_infer_get(inf, n->input[i]) : NULL;
+	for (size_t j = 0; j < n->n_output; j++) {
+		if (!n->output[j][0])
+			continue;
+		memset(&o, 0, sizeof(o));
+		o.rank = -1;
+		/* element type */
+		t = 0;
+		if (strcmp(n->op_type, "Cast") == 0 && (a = attr(n, "to")) != NULL) {
+			t = a->i;
+		} else if (strcmp(n->op_type, "CastLike") == 0 && n->n_input > 1 && in[1]) {
+			t = in[1]->elem;
+		} else if (strcmp(n->op_type, "ConstantOfShape") == 0) {
+			t = (a = attr(n, "value")) && a->t ? a->t->data_type : SCS_DT_FLOAT;
+		} else if ((sc = scs_opschema_find(n->domain, n->op_type, scs_model_opset(inf->m->proto, n->domain))) != NULL) {
+			int fo = scs_opschema_output_formal(sc, j), tv = fo >= 0 ? sc->outputs[fo].type_var : -1;
+			uint64_t cm = fo >= 0 ? sc->outputs[fo].concrete : 0;
+
+			if (tv < 0 && cm && (cm & (cm - 1)) == 0) {
+				while (!(cm & ((uint64_t)1 << t)))
+					t++;
+			}
+			for (size_t i = 0; tv >= 0 && i < n->n_input && i < 64 && t == 0; i++) {
+				int fi = scs_opschema_input_formal(sc, i);
+
+				if (fi >= 0 && sc->inputs[fi].type_var == tv && in[i] && in[i]->elem > 0)
+					t = in[i]->elem;
+			}
+		}
+		if (j == 0)
+			shape_rule(inf, c, n, in, &o);
+		else if (strcmp(n->op_type, "TopK") == 0 && in[0])
+			unknown_dims(&o, in[0]->rank);
+		o.elem = (int32_t)t;     /* the shape rules copy whole facts: the type is settled here */
+		o.declared = NULL;
+		if ((f = slot(inf, n->output[j])) == NULL)
+			return scs_err_set(SCS_ENOMEM, "cannot grow the value facts");
+		/* declarations win; inference fills what they leave open */
+		if (f->elem <= 0)
+			f->elem = o.elem;
+		if (f->rank < 0 && o.rank >= 0) {
+			f->rank = o.rank;
+			memcpy(f->dims, o.dims, sizeof(f->dims));
+		}
+	}
+	return SCS_OK;
+}
+
+int
+scs_infer_graph(scs_infer *inf, scs_model *m, const size_t *order, size_t n_order)
+{
+	Onnx__GraphProto *g = m->proto->graph;
+	consts c;
+	Onnx__TensorProto *t;
+	int rc = SCS_OK;
+
+	memset(inf, 0, sizeof(*inf));
+	memset(&c, 0, sizeof(c));
+	inf->m = m;
+	for (size_t i = 0; rc == SCS_OK && i < g->n_input; i++)
+		rc = declare(inf, g->input[i]);
+	for (size_t i = 0; rc == SCS_OK && i < g->n_output; i++)
+		rc = declare(inf, g->output[i]);
+	for (size_t i = 0; rc == SCS_OK && i < g->n_value_info; i++)
+		rc = declare(inf, g->value_info[i]);
+	for (size_t i = 0; rc == SCS_OK && i < g->n_initializer; i++)
+		if ((rc = set_tensor(inf, g->initializer[i]->name, g->initializer[i])) == SCS_OK)
+			rc = add_const(&c, g->initializer[i]->name, g->initializer[i]);
+	for (size_t i = 0; rc == SCS_OK && i < g->n_node; i++)
+		if ((t = scs_node_constant(g->node[i])) != NULL && (rc = set_tensor(inf, g->node[i]->output[0], t)) == SCS_OK)
+			rc = add_const(&c, g->node[i]->output[0], t);
+	for (size_t k = 0; rc == SCS_OK && k < n_order; k++)
+		rc = infer_node(inf, &c, g->node[order[k]]);
+	scs_strmap_dispose(&c.by_name);
+	free(c.t);
+	return rc;
+}
+
+Onnx__ValueInfoProto *
+scs_infer_value_info(const scs_infer *inf, const char *name)
+{
+	const scs_vfacts *f = scs_infer_get(inf, name);
+	Onnx__ValueInfoProto *vi = calloc(1, sizeof(*vi));
+	Onnx__TypeProto *type = calloc(1, sizeof(*type));
+	Onnx__TypeProto__Tensor *tt = calloc(1, sizeof(*tt));
+	Onnx__TensorShapeProto *shape = NULL;
+
+	if (!vi || !type || !tt || !f)
+		goto fail;
+	onnx__value_info_proto__init(vi);
+	onnx__type_proto__init(type);
+	onnx__type_proto__tensor__init(tt);
+	type->value_case = ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE;
+	type->tensor_type = tt;
+	vi->type = type;
+	tt->has_elem_type = 1;
+	tt->elem_type = f->elem;
+	if (f->declared) {
+		shape = (Onnx__TensorShapeProto *)scs_model_copy(inf->m, (ProtobufCMessage *)&f->declared->base);
+	} else if (f->rank >= 0 && (shape = calloc(1, sizeof(*shape))) != NULL) {
+		onnx__tensor_shape_proto__init(shape);
+		if ((shape->dim = calloc(f->rank ? (size_t)f->rank : 1, sizeof(*shape->dim))) == NULL) {
+			free(shape);
+			shape = NULL;
+		}
+		for (int d = 0; shape && d < f->rank; d++) {
+			if ((shape->dim[d] = malloc(sizeof(**shape->dim))) == NULL) {
+				protobuf_c_message_free_unpacked(&shape->base, NULL);
+				shape = NULL;
+				break;
+			}
+			shape->n_dim++;
+			onnx__tensor_shape_proto__dimension__init(shape->dim[d]);
+			if (f->dims[d] >= 0) {
+				shape->dim[d]->value_case = ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE;
+				shape->dim[d]->dim_value = f->dims[d];
+			}
+		}
+	}
+	if (shape == NULL && f->rank >= 0)
+		goto fail;
+	tt->shape = shape;
+	if ((vi->name = strdup(name)) == NULL)
+		goto fail;
+	return vi;
+fail:
+	if (vi && vi->type) {
+		protobuf_c_message_free_unpacked(&vi->base, NULL);
+	} else {
+		free(vi);
+		free(type);
+		free(tt);
+	}
+	return NULL;
+}
+
+void
+scs_infer_dispose(scs_infer *inf)
+{
+	scs_strmap_dispose(&inf->index);
+	free(inf->items);
+	memset(inf, 0, sizeof(*inf));
+}

@@ -1,0 +1,46 @@
+/*
+ * infer.h: what is known of each value of a main graph: its element type
+ * and its shape (rank, and each dim where it is known), from the model's
+ * declarations (inputs, outputs, value_info, initializers) and, where
+ * those are silent, inferred through the standard operators. Used to
+ * describe the tensors a split cuts: a graph input or output needs both.
+ */
+#ifndef SCS_INFER_H
+#define SCS_INFER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "model.h"
+
+#define SCS_INFER_MAX_RANK 16
+
+typedef struct scs_vfacts {
+	int32_t elem;                               /* element type; 0 when unknown */
+	int rank;                                   /* -1 when unknown */
+	int64_t dims[SCS_INFER_MAX_RANK];           /* -1 where unknown */
+	const Onnx__TensorShapeProto *declared;     /* the model's own shape, when it has one */
+} scs_vfacts;
+
+typedef struct scs_infer {
+	scs_model *m;
+	scs_strmap index;                           /* name -> position in items */
+	scs_vfacts *items;
+	size_t n, cap;
+} scs_infer;
+
+/* Learn the facts of @m's main graph, visiting nodes in @order (topological). */
+int scs_infer_graph(scs_infer *out, scs_model *m, const size_t *order, size_t n_order);
+
+/* The facts of @name, or NULL when nothing is known. */
+const scs_vfacts *scs_infer_get(const scs_infer *inf, const char *name);
+
+/* 1 when @name's element type and rank are known (enough for a graph input or output). */
+int scs_infer_describable(const scs_infer *inf, const char *name);
+
+/* A ValueInfoProto for @name (the declared shape when there is one); NULL on ENOMEM. */
+Onnx__ValueInfoProto *scs_infer_value_info(const scs_infer *inf, const char *name);
+
+void scs_infer_dispose(scs_infer *inf);
+
+#endif

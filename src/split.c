@@ -1,0 +1,761 @@
+/*
+ * split.c: shards out (see split.h).
+ *
+ * The main graph's nodes are sorted topologically (stable: a node keeps its
+ * place unless an input comes later), then taken in that order into the
+ * current shard until the next would pass the budget. A node's cost is its
+ * own serialized size (nested graphs included) plus the initializers and
+ * Constant nodes it reads that the shard does not hold yet.
+ */
+#include "split.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base64.h"
+#include "dtype.h"
+#include "err.h"
+#include "hash.h"
+#include "infer.h"
+#include "opschema.h"
+
+typedef struct names {
+	const char **items;       /* borrowed from the model */
+	size_t n, cap;
+} names;
+
+typedef struct split {
+	scs_model *m;
+	Onnx__GraphProto *g;
+	uint64_t max_len;
+	size_t n_nodes;
+	names *uses;              /* per node: names it reads (inputs, and outer names its bodies read) */
+	int *replicable;          /* per node: a Constant node (copied where used) */
+	size_t *order;            /* the nodes that are not replicable, topologically sorted */
+	size_t n_order;
+	int *shard_of;            /* per node */
+	size_t n_shards;
+	scs_strmap producer;      /* node output -> node index */
+	scs_strmap inits;         /* initializer (or sparse) name -> index in g->initializer, or -1 - sparse index */
+	scs_strmap inputs;        /* graph input name -> index */
+	scs_infer inf;            /* element types and shapes of the main graph's values */
+} split;
+
+static int
+names_add(names *l, const char *name)
+{
+	const char **grown;
+
+	if (l->n == l->cap) {
+		l->cap = l->cap ? l->cap * 2 : 4;
+		if ((grown = realloc(l->items, l->cap * sizeof(*grown))) == NULL)
+			return scs_err_set(SCS_ENOMEM, "cannot grow a name list");
+		l->items = grown;
+	}
+	l->items[l->n++] = name;
+	return SCS_OK;
+}
+
+const char *
+scs_meta_get(const Onnx__ModelProto *m, const char *key)
+{
+	for (size_t i = 0; i < m->n_metadata_props; i++)
+		if (m->metadata_props[i]->key && strcmp(m->metadata_props[i]->key, key) == 0)
+			return m->metadata_props[i]->value;
+	return NULL;
+}
+
+/* ---- what each node reads ---- */
+
+/* Names read inside @g that @g does not define, added to @out (once each, via @seen). */
+static int
+free_names(const Onnx__GraphProto *g, names *out, scs_strmap *seen)
+{
+	scs_strmap local = SCS_STRMAP_INIT;
+	size_t i, j, k;
+	int rc = SCS_OK;
+
+	for (i = 0; rc == SCS_OK && i < g->n_input; i++)
+		if (g->input[i]->name)
+			rc = scs_strmap_put(&local, g->input[i]->name, 1);
+	for (i = 0; rc == SCS_OK && i < g->n_initializer; i++)
+		if (g->initializer[i]->name)
+			rc = scs_strmap_put(&local, g->initializer[i]->name, 1);
+	for (i = 0; rc == SCS_OK && i < g->n_sparse_initializer; i++)
+		if (g->sparse_initializer[i]->values && g->sparse_initializer[i]->values->name)
+			rc = scs_strmap_put(&local, g->sparse_initializer[i]->values->name, 1);
+	for (i = 0; rc == SCS_OK && i < g->n_node; i++)
+		for (j = 0; rc == SCS_OK && j < g->node[i]->n_output; j++)
+			rc = scs_strmap_put(&local, g->node[i]->output[j], 1);
+	for (i = 0; rc == SCS_OK && i < g->n_node; i++) {
+		Onnx__NodeProto *n = g->node[i];
+		names inner = { NULL, 0, 0 };
+		scs_strmap inner_seen = SCS_STRMAP_INIT;
+
+		for (j = 0; rc == SCS_OK && j < n->n_input; j++)
+			if (n->input[j][0] && !scs_strmap_get(&local, n->input[j], NULL) &&
+			    !scs_strmap_get(seen, n->input[j], NULL) && (rc = scs_strmap_put(seen, n->input[j], 1)) == SCS_OK)
+				rc = names_add(out, n->input[j]);
+		for (j = 0; rc == SCS_OK && j < n->n_attribute; j++) {
+			Onnx__AttributeProto *a = n->attribute[j];
+
+			for (k = 0; rc == SCS_OK && k < (a->g ? 1u : 0u) + a->n_graphs; k++)
+				rc = free_names(a->g && k == 0 ? a->g : a->graphs[k - (a->g ? 1 : 0)], &inner, &inner_seen);
+		}
+		for (k = 0; rc == SCS_OK && k < inner.n; k++)
+			if (!scs_strmap_get(&local, inner.items[k], NULL) && !scs_strmap_get(seen, inner.items[k], NULL) &&
+			    (rc = scs_strmap_put(seen, inner.items[k], 1)) == SCS_OK)
+				rc = names_add(out, inner.items[k]);
+		free(inner.items);
+		scs_strmap_dispose(&inner_seen);
+	}
+	for (i = 0; rc == SCS_OK && i < g->n_output; i++)
+		if (g->output[i]->name && !scs_strmap_get(&local, g->output[i]->name, NULL) &&
+		    !scs_strmap_get(seen, g->output[i]->name, NULL) && (rc = scs_strmap_put(seen, g->output[i]->name, 1)) == SCS_OK)
+			rc = names_add(out, g->output[i]->name);
+	scs_strmap_dispose(&local);
+	return rc;
+}
+
+static int
+node_uses(const Onnx__NodeProto *n, names *out)
+{
+	scs_strmap seen = SCS_STRMAP_INIT;
+	int rc = SCS_OK;
+
+	for (size_t j = 0; rc == SCS_OK && j < n->n_input; j++)
+		if (n->input[j][0] && !scs_strmap_get(&seen, n->input[j], NULL) &&
+		    (rc = scs_strmap_put(&seen, n->input[j], 1)) == SCS_OK)
+			rc = names_add(out, n->input[j]);
+	for (size_t j = 0; rc == SCS_OK && j < n->n_attribute; j++) {
+		Onnx__AttributeProto *a = n->attribute[j];
+
+		for (size_t k = 0; rc == SCS_OK && k < (a->g ? 1u : 0u) + a->n_graphs; k++)
+			rc = free_names(a->g && k == 0 ? a->g : a->graphs[k - (a->g ? 1 : 0)], out, &seen);
+	}
+	scs_strmap_dispose(&seen);
+	return rc;
+}
+
+/* ---- topological order ---- */
+
+/* A binary min-heap of node indices, so ready nodes leave in their original order. */
+typedef struct heap {
+	size_t *a;
+	size_t n;
+} heap;
+
+static void
+heap_push(heap *h, size_t v)
+{
+	size_t i = h->n++;
+
+	while (i && h->a[(i - 1) / 2] > v) {
+		h->a[i] = h->a[(i - 1) / 2];
+		i = (i - 1) / 2;
+	}
+	h->a[i] = v;
+}
+
+static size_t
+heap_pop(heap *h)
+{
+	size_t top = h->a[0], v = h->a[--h->n], i = 0, c;
+
+	for (;;) {
+		c = 2 * i + 1;
+		if (c >= h->n)
+			break;
+		if (c + 1 < h->n && h->a[c + 1] < h->a[c])
+			c++;
+		if (h->a[c] >= v)
+			break;
+		h->a[i] = h->a[c];
+		i = c;
+	}
+	if (h->n)
+		h->a[i] = v;
+	return top;
+}
+
+static int
+topo_sort(split *s)
+{
+	size_t n = s->n_nodes, *indeg = calloc(n ? n : 1, sizeof(size_t)), *n_next = calloc(n ? n : 1, sizeof(size_t));
+	size_t **next = calloc(n ? n : 1, sizeof(size_t *));
+	heap h = { malloc((n ? n : 1) * sizeof(size_t)), 0 };
+	int64_t p;
+	int rc = SCS_OK;
+
+	if (!indeg || !n_next || !next || !h.a || (s->order = malloc((n ? n : 1) * sizeof(size_t))) == NULL) {
+		rc = scs_err_set(SCS_ENOMEM, "cannot sort the graph");
+		goto done;
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (s->replicable[i])
+			continue;
+		for (size_t j = 0; j < s->uses[i].n; j++) {
+			size_t *grown;
+
+			if (!scs_strmap_get(&s->producer, s->uses[i].items[j], &p) || s->replicable[p] || (size_t)p == i)
+				continue;
+			if ((grown = realloc(next[p], (n_next[p] + 1) * sizeof(size_t))) == NULL) {
+				rc = scs_err_set(SCS_ENOMEM, "cannot sort the graph");
+				goto done;
+			}
+			next[p] = grown;
+			next[p][n_next[p]++] = i;
+			indeg[i]++;
+		}
+	}
+	for (size_t i = 0; i < n; i++)
+		if (!s->replicable[i] && indeg[i] == 0)
+			heap_push(&h, i);
+	while (h.n) {
+		size_t i = heap_pop(&h);
+
+		s->order[s->n_order++] = i;
+		for (size_t k = 0; k < n_next[i]; k++)
+			if (--indeg[next[i][k]] == 0)
+				heap_push(&h, next[i][k]);
+	}
+	for (size_t i = 0, left = 0; i < n; i++) {
+		if (!s->replicable[i] && indeg[i] && !left++)
+			rc = scs_err_set(SCS_ECORRUPT, "%s: the graph has a cycle through node '%s' (%s)", s->m->path ? s->m->path : "model",
+			    s->g->node[i]->name ? s->g->node[i]->name : "", s->g->node[i]->op_type ? s->g->node[i]->op_type : "?");
+	}
+done:
+	for (size_t i = 0; next && i < n; i++)
+		free(next[i]);
+	free(next);
+	free(indeg);
+	free(n_next);
+	free(h.a);
+	return rc;
+}
+
+/* ---- assigning nodes to shards ---- */
+
+/* Serialized bytes that count against the budget for replicable name @name. */
+static uint64_t
+replicable_len(split *s, const char *name)
+{
+	int64_t i;
+	size_t len;
+
+	if (scs_strmap_get(&s->inits, name, &i))
+		len = i >= 0 ? protobuf_c_message_get_packed_size(&s->g->initializer[i]->base) :
+		    protobuf_c_message_get_packed_size(&s->g->sparse_initializer[-1 - i]->base);
+	else if (scs_strmap_get(&s->producer, name, &i) && s->replicable[i])
+		len = protobuf_c_message_get_packed_size(&s->g->node[i]->base);
+	else
+		return 0;
+	/* a tensor at the budget or over it goes to external data beside the shard */
+	return len >= s->max_len ? 0 : len;
+}
+
+/*
+ * Where each value made by a sorted node is last read (a position in
+ * s->order), so a cut can be allowed only where every value alive across
+ * it can be described as a graph input (known element type and rank).
+ */
+static int
+last_reads(split *s, scs_strmap *last)
+{
+	int64_t p;
+	int rc = SCS_OK;
+
+	for (size_t k = 0; rc == SCS_OK && k < s->n_order; k++) {
+		names *u = &s->uses[s->order[k]];
+
+		for (size_t j = 0; rc == SCS_OK && j < u->n; j++)
+			if (scs_strmap_get(&s->producer, u->items[j], &p) && !s->replicable[p])
+				rc = scs_strmap_put(last, u->items[j], (int64_t)k);
+	}
+	return rc;
+}
+
+static int
+assign(split *s)
+{
+	scs_strmap held = SCS_STRMAP_INIT, last = SCS_STRMAP_INIT;
+	uint64_t cur = 0, cost, node_len;
+	size_t *blind_until = calloc(s->n_order + 1, sizeof(size_t)), blind = 0;
+	int64_t lp;
+	int rc;
+
+	if (blind_until == NULL || (s->shard_of = malloc((s->n_nodes ? s->n_nodes : 1) * sizeof(int))) == NULL) {
+		free(blind_until);
+		return scs_err_set(SCS_ENOMEM, "cannot allocate the shard plan");
+	}
+	for (size_t i = 0; i < s->n_nodes; i++)
+		s->shard_of[i] = -1;
+	s->n_shards = 1;
+	rc = last_reads(s, &last);
+	for (size_t k = 0; rc == SCS_OK && k < s->n_order; k++) {
+		size_t i = s->order[k];
+		names *u = &s->uses[i];
+		Onnx__NodeProto *n = s->g->node[i];
+
+		node_len = protobuf_c_message_get_packed_size(&n->base);
+		cost = node_len >= s->max_len ? 0 : node_len;
+		for (size_t j = 0; j < u->n; j++)
+			if (!scs_strmap_get(&held, u->items[j], NULL))
+				cost += replicable_len(s, u->items[j]);
+		/* cut before this node only where no value alive across the cut is indescribable */
+		if (cur > 0 && cur + cost > s->max_len && blind == 0) {
+			s->n_shards++;
+			cur = 0;
+			scs_strmap_dispose(&held);
+			cost = node_len >= s->max_len ? 0 : node_len;
+			for (size_t j = 0; j < u->n; j++)
+				cost += replicable_len(s, u->items[j]);
+		}
+		for (size_t j = 0; rc == SCS_OK && j < u->n; j++)
+			rc = scs_strmap_put(&held, u->items[j], 1);
+		s->shard_of[i] = (int)s->n_shards - 1;
+		cur += cost;
+		for (size_t j = 0; j < n->n_output; j++) {
+			if (!n->output[j][0] || !scs_strmap_get(&last, n->output[j], &lp) || (size_t)lp <= k ||
+			    scs_infer_describable(&s->inf, n->output[j]))
+				continue;
+			blind++;
+			blind_until[lp]++;
+		}
+		blind -= blind_until[k];
+	}
+	scs_strmap_dispose(&held);
+	scs_strmap_dispose(&last);
+	free(blind_until);
+	return rc;
+}
+
+/* ---- building a shard ---- */
+
+typedef struct shard_build {
+	split *s;
+	int k;
+	Onnx__ModelProto *p;
+	scs_model *model;
+	scs_strmap present;       /* names the shard defines or takes as input */
+	scs_strmap want;          /* replicables the shard reads */
+	names want_list;
+} shard_build;
+
+static void *
+grow_array(void *arr, size_t *n, size_t elem)
+{
+	char *g = realloc(arr, (*n + 1) * elem);
+
+	if (g)
+		(*n)++;
+	return g;
+}
+
+#define APPEND(arr, n, item) \
+	do { void *g_ = grow_array((arr), &(n), sizeof(*(arr))); \
+	     if (g_ == NULL) return scs_err_set(SCS_ENOMEM, "cannot grow a shard"); \
+	     (arr) = g_; (arr)[(n) - 1] = (item); } while (0)
+
+static int
+add_copy(shard_build *b, ProtobufCMessage *msg, ProtobufCMessage **out)
+{
+	if ((*out = scs_model_copy(b->s->m, msg)) == NULL)
+		return scs_err_set(SCS_ENOMEM, "cannot copy into a shard");
+	return SCS_OK;
+}
+
+static Onnx__StringStringEntryProto *
+meta_entry(const char *key, const char *value)
+{
+	Onnx__StringStringEntryProto *e = malloc(sizeof(*e));
+
+	if (e == NULL)
+		return NULL;
+	onnx__string_string_entry_proto__init(e);
+	e->key = strdup(key);
+	e->value = strdup(value);
+	if (!e->key || !e->value) {
+		protobuf_c_message_free_unpacked(&e->base, NULL);
+		return NULL;
+	}
+	return e;
+}
+
+/* Is @name produced by a node of a shard later than @k, or read by one? */
+static int
+read_after(split *s, const char *name, int k)
+{
+	for (size_t i = 0; i < s->n_nodes; i++) {
+		if (s->shard_of[i] <= k)
+			continue;
+		for (size_t j = 0; j < s->uses[i].n; j++)
+			if (strcmp(s->uses[i].items[j], name) == 0)
+				return 1;
+	}
+	return 0;
+}
+
+static int
+is_graph_output(split *s, const char *name)
+{
+	for (size_t i = 0; i < s->g->n_output; i++)
+		if (s->g->output[i]->name && strcmp(s->g->output[i]->name, name) == 0)
+			return 1;
+	return 0;
+}
+
+/* The shard where an original output that no node makes is given: the last. */
+static int
+output_home(split *s, const char *name)
+{
+	int64_t p;
+
+	if (scs_strmap_get(&s->producer, name, &p) && !s->replicable[p])
+		return s->shard_of[p];
+	return (int)s->n_shards - 1;
+}
+
+static int
+want_name(shard_build *b, const char *name)
+{
+	int rc;
+
+	if (scs_strmap_get(&b->want, name, NULL))
+		return SCS_OK;
+	if ((rc = scs_strmap_put(&b->want, name, 1)) < 0)
+		return rc;
+	return names_add(&b->want_list, name);
+}
+
+static int
+build_graph(shard_build *b, const char *fingerprint, const char *header)
+{
+	split *s = b->s;
+	Onnx__GraphProto *g = b->p->graph, *src = s->g;
+	ProtobufCMessage *copy;
+	Onnx__ValueInfoProto *vi;
+	int64_t p, idx;
+	char shard_tag[64];
+	int rc;
+
+	/* the nodes, in topological order, and everything they read */
+	for (size_t k = 0; k < s->n_order; k++) {
+		size_t i = s->order[k];
+
+		if (s->shard_of[i] != b->k)
+			continue;
+		for (size_t j = 0; j < s->uses[i].n; j++)
+			if ((rc = want_name(b, s->uses[i].items[j])) < 0)
+				return rc;
+	}
+	for (size_t i = 0; i < src->n_output; i++)
+		if (src->output[i]->name && output_home(s, src->output[i]->name) == b->k &&
+		    (rc = want_name(b, src->output[i]->name)) < 0)
+			return rc;
+	/* Constant nodes first (copied where read), then the shard's own nodes */
+	for (size_t i = 0; i < s->n_nodes; i++) {
+		if (!s->replicable[i] || !scs_strmap_get(&b->want, src->node[i]->output[0], NULL))
+			continue;
+		if ((rc = add_copy(b, &src->node[i]->base, &copy)) < 0)
+			return rc;
+		APPEND(g->node, g->n_node, (Onnx__NodeProto *)copy);
+	}
+	for (size_t k = 0; k < s->n_order; k++) {
+		if (s->shard_of[s->order[k]] != b->k)
+			continue;
+		if ((rc = add_copy(b, &src->node[s->order[k]]->base, &copy)) < 0)
+			return rc;
+		APPEND(g->node, g->n_node, (Onnx__NodeProto *)copy);
+	}
+	for (size_t i = 0; i < src->n_initializer; i++) {
+		if (!src->initializer[i]->name || !scs_strmap_get(&b->want, src->initializer[i]->name, NULL))
+			continue;
+		if ((rc = add_copy(b, &src->initializer[i]->base, &copy)) < 0)
+			return rc;
+		APPEND(g->initializer, g->n_initializer, (Onnx__TensorProto *)copy);
+	}
+	for (size_t i = 0; i < src->n_sparse_initializer; i++) {
+		Onnx__SparseTensorProto *sp = src->sparse_initializer[i];
+
+		if (!sp->values || !sp->values->name || !scs_strmap_get(&b->want, sp->values->name, NULL))
+			continue;
+		if ((rc = add_copy(b, &sp->base, &copy)) < 0)
+			return rc;
+		APPEND(g->sparse_initializer, g->n_sparse_initializer, (Onnx__SparseTensorProto *)copy);
+	}
+	/* inputs: the original ones it reads, in their order, then the cut tensors */
+	for (size_t i = 0; i < src->n_input; i++) {
+		if (!src->input[i]->name || !scs_strmap_get(&b->want, src->input[i]->name, NULL))
+			continue;
+		if ((rc = add_copy(b, &src->input[i]->base, &copy)) < 0)
+			return rc;
+		APPEND(g->input, g->n_input, (Onnx__ValueInfoProto *)copy);
+	}
+	for (size_t w = 0; w < b->want_list.n; w++) {
+		const char *name = b->want_list.items[w];
+
+		if (!scs_strmap_get(&s->producer, name, &p) || s->replicable[p] || s->shard_of[p] >= b->k)
+			continue;
+		if (!scs_infer_describable(&s->inf, name))
+			return scs_err_set(SCS_EUNSUPPORTED,
+			    "cannot tell the type and rank of '%s', which shard %d passes to shard %d (add value_info for it)",
+			    name, s->shard_of[p], b->k);
+		if ((vi = scs_infer_value_info(&s->inf, name)) == NULL)
+			return scs_err_set(SCS_ENOMEM, "cannot describe a cut tensor");
+		APPEND(g->input, g->n_input, vi);
+	}
+	/* outputs: the original ones made here, in their order, then what later shards read */
+	for (size_t i = 0; i < src->n_output; i++) {
+		if (!src->output[i]->name || output_home(s, src->output[i]->name) != b->k)
+			continue;
+		if ((rc = add_copy(b, &src->output[i]->base, &copy)) < 0)
+			return rc;
+		APPEND(g->output, g->n_output, (Onnx__ValueInfoProto *)copy);
+	}
+	for (size_t k = 0; k < s->n_order; k++) {
+		Onnx__NodeProto *n = src->node[s->order[k]];
+
+		if (s->shard_of[s->order[k]] != b->k)
+			continue;
+		for (size_t j = 0; j < n->n_output; j++) {
+			if (!n->output[j][0] || is_graph_output(s, n->output[j]) || !read_after(s, n->output[j], b->k))
+				continue;
+			if (!scs_infer_describable(&s->inf, n->output[j]))
+				return scs_err_set(SCS_EUNSUPPORTED,
+				    "cannot tell the type and rank of '%s', which shard %d passes on (add value_info for it)",
+				    n->output[j], b->k);
+			if ((vi = scs_infer_value_info(&s->inf, n->output[j])) == NULL)
+				return scs_err_set(SCS_ENOMEM, "cannot describe a cut tensor");
+			APPEND(g->output, g->n_output, vi);
+		}
+	}
+	/* value_info of what this shard's nodes make */
+	for (size_t i = 0; i < src->n_value_info; i++) {
+		const char *name = src->value_info[i]->name;
+
+		if (!name || !scs_strmap_get(&s->producer, name, &p) || s->replicable[p] || s->shard_of[p] != b->k)
+			continue;
+		if ((rc = add_copy(b, &src->value_info[i]->base, &copy)) < 0)
+			return rc;
+		APPEND(g->value_info, g->n_value_info, (Onnx__ValueInfoProto *)copy);
+	}
+	for (size_t i = 0; i < src->n_quantization_annotation; i++) {
+		const char *name = src->quantization_annotation[i]->tensor_name;
+
+		if (!name || !(scs_strmap_get(&b->want, name, NULL) ||
+		    (scs_strmap_get(&s->producer, name, &p) && s->shard_of[p] == b->k)))
+			continue;
+		if ((rc = add_copy(b, &src->quantization_annotation[i]->base, &copy)) < 0)
+			return rc;
+		APPEND(g->quantization_annotation, g->n_quantization_annotation, (Onnx__TensorAnnotation *)copy);
+	}
+	(void)idx;
+	/* what the shard says of itself */
+	snprintf(shard_tag, sizeof(shard_tag), "%d/%zu", b->k, s->n_shards);
+	{
+		Onnx__StringStringEntryProto *e[3] = { meta_entry(SCS_META_SHARD, shard_tag),
+			meta_entry(SCS_META_SOURCE, fingerprint), meta_entry(SCS_META_HEADER, header) };
+
+		for (int i = 0; i < 3; i++) {
+			if (e[i] == NULL) {
+				for (int j = 0; j < 3; j++)
+					if (e[j])
+						protobuf_c_message_free_unpacked(&e[j]->base, NULL);
+				return scs_err_set(SCS_ENOMEM, "cannot describe a shard");
+			}
+		}
+		for (int i = 0; i < 3; i++) {
+			void *grown = grow_array(b->p->metadata_props, &b->p->n_metadata_props, sizeof(e[i]));
+
+			if (grown == NULL) {
+				for (int j = i; j < 3; j++)
+					protobuf_c_message_free_unpacked(&e[j]->base, NULL);
+				return scs_err_set(SCS_ENOMEM, "cannot describe a shard");
+			}
+			b->p->metadata_props = grown;
+			b->p->metadata_props[b->p->n_metadata_props - 1] = e[i];
+		}
+	}
+	return SCS_OK;
+}
+
+/* The parts of the source every shard repeats: a copy of the model without its graph's contents. */
+static int
+new_shard_proto(split *s, Onnx__ModelProto **out)
+{
+	Onnx__ModelProto *src = s->m->proto, hollow;
+	Onnx__GraphProto g;
+
+	/* copy the model with an empty graph of the same name and doc */
+	hollow = *src;
+	onnx__graph_proto__init(&g);
+	g.name = src->graph->name;
+	g.doc_string = src->graph->doc_string;
+	g.n_metadata_props = src->graph->n_metadata_props;
+	g.metadata_props = src->graph->metadata_props;
+	hollow.graph = &g;
+	hollow.n_training_info = 0;
+	*out = (Onnx__ModelProto *)scs_model_copy(s->m, &hollow.base);
+	return *out ? SCS_OK : scs_err_set(SCS_ENOMEM, "cannot start a shard");
+}
+
+/* A fingerprint of the source: its structure, with each payload's content key. */
+typedef struct hash_buf {
+	ProtobufCBuffer base;
+	scs_hash h;
+	const scs_model *m;
+} hash_buf;
+
+static void
+hash_append(ProtobufCBuffer *b, size_t len, const uint8_t *data)
+{
+	hash_buf *hb = (hash_buf *)b;
+	uint32_t id;
+
+	if (scs_model_ref_id(hb->m, data, &id))
+		scs_hash_update(&hb->h, &hb->m->payloads->items[id].key, sizeof(scs_key));
+	else
+		scs_hash_update(&hb->h, data, len);
+}
+
+static void
+fingerprint(const scs_model *m, char out[33])
+{
+	hash_buf hb = { { hash_append }, { { 0 }, { 0 }, 0, 0 }, m };
+	scs_key k;
+
+	scs_hash_init(&hb.h);
+	protobuf_c_message_pack_to_buffer(&m->proto->base, &hb.base);
+	scs_hash_final(&k, &hb.h);
+	scs_key_hex(out, &k);
+}
+
+/* The source's facts merge restores: a ModelProto with inputs and outputs only. */
+static int
+make_header(split *s, scs_buf *out)
+{
+	Onnx__ModelProto hdr = *s->m->proto;
+	Onnx__GraphProto g;
+	scs_buf packed = SCS_BUF_INIT;
+	int rc;
+
+	onnx__graph_proto__init(&g);
+	g.name = s->g->name;
+	g.doc_string = s->g->doc_string;
+	g.n_input = s->g->n_input;
+	g.input = s->g->input;
+	g.n_output = s->g->n_output;
+	g.output = s->g->output;
+	g.n_metadata_props = s->g->n_metadata_props;
+	g.metadata_props = s->g->metadata_props;
+	hdr.graph = &g;
+	hdr.n_functions = 0;
+	hdr.n_training_info = 0;
+	hdr.base.n_unknown_fields = 0;
+	if ((rc = scs_buf_reserve(&packed, protobuf_c_message_get_packed_size(&hdr.base))) < 0)
+		return rc;
+	packed.len = protobuf_c_message_pack(&hdr.base, packed.data);
+	rc = scs_base64_encode(out, packed.data, packed.len);
+	scs_buf_dispose(&packed);
+	return rc;
+}
+
+static void
+split_dispose(split *s)
+{
+	for (size_t i = 0; s->uses && i < s->n_nodes; i++)
+		free(s->uses[i].items);
+	free(s->uses);
+	free(s->replicable);
+	free(s->order);
+	free(s->shard_of);
+	scs_strmap_dispose(&s->producer);
+	scs_strmap_dispose(&s->inits);
+	scs_strmap_dispose(&s->inputs);
+	scs_infer_dispose(&s->inf);
+}
+
+void
+scs_shards_dispose(scs_shards *s)
+{
+	for (size_t i = 0; i < s->n; i++)
+		scs_model_free(s->items[i]);
+	free(s->items);
+	s->items = NULL;
+	s->n = 0;
+}
+
+int
+scs_split_model(scs_shards *out, scs_model *m, uint64_t max_len)
+{
+	split s;
+	scs_buf header = SCS_BUF_INIT;
+	char fp[33];
+	int rc = SCS_OK;
+
+	memset(out, 0, sizeof(*out));
+	memset(&s, 0, sizeof(s));
+	s.m = m;
+	s.g = m->proto->graph;
+	s.max_len = max_len ? max_len : SCS_SPLIT_DEFAULT_LEN;
+	s.n_nodes = s.g->n_node;
+	if (m->proto->n_training_info) {
+		rc = scs_err_set(SCS_EUNSUPPORTED, "%s: models with training_info cannot be split", m->path ? m->path : "model");
+		goto done;
+	}
+	if ((s.uses = calloc(s.n_nodes ? s.n_nodes : 1, sizeof(*s.uses))) == NULL ||
+	    (s.replicable = calloc(s.n_nodes ? s.n_nodes : 1, sizeof(int))) == NULL) {
+		rc = scs_err_set(SCS_ENOMEM, "cannot allocate the split plan");
+		goto done;
+	}
+	for (size_t i = 0; rc == SCS_OK && i < s.n_nodes; i++) {
+		Onnx__NodeProto *n = s.g->node[i];
+
+		s.replicable[i] = scs_node_constant(n) != NULL;
+		for (size_t j = 0; rc == SCS_OK && j < n->n_output; j++)
+			if (n->output[j][0])
+				rc = scs_strmap_put(&s.producer, n->output[j], (int64_t)i);
+		if (rc == SCS_OK)
+			rc = node_uses(n, &s.uses[i]);
+	}
+	for (size_t i = 0; rc == SCS_OK && i < s.g->n_initializer; i++)
+		if (s.g->initializer[i]->name)
+			rc = scs_strmap_put(&s.inits, s.g->initializer[i]->name, (int64_t)i);
+	for (size_t i = 0; rc == SCS_OK && i < s.g->n_sparse_initializer; i++)
+		if (s.g->sparse_initializer[i]->values && s.g->sparse_initializer[i]->values->name)
+			rc = scs_strmap_put(&s.inits, s.g->sparse_initializer[i]->values->name, -1 - (int64_t)i);
+	if (rc < 0 || (rc = topo_sort(&s)) < 0 || (rc = scs_infer_graph(&s.inf, m, s.order, s.n_order)) < 0 || (rc = assign(&s)) < 0)
+		goto done;
+	fingerprint(m, fp);
+	if ((rc = make_header(&s, &header)) < 0)
+		goto done;
+	if ((out->items = calloc(s.n_shards, sizeof(*out->items))) == NULL) {
+		rc = scs_err_set(SCS_ENOMEM, "cannot allocate the shard list");
+		goto done;
+	}
+	for (size_t k = 0; rc == SCS_OK && k < s.n_shards; k++) {
+		shard_build b;
+
+		memset(&b, 0, sizeof(b));
+		b.s = &s;
+		b.k = (int)k;
+		if ((rc = scs_model_new_with(&out->items[k], m)) < 0)
+			break;
+		out->n++;
+		if ((rc = new_shard_proto(&s, &b.p)) < 0)
+			break;
+		out->items[k]->proto = b.p;
+		rc = build_graph(&b, fp, (const char *)header.data);
+		scs_strmap_dispose(&b.want);
+		scs_strmap_dispose(&b.present);
+		free(b.want_list.items);
+	}
+done:
+	if (rc < 0)
+		scs_shards_dispose(out);
+	scs_buf_dispose(&header);
+	split_dispose(&s);
+	return rc;
+}

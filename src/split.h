@@ -1,0 +1,45 @@
+/*
+ * split.h: cutting a model's main graph into standalone shard models, each
+ * under a size budget, and the metadata that lets merge put them together.
+ *
+ * Each shard is a standard ONNX model: its inputs are the original graph
+ * inputs it uses plus the cut tensors it consumes; its outputs are the
+ * original outputs it makes plus the cut tensors later shards consume.
+ * Initializers and Constant nodes are copied into every shard that reads
+ * them; a node with nested graphs stays whole. Shards describe themselves
+ * in metadata_props (see the SCS_META_* keys).
+ */
+#ifndef SCS_SPLIT_H
+#define SCS_SPLIT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "model.h"
+
+#define SCS_META_SHARD "scs4onnx.shard"      /* "k/n": this shard's index and the count */
+#define SCS_META_SOURCE "scs4onnx.source"    /* fingerprint of the source model (hex) */
+#define SCS_META_HEADER "scs4onnx.header"    /* base64 ModelProto: the source's inputs, outputs, opsets, ... */
+#define SCS_META_PREFIX "scs4onnx."
+
+/* The default budget: 1.8 GiB, headroom under protobuf's 2 GiB. */
+#define SCS_SPLIT_DEFAULT_LEN ((uint64_t)1932735283)
+
+typedef struct scs_shards {
+	scs_model **items;        /* share the source's payloads; free before it */
+	size_t n;
+} scs_shards;
+
+/*
+ * Cut @m (unchanged) into shards whose serialized size stays under
+ * @max_len where it can: a tensor of @max_len or more counts for nothing,
+ * as it goes to external data beside its shard.
+ */
+int scs_split_model(scs_shards *out, scs_model *m, uint64_t max_len);
+
+void scs_shards_dispose(scs_shards *s);
+
+/* The value of metadata_props key @key of @m, or NULL. */
+const char *scs_meta_get(const Onnx__ModelProto *m, const char *key);
+
+#endif

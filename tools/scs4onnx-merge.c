@@ -1,0 +1,48 @@
+/* scs4onnx-merge: join the shards scs4onnx-split wrote into one model, and dedup globally. */
+#include <stdio.h>
+
+#include "cli.h"
+
+static void
+usage(FILE *f)
+{
+	fprintf(f,
+	    "usage: scs4onnx-merge SHARDDIR OUTPUT.onnx [--no-dedup] [--external-data] [--store DIR]\n"
+	    "\n"
+	    "Join the shard models in SHARDDIR (every *.onnx there, as scs4onnx-split wrote\n"
+	    "them, possibly changed since by other tools that kept their input and output\n"
+	    "names) into one model with the original inputs, outputs, opsets and metadata,\n"
+	    "then merge identical constants across the whole model. The output is one file\n"
+	    "under 2 GiB, otherwise OUTPUT.onnx plus OUTPUT.onnx.data.\n"
+	    "\n"
+	    "options:\n"
+	    "      --no-dedup          join only; no global dedup\n"
+	    "      --external-data     write OUTPUT.onnx.data even when the model fits inline\n"
+	    "      --store DIR         keep payloads in this store folder (reused)\n"
+	    "  -n, --non-verbose       print nothing but errors\n"
+	    "      --json FILE         write the report as JSON (- for stdout)\n"
+	    "  -h, --help              show this help\n"
+	    "      --version           show the version\n"
+	    "\n"
+	    "Exit status: 0 done, 1 failed (nothing written), 2 bad usage.\n");
+}
+
+int
+main(int argc, char **argv)
+{
+	scs_merge_options o = { 0, 0, NULL, NULL, NULL };
+	scs_report rep;
+	cli_args a;
+	int rc;
+
+	cli_set_prog("scs4onnx-merge");
+	if ((rc = cli_parse(&a, argc, argv, CLI_MERGE | CLI_EXTERNAL | CLI_STORE, usage)) >= 0) {
+		cli_args_dispose(&a);
+		return rc;
+	}
+	o.no_dedup = a.no_dedup;
+	o.external_data = a.shrink.external_data;
+	o.store_dir = a.shrink.store_dir;
+	o.progress = a.shrink.progress;
+	return cli_finish(&a, &rep, scs_merge(&rep, a.pos[0], a.pos[1], &o));
+}
