@@ -90,7 +90,8 @@ set_tensor(scs_infer *inf, const char *name, const Onnx__TensorProto *t)
 		f->elem = t->data_type;
 	if (f->rank < 0 && t->n_dims <= SCS_INFER_MAX_RANK) {
 		f->rank = (int)t->n_dims;
-		memcpy(f->dims, t->dims, t->n_dims * sizeof(int64_t));
+		if (t->n_dims)     /* a scalar's dims may be NULL */
+			memcpy(f->dims, t->dims, t->n_dims * sizeof(int64_t));
 	}
 	return SCS_OK;
 }

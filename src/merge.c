@@ -116,30 +116,6 @@ start_from_header(merge *mg)
 	return SCS_OK;
 }
 
-static int
-same_tensor(merge *mg, Onnx__TensorProto *a, Onnx__TensorProto *b)
-{
-	uint32_t ia, ib;
-	int ha, hb;
-
-	if (a->data_type != b->data_type || a->n_dims != b->n_dims ||
-	    memcmp(a->dims, b->dims, a->n_dims * sizeof(*a->dims)) != 0)
-		return 0;
-	ha = scs_model_payload_of(mg->out, a, &ia);
-	hb = scs_model_payload_of(mg->out, b, &ib);
-	if (ha != hb)
-		return 0;
-	if (ha)
-		return scs_payloads_equal(mg->out->payloads, ia, ib);
-	if (a->n_string_data != b->n_string_data)
-		return 0;
-	for (size_t i = 0; i < a->n_string_data; i++)
-		if (a->string_data[i].len != b->string_data[i].len ||
-		    memcmp(a->string_data[i].data, b->string_data[i].data, a->string_data[i].len) != 0)
-			return 0;
-	return 1;
-}
-
 static Onnx__TensorProto *
 find_init(const Onnx__GraphProto *g, const char *name)
 {
@@ -185,7 +161,7 @@ take_shard(merge *mg, size_t k)
 		if (!t->name)
 			continue;
 		if ((had = find_init(mg->g, t->name)) != NULL) {
-			int eq = same_tensor(mg, had, t);
+			int eq = scs_tensors_equal(mg->out, had, t);
 
 			if (eq < 0)
 				return eq;
@@ -213,7 +189,7 @@ take_shard(merge *mg, size_t k)
 
 		if (value && (had = find_maker(mg->g, n->output[0])) != NULL) {
 			Onnx__TensorProto *old = scs_node_constant(had);
-			int eq = old ? same_tensor(mg, old, value) : 0;
+			int eq = old ? scs_tensors_equal(mg->out, old, value) : 0;
 
 			if (eq < 0)
 				return eq;

@@ -80,6 +80,30 @@ scs_model_set_payload(scs_model *m, Onnx__TensorProto *t, uint32_t id)
 	t->has_raw_data = 1;
 }
 
+int
+scs_tensors_equal(const scs_model *m, const Onnx__TensorProto *a, const Onnx__TensorProto *b)
+{
+	uint32_t ia, ib;
+	int ha, hb;
+
+	if (a->data_type != b->data_type || a->n_dims != b->n_dims ||
+	    (a->n_dims && memcmp(a->dims, b->dims, a->n_dims * sizeof(*a->dims)) != 0))
+		return 0;
+	ha = scs_model_payload_of(m, a, &ia);
+	hb = scs_model_payload_of(m, b, &ib);
+	if (ha != hb)
+		return 0;
+	if (ha)
+		return scs_payloads_equal(m->payloads, ia, ib);
+	if (a->n_string_data != b->n_string_data)
+		return 0;
+	for (size_t i = 0; i < a->n_string_data; i++)
+		if (a->string_data[i].len != b->string_data[i].len || (a->string_data[i].len &&
+		    memcmp(a->string_data[i].data, b->string_data[i].data, a->string_data[i].len) != 0))
+			return 0;
+	return 1;
+}
+
 int64_t
 scs_tensor_elems(const Onnx__TensorProto *t)
 {

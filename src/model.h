@@ -55,6 +55,10 @@ void scs_model_set_payload(scs_model *m, Onnx__TensorProto *t, uint32_t id);
 /* Element count of @t; -1 when a dim is negative or the count overflows. */
 int64_t scs_tensor_elems(const Onnx__TensorProto *t);
 
+/* 1 when @a and @b have the same element type, dims and contents (payload
+ * bytes compared byte for byte, or strings), 0 when not, < 0 on error. */
+int scs_tensors_equal(const scs_model *m, const Onnx__TensorProto *a, const Onnx__TensorProto *b);
+
 /* Call @fn on every TensorProto in the model (initializers, attribute
  * tensors, sparse tensors, nested graphs, functions, training info) until it
  * returns non-zero, which is then returned. */

@@ -163,22 +163,6 @@ cmp_cand(const void *pa, const void *pb)
 	return r ? r : cmp_u64(a->order, b->order);
 }
 
-static int
-same_bytes(dedup *d, const cand *a, const cand *b)
-{
-	uint32_t ia, ib;
-
-	if (scs_model_payload_of(d->m, a->t, &ia) && scs_model_payload_of(d->m, b->t, &ib))
-		return scs_payloads_equal(d->m->payloads, ia, ib);
-	if (a->t->n_string_data != b->t->n_string_data)
-		return 0;
-	for (size_t i = 0; i < a->t->n_string_data; i++)
-		if (a->t->string_data[i].len != b->t->string_data[i].len ||
-		    memcmp(a->t->string_data[i].data, b->t->string_data[i].data, a->t->string_data[i].len) != 0)
-			return 0;
-	return 1;
-}
-
 /* 1 when no scope from @from up to (not including) @top, nor any scope
  * below @from, defines @name, apart from the definition @self. */
 static int
@@ -506,7 +490,7 @@ scs_pass_dedup(scs_model *m, scs_report *rep)
 			for (size_t l = k + 1; l < j; l++) {
 				if (d.c[l].removed != 0)
 					continue;
-				if ((eq = same_bytes(&d, &d.c[k], &d.c[l])) < 0) {
+				if ((eq = scs_tensors_equal(d.m, d.c[k].t, d.c[l].t)) < 0) {
 					rc = eq;
 					goto done;
 				}

@@ -302,3 +302,15 @@ shrink_fixture(const char *name, const scs_shrink_options *opts)
 	free(out);
 	return shrunk_model->graph;
 }
+
+void
+expect_equivalent(const char *ref, const char *cand, const char *extra)
+{
+	char *text;
+
+	cr_assert_eq(onnx_check(&text, cand), 0, "onnx.checker: %s", text);
+	free(text);
+	cr_assert_eq(ort_same(&text, ref, cand, extra), 0, "ONNX Runtime: %s", text);
+	cr_assert_not_null(strstr(text, "identical"), "%s", text);
+	free(text);
+}

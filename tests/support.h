@@ -44,6 +44,10 @@ int onnx_check(char **out, const char *path);
  * (bit for bit); @extra is appended to the command (e.g. --feed ...). */
 int ort_same(char **out, const char *ref, const char *cand, const char *extra);
 
+/* Assert that @cand passes onnx.checker and computes what @ref computes in
+ * ONNX Runtime, bit for bit (@extra as for ort_same). */
+void expect_equivalent(const char *ref, const char *cand, const char *extra);
+
 /* Read a model with protobuf-c (inline models only). */
 Onnx__ModelProto *load_proto(const char *path);
 void free_proto(Onnx__ModelProto *m);

@@ -1,0 +1,394 @@
+/*
+ * test_split.c: scs4onnx-split, scs4onnx-merge and scs4onnx-big on real
+ * models. Shards are checked with onnx.checker and run in order in ONNX
+ * Runtime; merged models are compared with their source structurally
+ * (read back with protobuf-c) and in ONNX Runtime.
+ */
+#include <criterion/criterion.h>
+#include <criterion/parameterized.h>
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "onnx.pb-c.h"
+#include "support.h"
+
+/* "'dir/shard-000.onnx' 'dir/shard-001.onnx' ..." in name order */
+static char *
+shard_list(const char *dir, int *count)
+{
+	struct dirent **list;
+	int n = scandir(dir, &list, NULL, alphasort);
+	size_t cap = 64, len = 0;
+	char *out = calloc(1, cap);
+
+	*count = 0;
+	for (int i = 0; i < n; i++) {
+		size_t need = strlen(dir) + strlen(list[i]->d_name) + 8;
+		size_t nl = strlen(list[i]->d_name);
+
+		if (nl > 5 && strcmp(list[i]->d_name + nl - 5, ".onnx") == 0) {
+			while (len + need >= cap)
+				out = realloc(out, cap *= 2);
+			len += (size_t)sprintf(out + len, "'%s/%s' ", dir, list[i]->d_name);
+			(*count)++;
+		}
+		free(list[i]);
+	}
+	free(list);
+	return out;
+}
+
+/* Every shard passes onnx.checker, and run in order they compute what @model computes. */
+static void
+expect_shards_compute(const char *model, const char *dir)
+{
+	int count;
+	char *list = shard_list(dir, &count), *text;
+
+	cr_assert_gt(count, 0, "no shards in %s", dir);
+	cr_assert_eq(run(&text, "/usr/bin/python3 '%s/tests/e2e/check_model.py' %s", SCS_TEST_SRC_DIR, list), 0, "%s", text);
+	free(text);
+	cr_assert_eq(run(&text, "node '%s/tests/e2e/ort_compare.mjs' '%s' %s --chain --runs 4", SCS_TEST_SRC_DIR, model, list), 0,
+	    "%s", text);
+	free(text);
+	free(list);
+}
+
+typedef struct model_name {
+	char name[32];
+} model_name;
+
+ParameterizedTestParameters(split, shards_run_in_order_and_merge_back)
+{
+	static model_name names[] = { { "dup_basic.onnx" }, { "dup_encodings.onnx" }, { "if_outer.onnx" },
+		{ "shadow.onnx" }, { "downcast.onnx" }, { "external.onnx" }, { "loop_dup.onnx" }, { "nested_if.onnx" },
+		{ "func_dup.onnx" }, { "slice.onnx" } };
+
+	return cr_make_param_array(model_name, names, sizeof(names) / sizeof(names[0]));
+}
+
+ParameterizedTest(model_name *p, split, shards_run_in_order_and_merge_back)
+{
+	char *dir = tmpdir_new(), *in = fixture(p->name), *shards = path_in(dir, "shards"), *out = path_in(dir, "m.onnx"),
+	     *text;
+
+	/* a tiny budget: every node (with what it reads) nearly a shard of its own */
+	cr_assert_eq(run_tool(&text, "scs4onnx-split", "'%s' '%s' --max-shard-size 300 -n", in, shards), 0, "%s", text);
+	free(text);
+	expect_shards_compute(in, shards);
+	cr_assert_eq(run_tool(&text, "scs4onnx-merge", "'%s' '%s' -n", shards, out), 0, "%s", text);
+	free(text);
+	expect_equivalent(in, out, NULL);
+	free(in);
+	free(shards);
+	free(out);
+	tmpdir_remove(dir);
+}
+
+static int
+same_str(const char *a, const char *b)
+{
+	return strcmp(a ? a : "", b ? b : "") == 0;
+}
+
+/* A node of @g with the same op, inputs and outputs as @n. */
+static int
+has_same_node(const Onnx__GraphProto *g, const Onnx__NodeProto *n)
+{
+	for (size_t i = 0; i < g->n_node; i++) {
+		const Onnx__NodeProto *o = g->node[i];
+		int same = same_str(o->op_type, n->op_type) && o->n_input == n->n_input && o->n_output == n->n_output;
+
+		for (size_t j = 0; same && j < n->n_input; j++)
+			same = strcmp(o->input[j], n->input[j]) == 0;
+		for (size_t j = 0; same && j < n->n_output; j++)
+			same = strcmp(o->output[j], n->output[j]) == 0;
+		if (same)
+			return 1;
+	}
+	return 0;
+}
+
+Test(split, merge_of_split_is_the_model_again)
+{
+	char *dir = tmpdir_new(), *in = fixture("dup_basic.onnx"), *shards = path_in(dir, "shards"),
+	     *out = path_in(dir, "m.onnx"), *text;
+	Onnx__ModelProto *a, *b;
+
+	cr_assert_eq(run_tool(&text, "scs4onnx-split", "'%s' '%s' --max-shard-size 300 -n", in, shards), 0, "%s", text);
+	free(text);
+	cr_assert_eq(run_tool(&text, "scs4onnx-merge", "'%s' '%s' --no-dedup -n", shards, out), 0, "%s", text);
+	free(text);
+	a = load_proto(in);
+	b = load_proto(out);
+	cr_assert(a && b);
+	cr_assert_eq(b->ir_version, a->ir_version);
+	cr_assert_str_eq(b->producer_name, a->producer_name);
+	cr_assert_eq(b->n_opset_import, a->n_opset_import);
+	for (size_t i = 0; i < a->n_opset_import; i++) {
+		cr_assert(same_str(b->opset_import[i]->domain, a->opset_import[i]->domain));
+		cr_assert_eq(b->opset_import[i]->version, a->opset_import[i]->version);
+	}
+	cr_assert_eq(b->n_metadata_props, a->n_metadata_props, "shard metadata must not survive the merge");
+	cr_assert_eq(b->graph->n_input, a->graph->n_input);
+	for (size_t i = 0; i < a->graph->n_input; i++)
+		cr_assert_str_eq(b->graph->input[i]->name, a->graph->input[i]->name, "inputs keep their order");
+	cr_assert_eq(b->graph->n_output, a->graph->n_output);
+	for (size_t i = 0; i < a->graph->n_output; i++)
+		cr_assert_str_eq(b->graph->output[i]->name, a->graph->output[i]->name, "outputs keep their order");
+	cr_assert_eq(b->graph->n_node, a->graph->n_node, "nodes: %zu, source %zu", b->graph->n_node, a->graph->n_node);
+	for (size_t i = 0; i < a->graph->n_node; i++)
+		cr_assert(has_same_node(b->graph, a->graph->node[i]), "node %zu (%s) is missing", i, a->graph->node[i]->op_type);
+	cr_assert_eq(b->graph->n_initializer, a->graph->n_initializer);
+	for (size_t i = 0; i < a->graph->n_initializer; i++) {
+		Onnx__TensorProto *ta = a->graph->initializer[i], *tb = find_init(b->graph, ta->name);
+
+		cr_assert_not_null(tb, "initializer %s is missing", ta->name);
+		cr_assert_eq(tb->data_type, ta->data_type);
+		cr_assert_eq(tb->raw_data.len, ta->raw_data.len);
+		cr_assert_arr_eq(tb->raw_data.data, ta->raw_data.data, ta->raw_data.len, "%s: other bytes", ta->name);
+	}
+	free_proto(a);
+	free_proto(b);
+	free(in);
+	free(shards);
+	free(out);
+	tmpdir_remove(dir);
+}
+
+/* An LLM-shaped model with external data and one tensor larger than the budget. */
+static char *llm_dir, *llm;
+
+static void
+make_llm(void)
+{
+	char *text;
+
+	llm_dir = tmpdir_new();
+	llm = path_in(llm_dir, "llm.onnx");
+	cr_assert_eq(run(&text, "/usr/bin/python3 '%s/scripts/gen-model.py' llm '%s' --size 40M --external --big-tensor 9M",
+	    SCS_TEST_SRC_DIR, llm), 0, "%s", text);
+	free(text);
+}
+
+static void
+drop_llm(void)
+{
+	free(llm);
+	tmpdir_remove(llm_dir);
+}
+
+Test(split, every_shard_is_under_the_budget_and_big_tensors_go_beside, .init = make_llm, .fini = drop_llm)
+{
+	char *shards = path_in(llm_dir, "shards"), *text, *data;
+	struct dirent **list;
+	int n, n_onnx = 0;
+
+	cr_assert_eq(run_tool(&text, "scs4onnx-split", "'%s' '%s' --max-shard-size 8M", llm, shards), 0, "%s", text);
+	cr_assert_not_null(strstr(text, "INFO: shards: "), "%s", text);
+	free(text);
+	n = scandir(shards, &list, NULL, alphasort);
+	for (int i = 0; i < n; i++) {
+		char *p = path_in(shards, list[i]->d_name);
+		size_t nl = strlen(list[i]->d_name);
+
+		if (nl > 5 && strcmp(list[i]->d_name + nl - 5, ".onnx") == 0) {
+			n_onnx++;
+			cr_assert_leq(file_size(p), (uint64_t)8 << 20, "%s: %llu bytes", p, (unsigned long long)file_size(p));
+		}
+		free(p);
+		free(list[i]);
+	}
+	free(list);
+	cr_assert_geq(n_onnx, 4, "shards: %d", n_onnx);
+	data = path_in(shards, "shard-000.onnx.data");
+	cr_assert_geq(file_size(data), (uint64_t)9 << 20, "the 9 MiB tensor goes beside its shard");
+	free(data);
+	expect_shards_compute(llm, shards);
+	free(shards);
+}
+
+Test(split, big_equals_the_stepwise_pipeline, .init = make_llm, .fini = drop_llm)
+{
+	char *shards = path_in(llm_dir, "shards"), *shrunk = path_in(llm_dir, "shrunk"), *step = path_in(llm_dir, "step.onnx"),
+	     *big = path_in(llm_dir, "big.onnx"), *text;
+	uint8_t *a, *b;
+	size_t la, lb;
+	int count;
+	char *list;
+
+	cr_assert_eq(run_tool(&text, "scs4onnx-split", "'%s' '%s' --max-shard-size 8M -n", llm, shards), 0, "%s", text);
+	free(text);
+	list = shard_list(shards, &count);
+	cr_assert_eq(run(&text, "mkdir '%s' && for f in %s; do '%s/scs4onnx-shrink' \"$f\" '%s'/$(basename \"$f\") -n || exit 1; done",
+	    shrunk, list, SCS_TOOLS_DIR, shrunk), 0, "%s", text);
+	free(text);
+	free(list);
+	cr_assert_eq(run_tool(&text, "scs4onnx-merge", "'%s' '%s' -n", shrunk, step), 0, "%s", text);
+	free(text);
+	cr_assert_eq(run_tool(&text, "scs4onnx-big", "'%s' '%s' --max-shard-size 8M", llm, big), 0, "%s", text);
+	cr_assert_not_null(strstr(text, "INFO: stage merge"), "no stage report: %s", text);
+	free(text);
+	a = read_all(step, &la);
+	b = read_all(big, &lb);
+	cr_assert_eq(la, lb, "big wrote %zu bytes, the pipeline %zu", lb, la);
+	cr_assert_arr_eq(a, b, la, "big and the pipeline wrote different models");
+	free(a);
+	free(b);
+	expect_equivalent(llm, big, NULL);
+	free(shards);
+	free(shrunk);
+	free(step);
+	free(big);
+}
+
+/* ---- bad shard sets ---- */
+
+static char *bad_dir, *bad_shards, *bad_out;
+
+static void
+make_shards(void)
+{
+	char *in = fixture("dup_basic.onnx"), *text;
+
+	bad_dir = tmpdir_new();
+	bad_shards = path_in(bad_dir, "shards");
+	bad_out = path_in(bad_dir, "out.onnx");
+	cr_assert_eq(run_tool(&text, "scs4onnx-split", "'%s' '%s' --max-shard-size 300 -n", in, bad_shards), 0, "%s", text);
+	free(text);
+	free(in);
+}
+
+static void
+drop_shards(void)
+{
+	free(bad_shards);
+	free(bad_out);
+	tmpdir_remove(bad_dir);
+}
+
+static void
+expect_merge_refused(const char *what)
+{
+	char *text;
+
+	cr_assert_eq(run_tool(&text, "scs4onnx-merge", "'%s' '%s'", bad_shards, bad_out), 1, "%s", text);
+	cr_assert_eq(strncmp(text, "scs4onnx-merge: error: ", 23), 0, "%s", text);
+	cr_assert_not_null(strstr(text, what), "wanted '%s' in: %s", what, text);
+	cr_assert_eq(strchr(text, '\n') - text + 1, (long)strlen(text), "more than one line: %s", text);
+	cr_assert_not(file_exists(bad_out), "an output was written");
+	free(text);
+}
+
+/* Rewrite a shard with protobuf-c (not with the code under test). */
+static void
+edit_shard(const char *name, void (*edit)(Onnx__ModelProto *))
+{
+	char *path = path_in(bad_shards, name);
+	Onnx__ModelProto *m = load_proto(path);
+	size_t len;
+	uint8_t *buf;
+
+	cr_assert_not_null(m);
+	edit(m);
+	len = onnx__model_proto__get_packed_size(m);
+	buf = malloc(len);
+	onnx__model_proto__pack(m, buf);
+	write_all(path, buf, len);
+	free(buf);
+	free_proto(m);
+	free(path);
+}
+
+Test(merge, a_missing_shard, .init = make_shards, .fini = drop_shards)
+{
+	run(NULL, "rm '%s/shard-001.onnx'", bad_shards);
+	expect_merge_refused("a shard is missing");
+}
+
+Test(merge, two_shards_with_the_same_index, .init = make_shards, .fini = drop_shards)
+{
+	run(NULL, "cp '%s/shard-000.onnx' '%s/shard-000b.onnx' && rm '%s/shard-001.onnx'", bad_shards, bad_shards, bad_shards);
+	expect_merge_refused("both are shard 0");
+}
+
+Test(merge, a_shard_of_another_model, .init = make_shards, .fini = drop_shards)
+{
+	char *other = fixture("downcast.onnx"), *odir = path_in(bad_dir, "other");
+
+	cr_assert_eq(run_tool(NULL, "scs4onnx-split", "'%s' '%s' --max-shard-size 300 -n", other, odir), 0);
+	run(NULL, "cp '%s/shard-001.onnx' '%s/shard-001.onnx'", odir, bad_shards);
+	expect_merge_refused("a shard of another model");
+	free(other);
+	free(odir);
+}
+
+static void
+rename_an_input(Onnx__ModelProto *m)
+{
+	Onnx__GraphProto *g = m->graph;
+	const char *old = g->input[0]->name;
+
+	for (size_t i = 0; i < g->n_node; i++)
+		for (size_t j = 0; j < g->node[i]->n_input; j++)
+			if (strcmp(g->node[i]->input[j], old) == 0) {
+				free(g->node[i]->input[j]);
+				g->node[i]->input[j] = strdup("made_by_nobody");
+			}
+	free(g->input[0]->name);
+	g->input[0]->name = strdup("made_by_nobody");
+}
+
+Test(merge, a_cut_tensor_no_shard_makes, .init = make_shards, .fini = drop_shards)
+{
+	edit_shard("shard-002.onnx", rename_an_input);
+	expect_merge_refused("input 'made_by_nobody' is neither an input of the model nor made by an earlier shard");
+}
+
+static void
+change_w1(Onnx__ModelProto *m)
+{
+	Onnx__TensorProto *t = find_init(m->graph, "W1");
+
+	cr_assert_not_null(t, "this shard holds no copy of W1");
+	t->raw_data.data[0] ^= 0x55;
+}
+
+Test(merge, conflicting_initializers_name_both_shards)
+{
+	char *dir = tmpdir_new(), *in = fixture("dup_basic.onnx"), *shrunk = path_in(dir, "s.onnx"), *text;
+
+	/* after dedup W1 is read by four nodes, so shards hold copies of it */
+	bad_dir = dir;
+	bad_shards = path_in(dir, "shards");
+	bad_out = path_in(dir, "out.onnx");
+	cr_assert_eq(run_tool(&text, "scs4onnx-shrink", "'%s' '%s' -n", in, shrunk), 0, "%s", text);
+	free(text);
+	cr_assert_eq(run_tool(&text, "scs4onnx-split", "'%s' '%s' --max-shard-size 120 -n", shrunk, bad_shards), 0, "%s", text);
+	free(text);
+	edit_shard("shard-001.onnx", change_w1);
+	expect_merge_refused("initializer 'W1' differs between");
+	cr_assert_eq(run_tool(&text, "scs4onnx-merge", "'%s' '%s'", bad_shards, bad_out), 1);
+	cr_assert_not_null(strstr(text, "shard-000.onnx and"), "both shards are named: %s", text);
+	cr_assert_not_null(strstr(text, "shard-001.onnx"), "both shards are named: %s", text);
+	free(text);
+	free(in);
+	free(shrunk);
+	drop_shards();
+}
+
+Test(merge, an_output_folder_with_models_is_refused_by_split)
+{
+	char *dir = tmpdir_new(), *in = fixture("dup_basic.onnx"), *stray = path_in(dir, "other.onnx"), *text;
+
+	write_all(stray, "x", 1);
+	cr_assert_eq(run_tool(&text, "scs4onnx-split", "'%s' '%s'", in, dir), 1, "%s", text);
+	cr_assert_not_null(strstr(text, "holds .onnx files already"), "%s", text);
+	cr_assert_eq(count_files(dir, "shard-"), 0);
+	free(text);
+	free(in);
+	free(stray);
+	tmpdir_remove(dir);
+}
