@@ -12,6 +12,7 @@
 
 #include "base64.h"
 #include "err.h"
+#include "graph.h"
 #include "split.h"
 
 typedef struct merge {
@@ -284,6 +285,9 @@ scs_merge_models(scs_model **out, scs_model *const *shards, const char *const *l
 		rc = take_shard(&mg, k);
 	if (rc == SCS_OK)
 		rc = check_outputs(&mg);
+	/* shards arrive sorted, but other tools may have reordered a shard's nodes */
+	if (rc == SCS_OK)
+		rc = scs_graph_sort(mg.g, "merged model");
 done:
 	if (rc < 0) {
 		scs_model_free(mg.out);

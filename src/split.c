@@ -17,20 +17,16 @@
 #include "dtype.h"
 #include "err.h"
 #include "hash.h"
+#include "graph.h"
 #include "infer.h"
 #include "opschema.h"
-
-typedef struct names {
-	const char **items;       /* borrowed from the model */
-	size_t n, cap;
-} names;
 
 typedef struct split {
 	scs_model *m;
 	Onnx__GraphProto *g;
 	uint64_t max_len;
 	size_t n_nodes;
-	names *uses;              /* per node: names it reads (inputs, and outer names its bodies read) */
+	scs_names *uses;          /* per node: names it reads (inputs, and outer names its bodies read) */
 	int *replicable;          /* per node: a Constant node (copied where used) */
 	size_t *order;            /* the nodes that are not replicable, topologically sorted */
 	size_t n_order;
@@ -42,21 +38,6 @@ typedef struct split {
 	scs_infer inf;            /* element types and shapes of the main graph's values */
 } split;
 
-static int
-names_add(names *l, const char *name)
-{
-	const char **grown;
-
-	if (l->n == l->cap) {
-		l->cap = l->cap ? l->cap * 2 : 4;
-		if ((grown = realloc(l->items, l->cap * sizeof(*grown))) == NULL)
-			return scs_err_set(SCS_ENOMEM, "cannot grow a name list");
-		l->items = grown;
-	}
-	l->items[l->n++] = name;
-	return SCS_OK;
-}
-
 const char *
 scs_meta_get(const Onnx__ModelProto *m, const char *key)
 {
@@ -66,173 +47,13 @@ scs_meta_get(const Onnx__ModelProto *m, const char *key)
 	return NULL;
 }
 
-/* ---- what each node reads ---- */
-
-/* Names read inside @g that @g does not define, added to @out (once each, via @seen). */
-static int
-free_names(const Onnx__GraphProto *g, names *out, scs_strmap *seen)
-{
-	scs_strmap local = SCS_STRMAP_INIT;
-	size_t i, j, k;
-	int rc = SCS_OK;
-
-	for (i = 0; rc == SCS_OK && i < g->n_input; i++)
-		if (g->input[i]->name)
-			rc = scs_strmap_put(&local, g->input[i]->name, 1);
-	for (i = 0; rc == SCS_OK && i < g->n_initializer; i++)
-		if (g->initializer[i]->name)
-			rc = scs_strmap_put(&local, g->initializer[i]->name, 1);
-	for (i = 0; rc == SCS_OK && i < g->n_sparse_initializer; i++)
-		if (g->sparse_initializer[i]->values && g->sparse_initializer[i]->values->name)
-			rc = scs_strmap_put(&local, g->sparse_initializer[i]->values->name, 1);
-	for (i = 0; rc == SCS_OK && i < g->n_node; i++)
-		for (j = 0; rc == SCS_OK && j < g->node[i]->n_output; j++)
-			rc = scs_strmap_put(&local, g->node[i]->output[j], 1);
-	for (i = 0; rc == SCS_OK && i < g->n_node; i++) {
-		Onnx__NodeProto *n = g->node[i];
-		names inner = { NULL, 0, 0 };
-		scs_strmap inner_seen = SCS_STRMAP_INIT;
-
-		for (j = 0; rc == SCS_OK && j < n->n_input; j++)
-			if (n->input[j][0] && !scs_strmap_get(&local, n->input[j], NULL) &&
-			    !scs_strmap_get(seen, n->input[j], NULL) && (rc = scs_strmap_put(seen, n->input[j], 1)) == SCS_OK)
-				rc = names_add(out, n->input[j]);
-		for (j = 0; rc == SCS_OK && j < n->n_attribute; j++) {
-			Onnx__AttributeProto *a = n->attribute[j];
-
-			for (k = 0; rc == SCS_OK && k < (a->g ? 1u : 0u) + a->n_graphs; k++)
-				rc = free_names(a->g && k == 0 ? a->g : a->graphs[k - (a->g ? 1 : 0)], &inner, &inner_seen);
-		}
-		for (k = 0; rc == SCS_OK && k < inner.n; k++)
-			if (!scs_strmap_get(&local, inner.items[k], NULL) && !scs_strmap_get(seen, inner.items[k], NULL) &&
-			    (rc = scs_strmap_put(seen, inner.items[k], 1)) == SCS_OK)
-				rc = names_add(out, inner.items[k]);
-		free(inner.items);
-		scs_strmap_dispose(&inner_seen);
-	}
-	for (i = 0; rc == SCS_OK && i < g->n_output; i++)
-		if (g->output[i]->name && !scs_strmap_get(&local, g->output[i]->name, NULL) &&
-		    !scs_strmap_get(seen, g->output[i]->name, NULL) && (rc = scs_strmap_put(seen, g->output[i]->name, 1)) == SCS_OK)
-			rc = names_add(out, g->output[i]->name);
-	scs_strmap_dispose(&local);
-	return rc;
-}
-
-static int
-node_uses(const Onnx__NodeProto *n, names *out)
-{
-	scs_strmap seen = SCS_STRMAP_INIT;
-	int rc = SCS_OK;
-
-	for (size_t j = 0; rc == SCS_OK && j < n->n_input; j++)
-		if (n->input[j][0] && !scs_strmap_get(&seen, n->input[j], NULL) &&
-		    (rc = scs_strmap_put(&seen, n->input[j], 1)) == SCS_OK)
-			rc = names_add(out, n->input[j]);
-	for (size_t j = 0; rc == SCS_OK && j < n->n_attribute; j++) {
-		Onnx__AttributeProto *a = n->attribute[j];
-
-		for (size_t k = 0; rc == SCS_OK && k < (a->g ? 1u : 0u) + a->n_graphs; k++)
-			rc = free_names(a->g && k == 0 ? a->g : a->graphs[k - (a->g ? 1 : 0)], out, &seen);
-	}
-	scs_strmap_dispose(&seen);
-	return rc;
-}
-
 /* ---- topological order ---- */
-
-/* A binary min-heap of node indices, so ready nodes leave in their original order. */
-typedef struct heap {
-	size_t *a;
-	size_t n;
-} heap;
-
-static void
-heap_push(heap *h, size_t v)
-{
-	size_t i = h->n++;
-
-	while (i && h->a[(i - 1) / 2] > v) {
-		h->a[i] = h->a[(i - 1) / 2];
-		i = (i - 1) / 2;
-	}
-	h->a[i] = v;
-}
-
-static size_t
-heap_pop(heap *h)
-{
-	size_t top = h->a[0], v = h->a[--h->n], i = 0, c;
-
-	for (;;) {
-		c = 2 * i + 1;
-		if (c >= h->n)
-			break;
-		if (c + 1 < h->n && h->a[c + 1] < h->a[c])
-			c++;
-		if (h->a[c] >= v)
-			break;
-		h->a[i] = h->a[c];
-		i = c;
-	}
-	if (h->n)
-		h->a[i] = v;
-	return top;
-}
 
 static int
 topo_sort(split *s)
 {
-	size_t n = s->n_nodes, *indeg = calloc(n ? n : 1, sizeof(size_t)), *n_next = calloc(n ? n : 1, sizeof(size_t));
-	size_t **next = calloc(n ? n : 1, sizeof(size_t *));
-	heap h = { malloc((n ? n : 1) * sizeof(size_t)), 0 };
-	int64_t p;
-	int rc = SCS_OK;
-
-	if (!indeg || !n_next || !next || !h.a || (s->order = malloc((n ? n : 1) * sizeof(size_t))) == NULL) {
-		rc = scs_err_set(SCS_ENOMEM, "cannot sort the graph");
-		goto done;
-	}
-	for (size_t i = 0; i < n; i++) {
-		if (s->replicable[i])
-			continue;
-		for (size_t j = 0; j < s->uses[i].n; j++) {
-			size_t *grown;
-
-			if (!scs_strmap_get(&s->producer, s->uses[i].items[j], &p) || s->replicable[p] || (size_t)p == i)
-				continue;
-			if ((grown = realloc(next[p], (n_next[p] + 1) * sizeof(size_t))) == NULL) {
-				rc = scs_err_set(SCS_ENOMEM, "cannot sort the graph");
-				goto done;
-			}
-			next[p] = grown;
-			next[p][n_next[p]++] = i;
-			indeg[i]++;
-		}
-	}
-	for (size_t i = 0; i < n; i++)
-		if (!s->replicable[i] && indeg[i] == 0)
-			heap_push(&h, i);
-	while (h.n) {
-		size_t i = heap_pop(&h);
-
-		s->order[s->n_order++] = i;
-		for (size_t k = 0; k < n_next[i]; k++)
-			if (--indeg[next[i][k]] == 0)
-				heap_push(&h, next[i][k]);
-	}
-	for (size_t i = 0, left = 0; i < n; i++) {
-		if (!s->replicable[i] && indeg[i] && !left++)
-			rc = scs_err_set(SCS_ECORRUPT, "%s: the graph has a cycle through node '%s' (%s)", s->m->path ? s->m->path : "model",
-			    s->g->node[i]->name ? s->g->node[i]->name : "", s->g->node[i]->op_type ? s->g->node[i]->op_type : "?");
-	}
-done:
-	for (size_t i = 0; next && i < n; i++)
-		free(next[i]);
-	free(next);
-	free(indeg);
-	free(n_next);
-	free(h.a);
-	return rc;
+	return scs_graph_order(&s->order, &s->n_order, s->g, s->uses, s->replicable,
+	    s->m->path ? s->m->path : "model");
 }
 
 /* ---- assigning nodes to shards ---- */
@@ -267,7 +88,7 @@ last_reads(split *s, scs_strmap *last)
 	int rc = SCS_OK;
 
 	for (size_t k = 0; rc == SCS_OK && k < s->n_order; k++) {
-		names *u = &s->uses[s->order[k]];
+		scs_names *u = &s->uses[s->order[k]];
 
 		for (size_t j = 0; rc == SCS_OK && j < u->n; j++)
 			if (scs_strmap_get(&s->producer, u->items[j], &p) && !s->replicable[p])
@@ -295,7 +116,7 @@ assign(split *s)
 	rc = last_reads(s, &last);
 	for (size_t k = 0; rc == SCS_OK && k < s->n_order; k++) {
 		size_t i = s->order[k];
-		names *u = &s->uses[i];
+		scs_names *u = &s->uses[i];
 		Onnx__NodeProto *n = s->g->node[i];
 
 		node_len = protobuf_c_message_get_packed_size(&n->base);
@@ -338,9 +159,8 @@ typedef struct shard_build {
 	int k;
 	Onnx__ModelProto *p;
 	scs_model *model;
-	scs_strmap present;       /* names the shard defines or takes as input */
 	scs_strmap want;          /* replicables the shard reads */
-	names want_list;
+	scs_names want_list;
 } shard_build;
 
 static void *
@@ -426,7 +246,7 @@ want_name(shard_build *b, const char *name)
 		return SCS_OK;
 	if ((rc = scs_strmap_put(&b->want, name, 1)) < 0)
 		return rc;
-	return names_add(&b->want_list, name);
+	return scs_names_add(&b->want_list, name);
 }
 
 static int
@@ -436,7 +256,7 @@ build_graph(shard_build *b, const char *fingerprint, const char *header)
 	Onnx__GraphProto *g = b->p->graph, *src = s->g;
 	ProtobufCMessage *copy;
 	Onnx__ValueInfoProto *vi;
-	int64_t p, idx;
+	int64_t p;
 	char shard_tag[64];
 	int rc;
 
@@ -551,7 +371,6 @@ build_graph(shard_build *b, const char *fingerprint, const char *header)
 			return rc;
 		APPEND(g->quantization_annotation, g->n_quantization_annotation, (Onnx__TensorAnnotation *)copy);
 	}
-	(void)idx;
 	/* what the shard says of itself */
 	snprintf(shard_tag, sizeof(shard_tag), "%d/%zu", b->k, s->n_shards);
 	{
@@ -718,7 +537,7 @@ scs_split_model(scs_shards *out, scs_model *m, uint64_t max_len)
 			if (n->output[j][0])
 				rc = scs_strmap_put(&s.producer, n->output[j], (int64_t)i);
 		if (rc == SCS_OK)
-			rc = node_uses(n, &s.uses[i]);
+			rc = scs_node_reads(n, &s.uses[i]);
 	}
 	for (size_t i = 0; rc == SCS_OK && i < s.g->n_initializer; i++)
 		if (s.g->initializer[i]->name)
@@ -749,7 +568,6 @@ scs_split_model(scs_shards *out, scs_model *m, uint64_t max_len)
 		out->items[k]->proto = b.p;
 		rc = build_graph(&b, fp, (const char *)header.data);
 		scs_strmap_dispose(&b.want);
-		scs_strmap_dispose(&b.present);
 		free(b.want_list.items);
 	}
 done:
