@@ -11,9 +11,24 @@
 
 #include "support.h"
 
-Test(e2e_big, an_inline_model_over_2_gib_is_read_and_shrunk, .timeout = 900)
+/* The scratch folder lives in fixtures, so a failing test still removes its gigabytes. */
+static char *big_dir;
+
+static void
+make_dir(void)
 {
-	char *dir = tmpdir_new(), *in = path_in(dir, "inline.onnx"), *ref = path_in(dir, "ref.onnx"),
+	big_dir = tmpdir_new();
+}
+
+static void
+drop_dir(void)
+{
+	tmpdir_remove(big_dir);
+}
+
+Test(e2e_big, an_inline_model_over_2_gib_is_read_and_shrunk, .timeout = 900, .init = make_dir, .fini = drop_dir)
+{
+	char *dir = big_dir, *in = path_in(dir, "inline.onnx"), *ref = path_in(dir, "ref.onnx"),
 	     *out = path_in(dir, "out.onnx"), *data = path_in(dir, "out.onnx.data"), *text;
 
 	cr_assert_eq(run(&text, "/usr/bin/python3 '%s/scripts/gen-model.py' inline '%s' --size 2.3G", SCS_TEST_SRC_DIR, in),
@@ -35,7 +50,6 @@ Test(e2e_big, an_inline_model_over_2_gib_is_read_and_shrunk, .timeout = 900)
 	free(ref);
 	free(out);
 	free(data);
-	tmpdir_remove(dir);
 }
 
 /* split; shrink each; merge -- and big -- on @in, in @dir; both outputs must be the same bytes.
@@ -58,9 +72,9 @@ big_and_stepwise_agree(const char *dir, const char *in, const char *big, const c
 	free(text);
 }
 
-Test(e2e_big, a_several_gib_external_data_model_through_big_and_the_pipeline, .timeout = 1800)
+Test(e2e_big, a_several_gib_external_data_model_through_big_and_the_pipeline, .timeout = 1800, .init = make_dir, .fini = drop_dir)
 {
-	char *dir = tmpdir_new(), *in = path_in(dir, "llm.onnx"), *big = path_in(dir, "big/out.onnx"),
+	char *dir = big_dir, *in = path_in(dir, "llm.onnx"), *big = path_in(dir, "big/out.onnx"),
 	     *step = path_in(dir, "step/out.onnx"), *text;
 
 	cr_assert_eq(run(&text, "/usr/bin/python3 '%s/scripts/gen-model.py' llm '%s' --size 3G --external --big-tensor 600M",
@@ -72,12 +86,11 @@ Test(e2e_big, a_several_gib_external_data_model_through_big_and_the_pipeline, .t
 	free(in);
 	free(big);
 	free(step);
-	tmpdir_remove(dir);
 }
 
-Test(e2e_big, an_inline_model_over_2_gib_through_big_and_the_pipeline, .timeout = 1800)
+Test(e2e_big, an_inline_model_over_2_gib_through_big_and_the_pipeline, .timeout = 1800, .init = make_dir, .fini = drop_dir)
 {
-	char *dir = tmpdir_new(), *in = path_in(dir, "inline.onnx"), *ref = path_in(dir, "ref.onnx"),
+	char *dir = big_dir, *in = path_in(dir, "inline.onnx"), *ref = path_in(dir, "ref.onnx"),
 	     *big = path_in(dir, "big/out.onnx"), *step = path_in(dir, "step/out.onnx"), *text;
 
 	cr_assert_eq(run(&text, "/usr/bin/python3 '%s/scripts/gen-model.py' inline '%s' --size 2.3G", SCS_TEST_SRC_DIR, in), 0,
@@ -93,5 +106,4 @@ Test(e2e_big, an_inline_model_over_2_gib_through_big_and_the_pipeline, .timeout 
 	free(ref);
 	free(big);
 	free(step);
-	tmpdir_remove(dir);
 }
