@@ -125,25 +125,6 @@ plan_tensor(void *ctx, Onnx__TensorProto *t)
 	return 0;
 }
 
-static Onnx__StringStringEntryProto *
-entry(const char *key, const char *value)
-{
-	Onnx__StringStringEntryProto *e = malloc(sizeof(*e));
-
-	if (e == NULL)
-		return NULL;
-	onnx__string_string_entry_proto__init(e);
-	e->key = strdup(key);
-	e->value = strdup(value);
-	if (e->key == NULL || e->value == NULL) {
-		free(e->key);
-		free(e->value);
-		free(e);
-		return NULL;
-	}
-	return e;
-}
-
 /* Point a tensor at its place in the data file. */
 static int
 move_out(plan *p, moved *mv, const char *location)
@@ -159,13 +140,13 @@ move_out(plan *p, moved *mv, const char *location)
 	off = p->offset_of[id] - 1;
 	if ((ext = calloc(t->n_external_data + 3, sizeof(*ext))) == NULL)
 		return scs_err_set(SCS_ENOMEM, "cannot allocate external data entries");
-	if ((ext[k++] = entry("location", location)) == NULL)
+	if ((ext[k++] = scs_entry_new("location", location)) == NULL)
 		goto fail;
 	snprintf(num, sizeof(num), "%llu", (unsigned long long)off);
-	if ((ext[k++] = entry("offset", num)) == NULL)
+	if ((ext[k++] = scs_entry_new("offset", num)) == NULL)
 		goto fail;
 	snprintf(num, sizeof(num), "%llu", (unsigned long long)p->m->payloads->items[id].key.len);
-	if ((ext[k++] = entry("length", num)) == NULL)
+	if ((ext[k++] = scs_entry_new("length", num)) == NULL)
 		goto fail;
 	mv->raw = t->raw_data;
 	mv->had_location = t->has_data_location;

@@ -382,6 +382,23 @@ scs_model_free(scs_model *m)
 	free(m);
 }
 
+Onnx__StringStringEntryProto *
+scs_entry_new(const char *key, const char *value)
+{
+	Onnx__StringStringEntryProto *e = malloc(sizeof(*e));
+
+	if (e == NULL)
+		return NULL;
+	onnx__string_string_entry_proto__init(e);
+	e->key = strdup(key);
+	e->value = strdup(value);
+	if (!e->key || !e->value) {
+		protobuf_c_message_free_unpacked(&e->base, NULL);
+		return NULL;
+	}
+	return e;
+}
+
 int
 scs_is_onnx_domain(const char *domain)
 {

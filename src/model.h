@@ -72,6 +72,9 @@ int scs_model_each_tensor_in(ProtobufCMessage *msg, scs_tensor_fn fn, void *ctx)
  * included; NULL on ENOMEM. Free it with scs_model_free_message(). */
 ProtobufCMessage *scs_model_copy(const scs_model *m, ProtobufCMessage *msg);
 
+/* A new key/value entry (metadata_props, external_data); NULL on ENOMEM. */
+Onnx__StringStringEntryProto *scs_entry_new(const char *key, const char *value);
+
 /* Free a protobuf-c message that may hold payload references. */
 void scs_model_free_message(const scs_model *m, ProtobufCMessage *msg);
 

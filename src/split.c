@@ -186,23 +186,6 @@ add_copy(shard_build *b, ProtobufCMessage *msg, ProtobufCMessage **out)
 	return SCS_OK;
 }
 
-static Onnx__StringStringEntryProto *
-meta_entry(const char *key, const char *value)
-{
-	Onnx__StringStringEntryProto *e = malloc(sizeof(*e));
-
-	if (e == NULL)
-		return NULL;
-	onnx__string_string_entry_proto__init(e);
-	e->key = strdup(key);
-	e->value = strdup(value);
-	if (!e->key || !e->value) {
-		protobuf_c_message_free_unpacked(&e->base, NULL);
-		return NULL;
-	}
-	return e;
-}
-
 /* Is @name produced by a node of a shard later than @k, or read by one? */
 static int
 read_after(split *s, const char *name, int k)
@@ -374,8 +357,8 @@ build_graph(shard_build *b, const char *fingerprint, const char *header)
 	/* what the shard says of itself */
 	snprintf(shard_tag, sizeof(shard_tag), "%d/%zu", b->k, s->n_shards);
 	{
-		Onnx__StringStringEntryProto *e[3] = { meta_entry(SCS_META_SHARD, shard_tag),
-			meta_entry(SCS_META_SOURCE, fingerprint), meta_entry(SCS_META_HEADER, header) };
+		Onnx__StringStringEntryProto *e[3] = { scs_entry_new(SCS_META_SHARD, shard_tag),
+			scs_entry_new(SCS_META_SOURCE, fingerprint), scs_entry_new(SCS_META_HEADER, header) };
 
 		for (int i = 0; i < 3; i++) {
 			if (e[i] == NULL) {
