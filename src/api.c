@@ -52,6 +52,16 @@ stage_progress(void *payload, uint64_t done, uint64_t total)
 	p->fn(p->payload, p->stage, done, total);
 }
 
+/* Every call starts with an empty report and its caller's progress callback. */
+static void
+begin(scs_report *rep, progress_ctx *pc, scs_progress_fn fn, void *payload)
+{
+	memset(rep, 0, sizeof(*rep));
+	pc->fn = fn;
+	pc->payload = payload;
+	pc->stage = NULL;
+}
+
 /* Start stage @name: progress line and clock. */
 static double
 stage_start(progress_ctx *pc, const char *name)
@@ -234,11 +244,9 @@ scs_shrink(scs_report *rep, const char *in, const char *out, const scs_shrink_op
 	double t0 = now(), ts;
 	int rc;
 
-	memset(rep, 0, sizeof(*rep));
 	if (opts == NULL)
 		opts = &defaults;
-	pc.fn = opts->progress;
-	pc.payload = opts->progress_payload;
+	begin(rep, &pc, opts->progress, opts->progress_payload);
 	if ((out_dir = scs_path_dir(out)) == NULL)
 		return scs_err_set(SCS_ENOMEM, "cannot allocate a path");
 	ts = stage_start(&pc, "scan");
@@ -423,12 +431,10 @@ scs_split(scs_report *rep, const char *in, const char *dir, const scs_split_opti
 	double t0 = now(), ts;
 	int rc;
 
-	memset(rep, 0, sizeof(*rep));
 	if (opts == NULL)
 		opts = &defaults;
+	begin(rep, &pc, opts->progress, opts->progress_payload);
 	max_len = opts->max_shard_len ? opts->max_shard_len : SCS_SPLIT_DEFAULT_LEN;
-	pc.fn = opts->progress;
-	pc.payload = opts->progress_payload;
 	if ((rc = prepare_shard_dir(dir)) < 0)
 		goto done;
 	ts = stage_start(&pc, "scan");
@@ -490,17 +496,6 @@ load_shards(scs_shards *out, char ***paths, size_t *n_paths, scs_store **store, 
 	return SCS_OK;
 }
 
-/* Free shard models: the owner of the payloads last. */
-static void
-free_shards(scs_shards *s)
-{
-	for (size_t i = s->n; i-- > 0;)
-		scs_model_free(s->items[i]);
-	free(s->items);
-	s->items = NULL;
-	s->n = 0;
-}
-
 int
 scs_merge(scs_report *rep, const char *dir, const char *out, const scs_merge_options *opts)
 {
@@ -515,11 +510,9 @@ scs_merge(scs_report *rep, const char *dir, const char *out, const scs_merge_opt
 	double t0 = now(), ts;
 	int rc;
 
-	memset(rep, 0, sizeof(*rep));
 	if (opts == NULL)
 		opts = &defaults;
-	pc.fn = opts->progress;
-	pc.payload = opts->progress_payload;
+	begin(rep, &pc, opts->progress, opts->progress_payload);
 	if ((out_dir = scs_path_dir(out)) == NULL)
 		return scs_err_set(SCS_ENOMEM, "cannot allocate a path");
 	ts = stage_start(&pc, "scan");
@@ -546,7 +539,7 @@ scs_merge(scs_report *rep, const char *dir, const char *out, const scs_merge_opt
 	stage_end(rep, "write", ts, rep->output_len + rep->output_data_len);
 done:
 	scs_model_free(merged);
-	free_shards(&shards);
+	scs_shards_dispose(&shards);
 	free_list(paths, n_paths);
 	scs_store_close(store);
 	free(out_dir);
@@ -571,13 +564,11 @@ scs_big(scs_report *rep, const char *in, const char *out, const scs_big_options 
 	double t0 = now(), ts;
 	int rc;
 
-	memset(rep, 0, sizeof(*rep));
 	if (opts == NULL)
 		opts = &defaults;
 	so = &opts->shrink;
+	begin(rep, &pc, so->progress, so->progress_payload);
 	max_len = opts->max_shard_len ? opts->max_shard_len : SCS_SPLIT_DEFAULT_LEN;
-	pc.fn = so->progress;
-	pc.payload = so->progress_payload;
 	if ((out_dir = scs_path_dir(out)) == NULL)
 		return scs_err_set(SCS_ENOMEM, "cannot allocate a path");
 	if (opts->work_dir && mkdir(opts->work_dir, 0777) < 0 && errno != EEXIST) {

@@ -26,20 +26,8 @@ typedef struct merge {
 	scs_strmap origin_in;     /* the source's graph inputs */
 } merge;
 
-static void *
-grow(void *arr, size_t *n, size_t elem)
-{
-	char *g = realloc(arr, (*n + 1) * elem);
-
-	if (g)
-		(*n)++;
-	return g;
-}
-
 #define APPEND(arr, n, item, rc) \
-	do { void *g_ = grow((arr), &(n), sizeof(*(arr))); \
-	     if (g_ == NULL) { rc = scs_err_set(SCS_ENOMEM, "cannot grow the merged model"); break; } \
-	     (arr) = g_; (arr)[(n) - 1] = (item); } while (0)
+	do { if ((rc = scs_array_insert(&(arr), &(n), (item), 0)) < 0) break; } while (0)
 
 /* Shard order from metadata; every check on the set of shards. */
 static int

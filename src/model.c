@@ -382,6 +382,24 @@ scs_model_free(scs_model *m)
 	free(m);
 }
 
+int
+scs_array_insert(void *arr, size_t *n, void *item, int front)
+{
+	void ***a = arr, **grown = realloc(*a, (*n + 1) * sizeof(void *));
+
+	if (grown == NULL)
+		return scs_err_set(SCS_ENOMEM, "cannot grow a message list");
+	if (front) {
+		memmove(grown + 1, grown, *n * sizeof(void *));
+		grown[0] = item;
+	} else {
+		grown[*n] = item;
+	}
+	*a = grown;
+	(*n)++;
+	return SCS_OK;
+}
+
 Onnx__StringStringEntryProto *
 scs_entry_new(const char *key, const char *value)
 {

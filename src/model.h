@@ -72,6 +72,13 @@ int scs_model_each_tensor_in(ProtobufCMessage *msg, scs_tensor_fn fn, void *ctx)
  * included; NULL on ENOMEM. Free it with scs_model_free_message(). */
 ProtobufCMessage *scs_model_copy(const scs_model *m, ProtobufCMessage *msg);
 
+/*
+ * Insert @item into a protobuf-c repeated message field whose array is
+ * *@arr (pass &msg->field) and count *@n: at the end, or first when
+ * @front. SCS_ENOMEM (the item is not freed).
+ */
+int scs_array_insert(void *arr, size_t *n, void *item, int front);
+
 /* A new key/value entry (metadata_props, external_data); NULL on ENOMEM. */
 Onnx__StringStringEntryProto *scs_entry_new(const char *key, const char *value);
 

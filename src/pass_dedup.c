@@ -236,23 +236,6 @@ copy_tensor(dedup *d, Onnx__TensorProto *src, const char *name)
 	return t;
 }
 
-static void *
-push(void *arr, size_t *n, size_t elem, const void *item, int front)
-{
-	char *grown = realloc(arr, (*n + 1) * elem);
-
-	if (grown == NULL)
-		return NULL;
-	if (front) {
-		memmove(grown + elem, grown, *n * elem);
-		memcpy(grown, item, elem);
-	} else {
-		memcpy(grown + *n * elem, item, elem);
-	}
-	(*n)++;
-	return grown;
-}
-
 /* Place a lifted copy in scope @s: an initializer in a graph (IR >= 4),
  * otherwise a Constant node at the front of the scope's nodes. */
 static int
@@ -262,13 +245,10 @@ place_copy(dedup *d, int s, Onnx__TensorProto *t)
 	Onnx__NodeProto *node, ***nodes;
 	Onnx__AttributeProto *a;
 	size_t *n;
-	void *grown;
 
 	if (sc->graph && d->ir_version >= 4) {
-		grown = push(sc->graph->initializer, &sc->graph->n_initializer, sizeof(t), &t, 0);
-		if (grown == NULL)
+		if (scs_array_insert(&sc->graph->initializer, &sc->graph->n_initializer, t, 0) < 0)
 			goto fail;
-		sc->graph->initializer = grown;
 		return SCS_OK;
 	}
 	node = malloc(sizeof(*node));
@@ -303,11 +283,10 @@ place_copy(dedup *d, int s, Onnx__TensorProto *t)
 	node->attribute[0] = a;
 	node->n_attribute = 1;
 	nodes = scs_scope_nodes(sc, &n);
-	if ((grown = push(*nodes, n, sizeof(node), &node, 1)) == NULL) {
+	if (scs_array_insert(nodes, n, node, 1) < 0) {
 		scs_model_free_message(d->m, &node->base);
 		return scs_err_set(SCS_ENOMEM, "cannot add a Constant node");
 	}
-	*nodes = grown;
 	return SCS_OK;
 fail:
 	scs_model_free_message(d->m, &t->base);

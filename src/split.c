@@ -163,20 +163,8 @@ typedef struct shard_build {
 	scs_names want_list;
 } shard_build;
 
-static void *
-grow_array(void *arr, size_t *n, size_t elem)
-{
-	char *g = realloc(arr, (*n + 1) * elem);
-
-	if (g)
-		(*n)++;
-	return g;
-}
-
 #define APPEND(arr, n, item) \
-	do { void *g_ = grow_array((arr), &(n), sizeof(*(arr))); \
-	     if (g_ == NULL) return scs_err_set(SCS_ENOMEM, "cannot grow a shard"); \
-	     (arr) = g_; (arr)[(n) - 1] = (item); } while (0)
+	do { if ((rc = scs_array_insert(&(arr), &(n), (item), 0)) < 0) return rc; } while (0)
 
 static int
 add_copy(shard_build *b, ProtobufCMessage *msg, ProtobufCMessage **out)
@@ -369,15 +357,11 @@ build_graph(shard_build *b, const char *fingerprint, const char *header)
 			}
 		}
 		for (int i = 0; i < 3; i++) {
-			void *grown = grow_array(b->p->metadata_props, &b->p->n_metadata_props, sizeof(e[i]));
-
-			if (grown == NULL) {
+			if ((rc = scs_array_insert(&b->p->metadata_props, &b->p->n_metadata_props, e[i], 0)) < 0) {
 				for (int j = i; j < 3; j++)
 					protobuf_c_message_free_unpacked(&e[j]->base, NULL);
-				return scs_err_set(SCS_ENOMEM, "cannot describe a shard");
+				return rc;
 			}
-			b->p->metadata_props = grown;
-			b->p->metadata_props[b->p->n_metadata_props - 1] = e[i];
 		}
 	}
 	return SCS_OK;
@@ -482,7 +466,8 @@ split_dispose(split *s)
 void
 scs_shards_dispose(scs_shards *s)
 {
-	for (size_t i = 0; i < s->n; i++)
+	/* in reverse: when the first shard owns the payloads, it goes last */
+	for (size_t i = s->n; i-- > 0;)
 		scs_model_free(s->items[i]);
 	free(s->items);
 	s->items = NULL;

@@ -37,6 +37,7 @@ typedef struct scs_shards {
  */
 int scs_split_model(scs_shards *out, scs_model *m, uint64_t max_len);
 
+/* Free the shards, the first one last (it may own the others' payloads). */
 void scs_shards_dispose(scs_shards *s);
 
 /* The value of metadata_props key @key of @m, or NULL. */
