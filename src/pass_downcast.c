@@ -252,6 +252,7 @@ narrow(downcast *d, int i)
 {
 	scs_store_writer *w;
 	scs_payload pl;
+	scs_blob blob;
 	uint32_t id, new_id;
 	uint64_t len, off;
 	size_t take, k;
@@ -287,8 +288,10 @@ narrow(downcast *d, int i)
 			goto fail;
 	}
 	memset(&pl, 0, sizeof(pl));
-	pl.where = SCS_AT_STORE;
-	if ((rc = scs_store_writer_finish(&pl.key, w)) < 0 || (rc = scs_payloads_add(d->m->payloads, &pl, &new_id)) < 0)
+	if ((rc = scs_store_writer_finish(&blob, w)) < 0)
+		return rc;
+	scs_payload_at_store(&pl, &blob);
+	if ((rc = scs_payloads_add(d->m->payloads, &pl, &new_id)) < 0)
 		return rc;
 	d->c[i].t->data_type = narrow_type(dt);
 	scs_model_set_payload(d->m, d->c[i].t, new_id);

@@ -6,6 +6,15 @@
 
 #include "err.h"
 
+void
+scs_payload_at_store(scs_payload *p, const scs_blob *blob)
+{
+	p->key = blob->key;
+	p->where = SCS_AT_STORE;
+	p->file = 0;
+	p->off = blob->id;
+}
+
 int
 scs_payloads_init(scs_payloads *set, scs_store *store)
 {
@@ -81,6 +90,7 @@ int
 scs_payloads_read(scs_payloads *set, uint32_t id, uint64_t off, void *buf, size_t len)
 {
 	const scs_payload *p = &set->items[id];
+	scs_blob blob;
 
 	if (off > p->key.len || len > p->key.len - off)
 		return scs_err_set(SCS_ERANGE, "read past the end of a %llu-byte payload",
@@ -89,7 +99,9 @@ scs_payloads_read(scs_payloads *set, uint32_t id, uint64_t off, void *buf, size_
 		return scs_source_read(set->files[p->file], buf, len, p->off + off);
 	if (set->store == NULL)
 		return scs_err_set(SCS_EUSAGE, "payload %u is in a store that is not open", id);
-	return scs_store_read(set->store, &p->key, off, buf, len);
+	blob.key = p->key;
+	blob.id = p->off;
+	return scs_store_read(set->store, &blob, off, buf, len);
 }
 
 int
@@ -103,6 +115,9 @@ scs_payloads_equal(scs_payloads *set, uint32_t a, uint32_t b)
 		return 1;
 	if (len != set->items[b].key.len)
 		return 0;
+	/* the store keeps one blob per distinct content, confirmed on write */
+	if (set->items[a].where == SCS_AT_STORE && set->items[b].where == SCS_AT_STORE)
+		return set->items[a].off == set->items[b].off;
 	for (off = 0; off < len; off += take) {
 		take = len - off > SCS_CHUNK_LEN ? SCS_CHUNK_LEN : (size_t)(len - off);
 		if ((rc = scs_payloads_read(set, a, off, set->piece[0], take)) < 0 ||

@@ -26,8 +26,11 @@ typedef struct scs_payload {
 	scs_key key;        /* digest and length of the canonical bytes */
 	uint8_t where;      /* SCS_AT_FILE or SCS_AT_STORE */
 	uint32_t file;      /* SCS_AT_FILE: index into the set's files */
-	uint64_t off;       /* SCS_AT_FILE: offset of the first byte */
+	uint64_t off;       /* SCS_AT_FILE: offset of the first byte; SCS_AT_STORE: the blob's id */
 } scs_payload;
+
+/* @p lies in the store as @blob. */
+void scs_payload_at_store(scs_payload *p, const scs_blob *blob);
 
 typedef struct scs_payloads {
 	scs_payload *items;

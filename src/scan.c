@@ -406,6 +406,19 @@ stream_range(scan *sc, scs_source *src, uint64_t off, uint64_t len, scs_hash *h,
 	return SCS_OK;
 }
 
+/* Finish @w (freed on every path): @pl is the stored blob. */
+static int
+finish_in_store(scs_payload *pl, scs_store_writer *w)
+{
+	scs_blob blob;
+	int rc;
+
+	if ((rc = scs_store_writer_finish(&blob, w)) < 0)
+		return rc;
+	scs_payload_at_store(pl, &blob);
+	return SCS_OK;
+}
+
 typedef struct decoder {
 	scs_store_writer *w;
 	size_t n;
@@ -511,8 +524,7 @@ decode_tensor(scan *sc, const tensor_info *ti, uint64_t start, uint64_t end, scs
 	}
 	if (d.n && (rc = scs_store_writer_write(d.w, sc->decode, d.n)) < 0)
 		goto fail;
-	pl->where = SCS_AT_STORE;
-	return scs_store_writer_finish(&pl->key, d.w);
+	return finish_in_store(pl, d.w);
 fail:
 	scs_store_writer_abort(d.w);
 	return rc;
@@ -533,10 +545,8 @@ take_file_range(scan *sc, uint32_t file, uint64_t off, uint64_t len, scs_payload
 		scs_store_writer_abort(w);
 		return rc;
 	}
-	if (w) {
-		pl->where = SCS_AT_STORE;
-		return scs_store_writer_finish(&pl->key, w);
-	}
+	if (w)
+		return finish_in_store(pl, w);
 	scs_hash_final(&pl->key, &h);
 	pl->where = SCS_AT_FILE;
 	pl->file = file;

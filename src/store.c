@@ -4,9 +4,18 @@
  * LMDB pointer leaves this file (chunks are copied or decompressed inside
  * the read transaction).
  *
- * Layout: db "blobs" maps a 24-byte key (digest, length) to an 8-byte blob
- * id; db "chunks" maps (id, chunk index) to a 16-byte header (codec, raw
- * length, check) and the chunk bytes; db "meta" holds the next id.
+ * Layout: db "index" maps a 24-byte key (digest, length) to the 8-byte ids
+ * of the blobs with that key (sorted duplicates: keys only nominate, so two
+ * different blobs may share one); db "chunks" maps (id, chunk index) to a
+ * 16-byte header (codec, raw length, check) and the chunk bytes; db "meta"
+ * holds the next id. A finished writer's bytes are compared with every
+ * blob already under its key, chunk by chunk, and reused only when equal.
+ *
+ * Buffers: a writer owns its pending chunk and its packing buffer from open
+ * to finish or abort (lent by the store, so a run of small blobs allocates
+ * them once); reads decode into the caller's buffer when they take a whole
+ * chunk and into the store's own read buffer otherwise, which nothing else
+ * touches. So a read may run while a writer is open, as the downcast does.
  */
 #include "store.h"
 
@@ -33,11 +42,11 @@ enum { CODEC_RAW = 0, CODEC_ZSTD = 1 };
 
 struct scs_store {
 	MDB_env *env;
-	MDB_dbi blobs, chunks, meta;
+	MDB_dbi index, chunks, meta;
 	char *dir;
 	int temporary;
-	uint8_t *raw;       /* one chunk, decoded */
-	uint8_t *packed;    /* one chunk, encoded, with header */
+	uint8_t *read_buf;  /* one decoded chunk, for reads that take part of one */
+	uint8_t *spare[2];  /* a writer's buffers while no writer holds them */
 	size_t packed_cap;
 	int writing;
 };
@@ -49,6 +58,8 @@ struct scs_store_writer {
 	uint32_t n_chunks;
 	uint64_t since_commit;
 	scs_hash hash;
+	uint8_t *raw;       /* the pending chunk (n_raw bytes); owned by the writer */
+	uint8_t *packed;    /* one chunk encoded, with header; owned by the writer */
 	size_t n_raw;
 };
 
@@ -101,7 +112,8 @@ scs_store_open(scs_store **out, const char *dir, const char *tmp_parent)
 	if ((st = calloc(1, sizeof(*st))) == NULL)
 		return scs_err_set(SCS_ENOMEM, "cannot allocate a store");
 	st->packed_cap = HDR_LEN + scs_codec_bound(SCS_CHUNK_LEN);
-	if ((st->raw = malloc(SCS_CHUNK_LEN)) == NULL || (st->packed = malloc(st->packed_cap)) == NULL) {
+	if ((st->read_buf = malloc(SCS_CHUNK_LEN)) == NULL || (st->spare[0] = malloc(SCS_CHUNK_LEN)) == NULL ||
+	    (st->spare[1] = malloc(st->packed_cap)) == NULL) {
 		rc = scs_err_set(SCS_ENOMEM, "cannot allocate store buffers");
 		goto fail;
 	}
@@ -136,7 +148,7 @@ scs_store_open(scs_store **out, const char *dir, const char *tmp_parent)
 		goto fail;
 	}
 	if ((mrc = mdb_txn_begin(st->env, NULL, 0, &txn)) != 0 ||
-	    (mrc = mdb_dbi_open(txn, "blobs", MDB_CREATE, &st->blobs)) != 0 ||
+	    (mrc = mdb_dbi_open(txn, "index", MDB_CREATE | MDB_DUPSORT, &st->index)) != 0 ||
 	    (mrc = mdb_dbi_open(txn, "chunks", MDB_CREATE, &st->chunks)) != 0 ||
 	    (mrc = mdb_dbi_open(txn, "meta", MDB_CREATE, &st->meta)) != 0 ||
 	    (mrc = mdb_txn_commit(txn)) != 0) {
@@ -164,41 +176,50 @@ scs_store_close(scs_store *st)
 		scs_temps_unregister(st->dir);
 	}
 	free(st->dir);
-	free(st->raw);
-	free(st->packed);
+	free(st->read_buf);
+	free(st->spare[0]);
+	free(st->spare[1]);
 	free(st);
 }
 
+/* The id stored in an index value. */
 static int
-find_id(scs_store *st, MDB_txn *txn, const scs_key *key, uint64_t *id)
+id_of(const scs_store *st, const MDB_val *v, uint64_t *id)
 {
-	uint8_t kb[24];
-	MDB_val k = { sizeof(kb), kb }, v;
-	int mrc;
+	const uint8_t *p = v->mv_data;
 
-	key_bytes(kb, key);
-	if ((mrc = mdb_get(txn, st->blobs, &k, &v)) != 0)
-		return mdb_fail(mrc, "blob lookup", st);
-	if (v.mv_size != 8)
+	if (v->mv_size != 8)
 		return scs_err_set(SCS_ECORRUPT, "store %s: damaged blob index", st->dir);
-	*id = scs_load_le64(v.mv_data);
+	*id = 0;
+	for (int i = 0; i < 8; i++)
+		*id = *id << 8 | p[i];
 	return SCS_OK;
 }
 
+static void
+id_bytes(uint8_t out[8], uint64_t id)
+{
+	for (int i = 0; i < 8; i++)
+		out[i] = (uint8_t)(id >> (56 - 8 * i));
+}
+
 int
-scs_store_has(scs_store *st, const scs_key *key)
+scs_store_find(scs_blob *out, scs_store *st, const scs_key *key)
 {
 	MDB_txn *txn;
-	uint64_t id;
+	uint8_t kb[24];
+	MDB_val k = { sizeof(kb), kb }, v;
 	int mrc, rc;
 
 	if ((mrc = mdb_txn_begin(st->env, NULL, MDB_RDONLY, &txn)) != 0)
 		return mdb_fail(mrc, "cannot begin a read", st);
-	rc = find_id(st, txn, key, &id);
+	key_bytes(kb, key);
+	if ((mrc = mdb_get(txn, st->index, &k, &v)) != 0)
+		rc = mdb_fail(mrc, "blob lookup", st);
+	else if ((rc = id_of(st, &v, &out->id)) == SCS_OK)
+		out->key = *key;
 	mdb_txn_abort(txn);
-	if (rc == SCS_ENOTFOUND)
-		return 0;
-	return rc < 0 ? rc : 1;
+	return rc;
 }
 
 /*
@@ -226,6 +247,16 @@ ensure_room(scs_store *st, uint64_t need)
 	return SCS_OK;
 }
 
+/* Hand the writer's buffers back to the store and free the writer. */
+static void
+writer_free(scs_store_writer *w)
+{
+	w->st->spare[0] = w->raw;
+	w->st->spare[1] = w->packed;
+	w->st->writing = 0;
+	free(w);
+}
+
 int
 scs_store_writer_open(scs_store_writer **out, scs_store *st)
 {
@@ -242,9 +273,13 @@ scs_store_writer_open(scs_store_writer **out, scs_store *st)
 	if ((w = calloc(1, sizeof(*w))) == NULL)
 		return scs_err_set(SCS_ENOMEM, "cannot allocate a store writer");
 	w->st = st;
+	w->raw = st->spare[0];
+	w->packed = st->spare[1];
+	st->spare[0] = st->spare[1] = NULL;
+	st->writing = 1;
 	scs_hash_init(&w->hash);
 	if ((mrc = mdb_txn_begin(st->env, NULL, 0, &w->txn)) != 0) {
-		free(w);
+		writer_free(w);
 		return mdb_fail(mrc, "cannot begin a write", st);
 	}
 	mrc = mdb_get(w->txn, st->meta, &k, &v);
@@ -257,12 +292,11 @@ scs_store_writer_open(scs_store_writer **out, scs_store *st)
 	v.mv_data = next;
 	if ((mrc = mdb_put(w->txn, st->meta, &k, &v, 0)) != 0)
 		goto fail;
-	st->writing = 1;
 	*out = w;
 	return SCS_OK;
 fail:
 	mdb_txn_abort(w->txn);
-	free(w);
+	writer_free(w);
 	return mdb_fail(mrc, "cannot reserve a blob id", st);
 }
 
@@ -275,17 +309,17 @@ put_chunk(scs_store_writer *w, const uint8_t *data, size_t len)
 	size_t packed_len;
 	int mrc, rc;
 
-	if ((rc = scs_codec_pack(st->packed + HDR_LEN, st->packed_cap - HDR_LEN, data, len, &packed_len)) < 0)
+	if ((rc = scs_codec_pack(w->packed + HDR_LEN, st->packed_cap - HDR_LEN, data, len, &packed_len)) < 0)
 		return rc;
-	memset(st->packed, 0, HDR_LEN);
-	st->packed[0] = packed_len ? CODEC_ZSTD : CODEC_RAW;
-	scs_store_le32(st->packed + 4, (uint32_t)len);
-	scs_store_le64(st->packed + 8, scs_hash64(data, len));
+	memset(w->packed, 0, HDR_LEN);
+	w->packed[0] = packed_len ? CODEC_ZSTD : CODEC_RAW;
+	scs_store_le32(w->packed + 4, (uint32_t)len);
+	scs_store_le64(w->packed + 8, scs_hash64(data, len));
 	if (!packed_len)
-		memcpy(st->packed + HDR_LEN, data, len);
+		memcpy(w->packed + HDR_LEN, data, len);
 	chunk_key(kb, w->id, w->n_chunks);
 	v.mv_size = HDR_LEN + (packed_len ? packed_len : len);
-	v.mv_data = st->packed;
+	v.mv_data = w->packed;
 	if ((mrc = mdb_put(w->txn, st->chunks, &k, &v, 0)) != 0)
 		return mdb_fail(mrc, "cannot write a chunk", st);
 	w->n_chunks++;
@@ -320,11 +354,11 @@ scs_store_writer_write(scs_store_writer *w, const void *data, size_t len)
 			if ((rc = put_chunk(w, p, take)) < 0)
 				return rc;
 		} else {
-			memcpy(w->st->raw + w->n_raw, p, take);
+			memcpy(w->raw + w->n_raw, p, take);
 			w->n_raw += take;
 			if (w->n_raw == SCS_CHUNK_LEN) {
 				w->n_raw = 0;
-				if ((rc = put_chunk(w, w->st->raw, SCS_CHUNK_LEN)) < 0)
+				if ((rc = put_chunk(w, w->raw, SCS_CHUNK_LEN)) < 0)
 					return rc;
 			}
 		}
@@ -332,6 +366,79 @@ scs_store_writer_write(scs_store_writer *w, const void *data, size_t len)
 		len -= take;
 	}
 	return SCS_OK;
+}
+
+/* The stored form of chunk @idx of blob @id, valid until @txn ends. */
+static int
+chunk_val(scs_store *st, MDB_txn *txn, uint64_t id, uint32_t idx, MDB_val *v)
+{
+	uint8_t kb[12];
+	MDB_val k = { sizeof(kb), kb };
+	int mrc;
+
+	chunk_key(kb, id, idx);
+	if ((mrc = mdb_get(txn, st->chunks, &k, v)) != 0)
+		return mrc == MDB_NOTFOUND ? scs_err_set(SCS_ECORRUPT, "store %s: blob %llu: chunk %u is missing",
+		    st->dir, (unsigned long long)id, idx) : mdb_fail(mrc, "cannot read a chunk", st);
+	return SCS_OK;
+}
+
+/*
+ * Decode a stored chunk @v (chunk @idx of blob @id) into @dst, which has
+ * room for @cap bytes, and check it; *raw_len its length.
+ */
+static int
+chunk_decode(const scs_store *st, const MDB_val *v, uint64_t id, uint32_t idx, uint8_t *dst, size_t cap,
+    size_t *raw_len)
+{
+	const uint8_t *p = v->mv_data;
+	size_t n;
+	int rc;
+
+	if (v->mv_size < HDR_LEN || (n = scs_load_le32(p + 4)) > cap)
+		return scs_err_set(SCS_ECORRUPT, "store %s: blob %llu: chunk %u has a bad header", st->dir,
+		    (unsigned long long)id, idx);
+	if (p[0] == CODEC_ZSTD) {
+		if ((rc = scs_codec_unpack(dst, n, p + HDR_LEN, v->mv_size - HDR_LEN)) < 0)
+			return scs_err_wrap(rc, "store %s: blob %llu: chunk %u", st->dir, (unsigned long long)id, idx);
+	} else if (p[0] == CODEC_RAW && v->mv_size - HDR_LEN == n) {
+		memcpy(dst, p + HDR_LEN, n);
+	} else {
+		return scs_err_set(SCS_ECORRUPT, "store %s: blob %llu: chunk %u has a bad header", st->dir,
+		    (unsigned long long)id, idx);
+	}
+	if (scs_hash64(dst, n) != scs_load_le64(p + 8))
+		return scs_err_set(SCS_ECORRUPT, "store %s: blob %llu: chunk %u fails its integrity check",
+		    st->dir, (unsigned long long)id, idx);
+	*raw_len = n;
+	return SCS_OK;
+}
+
+/*
+ * 1 when blob @id holds the bytes the writer just stored, 0 when not. Equal
+ * stored forms are equal bytes; other pairs are decoded and compared (the
+ * same bytes may have been packed by another codec version).
+ */
+static int
+same_blob(scs_store_writer *w, uint64_t id)
+{
+	scs_store *st = w->st;
+	MDB_val a, b;
+	size_t na, nb;
+	int rc;
+
+	for (uint32_t i = 0; i < w->n_chunks; i++) {
+		if ((rc = chunk_val(st, w->txn, w->id, i, &a)) < 0 || (rc = chunk_val(st, w->txn, id, i, &b)) < 0)
+			return rc;
+		if (a.mv_size == b.mv_size && memcmp(a.mv_data, b.mv_data, a.mv_size) == 0)
+			continue;
+		if ((rc = chunk_decode(st, &a, w->id, i, w->raw, SCS_CHUNK_LEN, &na)) < 0 ||
+		    (rc = chunk_decode(st, &b, id, i, w->packed, SCS_CHUNK_LEN, &nb)) < 0)
+			return rc;
+		if (na != nb || memcmp(w->raw, w->packed, na) != 0)
+			return 0;
+	}
+	return 1;
 }
 
 static int
@@ -349,32 +456,62 @@ drop_chunks(scs_store_writer *w)
 	return SCS_OK;
 }
 
-int
-scs_store_writer_finish(scs_key *out, scs_store_writer *w)
+/*
+ * Index the writer's blob under its key, or find a blob with the same bytes
+ * among those already there and drop the new chunks: *id the blob's id.
+ */
+static int
+index_blob(scs_store_writer *w, const scs_key *key, uint64_t *id)
 {
 	scs_store *st = w->st;
+	MDB_cursor *cur;
 	uint8_t kb[24], idb[8];
-	MDB_val k = { sizeof(kb), kb }, v = { sizeof(idb), idb };
-	uint64_t id;
+	MDB_val k = { sizeof(kb), kb }, v;
 	int mrc, rc = SCS_OK;
 
-	if (w->n_raw && (rc = put_chunk(w, st->raw, w->n_raw)) < 0)
+	key_bytes(kb, key);
+	if ((mrc = mdb_cursor_open(w->txn, st->index, &cur)) != 0)
+		return mdb_fail(mrc, "cannot open a cursor", st);
+	for (mrc = mdb_cursor_get(cur, &k, &v, MDB_SET_KEY); mrc == 0; mrc = mdb_cursor_get(cur, &k, &v, MDB_NEXT_DUP)) {
+		if ((rc = id_of(st, &v, id)) < 0 || (rc = same_blob(w, *id)) != 0)
+			break;
+	}
+	mdb_cursor_close(cur);
+	if (rc < 0)
+		return rc;
+	if (rc == 1)
+		return drop_chunks(w);
+	if (mrc != 0 && mrc != MDB_NOTFOUND)
+		return mdb_fail(mrc, "blob lookup", st);
+	/* a new blob, or one whose key another blob has: told apart by id */
+	key_bytes(kb, key);
+	k.mv_size = sizeof(kb);
+	k.mv_data = kb;
+	id_bytes(idb, w->id);
+	v.mv_size = sizeof(idb);
+	v.mv_data = idb;
+	if ((mrc = mdb_put(w->txn, st->index, &k, &v, 0)) != 0)
+		return mdb_fail(mrc, "cannot index a blob", st);
+	*id = w->id;
+	return SCS_OK;
+}
+
+int
+scs_store_writer_finish(scs_blob *out, scs_store_writer *w)
+{
+	scs_store *st = w->st;
+	int mrc, rc;
+
+	if (w->n_raw && (rc = put_chunk(w, w->raw, w->n_raw)) < 0)
 		goto done;
-	scs_hash_final(out, &w->hash);
-	rc = find_id(st, w->txn, out, &id);
-	if (rc == SCS_OK) {
-		rc = drop_chunks(w);           /* the same bytes are stored already */
-	} else if (rc == SCS_ENOTFOUND) {
-		key_bytes(kb, out);
-		scs_store_le64(idb, w->id);
-		rc = (mrc = mdb_put(w->txn, st->blobs, &k, &v, 0)) ? mdb_fail(mrc, "cannot index a blob", st) : 0;
-	}
-	if (rc == SCS_OK) {
-		mrc = mdb_txn_commit(w->txn);
-		w->txn = NULL;
-		if (mrc != 0)
-			rc = mdb_fail(mrc, "cannot commit", st);
-	}
+	w->n_raw = 0;
+	scs_hash_final(&out->key, &w->hash);
+	if ((rc = index_blob(w, &out->key, &out->id)) < 0)
+		goto done;
+	mrc = mdb_txn_commit(w->txn);
+	w->txn = NULL;
+	if (mrc != 0)
+		rc = mdb_fail(mrc, "cannot commit", st);
 done:
 	scs_store_writer_abort(w);
 	return rc;
@@ -387,12 +524,11 @@ scs_store_writer_abort(scs_store_writer *w)
 		return;
 	if (w->txn)
 		mdb_txn_abort(w->txn);
-	w->st->writing = 0;
-	free(w);
+	writer_free(w);
 }
 
 int
-scs_store_put(scs_key *out, scs_store *st, const void *data, size_t len)
+scs_store_put(scs_blob *out, scs_store *st, const void *data, size_t len)
 {
 	scs_store_writer *w;
 	int rc;
@@ -406,89 +542,51 @@ scs_store_put(scs_key *out, scs_store *st, const void *data, size_t len)
 	return scs_store_writer_finish(out, w);
 }
 
-/* Decode chunk @idx of blob @id into st->raw; *raw_len its length. */
-static int
-get_chunk(scs_store *st, MDB_txn *txn, uint64_t id, uint32_t idx, size_t *raw_len)
-{
-	uint8_t kb[12];
-	MDB_val k = { sizeof(kb), kb }, v;
-	const uint8_t *p;
-	size_t n;
-	int mrc, rc;
-
-	chunk_key(kb, id, idx);
-	if ((mrc = mdb_get(txn, st->chunks, &k, &v)) != 0)
-		return mrc == MDB_NOTFOUND ? scs_err_set(SCS_ECORRUPT, "store %s: blob %llu: chunk %u is missing",
-		    st->dir, (unsigned long long)id, idx) : mdb_fail(mrc, "cannot read a chunk", st);
-	p = v.mv_data;
-	if (v.mv_size < HDR_LEN || (n = scs_load_le32(p + 4)) > SCS_CHUNK_LEN)
-		return scs_err_set(SCS_ECORRUPT, "store %s: blob %llu: chunk %u has a bad header", st->dir,
-		    (unsigned long long)id, idx);
-	if (p[0] == CODEC_ZSTD) {
-		if ((rc = scs_codec_unpack(st->raw, n, p + HDR_LEN, v.mv_size - HDR_LEN)) < 0)
-			return scs_err_wrap(rc, "store %s: blob %llu: chunk %u", st->dir, (unsigned long long)id, idx);
-	} else if (p[0] == CODEC_RAW && v.mv_size - HDR_LEN == n) {
-		memcpy(st->raw, p + HDR_LEN, n);
-	} else {
-		return scs_err_set(SCS_ECORRUPT, "store %s: blob %llu: chunk %u has a bad header", st->dir,
-		    (unsigned long long)id, idx);
-	}
-	if (scs_hash64(st->raw, n) != scs_load_le64(p + 8))
-		return scs_err_set(SCS_ECORRUPT, "store %s: blob %llu: chunk %u fails its integrity check",
-		    st->dir, (unsigned long long)id, idx);
-	*raw_len = n;
-	return SCS_OK;
-}
-
 int
-scs_store_read(scs_store *st, const scs_key *key, uint64_t off, void *buf, size_t len)
+scs_store_read(scs_store *st, const scs_blob *blob, uint64_t off, void *buf, size_t len)
 {
 	MDB_txn *txn;
-	uint8_t *p = buf;
-	uint64_t id;
+	MDB_val v;
+	uint8_t *p = buf, *dst;
 	size_t in, take, n = 0;
 	uint32_t idx;
-	int mrc, rc;
+	int mrc, rc = SCS_OK;
 
-	if (off > key->len || len > key->len - off)
+	if (off > blob->key.len || len > blob->key.len - off)
 		return scs_err_set(SCS_ECORRUPT, "store %s: read past the end of a %llu-byte blob", st->dir,
-		    (unsigned long long)key->len);
+		    (unsigned long long)blob->key.len);
 	if ((mrc = mdb_txn_begin(st->env, NULL, MDB_RDONLY, &txn)) != 0)
 		return mdb_fail(mrc, "cannot begin a read", st);
-	if ((rc = find_id(st, txn, key, &id)) < 0) {
-		if (rc == SCS_ENOTFOUND)
-			rc = scs_err_set(SCS_ENOTFOUND, "store %s: no blob of %llu bytes with that key", st->dir,
-			    (unsigned long long)key->len);
-		goto done;
-	}
 	while (len) {
 		idx = (uint32_t)(off / SCS_CHUNK_LEN);
 		in = (size_t)(off % SCS_CHUNK_LEN);
-		if ((rc = get_chunk(st, txn, id, idx, &n)) < 0)
-			goto done;
-		if (in >= n) {
+		/* a whole chunk decodes in place; part of one through read_buf */
+		dst = in == 0 && len >= SCS_CHUNK_LEN ? p : st->read_buf;
+		if ((rc = chunk_val(st, txn, blob->id, idx, &v)) < 0 ||
+		    (rc = chunk_decode(st, &v, blob->id, idx, dst, SCS_CHUNK_LEN, &n)) < 0)
+			break;
+		if (in >= n || (dst == p && n != SCS_CHUNK_LEN)) {
 			rc = scs_err_set(SCS_ECORRUPT, "store %s: blob %llu: chunk %u is short", st->dir,
-			    (unsigned long long)id, idx);
-			goto done;
+			    (unsigned long long)blob->id, idx);
+			break;
 		}
 		take = n - in < len ? n - in : len;
-		memcpy(p, st->raw + in, take);
+		if (dst != p)
+			memcpy(p, st->read_buf + in, take);
 		p += take;
 		off += take;
 		len -= take;
 	}
-done:
 	mdb_txn_abort(txn);
 	return rc;
 }
 
 int
-scs_store_damage_for_tests(scs_store *st, const scs_key *key, uint32_t idx)
+scs_store_damage_for_tests(scs_store *st, const scs_blob *blob, uint32_t idx)
 {
 	MDB_txn *txn;
 	uint8_t kb[12];
 	MDB_val k = { sizeof(kb), kb }, v, nv;
-	uint64_t id;
 	uint8_t *copy;
 	int mrc, rc;
 
@@ -496,9 +594,7 @@ scs_store_damage_for_tests(scs_store *st, const scs_key *key, uint32_t idx)
 		return rc;
 	if ((mrc = mdb_txn_begin(st->env, NULL, 0, &txn)) != 0)
 		return mdb_fail(mrc, "cannot begin a write", st);
-	if ((rc = find_id(st, txn, key, &id)) < 0)
-		goto done;
-	chunk_key(kb, id, idx);
+	chunk_key(kb, blob->id, idx);
 	if ((mrc = mdb_get(txn, st->chunks, &k, &v)) != 0) {
 		rc = mdb_fail(mrc, "no such chunk", st);
 		goto done;

@@ -6,6 +6,16 @@
  * and is zstd-compressed only where that pays (codec.h). The environment
  * uses MDB_WRITEMAP and commits in bounded batches, so writing a large
  * payload never gathers dirty pages on the heap.
+ *
+ * A blob is named by its id (scs_blob), not by its key alone: a key only
+ * nominates, and two different blobs with one key (a collision) are both
+ * kept, each under its own id. A writer's blob is reused in place of a new
+ * one only after its bytes compared equal.
+ *
+ * What may overlap: at most one writer is open at a time; while it is open,
+ * scs_store_read and scs_store_find may be called (the
+ * writer's pending chunk is its own, and reads use their own buffer), and
+ * see only blobs already finished. A store is used by one thread.
  */
 #ifndef SCS_STORE_H
 #define SCS_STORE_H
@@ -20,6 +30,12 @@
 typedef struct scs_store scs_store;
 typedef struct scs_store_writer scs_store_writer;
 
+/* A stored blob: its content key and the id that names it in the store. */
+typedef struct scs_blob {
+	scs_key key;
+	uint64_t id;
+} scs_blob;
+
 /*
  * Open the store in folder @dir, creating it when missing. With @dir NULL, a
  * temporary store is made in a new folder under @tmp_parent and removed by
@@ -30,29 +46,31 @@ int scs_store_open(scs_store **out, const char *dir, const char *tmp_parent);
 /* NULL is a no-op. Removes a temporary store's folder. */
 void scs_store_close(scs_store *st);
 
-/* 1 when a blob with @key is stored, 0 when not, < 0 on error. */
-int scs_store_has(scs_store *st, const scs_key *key);
+/* A blob stored under @key (the first, when several share it); SCS_ENOTFOUND
+ * when none. */
+int scs_store_find(scs_blob *out, scs_store *st, const scs_key *key);
 
 /* Start a blob whose key is known only at the end. One writer at a time. */
 int scs_store_writer_open(scs_store_writer **out, scs_store *st);
 int scs_store_writer_write(scs_store_writer *w, const void *data, size_t len);
-/* Finish: *out is the blob's key; an equal blob already stored is reused.
- * Frees @w on every path. */
-int scs_store_writer_finish(scs_key *out, scs_store_writer *w);
+/* Finish: *out names the blob; a blob with the same key whose bytes compare
+ * equal is reused, one with other bytes is kept apart. Frees @w on every
+ * path. */
+int scs_store_writer_finish(scs_blob *out, scs_store_writer *w);
 /* Drop an unfinished blob. NULL is a no-op. */
 void scs_store_writer_abort(scs_store_writer *w);
 
 /* Store @len bytes in one call. */
-int scs_store_put(scs_key *out, scs_store *st, const void *data, size_t len);
+int scs_store_put(scs_blob *out, scs_store *st, const void *data, size_t len);
 
 /*
- * Read @len bytes of blob @key starting at byte @off.
- * @return SCS_OK; SCS_ENOTFOUND; SCS_ECORRUPT when a chunk fails its check
+ * Read @len bytes of @blob starting at byte @off into @buf.
+ * @return SCS_OK; SCS_ECORRUPT when a chunk is missing or fails its check,
  * or the range passes the blob's end.
  */
-int scs_store_read(scs_store *st, const scs_key *key, uint64_t off, void *buf, size_t len);
+int scs_store_read(scs_store *st, const scs_blob *blob, uint64_t off, void *buf, size_t len);
 
-/* Tests only: flip one byte of the stored form of chunk @idx of blob @key. */
-int scs_store_damage_for_tests(scs_store *st, const scs_key *key, uint32_t idx);
+/* Tests only: flip one byte of the stored form of chunk @idx of @blob. */
+int scs_store_damage_for_tests(scs_store *st, const scs_blob *blob, uint32_t idx);
 
 #endif
