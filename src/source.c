@@ -38,7 +38,9 @@ scs_source_open(scs_source **out, const char *path)
 		rc = scs_err_set(SCS_ENOMEM, "%s: cannot allocate a reader", path);
 		goto fail;
 	}
-	if ((src->fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
+	/* O_NONBLOCK: a FIFO is refused below instead of waiting for a writer
+	 * (on a regular file it changes nothing) */
+	if ((src->fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)) < 0) {
 		rc = scs_err_errno(errno, "%s: cannot open", path);
 		goto fail;
 	}

@@ -72,5 +72,7 @@ int scs_store_read(scs_store *st, const scs_blob *blob, uint64_t off, void *buf,
 
 /* Tests only: flip one byte of the stored form of chunk @idx of @blob. */
 int scs_store_damage_for_tests(scs_store *st, const scs_blob *blob, uint32_t idx);
+/* Tests only: make @key's index entry name blob @id (and nothing else). */
+int scs_store_misindex_for_tests(scs_store *st, const scs_key *key, uint64_t id);
 
 #endif

@@ -147,6 +147,29 @@ Test(store, a_read_between_writes_leaves_the_writer_intact, .init = open_store, 
 	free(got);
 }
 
+/* A damaged index that sends a key to another blob of the same length must
+ * not hand out that blob's bytes: a key hit is only a nomination. */
+Test(store, a_damaged_index_never_returns_another_blob, .init = open_store, .fini = close_store)
+{
+	size_t len = SCS_CHUNK_LEN + 300;
+	uint8_t *a = malloc(len), *b = malloc(len);
+	scs_blob ka, kb, again;
+
+	for (size_t i = 0; i < len; i++) {
+		a[i] = (uint8_t)(i * 2246822519u >> 9);
+		b[i] = (uint8_t)(i * 3266489917u >> 9);
+	}
+	cr_assert_eq(scs_store_put(&ka, st, a, len), SCS_OK, "%s", scs_err_msg());
+	cr_assert_eq(scs_store_put(&kb, st, b, len), SCS_OK, "%s", scs_err_msg());
+	cr_assert_eq(scs_store_misindex_for_tests(st, &ka.key, kb.id), SCS_OK, "%s", scs_err_msg());
+	cr_assert_eq(scs_store_put(&again, st, a, len), SCS_OK, "%s", scs_err_msg());
+	cr_assert_neq(again.id, kb.id, "the bytes under the damaged entry are not A's");
+	expect_blob(&again, a, len);
+	expect_blob(&kb, b, len);
+	free(a);
+	free(b);
+}
+
 Test(store, a_damaged_chunk_is_detected_on_read, .init = open_store, .fini = close_store)
 {
 	size_t len = SCS_CHUNK_LEN + 100;

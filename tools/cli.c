@@ -32,6 +32,8 @@ cli_set_prog(const char *p)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
+	/* past a file-size limit a write fails with EFBIG, reported as an error */
+	signal(SIGXFSZ, SIG_IGN);
 }
 
 int

@@ -1,0 +1,159 @@
+/*
+ * test_limits.c: what the machine refuses becomes one error line and exit
+ * status 1, never a signal or a hang, and leaves nothing behind: a FIFO for
+ * an input or a data file, a file-size limit (SIGXFSZ), a full disk under
+ * the output or under the store (with MDB_WRITEMAP a SIGBUS unless the
+ * store reserves its blocks first).
+ */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "support.h"
+
+/* Files in @dir other than those named in @keep (space-separated). */
+static int
+count_others(const char *dir, const char *keep)
+{
+	char *text;
+	int n = 0;
+
+	cr_assert_eq(run(&text, "ls -A '%s'", dir), 0, "%s", text);
+	for (char *name = strtok(text, "\n"); name; name = strtok(NULL, "\n")) {
+		char pad[512];
+
+		snprintf(pad, sizeof(pad), " %s ", name);
+		if (strstr(keep, pad) == NULL) {
+			cr_log_error("left behind: %s", name);
+			n++;
+		}
+	}
+	free(text);
+	return n;
+}
+
+/* @text is one line that names @what, the run exited 1. */
+static void
+expect_one_error_line(int status, const char *text, const char *what)
+{
+	cr_assert_eq(status, 1, "exit status %d: %s", status, text);
+	cr_assert_not_null(strstr(text, "error: "), "%s", text);
+	cr_assert_not_null(strstr(text, what), "the message names %s: %s", what, text);
+	cr_assert_eq(strchr(text, '\n'), text + strlen(text) - 1, "one line: %s", text);
+}
+
+Test(limits, a_fifo_input_is_refused_at_once)
+{
+	char *dir = tmpdir_new(), *fifo = path_in(dir, "m.onnx"), *text;
+	int status;
+
+	cr_assert_eq(mkfifo(fifo, 0600), 0);
+	/* timeout turns a hang into status 124 */
+	status = run(&text, "timeout 10 '%s/scs4onnx-shrink' '%s' '%s/out.onnx'", SCS_TOOLS_DIR, fifo, dir);
+	expect_one_error_line(status, text, "not a regular file");
+	cr_assert_eq(count_others(dir, " m.onnx "), 0);
+	free(text);
+	free(fifo);
+	tmpdir_remove(dir);
+}
+
+Test(limits, a_fifo_external_data_file_is_refused_at_once)
+{
+	char *dir = tmpdir_new(), *text;
+	int status;
+
+	cr_assert_eq(run(&text, "cp '%s/external.onnx' '%s/external_b.bin' '%s/' && mkfifo '%s/external_a.bin'",
+	    SCS_TEST_BUILD_DIR, SCS_TEST_BUILD_DIR, dir, dir), 0, "%s", text);
+	free(text);
+	status = run(&text, "timeout 10 '%s/scs4onnx-shrink' '%s/external.onnx' '%s/out.onnx'", SCS_TOOLS_DIR,
+	    dir, dir);
+	expect_one_error_line(status, text, "external_a.bin");
+	cr_assert_eq(count_others(dir, " external.onnx external_a.bin external_b.bin "), 0);
+	free(text);
+	tmpdir_remove(dir);
+}
+
+/* Under `ulimit -f`, past the limit a write is EFBIG (the tools ignore
+ * SIGXFSZ). The store starts small, so a small model still shrinks. sh
+ * counts 512-byte blocks: 2048 is 1 MiB. */
+Test(limits, a_file_size_limit_is_an_error_and_a_small_model_fits_under_it)
+{
+	char *dir = tmpdir_new(), *text;
+	int status;
+
+	status = run(&text, "ulimit -f 2048 && '%s/scs4onnx-shrink' '%s/gather_typed.onnx' '%s/out.onnx' -n",
+	    SCS_TOOLS_DIR, SCS_TEST_BUILD_DIR, dir);
+	expect_one_error_line(status, text, "File too large");
+	cr_assert_eq(count_others(dir, ""), 0);
+	free(text);
+	status = run(&text, "ulimit -f 2048 && '%s/scs4onnx-shrink' '%s/dup_encodings.onnx' '%s/out.onnx' -n",
+	    SCS_TOOLS_DIR, SCS_TEST_BUILD_DIR, dir);
+	cr_assert_eq(status, 0, "%s", text);
+	free(text);
+	cr_assert_eq(count_others(dir, " out.onnx "), 0);
+	tmpdir_remove(dir);
+}
+
+/*
+ * Run @args of scs4onnx-shrink with a 1 MiB tmpfs mounted at DIR/full, in a
+ * mount namespace of its own (so the mount ends with the command). Root
+ * only: skipped elsewhere. *status the tool's exit status.
+ */
+static char *
+shrink_on_a_full_disk(const char *dir, const char *args, int *status)
+{
+	char *text;
+
+	if (run(&text, "unshare -m true") != 0) {
+		free(text);
+		cr_skip_test("needs root to mount a small tmpfs (unshare -m)");
+	}
+	free(text);
+	cr_assert_eq(run(&text, "mkdir '%s/full'", dir), 0, "%s", text);
+	free(text);
+	*status = run(&text, "unshare -m sh -c \"mount -t tmpfs -o size=1m tmpfs '%s/full' && "
+	    "'%s/scs4onnx-shrink' %s; s=\\$?; ls -A '%s/full' >&2; exit \\$s\"", dir, SCS_TOOLS_DIR, args, dir);
+	return text;
+}
+
+Test(limits, a_full_disk_under_the_output_is_an_error)
+{
+	char *dir = tmpdir_new(), *args, *text;
+	int status;
+
+	cr_assert_gt(asprintf(&args, "'%s/gather_raw.onnx' '%s/full/out.onnx' -n --disable-auto-downcast",
+	    SCS_TEST_BUILD_DIR, dir), 0);
+	text = shrink_on_a_full_disk(dir, args, &status);
+	/* ls printed nothing: the tmpfs was left empty */
+	expect_one_error_line(status, text, "No space left");
+	free(text);
+	free(args);
+	tmpdir_remove(dir);
+}
+
+Test(limits, a_full_disk_under_the_store_is_an_error_not_a_signal)
+{
+	char *dir = tmpdir_new(), *args, *text;
+	int status;
+
+	/* a temporary store beside the output, on the full disk */
+	cr_assert_gt(asprintf(&args, "'%s/gather_typed.onnx' '%s/full/out.onnx' -n", SCS_TEST_BUILD_DIR, dir), 0);
+	text = shrink_on_a_full_disk(dir, args, &status);
+	expect_one_error_line(status, text, "No space left");
+	free(text);
+	free(args);
+	/* a kept store on the full disk, the output elsewhere */
+	cr_assert_eq(run(&text, "rmdir '%s/full'", dir), 0, "%s", text);
+	free(text);
+	cr_assert_gt(asprintf(&args, "'%s/gather_typed.onnx' '%s/out.onnx' -n --store '%s/full/st'",
+	    SCS_TEST_BUILD_DIR, dir, dir), 0);
+	text = shrink_on_a_full_disk(dir, args, &status);
+	cr_assert_eq(status, 1, "exit status %d: %s", status, text);
+	cr_assert_not_null(strstr(text, "No space left"), "%s", text);
+	free(text);
+	free(args);
+	cr_assert_eq(count_others(dir, " full "), 0);
+	tmpdir_remove(dir);
+}
