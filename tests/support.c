@@ -354,3 +354,29 @@ expect_shards_compute(const char *model, const char *dir)
 	free(text);
 	free(list);
 }
+
+void
+expect_split_merge_big(const char *model, const char *max_shard_size, int min_shards)
+{
+	char *dir = tmpdir_new(), *shards = path_in(dir, "shards"), *merged = path_in(dir, "merged.onnx"),
+	     *big = path_in(dir, "big.onnx"), *text;
+	int count;
+
+	cr_assert_eq(run_tool(&text, "scs4onnx-split", "'%s' '%s' --max-shard-size %s -n", model, shards, max_shard_size), 0,
+	    "split: %s", text);
+	free(text);
+	free(shard_list(shards, &count));
+	cr_assert_geq(count, min_shards, "%s: %d shards, wanted %d or more", model, count, min_shards);
+	expect_shards_compute(model, shards);
+	cr_assert_eq(run_tool(&text, "scs4onnx-merge", "'%s' '%s' -n", shards, merged), 0, "merge: %s", text);
+	free(text);
+	expect_equivalent(model, merged, NULL);
+	cr_assert_eq(run_tool(&text, "scs4onnx-big", "'%s' '%s' --max-shard-size %s -n", model, big, max_shard_size), 0,
+	    "big: %s", text);
+	free(text);
+	expect_equivalent(model, big, NULL);
+	free(shards);
+	free(merged);
+	free(big);
+	tmpdir_remove(dir);
+}

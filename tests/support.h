@@ -56,6 +56,11 @@ char *shard_list(const char *dir, int *count);
  * they compute what @model computes, bit for bit. */
 void expect_shards_compute(const char *model, const char *dir);
 
+/* Split @model with budget @max_shard_size ("300", "1K") into @min_shards
+ * shards or more, run them in order, merge them back, and run scs4onnx-big
+ * with the same budget: each result computes what @model computes. */
+void expect_split_merge_big(const char *model, const char *max_shard_size, int min_shards);
+
 /* Read a model with protobuf-c (inline models only). */
 Onnx__ModelProto *load_proto(const char *path);
 void free_proto(Onnx__ModelProto *m);
