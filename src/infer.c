@@ -511,7 +511,18 @@ shape_rule(scs_infer *inf, const consts *c, const Onnx__NodeProto *n, const scs_
 		return;
 	}
 	if (strcmp(op, "Flatten") == 0 && IN(0)) {
-		unknown_dims(o, 2);
+		int64_t axis = attr_i(n, "axis", 1);
+
+		r = IN(0)->rank;
+		if (axis < 0)
+			axis += r;
+		if (axis < 0 || axis > r)
+			return;
+		/* [product of the dims before axis, product of the rest] */
+		o->rank = 2;
+		o->dims[0] = o->dims[1] = 1;
+		for (int i = 0; i < r; i++)
+			o->dims[i < axis ? 0 : 1] = dim_mul(o->dims[i < axis ? 0 : 1], IN(0)->dims[i]);
 		return;
 	}
 	if ((strcmp(op, "Range") == 0) || strcmp(op, "NonZero") == 0) {

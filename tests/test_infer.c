@@ -38,3 +38,19 @@ Test(infer, a_split_into_80_outputs)
 {
 	expect_round_trip("split80.onnx", "1K", 4);
 }
+
+/* Chains of operators, one shard or so each: what each rule infers is what ONNX Runtime is fed. */
+Test(infer, matmul_gemm_transpose_gather_and_flatten)
+{
+	expect_round_trip("ops_matmul.onnx", "100", 8);
+}
+
+Test(infer, reshape_squeeze_unsqueeze_shape_expand_and_range)
+{
+	expect_round_trip("ops_reshape.onnx", "100", 8);
+}
+
+Test(infer, reductions_argmax_topk_casts_and_where)
+{
+	expect_round_trip("ops_reduce.onnx", "100", 6);
+}

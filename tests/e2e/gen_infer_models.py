@@ -20,8 +20,13 @@ Files written to OUTDIR:
                     facts grow while the Split's outputs are added.
   split80.onnx      200 Relus, then a Split into 80 outputs, added up again
                     by a chain of Adds.
-  ops_*.onnx        chains of operators whose outputs a split cuts, one
-                    model per family of shape rules (see OPS below).
+  ops_matmul.onnx   MatMul (batched, vector, dot), Gemm, Transpose, Gather,
+                    Flatten.
+  ops_reshape.onnx  Reshape, Unsqueeze, Squeeze, Shape (start), Expand,
+                    ConstantOfShape, Size, Range, Cast, NonZero (opset 15).
+  ops_reduce.onnx   reductions with axes as attribute, input or none,
+                    ArgMax/ArgMin, Concat, TopK, Cast, CastLike, Greater,
+                    Where, Not (opset 15).
 """
 
 import os
@@ -109,7 +114,87 @@ def gen_split80(outdir):
     return save(model(nodes, *graph), outdir, "split80.onnx")
 
 
-GENERATORS = [gen_concat70, gen_sum70, gen_relu254_split, gen_split80]
+# ---------------------------------------------------------------- operator families
+def ints(name, values):
+    return init(name, np.array(values, dtype=np.int64))
+
+
+def out(name, rank, elem_type=FLOAT):
+    """A graph output of known rank and unknown dims: inference describes the rest."""
+    return vi(name, elem_type, [None] * rank)
+
+
+def gen_ops_matmul(outdir):
+    inits = [init("W1", rng_values(400, (4, 5))), ints("I", [[0, 1], [1, 0]]), init("W2", rng_values(401, (3,))),
+             init("W3", rng_values(402, (2,))), init("W4", rng_values(403, (3, 2))), init("W5", rng_values(404, (5, 4))),
+             init("B5", rng_values(405, (4,))), init("W6", rng_values(406, (2, 1, 4, 2))), ints("I0", 0)]
+    nodes = [
+        node("MatMul", ["X", "W1"], ["t1"], "matmul_batch"),            # [2,3,5]
+        node("Transpose", ["t1"], ["t2"], "transpose_perm", perm=[1, 0, 2]),   # [3,2,5]
+        node("Transpose", ["t2"], ["t3"], "transpose_reverse"),         # [5,2,3]
+        node("Gather", ["t3", "I"], ["t4"], "gather_axis1", axis=1),    # [5,2,2,3]
+        node("MatMul", ["t4", "W2"], ["t5"], "matmul_vector_right"),    # [5,2,2]
+        node("MatMul", ["W3", "t5"], ["t6"], "matmul_vector_left"),     # [5,2]
+        node("Gemm", ["t6", "W4"], ["t7"], "gemm_trans_b", transB=1),   # [5,3]
+        node("Gemm", ["t7", "W5", "B5"], ["t8"], "gemm_trans_a", transA=1),    # [3,4]
+        node("MatMul", ["t8", "W6"], ["t9"], "matmul_broadcast"),       # [2,1,3,2]
+        node("Flatten", ["t9"], ["t10"], "flatten"),                    # [2,6]
+        node("Gather", ["t10", "I0"], ["t11"], "gather_scalar"),        # [6]
+        node("MatMul", ["t11", "t11"], ["t12"], "matmul_dot"),          # []
+        node("Add", ["t9", "t12"], ["Y"], "add_scalar"),                # [2,1,3,2]
+    ]
+    return save(model(nodes, [vi("X", FLOAT, [2, 3, 4])], [out("Y", 4)], inits), outdir, "ops_matmul.onnx")
+
+
+def gen_ops_reshape(outdir):
+    inits = [ints("shape_0m1", [0, -1]), ints("axes_0m1", [0, -1]), ints("axes_0", [0]), ints("shape_m132", [-1, 3, 2]),
+             ints("shape_32", [3, 2]), ints("shape_2111", [2, 1, 1, 1]), ints("zero", 0), ints("one", 1)]
+    nodes = [
+        node("Reshape", ["X", "shape_0m1"], ["a"], "reshape_keep_infer"),     # [2,12]
+        node("Unsqueeze", ["a", "axes_0m1"], ["b"], "unsqueeze"),             # [1,2,12,1]
+        node("Squeeze", ["b", "axes_0"], ["c"], "squeeze_axes"),              # [2,12,1]
+        node("Squeeze", ["c"], ["d"], "squeeze_ones"),                        # [2,12]
+        node("Reshape", ["d", "shape_m132"], ["e"], "reshape_infer_first"),   # [4,3,2]
+        node("Shape", ["e"], ["f"], "shape_from_1", start=1),                 # [2]
+        node("ConstantOfShape", ["shape_32"], ["g"], "constant_of_shape",
+             value=helper.make_tensor("v", FLOAT, [1], [1.5])),               # [3,2]
+        node("Expand", ["e", "shape_2111"], ["h"], "expand"),                 # [2,4,3,2]
+        node("Add", ["h", "g"], ["i"], "add"),                                # [2,4,3,2]
+        node("Flatten", ["i"], ["j"], "flatten_axis2", axis=2),               # [8,6]
+        node("Size", ["j"], ["k"], "size"),                                   # []
+        node("Range", ["zero", "k", "one"], ["l"], "range"),                  # [48]
+        node("Cast", ["l"], ["m"], "cast_float", to=FLOAT),                   # [48]
+        node("NonZero", ["f"], ["o"], "nonzero"),                             # [1,?]
+    ]
+    outputs = [out("i", 4), out("f", 1, INT64), out("m", 1), out("o", 2, INT64)]
+    return save(model(nodes, [vi("X", FLOAT, [2, 3, 4])], outputs, inits, opset=15), outdir, "ops_reshape.onnx")
+
+
+def gen_ops_reduce(outdir):
+    inits = [ints("axes_1", [1]), ints("K", [3]), init("zero_d", np.array(0.0, dtype=np.float64))]
+    nodes = [
+        node("ReduceSum", ["X", "axes_1"], ["a"], "reducesum_axes_input", keepdims=0),   # [2,4]
+        node("ReduceMean", ["a"], ["b"], "reducemean_axes_attr", axes=[-1]),            # [2,1]
+        node("ReduceMax", ["X"], ["c"], "reducemax_all"),                               # [1,1,1]
+        node("ArgMax", ["X"], ["d"], "argmax", axis=2, keepdims=0),                     # [2,3] int64
+        node("ArgMin", ["X"], ["e"], "argmin", axis=-1),                                # [2,3,1] int64
+        node("ReduceSum", ["X"], ["f"], "reducesum_noop", noop_with_empty_axes=1),      # [2,3,4]
+        node("Concat", ["X", "f"], ["g"], "concat_last", axis=-1),                      # [2,3,8]
+        node("Add", ["g", "c"], ["h"], "add_broadcast"),                                # [2,3,8]
+        node("TopK", ["h", "K"], ["i", "i_idx"], "topk"),                               # [2,3,3], int64
+        node("Cast", ["d"], ["j"], "cast_double", to=TensorProto.DOUBLE),               # [2,3]
+        node("CastLike", ["i", "j"], ["k"], "castlike"),                                # [2,3,3] double
+        node("Greater", ["k", "zero_d"], ["l"], "greater"),                             # bool
+        node("Where", ["l", "k", "zero_d"], ["m"], "where"),                            # [2,3,3] double
+        node("Not", ["l"], ["n"], "not"),                                               # bool
+    ]
+    outputs = [out("b", 2), out("e", 3, INT64), out("i_idx", 3, INT64), out("m", 3, TensorProto.DOUBLE),
+               out("n", 3, TensorProto.BOOL)]
+    return save(model(nodes, [vi("X", FLOAT, [2, 3, 4])], outputs, inits, opset=15), outdir, "ops_reduce.onnx")
+
+
+GENERATORS = [gen_concat70, gen_sum70, gen_relu254_split, gen_split80, gen_ops_matmul, gen_ops_reshape,
+              gen_ops_reduce]
 
 
 if __name__ == "__main__":
