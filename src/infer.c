@@ -17,25 +17,34 @@
 
 #define MAX_CONST 64
 
-static scs_vfacts *
-slot(scs_infer *inf, const char *name)
+/*
+ * The position of @name's facts in inf->items, added (unknown) when new.
+ * items moves when it grows: hold positions across calls, never pointers.
+ */
+static int
+slot(size_t *out, scs_infer *inf, const char *name)
 {
 	scs_vfacts *grown;
 	int64_t i;
 
-	if (scs_strmap_get(&inf->index, name, &i))
-		return &inf->items[i];
+	if (scs_strmap_get(&inf->index, name, &i)) {
+		*out = (size_t)i;
+		return SCS_OK;
+	}
 	if (inf->n == inf->cap) {
-		inf->cap = inf->cap ? inf->cap * 2 : 256;
-		if ((grown = realloc(inf->items, inf->cap * sizeof(*grown))) == NULL)
-			return NULL;
+		size_t cap = inf->cap ? inf->cap * 2 : 256;
+
+		if (cap > SIZE_MAX / sizeof(*grown) || (grown = realloc(inf->items, cap * sizeof(*grown))) == NULL)
+			return scs_err_set(SCS_ENOMEM, "cannot grow the value facts");
 		inf->items = grown;
+		inf->cap = cap;
 	}
 	if (scs_strmap_put(&inf->index, name, (int64_t)inf->n) < 0)
-		return NULL;
+		return scs_err_set(SCS_ENOMEM, "cannot grow the value facts");
 	memset(&inf->items[inf->n], 0, sizeof(inf->items[0]));
 	inf->items[inf->n].rank = -1;
-	return &inf->items[inf->n++];
+	*out = inf->n++;
+	return SCS_OK;
 }
 
 const scs_vfacts *
@@ -59,12 +68,15 @@ declare(scs_infer *inf, Onnx__ValueInfoProto *vi)
 {
 	Onnx__TypeProto__Tensor *tt;
 	scs_vfacts *f;
+	size_t at;
+	int rc;
 
 	if (!vi->name || !vi->type || vi->type->value_case != ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE)
 		return SCS_OK;
 	tt = vi->type->tensor_type;
-	if ((f = slot(inf, vi->name)) == NULL)
-		return scs_err_set(SCS_ENOMEM, "cannot grow the value facts");
+	if ((rc = slot(&at, inf, vi->name)) < 0)
+		return rc;
+	f = &inf->items[at];
 	if (f->elem <= 0 && tt->has_elem_type)
 		f->elem = tt->elem_type;
 	if (f->rank < 0 && tt->shape && tt->shape->n_dim <= SCS_INFER_MAX_RANK) {
@@ -81,11 +93,14 @@ static int
 set_tensor(scs_infer *inf, const char *name, const Onnx__TensorProto *t)
 {
 	scs_vfacts *f;
+	size_t at;
+	int rc;
 
 	if (!name || !name[0])
 		return SCS_OK;
-	if ((f = slot(inf, name)) == NULL)
-		return scs_err_set(SCS_ENOMEM, "cannot grow the value facts");
+	if ((rc = slot(&at, inf, name)) < 0)
+		return rc;
+	f = &inf->items[at];
 	if (f->elem <= 0)
 		f->elem = t->data_type;
 	if (f->rank < 0 && t->n_dims <= SCS_INFER_MAX_RANK) {
@@ -236,15 +251,71 @@ unknown_dims(scs_vfacts *f, int rank)
 		f->dims[i] = -1;
 }
 
-/* Output 0's shape of @n; the facts of its inputs are in @in (NULL when unknown). */
+/* Known dims add and multiply; -1 when either is unknown or the result passes INT64_MAX (a file's dims can). */
+static int64_t
+dim_add(int64_t a, int64_t b)
+{
+	return a < 0 || b < 0 || a > INT64_MAX - b ? -1 : a + b;
+}
+
+static int64_t
+dim_mul(int64_t a, int64_t b)
+{
+	return a < 0 || b < 0 || (a != 0 && b > INT64_MAX / a) ? -1 : a * b;
+}
+
+/*
+ * The axes @n names, from its "axes" attribute or (newer opsets) its second
+ * input, into @out (MAX_CONST of them at most): their count; -2 when it names
+ * none; -1 when they are unknown or too many.
+ */
+static int
+axes_of(scs_infer *inf, const consts *c, const Onnx__NodeProto *n, int64_t *out)
+{
+	const Onnx__AttributeProto *ax = attr(n, "axes");
+
+	if (ax) {
+		if (ax->n_ints > MAX_CONST)
+			return -1;
+		for (size_t i = 0; i < ax->n_ints; i++)
+			out[i] = ax->ints[i];
+		return (int)ax->n_ints;
+	}
+	if (n->n_input > 1 && n->input[1][0])
+		return const_ints(inf, c, n->input[1], out);
+	return -2;
+}
+
+/* Set @mark[a] for each of the @k axes @v of a rank @r tensor; -1 when one is out of range or named twice. */
+static int
+mark_axes(int *mark, const int64_t *v, int k, int r)
+{
+	for (int i = 0; i < k; i++) {
+		int64_t at = v[i] < 0 ? v[i] + r : v[i];
+
+		if (at < 0 || at >= r || mark[at])
+			return -1;
+		mark[at] = 1;
+	}
+	return 0;
+}
+
+/* Input @i's facts when its rank is known, else NULL. */
+static const scs_vfacts *
+known_input(const Onnx__NodeProto *n, const scs_vfacts *in, size_t i)
+{
+	return i < n->n_input && in[i].rank >= 0 ? &in[i] : NULL;
+}
+
+/* Output 0's shape of @n; the facts of its inputs are in @in[0 .. n->n_input) (rank -1 when unknown). */
 static void
-shape_rule(scs_infer *inf, const consts *c, const Onnx__NodeProto *n, const scs_vfacts **in, scs_vfacts *o)
+shape_rule(scs_infer *inf, const consts *c, const Onnx__NodeProto *n, const scs_vfacts *in, scs_vfacts *o)
 {
 	const char *op = n->op_type;
 	int64_t v[MAX_CONST];
 	int k, r;
 
-#define IN(i) ((i) < n->n_input && in[(i)] && in[(i)]->rank >= 0 ? in[(i)] : NULL)
+#define IN(i) known_input(n, in, (size_t)(i))
 	if (one_of(op, same_shape) && IN(0)) {
 		*o = *IN(0);
 		return;
@@ -311,13 +382,13 @@ shape_rule(scs_infer *inf, const consts *c, const Onnx__NodeProto *n, const scs_
 				d = IN(0) && i < IN(0)->rank ? IN(0)->dims[i] : -1;
 			if (v[i] == -1)
 				infer_at = i;
-			o->dims[i] = d;
-			if (d >= 0 && v[i] != -1)
-				known *= d;
+			o->dims[i] = d < 0 ? -1 : d;
+			if (v[i] != -1)
+				known = dim_mul(known, d);
 		}
 		if (infer_at >= 0) {
 			for (int i = 0; IN(0) && i < IN(0)->rank; i++)
-				total = IN(0)->dims[i] < 0 || total < 0 ? -1 : total * IN(0)->dims[i];
+				total = dim_mul(total, IN(0)->dims[i]);
 			o->dims[infer_at] = IN(0) && total >= 0 && known > 0 ? total / known : -1;
 		}
 		o->rank = k;
@@ -359,23 +430,14 @@ shape_rule(scs_infer *inf, const consts *c, const Onnx__NodeProto *n, const scs_
 		if (axis < 0)
 			axis += o->rank;
 		for (size_t i = 1; axis >= 0 && axis < o->rank && i < n->n_input; i++)
-			o->dims[axis] = IN(i) && IN(i)->dims[axis] >= 0 && o->dims[axis] >= 0 ? o->dims[axis] + IN(i)->dims[axis] : -1;
+			o->dims[axis] = IN(i) && IN(i)->rank == o->rank ? dim_add(o->dims[axis], IN(i)->dims[axis]) : -1;
 		return;
 	}
 	if ((strcmp(op, "Unsqueeze") == 0 || strcmp(op, "Squeeze") == 0) && IN(0)) {
-		const Onnx__AttributeProto *ax = attr(n, "axes");
 		int sq = op[0] == 'S', drop[SCS_INFER_MAX_RANK] = { 0 };
 
-		if (ax) {
-			k = (int)(ax->n_ints < MAX_CONST ? ax->n_ints : MAX_CONST);
-			for (int i = 0; i < k; i++)
-				v[i] = ax->ints[i];
-		} else if (n->n_input > 1) {
-			k = const_ints(inf, c, n->input[1], v);
-		} else {
-			k = sq ? -2 : -1;     /* Squeeze without axes: every dim of size 1 */
-		}
-		if (k == -1)
+		k = axes_of(inf, c, n, v);
+		if (k == -1 || (k == -2 && !sq))     /* Squeeze without axes: every dim of size 1 */
 			return;
 		r = IN(0)->rank;
 		if (sq) {
@@ -385,10 +447,8 @@ shape_rule(scs_infer *inf, const consts *c, const Onnx__NodeProto *n, const scs_
 						return;
 					drop[i] = IN(0)->dims[i] == 1;
 				}
-			} else {
-				for (int i = 0; i < k; i++)
-					if (v[i] + (v[i] < 0 ? r : 0) >= 0 && v[i] + (v[i] < 0 ? r : 0) < r)
-						drop[v[i] + (v[i] < 0 ? r : 0)] = 1;
+			} else if (mark_axes(drop, v, k, r) < 0) {
+				return;
 			}
 			o->rank = 0;
 			for (int i = 0; i < r; i++)
@@ -399,9 +459,8 @@ shape_rule(scs_infer *inf, const consts *c, const Onnx__NodeProto *n, const scs_
 
 			if (out_r > SCS_INFER_MAX_RANK)
 				return;
-			for (int i = 0; i < k; i++)
-				drop[v[i] + (v[i] < 0 ? out_r : 0) < SCS_INFER_MAX_RANK && v[i] + (v[i] < 0 ? out_r : 0) >= 0 ?
-				    v[i] + (v[i] < 0 ? out_r : 0) : 0] = 1;
+			if (mark_axes(drop, v, k, out_r) < 0)
+				return;
 			for (int i = 0; i < out_r; i++)
 				o->dims[i] = drop[i] ? 1 : IN(0)->dims[src++];
 			o->rank = out_r;
@@ -409,7 +468,6 @@ shape_rule(scs_infer *inf, const consts *c, const Onnx__NodeProto *n, const scs_
 		return;
 	}
 	if (strncmp(op, "Reduce", 6) == 0 || strcmp(op, "ArgMax") == 0 || strcmp(op, "ArgMin") == 0) {
-		const Onnx__AttributeProto *ax = attr(n, "axes");
 		int keep = (int)attr_i(n, "keepdims", 1), red[SCS_INFER_MAX_RANK] = { 0 };
 
 		if (!IN(0))
@@ -418,19 +476,13 @@ shape_rule(scs_infer *inf, const consts *c, const Onnx__NodeProto *n, const scs_
 		if (strncmp(op, "Arg", 3) == 0) {
 			k = 1;
 			v[0] = attr_i(n, "axis", 0);
-		} else if (ax) {
-			k = (int)(ax->n_ints < MAX_CONST ? ax->n_ints : MAX_CONST);
-			for (int i = 0; i < k; i++)
-				v[i] = ax->ints[i];
-		} else if (n->n_input > 1 && n->input[1][0]) {
-			if ((k = const_ints(inf, c, n->input[1], v)) < 0)
-				return;
-		} else {
-			k = 0;
+		} else if ((k = axes_of(inf, c, n, v)) == -1) {
+			return;
 		}
-		for (int i = 0; i < k; i++)
-			if (v[i] + (v[i] < 0 ? r : 0) >= 0 && v[i] + (v[i] < 0 ? r : 0) < r)
-				red[v[i] + (v[i] < 0 ? r : 0)] = 1;
+		if (k == -2)
+			k = 0;
+		if (mark_axes(red, v, k, r) < 0)
+			return;
 		if (k == 0 && !attr_i(n, "noop_with_empty_axes", 0))
 			for (int i = 0; i < r; i++)
 				red[i] = 1;
@@ -444,8 +496,14 @@ shape_rule(scs_infer *inf, const consts *c, const Onnx__NodeProto *n, const scs_
 		return;
 	}
 	if (strcmp(op, "Shape") == 0 && IN(0)) {
+		/* opset 15: dims [start, end) of the shape, negative from the end, clamped */
+		int64_t start = attr_i(n, "start", 0), end = attr_i(n, "end", IN(0)->rank);
+
+		r = IN(0)->rank;
+		start = start < 0 ? (start + r < 0 ? 0 : start + r) : (start > r ? r : start);
+		end = end < 0 ? (end + r < 0 ? 0 : end + r) : (end > r ? r : end);
 		o->rank = 1;
-		o->dims[0] = IN(0)->rank;
+		o->dims[0] = end > start ? end - start : 0;
 		return;
 	}
 	if (strcmp(op, "Size") == 0) {
@@ -453,7 +511,18 @@ shape_rule(scs_infer *inf, const consts *c, const Onnx__NodeProto *n, const scs_
 		return;
 	}
 	if (strcmp(op, "Flatten") == 0 && IN(0)) {
-		unknown_dims(o, 2);
+		int64_t axis = attr_i(n, "axis", 1);
+
+		r = IN(0)->rank;
+		if (axis < 0)
+			axis += r;
+		if (axis < 0 || axis > r)
+			return;
+		/* [product of the dims before axis, product of the rest] */
+		o->rank = 2;
+		o->dims[0] = o->dims[1] = 1;
+		for (int i = 0; i < r; i++)
+			o->dims[i < axis ? 0 : 1] = dim_mul(o->dims[i < axis ? 0 : 1], IN(0)->dims[i]);
 		return;
 	}
 	if ((strcmp(op, "Range") == 0) || strcmp(op, "NonZero") == 0) {
@@ -481,55 +550,78 @@ shape_rule(scs_infer *inf, const consts *c, const Onnx__NodeProto *n, const scs_
 #undef IN
 }
 
+/* The element type of @n's output @j, from the schema and its inputs' facts @in; 0 when unknown. */
+static int64_t
+output_elem(scs_infer *inf, const Onnx__NodeProto *n, size_t j, const scs_vfacts *in)
+{
+	const Onnx__AttributeProto *a;
+	const scs_opschema *sc;
+	int64_t t = 0;
+	int fo, tv;
+	uint64_t cm;
+
+	if (strcmp(n->op_type, "Cast") == 0)
+		return (a = attr(n, "to")) != NULL ? a->i : 0;
+	if (strcmp(n->op_type, "CastLike") == 0)
+		return n->n_input > 1 ? in[1].elem : 0;
+	if (strcmp(n->op_type, "ConstantOfShape") == 0)
+		return (a = attr(n, "value")) && a->t ? a->t->data_type : SCS_DT_FLOAT;
+	if ((sc = scs_opschema_find(n->domain, n->op_type, scs_model_opset(inf->m->proto, n->domain))) == NULL)
+		return 0;
+	fo = scs_opschema_output_formal(sc, j);
+	tv = fo >= 0 ? sc->outputs[fo].type_var : -1;
+	cm = fo >= 0 ? sc->outputs[fo].concrete : 0;
+	if (tv < 0 && cm && (cm & (cm - 1)) == 0) {
+		while (!(cm & ((uint64_t)1 << t)))
+			t++;
+		return t;
+	}
+	for (size_t i = 0; tv >= 0 && i < n->n_input; i++) {
+		int fi = scs_opschema_input_formal(sc, i);
+
+		if (fi >= 0 && sc->inputs[fi].type_var == tv && in[i].elem > 0)
+			return in[i].elem;
+	}
+	return 0;
+}
+
 static int
 infer_node(scs_infer *inf, const consts *c, const Onnx__NodeProto *n)
 {
-	const scs_vfacts *in[64];
-	const Onnx__AttributeProto *a;
-	const scs_opschema *sc;
-	scs_vfacts o, *f;
+	scs_vfacts *in, o, *f;
+	size_t at;
 	int64_t t;
+	int rc = SCS_OK;
 
 	if (!n->op_type || !scs_is_onnx_domain(n->domain) || n->n_output == 0)
 		return SCS_OK;
-	for (size_t i = 0; i < n->n_input && i < 64; i++)
-		in[i] = n->input[i][0] ? scs_infer_get(inf, n->input[i]) : NULL;
-	for (size_t j = 0; j < n->n_output; j++) {
+	/* copies, not pointers: adding the outputs below may move inf->items */
+	if ((in = calloc(n->n_input ? n->n_input : 1, sizeof(*in))) == NULL)
+		return scs_err_set(SCS_ENOMEM, "node '%s': cannot gather its inputs' facts", n->name ? n->name : "");
+	for (size_t i = 0; i < n->n_input; i++) {
+		const scs_vfacts *known = n->input[i][0] ? scs_infer_get(inf, n->input[i]) : NULL;
+
+		if (known)
+			in[i] = *known;
+		else
+			in[i].rank = -1;
+	}
+	for (size_t j = 0; rc == SCS_OK && j < n->n_output; j++) {
 		if (!n->output[j][0])
 			continue;
 		memset(&o, 0, sizeof(o));
 		o.rank = -1;
-		/* element type */
-		t = 0;
-		if (strcmp(n->op_type, "Cast") == 0 && (a = attr(n, "to")) != NULL) {
-			t = a->i;
-		} else if (strcmp(n->op_type, "CastLike") == 0 && n->n_input > 1 && in[1]) {
-			t = in[1]->elem;
-		} else if (strcmp(n->op_type, "ConstantOfShape") == 0) {
-			t = (a = attr(n, "value")) && a->t ? a->t->data_type : SCS_DT_FLOAT;
-		} else if ((sc = scs_opschema_find(n->domain, n->op_type, scs_model_opset(inf->m->proto, n->domain))) != NULL) {
-			int fo = scs_opschema_output_formal(sc, j), tv = fo >= 0 ? sc->outputs[fo].type_var : -1;
-			uint64_t cm = fo >= 0 ? sc->outputs[fo].concrete : 0;
-
-			if (tv < 0 && cm && (cm & (cm - 1)) == 0) {
-				while (!(cm & ((uint64_t)1 << t)))
-					t++;
-			}
-			for (size_t i = 0; tv >= 0 && i < n->n_input && i < 64 && t == 0; i++) {
-				int fi = scs_opschema_input_formal(sc, i);
-
-				if (fi >= 0 && sc->inputs[fi].type_var == tv && in[i] && in[i]->elem > 0)
-					t = in[i]->elem;
-			}
-		}
+		t = output_elem(inf, n, j, in);
 		if (j == 0)
 			shape_rule(inf, c, n, in, &o);
-		else if (strcmp(n->op_type, "TopK") == 0 && in[0])
-			unknown_dims(&o, in[0]->rank);
-		o.elem = (int32_t)t;     /* the shape rules copy whole facts: the type is settled here */
+		else if ((strcmp(n->op_type, "TopK") == 0 || strcmp(n->op_type, "Split") == 0) && n->n_input > 0)
+			unknown_dims(&o, in[0].rank);     /* every output of these has the input's rank */
+		/* the shape rules copy whole facts: the type is settled here, and only a type this build knows */
+		o.elem = scs_dtype_known(t) ? (int32_t)t : 0;
 		o.declared = NULL;
-		if ((f = slot(inf, n->output[j])) == NULL)
-			return scs_err_set(SCS_ENOMEM, "cannot grow the value facts");
+		if ((rc = slot(&at, inf, n->output[j])) < 0)
+			break;
+		f = &inf->items[at];
 		/* declarations win; inference fills what they leave open */
 		if (f->elem <= 0)
 			f->elem = o.elem;
@@ -538,7 +630,8 @@ infer_node(scs_infer *inf, const consts *c, const Onnx__NodeProto *n)
 			memcpy(f->dims, o.dims, sizeof(f->dims));
 		}
 	}
-	return SCS_OK;
+	free(in);
+	return rc;
 }
 
 int

@@ -32,7 +32,10 @@ typedef struct scs_infer {
 /* Learn the facts of @m's main graph, visiting nodes in @order (topological). */
 int scs_infer_graph(scs_infer *out, scs_model *m, const size_t *order, size_t n_order);
 
-/* The facts of @name, or NULL when nothing is known. */
+/*
+ * The facts of @name, or NULL when nothing is known. Borrowed: valid until
+ * scs_infer_dispose() (the facts only grow inside scs_infer_graph()).
+ */
 const scs_vfacts *scs_infer_get(const scs_infer *inf, const char *name);
 
 /* 1 when @name's element type and rank are known (enough for a graph input or output). */

@@ -314,3 +314,69 @@ expect_equivalent(const char *ref, const char *cand, const char *extra)
 	cr_assert_not_null(strstr(text, "identical"), "%s", text);
 	free(text);
 }
+
+char *
+shard_list(const char *dir, int *count)
+{
+	struct dirent **list;
+	int n = scandir(dir, &list, NULL, alphasort);
+	size_t cap = 64, len = 0;
+	char *out = calloc(1, cap);
+
+	*count = 0;
+	for (int i = 0; i < n; i++) {
+		size_t need = strlen(dir) + strlen(list[i]->d_name) + 8;
+		size_t nl = strlen(list[i]->d_name);
+
+		if (nl > 5 && strcmp(list[i]->d_name + nl - 5, ".onnx") == 0) {
+			while (len + need >= cap)
+				out = realloc(out, cap *= 2);
+			len += (size_t)sprintf(out + len, "'%s/%s' ", dir, list[i]->d_name);
+			(*count)++;
+		}
+		free(list[i]);
+	}
+	free(list);
+	return out;
+}
+
+void
+expect_shards_compute(const char *model, const char *dir)
+{
+	int count;
+	char *list = shard_list(dir, &count), *text;
+
+	cr_assert_gt(count, 0, "no shards in %s", dir);
+	cr_assert_eq(run(&text, "/usr/bin/python3 '%s/tests/e2e/check_model.py' %s", SCS_TEST_SRC_DIR, list), 0, "%s", text);
+	free(text);
+	cr_assert_eq(run(&text, "node '%s/tests/e2e/ort_compare.mjs' '%s' %s --chain --runs 4", SCS_TEST_SRC_DIR, model, list), 0,
+	    "%s", text);
+	free(text);
+	free(list);
+}
+
+void
+expect_split_merge_big(const char *model, const char *max_shard_size, int min_shards)
+{
+	char *dir = tmpdir_new(), *shards = path_in(dir, "shards"), *merged = path_in(dir, "merged.onnx"),
+	     *big = path_in(dir, "big.onnx"), *text;
+	int count;
+
+	cr_assert_eq(run_tool(&text, "scs4onnx-split", "'%s' '%s' --max-shard-size %s -n", model, shards, max_shard_size), 0,
+	    "split: %s", text);
+	free(text);
+	free(shard_list(shards, &count));
+	cr_assert_geq(count, min_shards, "%s: %d shards, wanted %d or more", model, count, min_shards);
+	expect_shards_compute(model, shards);
+	cr_assert_eq(run_tool(&text, "scs4onnx-merge", "'%s' '%s' -n", shards, merged), 0, "merge: %s", text);
+	free(text);
+	expect_equivalent(model, merged, NULL);
+	cr_assert_eq(run_tool(&text, "scs4onnx-big", "'%s' '%s' --max-shard-size %s -n", model, big, max_shard_size), 0,
+	    "big: %s", text);
+	free(text);
+	expect_equivalent(model, big, NULL);
+	free(shards);
+	free(merged);
+	free(big);
+	tmpdir_remove(dir);
+}

@@ -48,6 +48,19 @@ int ort_same(char **out, const char *ref, const char *cand, const char *extra);
  * ONNX Runtime, bit for bit (@extra as for ort_same). */
 void expect_equivalent(const char *ref, const char *cand, const char *extra);
 
+/* "'dir/shard-000.onnx' 'dir/shard-001.onnx' ..." in name order (malloc'd);
+ * *count gets how many. */
+char *shard_list(const char *dir, int *count);
+
+/* Every shard in @dir passes onnx.checker, and run in order in ONNX Runtime
+ * they compute what @model computes, bit for bit. */
+void expect_shards_compute(const char *model, const char *dir);
+
+/* Split @model with budget @max_shard_size ("300", "1K") into @min_shards
+ * shards or more, run them in order, merge them back, and run scs4onnx-big
+ * with the same budget: each result computes what @model computes. */
+void expect_split_merge_big(const char *model, const char *max_shard_size, int min_shards);
+
 /* Read a model with protobuf-c (inline models only). */
 Onnx__ModelProto *load_proto(const char *path);
 void free_proto(Onnx__ModelProto *m);

@@ -14,48 +14,6 @@
 #include "onnx.pb-c.h"
 #include "support.h"
 
-/* "'dir/shard-000.onnx' 'dir/shard-001.onnx' ..." in name order */
-static char *
-shard_list(const char *dir, int *count)
-{
-	struct dirent **list;
-	int n = scandir(dir, &list, NULL, alphasort);
-	size_t cap = 64, len = 0;
-	char *out = calloc(1, cap);
-
-	*count = 0;
-	for (int i = 0; i < n; i++) {
-		size_t need = strlen(dir) + strlen(list[i]->d_name) + 8;
-		size_t nl = strlen(list[i]->d_name);
-
-		if (nl > 5 && strcmp(list[i]->d_name + nl - 5, ".onnx") == 0) {
-			while (len + need >= cap)
-				out = realloc(out, cap *= 2);
-			len += (size_t)sprintf(out + len, "'%s/%s' ", dir, list[i]->d_name);
-			(*count)++;
-		}
-		free(list[i]);
-	}
-	free(list);
-	return out;
-}
-
-/* Every shard passes onnx.checker, and run in order they compute what @model computes. */
-static void
-expect_shards_compute(const char *model, const char *dir)
-{
-	int count;
-	char *list = shard_list(dir, &count), *text;
-
-	cr_assert_gt(count, 0, "no shards in %s", dir);
-	cr_assert_eq(run(&text, "/usr/bin/python3 '%s/tests/e2e/check_model.py' %s", SCS_TEST_SRC_DIR, list), 0, "%s", text);
-	free(text);
-	cr_assert_eq(run(&text, "node '%s/tests/e2e/ort_compare.mjs' '%s' %s --chain --runs 4", SCS_TEST_SRC_DIR, model, list), 0,
-	    "%s", text);
-	free(text);
-	free(list);
-}
-
 typedef struct model_name {
 	char name[32];
 } model_name;

@@ -430,15 +430,16 @@ GENERATORS = [gen_dup_basic, gen_dup_encodings, gen_if_outer, gen_shadow,
               gen_downcast, gen_external, gen_loop_dup, gen_nested_if, gen_func_dup]
 
 
-def main(argv):
+def main(argv, generators=None, prog="gen_models"):
+    """Write the models of @generators (these of this file when None) to argv[1]."""
     if len(argv) != 2 or argv[1].startswith("-"):
-        sys.stderr.write("usage: gen_models.py OUTDIR\n")
+        sys.stderr.write("usage: %s.py OUTDIR\n" % prog)
         return 2
     outdir = argv[1]
     os.makedirs(outdir, exist_ok=True)
-    for gen in GENERATORS:
+    for gen in generators or GENERATORS:
         path = gen(outdir)
-        print("gen_models: wrote " + path)
+        print("%s: wrote %s" % (prog, path))
     return 0
 
 

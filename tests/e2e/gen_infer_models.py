@@ -1,0 +1,201 @@
+#!/usr/bin/python3
+"""Generate the ONNX models the shape inference tests (tests/test_infer.c) split.
+
+Usage:
+    /usr/bin/python3 gen_infer_models.py OUTDIR
+
+Needs python3-onnx and python3-numpy, like gen_models.py (whose helpers it
+uses). No model declares value_info: every tensor a split cuts is described
+by what scs4onnx infers. Every model passes onnx.checker and runs in ONNX
+Runtime. The output is deterministic.
+
+Files written to OUTDIR:
+
+  concat70.onnx     70 Adds of X [2,3] (initializers of shapes [3], [1,3],
+                    [2,3]) joined by one Concat with 70 inputs, then 12 Muls.
+  sum70.onnx        60 Muls of X and 10 initializers summed by one Sum with
+                    70 inputs (broadcasting [3], [1,3] and [2,3]), then 12
+                    Muls.
+  relu254_split.onnx  254 Relus, then a Split with two outputs: the value
+                    facts grow while the Split's outputs are added.
+  split80.onnx      200 Relus, then a Split into 80 outputs, added up again
+                    by a chain of Adds.
+  ops_matmul.onnx   MatMul (batched, vector, dot), Gemm, Transpose, Gather,
+                    Flatten.
+  ops_reshape.onnx  Reshape, Unsqueeze, Squeeze, Shape (start), Expand,
+                    ConstantOfShape, Size, Range, Cast, NonZero (opset 15).
+  ops_reduce.onnx   reductions with axes as attribute, input or none,
+                    ArgMax/ArgMin, Concat, TopK, Cast, CastLike, Greater,
+                    Where, Not (opset 15).
+"""
+
+import os
+import sys
+
+import numpy as np
+from onnx import TensorProto, helper
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from gen_models import init, main, make_model, node, rng_values, save, vi  # noqa: E402
+
+FLOAT = TensorProto.FLOAT
+INT64 = TensorProto.INT64
+
+
+def model(nodes, inputs, outputs, inits=(), opset=None, name="g"):
+    m = make_model(helper.make_graph(nodes, name, inputs, outputs, list(inits)))
+    if opset:
+        m.opset_import[0].version = opset
+    return m
+
+
+def mul_tail(src, count, seed, width=3):
+    """count Muls by [width] initializers after @src, the last making Y: cuts fall among them."""
+    nodes, inits, prev = [], [], src
+    for i in range(count):
+        out = "Y" if i == count - 1 else "%s_m%d" % (src, i)
+        inits.append(init("K%d" % i, rng_values(seed + i, (width,))))
+        nodes.append(node("Mul", [prev, "K%d" % i], [out], "tail_%d" % i))
+        prev = out
+    return nodes, inits
+
+
+def relu_chain(src, count, prefix="r"):
+    nodes, prev = [], src
+    for i in range(count):
+        nodes.append(node("Relu", [prev], ["%s%d" % (prefix, i)], "relu_%d" % i))
+        prev = "%s%d" % (prefix, i)
+    return nodes, prev
+
+
+# ---------------------------------------------------------------- many inputs
+BCAST_SHAPES = [(3,), (1, 3), (2, 3)]
+
+
+def gen_concat70(outdir):
+    inits = [init("C%d" % i, rng_values(100 + i, BCAST_SHAPES[i % 3])) for i in range(70)]
+    nodes = [node("Add", ["X", "C%d" % i], ["a%d" % i], "add_%d" % i) for i in range(70)]
+    nodes.append(node("Concat", ["a%d" % i for i in range(70)], ["cat"], "concat70", axis=0))
+    tail, tail_inits = mul_tail("cat", 12, 170)
+    graph_in = [vi("X", FLOAT, [2, 3])]
+    return save(model(nodes + tail, graph_in, [vi("Y", FLOAT, [140, 3])], inits + tail_inits), outdir, "concat70.onnx")
+
+
+def gen_sum70(outdir):
+    inits = [init("M%d" % i, rng_values(200 + i, BCAST_SHAPES[i % 3])) for i in range(60)]
+    inits += [init("S%d" % i, rng_values(300 + i, BCAST_SHAPES[i % 2])) for i in range(10)]
+    nodes = [node("Mul", ["X", "M%d" % i], ["b%d" % i], "mul_%d" % i) for i in range(60)]
+    nodes.append(node("Sum", ["b%d" % i for i in range(60)] + ["S%d" % i for i in range(10)], ["sum"], "sum70"))
+    tail, tail_inits = mul_tail("sum", 12, 370)
+    graph_in = [vi("X", FLOAT, [2, 3])]
+    return save(model(nodes + tail, graph_in, [vi("Y", FLOAT, [2, 3])], inits + tail_inits), outdir, "sum70.onnx")
+
+
+# ---------------------------------------------------------------- many outputs
+def gen_relu254_split(outdir):
+    # X and Y, then 254 Relu outputs: 256 facts, so the Split's first output grows them
+    nodes, last = relu_chain("X", 254)
+    nodes.append(node("Split", [last], ["s0", "s1"], "split2", axis=1))
+    nodes.append(node("Mul", ["s0", "s1"], ["Y"], "mul"))
+    graph = ([vi("X", FLOAT, [2, 4])], [vi("Y", FLOAT, [2, 2])])
+    return save(model(nodes, *graph), outdir, "relu254_split.onnx")
+
+
+def gen_split80(outdir):
+    # 202 facts before the Split: they grow past 256 at its 55th output
+    nodes, last = relu_chain("X", 200)
+    nodes.append(node("Split", [last], ["s%d" % i for i in range(80)], "split80", axis=1))
+    acc = "s0"
+    for i in range(1, 80):
+        out = "Y" if i == 79 else "acc%d" % i
+        nodes.append(node("Add", [acc, "s%d" % i], [out], "add_%d" % i))
+        acc = out
+    graph = ([vi("X", FLOAT, [2, 80])], [vi("Y", FLOAT, [2, 1])])
+    return save(model(nodes, *graph), outdir, "split80.onnx")
+
+
+# ---------------------------------------------------------------- operator families
+def ints(name, values):
+    return init(name, np.array(values, dtype=np.int64))
+
+
+def out(name, rank, elem_type=FLOAT):
+    """A graph output of known rank and unknown dims: inference describes the rest."""
+    return vi(name, elem_type, [None] * rank)
+
+
+def gen_ops_matmul(outdir):
+    inits = [init("W1", rng_values(400, (4, 5))), ints("I", [[0, 1], [1, 0]]), init("W2", rng_values(401, (3,))),
+             init("W3", rng_values(402, (2,))), init("W4", rng_values(403, (3, 2))), init("W5", rng_values(404, (5, 4))),
+             init("B5", rng_values(405, (4,))), init("W6", rng_values(406, (2, 1, 4, 2))), ints("I0", 0)]
+    nodes = [
+        node("MatMul", ["X", "W1"], ["t1"], "matmul_batch"),            # [2,3,5]
+        node("Transpose", ["t1"], ["t2"], "transpose_perm", perm=[1, 0, 2]),   # [3,2,5]
+        node("Transpose", ["t2"], ["t3"], "transpose_reverse"),         # [5,2,3]
+        node("Gather", ["t3", "I"], ["t4"], "gather_axis1", axis=1),    # [5,2,2,3]
+        node("MatMul", ["t4", "W2"], ["t5"], "matmul_vector_right"),    # [5,2,2]
+        node("MatMul", ["W3", "t5"], ["t6"], "matmul_vector_left"),     # [5,2]
+        node("Gemm", ["t6", "W4"], ["t7"], "gemm_trans_b", transB=1),   # [5,3]
+        node("Gemm", ["t7", "W5", "B5"], ["t8"], "gemm_trans_a", transA=1),    # [3,4]
+        node("MatMul", ["t8", "W6"], ["t9"], "matmul_broadcast"),       # [2,1,3,2]
+        node("Flatten", ["t9"], ["t10"], "flatten"),                    # [2,6]
+        node("Gather", ["t10", "I0"], ["t11"], "gather_scalar"),        # [6]
+        node("MatMul", ["t11", "t11"], ["t12"], "matmul_dot"),          # []
+        node("Add", ["t9", "t12"], ["Y"], "add_scalar"),                # [2,1,3,2]
+    ]
+    return save(model(nodes, [vi("X", FLOAT, [2, 3, 4])], [out("Y", 4)], inits), outdir, "ops_matmul.onnx")
+
+
+def gen_ops_reshape(outdir):
+    inits = [ints("shape_0m1", [0, -1]), ints("axes_0m1", [0, -1]), ints("axes_0", [0]), ints("shape_m132", [-1, 3, 2]),
+             ints("shape_32", [3, 2]), ints("shape_2111", [2, 1, 1, 1]), ints("zero", 0), ints("one", 1)]
+    nodes = [
+        node("Reshape", ["X", "shape_0m1"], ["a"], "reshape_keep_infer"),     # [2,12]
+        node("Unsqueeze", ["a", "axes_0m1"], ["b"], "unsqueeze"),             # [1,2,12,1]
+        node("Squeeze", ["b", "axes_0"], ["c"], "squeeze_axes"),              # [2,12,1]
+        node("Squeeze", ["c"], ["d"], "squeeze_ones"),                        # [2,12]
+        node("Reshape", ["d", "shape_m132"], ["e"], "reshape_infer_first"),   # [4,3,2]
+        node("Shape", ["e"], ["f"], "shape_from_1", start=1),                 # [2]
+        node("ConstantOfShape", ["shape_32"], ["g"], "constant_of_shape",
+             value=helper.make_tensor("v", FLOAT, [1], [1.5])),               # [3,2]
+        node("Expand", ["e", "shape_2111"], ["h"], "expand"),                 # [2,4,3,2]
+        node("Add", ["h", "g"], ["i"], "add"),                                # [2,4,3,2]
+        node("Flatten", ["i"], ["j"], "flatten_axis2", axis=2),               # [8,6]
+        node("Size", ["j"], ["k"], "size"),                                   # []
+        node("Range", ["zero", "k", "one"], ["l"], "range"),                  # [48]
+        node("Cast", ["l"], ["m"], "cast_float", to=FLOAT),                   # [48]
+        node("NonZero", ["f"], ["o"], "nonzero"),                             # [1,?]
+    ]
+    outputs = [out("i", 4), out("f", 1, INT64), out("m", 1), out("o", 2, INT64)]
+    return save(model(nodes, [vi("X", FLOAT, [2, 3, 4])], outputs, inits, opset=15), outdir, "ops_reshape.onnx")
+
+
+def gen_ops_reduce(outdir):
+    inits = [ints("axes_1", [1]), ints("K", [3]), init("zero_d", np.array(0.0, dtype=np.float64))]
+    nodes = [
+        node("ReduceSum", ["X", "axes_1"], ["a"], "reducesum_axes_input", keepdims=0),   # [2,4]
+        node("ReduceMean", ["a"], ["b"], "reducemean_axes_attr", axes=[-1]),            # [2,1]
+        node("ReduceMax", ["X"], ["c"], "reducemax_all"),                               # [1,1,1]
+        node("ArgMax", ["X"], ["d"], "argmax", axis=2, keepdims=0),                     # [2,3] int64
+        node("ArgMin", ["X"], ["e"], "argmin", axis=-1),                                # [2,3,1] int64
+        node("ReduceSum", ["X"], ["f"], "reducesum_noop", noop_with_empty_axes=1),      # [2,3,4]
+        node("Concat", ["X", "f"], ["g"], "concat_last", axis=-1),                      # [2,3,8]
+        node("Add", ["g", "c"], ["h"], "add_broadcast"),                                # [2,3,8]
+        node("TopK", ["h", "K"], ["i", "i_idx"], "topk"),                               # [2,3,3], int64
+        node("Cast", ["d"], ["j"], "cast_double", to=TensorProto.DOUBLE),               # [2,3]
+        node("CastLike", ["i", "j"], ["k"], "castlike"),                                # [2,3,3] double
+        node("Greater", ["k", "zero_d"], ["l"], "greater"),                             # bool
+        node("Where", ["l", "k", "zero_d"], ["m"], "where"),                            # [2,3,3] double
+        node("Not", ["l"], ["n"], "not"),                                               # bool
+    ]
+    outputs = [out("b", 2), out("e", 3, INT64), out("i_idx", 3, INT64), out("m", 3, TensorProto.DOUBLE),
+               out("n", 3, TensorProto.BOOL)]
+    return save(model(nodes, [vi("X", FLOAT, [2, 3, 4])], outputs, inits, opset=15), outdir, "ops_reduce.onnx")
+
+
+GENERATORS = [gen_concat70, gen_sum70, gen_relu254_split, gen_split80, gen_ops_matmul, gen_ops_reshape,
+              gen_ops_reduce]
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv, GENERATORS, "gen_infer_models"))
