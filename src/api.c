@@ -15,6 +15,7 @@
 #include "emit.h"
 #include "merge.h"
 #include "npy.h"
+#include "graph.h"
 #include "model.h"
 #include "pass.h"
 #include "sink.h"
@@ -101,15 +102,35 @@ load_input(scs_model **m, scs_store **store, scs_report *rep, const char *in, co
 	return SCS_OK;
 }
 
-/* Dedup, then downcast unless disabled: what scs4onnx-shrink does to a model. */
+/* Dedup without adding to what the report counts as studied (a second look at the same constants). */
+static int
+dedup_again(scs_model *m, scs_report *rep)
+{
+	uint64_t n_constants = rep->n_constants, n_scalars = rep->n_scalars;
+	int rc = scs_pass_dedup(m, rep);
+
+	rep->n_constants = n_constants;
+	rep->n_scalars = n_scalars;
+	return rc;
+}
+
+/*
+ * Dedup, then downcast unless disabled, then dedup again when something was
+ * narrowed (constants may be equal only once narrowed): what
+ * scs4onnx-shrink does to a model, so that one run reaches what repeated
+ * runs would.
+ */
 static int
 shrink_passes(scs_model *m, scs_report *rep, const scs_shrink_options *opts)
 {
+	size_t narrowed = rep->narrowed.n;
 	int rc;
 
 	if ((rc = scs_pass_dedup(m, rep)) < 0)
 		return rc;
 	if (!opts->disable_auto_downcast && (rc = scs_pass_downcast(m, rep)) < 0)
+		return rc;
+	if (rep->narrowed.n > narrowed && (rc = dedup_again(m, rep)) < 0)
 		return rc;
 	return SCS_OK;
 }
@@ -531,6 +552,9 @@ scs_merge(scs_report *rep, const char *dir, const char *out, const scs_merge_opt
 			goto done;
 		stage_end(rep, "dedup", ts, 0);
 	}
+	/* one node order whatever the cuts and the passes did, so merge(split(m)) is m again */
+	if ((rc = scs_graph_sort(merged->proto->graph, "merged model")) < 0)
+		goto done;
 	memset(&write_opts, 0, sizeof(write_opts));
 	write_opts.external_data = opts->external_data;
 	ts = stage_start(&pc, "write");
@@ -554,7 +578,6 @@ scs_big(scs_report *rep, const char *in, const char *out, const scs_big_options 
 {
 	static const scs_big_options defaults;
 	const scs_shrink_options *so;
-	scs_shrink_options per_shard;
 	uint64_t max_len;
 	progress_ctx pc;
 	scs_shards shards = { NULL, 0 };
@@ -581,6 +604,9 @@ scs_big(scs_report *rep, const char *in, const char *out, const scs_big_options 
 		goto done;
 	stage_end(rep, "scan", ts, rep->input_len);
 	rep->bytes_before = scs_pass_payload_bytes(m);
+	/* each constant of the input counted once, however many shards and passes see it */
+	if ((rc = scs_pass_dedup_count(m, rep)) < 0)
+		goto done;
 	ts = stage_start(&pc, "split");
 	if ((rc = scs_split_model(&shards, m, max_len)) < 0)
 		goto done;
@@ -594,13 +620,14 @@ scs_big(scs_report *rep, const char *in, const char *out, const scs_big_options 
 		if ((rc = prepare_shard_dir(shard_dir)) < 0 || (rc = write_shards(rep, &shards, shard_dir, max_len)) < 0)
 			goto done;
 	}
-	/* each shard as scs4onnx-shrink would treat its file; extraction waits for the whole model */
-	per_shard = *so;
-	per_shard.mode = SCS_MODE_SHRINK;
-	per_shard.n_forced_op_names = per_shard.n_forced_constant_names = 0;
+	/*
+	 * each shard deduplicated on its own; narrowing waits for the whole
+	 * model, so that no decision depends on where the cuts fell, and so
+	 * does extraction
+	 */
 	ts = stage_start(&pc, "shrink");
 	for (size_t k = 0; k < shards.n; k++)
-		if ((rc = shrink_passes(shards.items[k], rep, &per_shard)) < 0)
+		if ((rc = dedup_again(shards.items[k], rep)) < 0)
 			goto done;
 	stage_end(rep, "shrink", ts, 0);
 	ts = stage_start(&pc, "merge");
@@ -621,7 +648,14 @@ scs_big(scs_report *rep, const char *in, const char *out, const scs_big_options 
 		goto done;
 	stage_end(rep, "merge", ts, 0);
 	ts = stage_start(&pc, "dedup");
-	if ((rc = scs_pass_dedup(merged, rep)) < 0)
+	{
+		uint64_t n_constants = rep->n_constants, n_scalars = rep->n_scalars;
+
+		rc = shrink_passes(merged, rep, so);
+		rep->n_constants = n_constants;
+		rep->n_scalars = n_scalars;
+	}
+	if (rc < 0 || (rc = scs_graph_sort(merged->proto->graph, "merged model")) < 0)
 		goto done;
 	stage_end(rep, "dedup", ts, 0);
 	ts = stage_start(&pc, "write");

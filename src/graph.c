@@ -206,25 +206,57 @@ done:
 	return SCS_OK;
 }
 
+/* A node that makes a value from nothing it reads: a Constant. */
+static int
+is_source_constant(const Onnx__NodeProto *n)
+{
+	return n->n_input == 0 && n->op_type && strcmp(n->op_type, "Constant") == 0 && scs_is_onnx_domain(n->domain);
+}
+
 int
 scs_graph_sort(Onnx__GraphProto *g, const char *label)
 {
-	scs_names *reads = calloc(g->n_node ? g->n_node : 1, sizeof(*reads));
-	Onnx__NodeProto **sorted = malloc((g->n_node ? g->n_node : 1) * sizeof(*sorted));
-	size_t *order = NULL, n_order = 0;
-	int rc = reads && sorted ? SCS_OK : scs_err_set(SCS_ENOMEM, "cannot sort the graph");
+	size_t n = g->n_node, *order = NULL, n_order = 0, n_sorted = 0;
+	scs_names *reads = calloc(n ? n : 1, sizeof(*reads));
+	Onnx__NodeProto **sorted = malloc((n ? n : 1) * sizeof(*sorted));
+	int *constant = calloc(n ? n : 1, sizeof(int)), *placed = calloc(n ? n : 1, sizeof(int));
+	scs_strmap producer = SCS_STRMAP_INIT;
+	int64_t p;
+	int rc = reads && sorted && constant && placed ? SCS_OK : scs_err_set(SCS_ENOMEM, "cannot sort the graph");
 
-	for (size_t i = 0; rc == SCS_OK && i < g->n_node; i++)
-		rc = scs_node_reads(g->node[i], &reads[i]);
-	if (rc == SCS_OK && (rc = scs_graph_order(&order, &n_order, g, reads, NULL, label)) == SCS_OK) {
-		for (size_t k = 0; k < n_order; k++)
-			sorted[k] = g->node[order[k]];
-		memcpy(g->node, sorted, n_order * sizeof(*sorted));
+	for (size_t i = 0; rc == SCS_OK && i < n; i++) {
+		constant[i] = is_source_constant(g->node[i]);
+		if ((rc = scs_node_reads(g->node[i], &reads[i])) < 0)
+			break;
+		for (size_t j = 0; rc == SCS_OK && constant[i] && j < g->node[i]->n_output; j++)
+			if (g->node[i]->output[j][0])
+				rc = scs_strmap_put(&producer, g->node[i]->output[j], (int64_t)i);
 	}
-	for (size_t i = 0; reads && i < g->n_node; i++)
+	if (rc == SCS_OK)
+		rc = scs_graph_order(&order, &n_order, g, reads, constant, label);
+	/* each Constant right before its first reader, in the order that reader reads */
+	for (size_t k = 0; rc == SCS_OK && k < n_order; k++) {
+		size_t i = order[k];
+
+		for (size_t j = 0; j < reads[i].n; j++)
+			if (scs_strmap_get(&producer, reads[i].items[j], &p) && !placed[p]) {
+				placed[p] = 1;
+				sorted[n_sorted++] = g->node[p];
+			}
+		sorted[n_sorted++] = g->node[i];
+	}
+	for (size_t i = 0; rc == SCS_OK && i < n; i++)
+		if (constant[i] && !placed[i])
+			sorted[n_sorted++] = g->node[i];
+	if (rc == SCS_OK && n_sorted == n)
+		memcpy(g->node, sorted, n * sizeof(*sorted));
+	for (size_t i = 0; reads && i < n; i++)
 		free(reads[i].items);
 	free(reads);
 	free(sorted);
 	free(order);
+	free(constant);
+	free(placed);
+	scs_strmap_dispose(&producer);
 	return rc;
 }

@@ -2,7 +2,7 @@
  * graph.h: facts of a graph's data flow: the names a node reads (its inputs
  * and the outer-scope names its nested graphs read), and a stable
  * topological order of the nodes (a node keeps its place unless something
- * it reads comes later).
+ * it reads comes later; sorting a sorted graph is the identity).
  */
 #ifndef SCS_GRAPH_H
 #define SCS_GRAPH_H
@@ -29,7 +29,14 @@ int scs_node_reads(const Onnx__NodeProto *n, scs_names *out);
 int scs_graph_order(size_t **out, size_t *n_out, const Onnx__GraphProto *g, const scs_names *reads, const int *skip,
     const char *label);
 
-/* Reorder @g's nodes topologically, in place. */
+/*
+ * Reorder @g's nodes in place into one order that depends only on the data
+ * flow and on the order of the nodes that are not Constants: those in the
+ * stable topological order above, each Constant right before its first
+ * reader (in the order that reader reads), unread Constants last. So
+ * sorting a sorted graph changes nothing, and a graph joined from shards
+ * gets the same order wherever the cuts fell.
+ */
 int scs_graph_sort(Onnx__GraphProto *g, const char *label);
 
 #endif

@@ -3,6 +3,14 @@
  * inputs, outputs, opsets and metadata from the shards' header; nodes come
  * in shard order; initializers and Constants that several shards carry
  * become one after their contents are compared.
+ *
+ * Shards shrunk on their own may hold one constant at two widths (narrowed
+ * where a shard's readers allowed it, not where another shard's did not).
+ * The wide (original) value then serves a narrowed shard when each of that
+ * shard's readers takes the wide type at that input on its own (no other
+ * input or output shares its type variable); otherwise the shard keeps its
+ * narrow copy under a fresh name. Either way every node reads what it read
+ * in its shard or the original, so no decision depends on where cuts fell.
  */
 #include "merge.h"
 
@@ -11,8 +19,10 @@
 #include <string.h>
 
 #include "base64.h"
+#include "dtype.h"
 #include "err.h"
 #include "graph.h"
+#include "opschema.h"
 #include "split.h"
 
 typedef struct merge {
@@ -24,6 +34,14 @@ typedef struct merge {
 	size_t *by_index;         /* shard index -> position in shards */
 	scs_strmap defined;       /* name -> position of the shard that defined it */
 	scs_strmap origin_in;     /* the source's graph inputs */
+	scs_strmap all_names;     /* every name any shard uses (for fresh names) */
+	scs_strmap wide;          /* int64 / float64 constant name -> index in wide_t */
+	Onnx__TensorProto **wide_t;
+	Onnx__NodeProto **wide_node;  /* the Constant node of wide_t[i], or NULL */
+	size_t n_wide;
+	char **fresh;             /* names given to kept narrow copies (owned) */
+	const char **fresh_from;  /* the narrow name each fresh name stands for (borrowed) */
+	size_t n_fresh;
 } merge;
 
 #define APPEND(arr, n, item, rc) \
@@ -124,6 +142,325 @@ find_maker(const Onnx__GraphProto *g, const char *name)
 	return NULL;
 }
 
+
+/* ---- one constant at two widths ---- */
+
+static int
+wide_of(int dt)
+{
+	return dt == SCS_DT_INT32 ? SCS_DT_INT64 : dt == SCS_DT_FLOAT ? SCS_DT_DOUBLE : 0;
+}
+
+static int
+collect_names(scs_strmap *names, const Onnx__GraphProto *g)
+{
+	int rc = SCS_OK;
+
+	for (size_t i = 0; rc == SCS_OK && i < g->n_input; i++)
+		if (g->input[i]->name)
+			rc = scs_strmap_put(names, g->input[i]->name, 1);
+	for (size_t i = 0; rc == SCS_OK && i < g->n_output; i++)
+		if (g->output[i]->name)
+			rc = scs_strmap_put(names, g->output[i]->name, 1);
+	for (size_t i = 0; rc == SCS_OK && i < g->n_initializer; i++)
+		if (g->initializer[i]->name)
+			rc = scs_strmap_put(names, g->initializer[i]->name, 1);
+	for (size_t i = 0; rc == SCS_OK && i < g->n_node; i++) {
+		Onnx__NodeProto *n = g->node[i];
+
+		for (size_t j = 0; rc == SCS_OK && j < n->n_input; j++)
+			rc = scs_strmap_put(names, n->input[j], 1);
+		for (size_t j = 0; rc == SCS_OK && j < n->n_output; j++)
+			rc = scs_strmap_put(names, n->output[j], 1);
+		for (size_t j = 0; rc == SCS_OK && j < n->n_attribute; j++) {
+			Onnx__AttributeProto *a = n->attribute[j];
+
+			if (a->g)
+				rc = collect_names(names, a->g);
+			for (size_t k = 0; rc == SCS_OK && k < a->n_graphs; k++)
+				rc = collect_names(names, a->graphs[k]);
+		}
+	}
+	return rc;
+}
+
+/* Every name of every shard, and where each int64 / float64 constant is first held. */
+static int
+survey(merge *mg)
+{
+	int rc = SCS_OK;
+
+	for (size_t k = 0; rc == SCS_OK && k < mg->n; k++) {
+		const Onnx__GraphProto *g = mg->shards[mg->by_index[k]]->proto->graph;
+		size_t count = g->n_initializer + g->n_node;
+
+		if ((rc = collect_names(&mg->all_names, g)) < 0)
+			return rc;
+		for (size_t i = 0; rc == SCS_OK && i < count; i++) {
+			Onnx__NodeProto *n = i < g->n_initializer ? NULL : g->node[i - g->n_initializer];
+			Onnx__TensorProto *t = n ? scs_node_constant(n) : g->initializer[i];
+			const char *name = n ? (t ? n->output[0] : NULL) : t->name;
+			void *grown;
+
+			if (t == NULL || name == NULL || (t->data_type != SCS_DT_INT64 && t->data_type != SCS_DT_DOUBLE) ||
+			    scs_strmap_get(&mg->wide, name, NULL))
+				continue;
+			if ((grown = realloc(mg->wide_t, (mg->n_wide + 1) * sizeof(*mg->wide_t))) == NULL)
+				return scs_err_set(SCS_ENOMEM, "cannot list the constants");
+			mg->wide_t = grown;
+			if ((grown = realloc(mg->wide_node, (mg->n_wide + 1) * sizeof(*mg->wide_node))) == NULL)
+				return scs_err_set(SCS_ENOMEM, "cannot list the constants");
+			mg->wide_node = grown;
+			mg->wide_t[mg->n_wide] = t;
+			mg->wide_node[mg->n_wide] = n;
+			rc = scs_strmap_put(&mg->wide, name, (int64_t)mg->n_wide++);
+		}
+	}
+	return rc;
+}
+
+/* 1 when @narrow (int32 / float32) holds @wide's (int64 / float64) values. */
+static int
+same_values(merge *mg, const Onnx__TensorProto *narrow, const Onnx__TensorProto *wide)
+{
+	scs_payloads *set = mg->out->payloads;
+	uint32_t in, iw;
+	uint64_t len, off;
+	size_t take;
+	int rc;
+
+	if (wide_of(narrow->data_type) != wide->data_type || narrow->n_dims != wide->n_dims ||
+	    (narrow->n_dims && memcmp(narrow->dims, wide->dims, narrow->n_dims * sizeof(*narrow->dims)) != 0) ||
+	    !scs_model_payload_of(mg->out, narrow, &in) || !scs_model_payload_of(mg->out, wide, &iw))
+		return 0;
+	len = set->items[in].key.len;
+	if (set->items[iw].key.len != 2 * len)
+		return 0;
+	for (off = 0; off < len; off += take) {
+		take = len - off > SCS_CHUNK_LEN / 2 ? SCS_CHUNK_LEN / 2 : (size_t)(len - off);
+		if ((rc = scs_payloads_read(set, in, off, set->piece[0], take)) < 0 ||
+		    (rc = scs_payloads_read(set, iw, 2 * off, set->piece[1], 2 * take)) < 0)
+			return rc;
+		for (size_t k = 0; k + 4 <= take; k += 4) {
+			const uint8_t *a = set->piece[0] + k, *b = set->piece[1] + 2 * k;
+			uint32_t na = (uint32_t)a[0] | (uint32_t)a[1] << 8 | (uint32_t)a[2] << 16 | (uint32_t)a[3] << 24;
+			uint64_t wb = 0;
+
+			for (int j = 7; j >= 0; j--)
+				wb = wb << 8 | b[j];
+			if (narrow->data_type == SCS_DT_INT32) {
+				if ((int64_t)(int32_t)na != (int64_t)wb)
+					return 0;
+			} else {
+				float f;
+				double d, w;
+
+				memcpy(&f, &na, 4);
+				memcpy(&w, &wb, 8);
+				d = (double)f;
+				if (memcmp(&d, &w, 8) != 0)
+					return 0;
+			}
+		}
+	}
+	return 1;
+}
+
+/*
+ * 1 when every reader of @name in shard graph @g takes element type @wide
+ * there as well, alone: a known schema, a type that no other input and no
+ * output shares, and no nested graph reading it.
+ */
+static int
+wide_serves(merge *mg, const Onnx__GraphProto *g, const char *name, int wide)
+{
+	for (size_t i = 0; i < g->n_output; i++)
+		if (g->output[i]->name && strcmp(g->output[i]->name, name) == 0)
+			return 0;
+	for (size_t i = 0; i < g->n_node; i++) {
+		const Onnx__NodeProto *n = g->node[i];
+		const scs_opschema *s = NULL;
+		int bodies = 0;
+
+		for (size_t j = 0; j < n->n_attribute; j++)
+			bodies |= n->attribute[j]->g != NULL || n->attribute[j]->n_graphs > 0;
+		if (bodies) {
+			/* a node with nested graphs that reads the name: not looked into */
+			scs_names reads = { NULL, 0, 0 };
+			int hit = 0;
+
+			if (scs_node_reads(n, &reads) < 0) {
+				free(reads.items);
+				return 0;
+			}
+			for (size_t j = 0; j < reads.n; j++)
+				hit |= strcmp(reads.items[j], name) == 0;
+			free(reads.items);
+			if (hit)
+				return 0;
+			continue;
+		}
+		for (size_t j = 0; j < n->n_input; j++) {
+			int fi, tv;
+
+			if (strcmp(n->input[j], name) != 0)
+				continue;
+			if (s == NULL && (s = scs_opschema_find(n->domain, n->op_type,
+			    scs_model_opset(mg->out->proto, n->domain ? n->domain : ""))) == NULL)
+				return 0;
+			if ((fi = scs_opschema_input_formal(s, j)) < 0 ||
+			    !(scs_opschema_input_allowed(s, j) & SCS_OPSCHEMA_BIT(wide)))
+				return 0;
+			if ((tv = s->inputs[fi].type_var) < 0)
+				continue;
+			if (scs_opschema_typevar_types_output(s, tv))
+				return 0;
+			for (size_t o = 0; o < n->n_input; o++) {
+				int fo = o == j || !n->input[o][0] ? -1 : scs_opschema_input_formal(s, o);
+
+				if (fo >= 0 && s->inputs[fo].type_var == tv)
+					return 0;
+			}
+		}
+	}
+	return 1;
+}
+
+/* References to @from in @g (and the graphs nested in it that do not define it) become @to. */
+static int
+rename_reads(Onnx__GraphProto *g, const char *from, const char *to, int nested)
+{
+	if (nested) {
+		for (size_t i = 0; i < g->n_input; i++)
+			if (g->input[i]->name && strcmp(g->input[i]->name, from) == 0)
+				return SCS_OK;
+		for (size_t i = 0; i < g->n_initializer; i++)
+			if (g->initializer[i]->name && strcmp(g->initializer[i]->name, from) == 0)
+				return SCS_OK;
+		for (size_t i = 0; i < g->n_node; i++)
+			for (size_t j = 0; j < g->node[i]->n_output; j++)
+				if (strcmp(g->node[i]->output[j], from) == 0)
+					return SCS_OK;
+		for (size_t i = 0; i < g->n_output; i++)
+			if (g->output[i]->name && strcmp(g->output[i]->name, from) == 0) {
+				free(g->output[i]->name);
+				if ((g->output[i]->name = strdup(to)) == NULL)
+					return scs_err_set(SCS_ENOMEM, "cannot copy a name");
+			}
+	}
+	for (size_t i = 0; i < g->n_node; i++) {
+		Onnx__NodeProto *n = g->node[i];
+		int rc;
+
+		for (size_t j = 0; j < n->n_input; j++)
+			if (strcmp(n->input[j], from) == 0) {
+				free(n->input[j]);
+				if ((n->input[j] = strdup(to)) == NULL)
+					return scs_err_set(SCS_ENOMEM, "cannot copy a name");
+			}
+		for (size_t j = 0; j < n->n_attribute; j++) {
+			Onnx__AttributeProto *a = n->attribute[j];
+
+			if (a->g && (rc = rename_reads(a->g, from, to, 1)) < 0)
+				return rc;
+			for (size_t k = 0; k < a->n_graphs; k++)
+				if ((rc = rename_reads(a->graphs[k], from, to, 1)) < 0)
+					return rc;
+		}
+	}
+	return SCS_OK;
+}
+
+/*
+ * Settle constant @name, held narrow as *@t by shard graph @src: *@t becomes
+ * the wide tensor (and *@node its Constant node) when that serves the
+ * shard, or *@fresh_name the name the narrow copy keeps. 0 when @name is
+ * not such a constant; 1 when settled.
+ */
+static int
+settle_width(merge *mg, const Onnx__GraphProto *src, const char *name, Onnx__TensorProto **t, Onnx__NodeProto **node,
+    const char **fresh_name)
+{
+	int64_t w;
+	size_t len = strlen(name) + 32;
+	char *fresh, **grown;
+	int eq, rc;
+
+	*fresh_name = NULL;
+	if (!wide_of((*t)->data_type) || !scs_strmap_get(&mg->wide, name, &w))
+		return 0;
+	if ((eq = same_values(mg, *t, mg->wide_t[w])) <= 0)
+		return eq;
+	if (wide_serves(mg, src, name, mg->wide_t[w]->data_type)) {
+		*t = mg->wide_t[w];
+		if (node)
+			*node = mg->wide_node[w];
+		return 1;
+	}
+	if ((fresh = malloc(len)) == NULL)
+		return scs_err_set(SCS_ENOMEM, "cannot allocate a name");
+	for (unsigned i = 1;; i++) {
+		snprintf(fresh, len, "%s_scs%u", name, i);
+		if (!scs_strmap_get(&mg->all_names, fresh, NULL))
+			break;
+	}
+	if ((grown = realloc(mg->fresh, (mg->n_fresh + 1) * sizeof(*grown))) == NULL) {
+		free(fresh);
+		return scs_err_set(SCS_ENOMEM, "cannot allocate a name");
+	}
+	mg->fresh = grown;
+	mg->fresh[mg->n_fresh] = fresh;
+	if ((grown = realloc(mg->fresh_from, (mg->n_fresh + 1) * sizeof(*mg->fresh_from))) == NULL)
+		return scs_err_set(SCS_ENOMEM, "cannot allocate a name");
+	mg->fresh_from = (const char **)grown;
+	mg->fresh_from[mg->n_fresh++] = name;
+	if ((rc = scs_strmap_put(&mg->all_names, fresh, 1)) < 0)
+		return rc;
+	*fresh_name = fresh;
+	return 1;
+}
+
+/* value_info of a constant says what the merged constant is. */
+static void
+retype_value_info(merge *mg)
+{
+	Onnx__GraphProto *g = mg->g;
+
+	for (size_t i = 0; i < g->n_value_info; i++) {
+		Onnx__ValueInfoProto *vi = g->value_info[i];
+		Onnx__TensorProto *t = vi->name ? find_init(g, vi->name) : NULL;
+		Onnx__NodeProto *n;
+
+		if (t == NULL && vi->name && (n = find_maker(g, vi->name)) != NULL)
+			t = scs_node_constant(n);
+		if (t && vi->type && vi->type->tensor_type)
+			vi->type->tensor_type->elem_type = t->data_type;
+	}
+}
+
+/* 1 when @g holds an annotation packed like @a. */
+static int
+has_annotation(const Onnx__GraphProto *g, const Onnx__TensorAnnotation *a)
+{
+	size_t len = protobuf_c_message_get_packed_size(&a->base), ol;
+	uint8_t *mine = malloc(len ? len : 1), *other;
+	int found = 0;
+
+	if (mine == NULL)
+		return 0;
+	protobuf_c_message_pack(&a->base, mine);
+	for (size_t i = 0; !found && i < g->n_quantization_annotation; i++) {
+		ol = protobuf_c_message_get_packed_size(&g->quantization_annotation[i]->base);
+		if (ol != len || (other = malloc(ol ? ol : 1)) == NULL)
+			continue;
+		protobuf_c_message_pack(&g->quantization_annotation[i]->base, other);
+		found = memcmp(mine, other, len) == 0;
+		free(other);
+	}
+	free(mine);
+	return found;
+}
+
 static int
 take_shard(merge *mg, size_t k)
 {
@@ -131,6 +468,7 @@ take_shard(merge *mg, size_t k)
 	scs_model *sh = mg->shards[at];
 	Onnx__GraphProto *src = sh->proto->graph;
 	ProtobufCMessage *copy;
+	size_t fresh_at = mg->n_fresh, node_at = mg->g->n_node;
 	int64_t where;
 	int rc = SCS_OK;
 
@@ -146,9 +484,26 @@ take_shard(merge *mg, size_t k)
 	}
 	for (size_t i = 0; rc == SCS_OK && i < src->n_initializer; i++) {
 		Onnx__TensorProto *t = src->initializer[i], *had;
+		const char *fresh;
+		int settled;
 
 		if (!t->name)
 			continue;
+		if ((settled = settle_width(mg, src, t->name, &t, NULL, &fresh)) < 0)
+			return settled;
+		if (settled && (fresh || strcmp(t->name ? t->name : "", src->initializer[i]->name) != 0)) {
+			/* the narrow copy under a fresh name, or the wide value held by a Constant elsewhere */
+			const char *name = fresh ? fresh : src->initializer[i]->name;
+
+			if (!fresh && find_init(mg->g, name))
+				continue;
+			if ((copy = (ProtobufCMessage *)scs_tensor_copy_named(mg->out, t, name)) == NULL)
+				return scs_err_set(SCS_ENOMEM, "cannot copy a constant");
+			APPEND(mg->g->initializer, mg->g->n_initializer, (Onnx__TensorProto *)copy, rc);
+			if (rc == SCS_OK)
+				rc = scs_strmap_put(&mg->defined, ((Onnx__TensorProto *)copy)->name, (int64_t)at);
+			continue;
+		}
 		if ((had = find_init(mg->g, t->name)) != NULL) {
 			int eq = scs_tensors_equal(mg->out, had, t);
 
@@ -173,9 +528,42 @@ take_shard(merge *mg, size_t k)
 		APPEND(mg->g->sparse_initializer, mg->g->n_sparse_initializer, (Onnx__SparseTensorProto *)copy, rc);
 	}
 	for (size_t i = 0; rc == SCS_OK && i < src->n_node; i++) {
-		Onnx__NodeProto *n = src->node[i], *had;
-		Onnx__TensorProto *value = scs_node_constant(n);
+		Onnx__NodeProto *n = src->node[i], *had, *wide_node = NULL;
+		Onnx__TensorProto *value = scs_node_constant(n), *settled_t = value;
+		const char *fresh = NULL;
+		int settled = 0;
 
+		if (value && (settled = settle_width(mg, src, n->output[0], &settled_t, &wide_node, &fresh)) < 0)
+			return settled;
+		if (settled && !fresh && wide_node)
+			n = wide_node, value = settled_t;
+		if (settled && (fresh || !wide_node)) {
+			/* the narrow copy under a fresh name, or the wide value an initializer holds elsewhere */
+			Onnx__NodeProto *c;
+			Onnx__TensorProto *tv;
+
+			if (!fresh && find_maker(mg->g, n->output[0]))
+				continue;
+			if ((c = (Onnx__NodeProto *)scs_model_copy(mg->out, &n->base)) == NULL)
+				return SCS_ENOMEM;
+			if (fresh) {
+				free(c->output[0]);
+				c->output[0] = strdup(fresh);
+			} else if ((tv = scs_tensor_copy_named(mg->out, settled_t, value->name ? value->name : "")) != NULL) {
+				scs_model_free_message(mg->out, &c->attribute[0]->t->base);
+				c->attribute[0]->t = tv;
+			} else {
+				c->output[0][0] = '\0';
+			}
+			if (c->output[0] == NULL || c->output[0][0] == '\0') {
+				scs_model_free_message(mg->out, &c->base);
+				return scs_err_set(SCS_ENOMEM, "cannot copy a constant");
+			}
+			APPEND(mg->g->node, mg->g->n_node, c, rc);
+			if (rc == SCS_OK)
+				rc = scs_strmap_put(&mg->defined, c->output[0], (int64_t)at);
+			continue;
+		}
 		if (value && (had = find_maker(mg->g, n->output[0])) != NULL) {
 			Onnx__TensorProto *old = scs_node_constant(had);
 			int eq = old ? scs_tensors_equal(mg->out, old, value) : 0;
@@ -202,6 +590,15 @@ take_shard(merge *mg, size_t k)
 			if (n->output[j][0])
 				rc = scs_strmap_put(&mg->defined, ((Onnx__NodeProto *)copy)->output[j], (int64_t)at);
 	}
+	/* this shard's readers of a narrow copy kept apart read it under its fresh name */
+	for (size_t f = fresh_at; rc == SCS_OK && f < mg->n_fresh; f++) {
+		Onnx__GraphProto part;
+
+		onnx__graph_proto__init(&part);
+		part.node = mg->g->node + node_at;
+		part.n_node = mg->g->n_node - node_at;
+		rc = rename_reads(&part, mg->fresh_from[f], mg->fresh[f], 0);
+	}
 	for (size_t i = 0; rc == SCS_OK && i < src->n_value_info; i++) {
 		const char *name = src->value_info[i]->name;
 		int dup = 0;
@@ -215,6 +612,9 @@ take_shard(merge *mg, size_t k)
 		APPEND(mg->g->value_info, mg->g->n_value_info, (Onnx__ValueInfoProto *)copy, rc);
 	}
 	for (size_t i = 0; rc == SCS_OK && i < src->n_quantization_annotation; i++) {
+		/* split gives each shard the annotations of what it holds: keep one of each */
+		if (has_annotation(mg->g, src->quantization_annotation[i]))
+			continue;
 		if ((copy = scs_model_copy(mg->out, &src->quantization_annotation[i]->base)) == NULL)
 			return SCS_ENOMEM;
 		APPEND(mg->g->quantization_annotation, mg->g->n_quantization_annotation, (Onnx__TensorAnnotation *)copy, rc);
@@ -267,12 +667,14 @@ scs_merge_models(scs_model **out, scs_model *const *shards, const char *const *l
 	mg.labels = labels;
 	mg.n = n;
 	if ((rc = order_shards(&mg)) < 0 || (rc = scs_model_new_with(&mg.out, shards[0])) < 0 ||
-	    (rc = start_from_header(&mg)) < 0)
+	    (rc = start_from_header(&mg)) < 0 || (rc = survey(&mg)) < 0)
 		goto done;
 	for (size_t k = 0; rc == SCS_OK && k < n; k++)
 		rc = take_shard(&mg, k);
 	if (rc == SCS_OK)
 		rc = check_outputs(&mg);
+	if (rc == SCS_OK)
+		retype_value_info(&mg);
 	/* shards arrive sorted, but other tools may have reordered a shard's nodes */
 	if (rc == SCS_OK)
 		rc = scs_graph_sort(mg.g, "merged model");
@@ -285,5 +687,13 @@ done:
 	free(mg.by_index);
 	scs_strmap_dispose(&mg.defined);
 	scs_strmap_dispose(&mg.origin_in);
+	scs_strmap_dispose(&mg.all_names);
+	scs_strmap_dispose(&mg.wide);
+	free(mg.wide_t);
+	free(mg.wide_node);
+	for (size_t i = 0; i < mg.n_fresh; i++)
+		free(mg.fresh[i]);
+	free(mg.fresh);
+	free(mg.fresh_from);
 	return rc;
 }

@@ -382,6 +382,23 @@ scs_model_free(scs_model *m)
 	free(m);
 }
 
+Onnx__TensorProto *
+scs_tensor_copy_named(const scs_model *m, Onnx__TensorProto *src, const char *name)
+{
+	Onnx__TensorProto *t = (Onnx__TensorProto *)scs_model_copy(m, &src->base);
+	char *copy = strdup(name);
+
+	if (t == NULL || copy == NULL) {
+		free(copy);
+		if (t)
+			scs_model_free_message(m, &t->base);
+		return NULL;
+	}
+	free(t->name);
+	t->name = copy;
+	return t;
+}
+
 int
 scs_array_insert(void *arr, size_t *n, void *item, int front)
 {
@@ -769,6 +786,19 @@ apply_in(scs_renames *r, scs_scopes *s, int at)
 			if (sc->graph->output[i]->name && (to = lookup(r, s, at, sc->graph->output[i]->name)) &&
 			    (rc = swap_name(&sc->graph->output[i]->name, to)) < 0)
 				return rc;
+	/* quantization annotations name tensors too: the annotated one and its parameters */
+	for (i = 0; i < sc->graph->n_quantization_annotation; i++) {
+		Onnx__TensorAnnotation *a = sc->graph->quantization_annotation[i];
+
+		if (a->tensor_name && (to = lookup(r, s, at, a->tensor_name)) && (rc = swap_name(&a->tensor_name, to)) < 0)
+			return rc;
+		for (j = 0; j < a->n_quant_parameter_tensor_names; j++) {
+			char **v = &a->quant_parameter_tensor_names[j]->value;
+
+			if (*v && (to = lookup(r, s, at, *v)) && (rc = swap_name(v, to)) < 0)
+				return rc;
+		}
+	}
 	for (i = keep = 0; i < sc->graph->n_value_info; i++) {
 		Onnx__ValueInfoProto *vi = sc->graph->value_info[i];
 

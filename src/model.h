@@ -72,6 +72,9 @@ int scs_model_each_tensor_in(ProtobufCMessage *msg, scs_tensor_fn fn, void *ctx)
  * included; NULL on ENOMEM. Free it with scs_model_free_message(). */
 ProtobufCMessage *scs_model_copy(const scs_model *m, ProtobufCMessage *msg);
 
+/* A deep copy of tensor @src (type, dims, data) named @name; NULL on ENOMEM. */
+Onnx__TensorProto *scs_tensor_copy_named(const scs_model *m, Onnx__TensorProto *src, const char *name);
+
 /*
  * Insert @item into a protobuf-c repeated message field whose array is
  * *@arr (pass &msg->field) and count *@n: at the end, or first when
@@ -144,8 +147,9 @@ typedef struct scs_renames {
 int scs_renames_add(scs_renames *r, int scope, const char *from, const char *to);
 void scs_renames_dispose(scs_renames *r);
 
-/* Rewrite every reference (node inputs, graph outputs of nested scopes)
- * the renames cover, and drop value_info entries of renamed names. */
+/* Rewrite every reference (node inputs, graph outputs of nested scopes,
+ * the names in quantization annotations) the renames cover, and drop
+ * value_info entries of renamed names. */
 int scs_renames_apply(scs_renames *r, scs_scopes *s);
 
 /* The tensor of a Constant node's 'value' attribute, or NULL when @n is not

@@ -14,9 +14,18 @@
  * values, every scope): same element type, dims and bytes (compared byte
  * for byte). Graph inputs are never candidates; graph outputs keep their
  * definition. Copies in sibling scopes are lifted into their nearest common
- * enclosing graph. Adds n_constants, n_scalars, groups and skipped.
+ * enclosing graph. Repeats until a further run would merge nothing more
+ * (a merge may end a nested definition that refused a rename).
+ * Adds n_constants, n_scalars, groups and skipped.
  */
 int scs_pass_dedup(scs_model *m, scs_report *rep);
+
+/*
+ * Count what scs_pass_dedup() would study (n_constants, n_scalars), merging
+ * nothing: for a run that dedups its model in pieces, so that each
+ * constant of the input is counted once.
+ */
+int scs_pass_dedup_count(scs_model *m, scs_report *rep);
 
 /*
  * Lossless downcast: float64 -> float32 and int64 -> int32 constants, only

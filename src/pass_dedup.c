@@ -11,6 +11,13 @@
  * when its scope encloses every other copy, or a new copy is lifted into
  * the nearest common enclosing graph. A rename that a nested scope could
  * capture is not made (the copy is reported as not merged).
+ *
+ * One run reaches what repeated runs would: a rename refused because a
+ * nested graph defined the target name may become possible once that
+ * nested definition was itself merged away, so while a round both merged
+ * something and refused a rename for capture, another round runs on the
+ * rewritten model. Each such round removes at least one constant, and in
+ * practice the second round is the last.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -45,6 +52,9 @@ typedef struct dedup {
 	char **owned;             /* strings owned by this pass (lifted names) */
 	size_t n_owned;
 	int64_t ir_version;
+	int count;                /* 1: add what is studied to the report (first round) */
+	size_t n_captured;        /* renames refused for capture this round */
+	size_t n_merged;          /* classes merged this round */
 } dedup;
 
 static int
@@ -104,7 +114,7 @@ add_cand(void *ctx, int scope, Onnx__TensorProto *t, Onnx__NodeProto *node, cons
 	}
 	/* scalars (rank 0) are left alone, as scs4onnx does */
 	if (t->n_dims == 0) {
-		d->rep->n_scalars++;
+		d->rep->n_scalars += d->count;
 		return SCS_OK;
 	}
 	if (d->n == d->cap) {
@@ -128,7 +138,7 @@ add_cand(void *ctx, int scope, Onnx__TensorProto *t, Onnx__NodeProto *node, cons
 	c->name = name;
 	c->pinned = scs_strmap_get(&d->scopes.items[scope].pinned, name, NULL);
 	c->order = d->n++;
-	d->rep->n_constants++;
+	d->rep->n_constants += d->count;
 	return SCS_OK;
 }
 
@@ -216,24 +226,6 @@ own(dedup *d, char *s)
 	d->owned = grown;
 	d->owned[d->n_owned++] = s;
 	return scs_strmap_put(&d->taken, s, 1);
-}
-
-/* A copy of @src (type, dims, data) under @name. */
-static Onnx__TensorProto *
-copy_tensor(dedup *d, Onnx__TensorProto *src, const char *name)
-{
-	Onnx__TensorProto *t = (Onnx__TensorProto *)scs_model_copy(d->m, &src->base);
-	char *copy = strdup(name);
-
-	if (t == NULL || copy == NULL) {
-		free(copy);
-		if (t)
-			scs_model_free_message(d->m, &t->base);
-		return NULL;
-	}
-	free(t->name);
-	t->name = copy;
-	return t;
 }
 
 /* Place a lifted copy in scope @s: an initializer in a graph (IR >= 4),
@@ -363,6 +355,7 @@ merge_class(dedup *d, cand **cls, size_t n)
 		if (!capture_free(d, c->scope, target_scope, target, lifted && c == first ? c : NULL)) {
 			char why[256];
 
+			d->n_captured++;
 			snprintf(why, sizeof(why), "equal to '%s', but a nested graph defines that name", target);
 			if ((rc = scs_report_add(&d->rep->skipped, c->name, why)) < 0)
 				goto done;
@@ -388,7 +381,7 @@ merge_class(dedup *d, cand **cls, size_t n)
 		}
 	}
 	if (lifted) {
-		Onnx__TensorProto *copy = copy_tensor(d, first->t, target);
+		Onnx__TensorProto *copy = scs_tensor_copy_named(d->m, first->t, target);
 
 		if (copy == NULL) {
 			rc = scs_err_set(SCS_ENOMEM, "cannot copy a constant");
@@ -404,6 +397,7 @@ merge_class(dedup *d, cand **cls, size_t n)
 		uint64_t bytes = scs_model_payload_of(d->m, first->t, &id) ? d->m->payloads->items[id].key.len : 0;
 
 		rc = scs_report_add_group(d->rep, target, names, n_names, first->t->data_type, bytes, lifted);
+		d->n_merged++;
 	}
 	if (rc == SCS_OK) {
 		rc = own(d, target);
@@ -436,8 +430,9 @@ drop_removed(dedup *d)
 	}
 }
 
-int
-scs_pass_dedup(scs_model *m, scs_report *rep)
+/* One round over the model; *@again when another round may merge more. */
+static int
+dedup_round(scs_model *m, scs_report *rep, int count, int *again)
 {
 	dedup d;
 	cand **cls = NULL;
@@ -447,6 +442,7 @@ scs_pass_dedup(scs_model *m, scs_report *rep)
 	memset(&d, 0, sizeof(d));
 	d.m = m;
 	d.rep = rep;
+	d.count = count;
 	d.ir_version = m->proto->has_ir_version ? m->proto->ir_version : 0;
 	if ((rc = scs_scopes_build(&d.scopes, m->proto)) < 0 ||
 	    (rc = scs_scopes_each_constant(&d.scopes, add_cand, &d)) < 0)
@@ -501,5 +497,55 @@ done:
 	for (i = 0; i < d.n_owned; i++)
 		free(d.owned[i]);
 	free(d.owned);
+	*again = rc == SCS_OK && d.n_captured && d.n_merged;
+	return rc;
+}
+
+int
+scs_pass_dedup(scs_model *m, scs_report *rep)
+{
+	size_t skipped_at;
+	int again = 1, rc = SCS_OK;
+
+	for (int round = 0; rc == SCS_OK && again; round++) {
+		/* a later round settles again what an earlier one could not merge */
+		skipped_at = rep->skipped.n;
+		rc = dedup_round(m, rep, round == 0, &again);
+		if (rc == SCS_OK && again) {
+			for (size_t i = skipped_at; i < rep->skipped.n; i++) {
+				free(rep->skipped.items[i].name);
+				free(rep->skipped.items[i].detail);
+			}
+			rep->skipped.n = skipped_at;
+		}
+	}
+	return rc;
+}
+
+static int
+count_cand(void *ctx, int scope, Onnx__TensorProto *t, Onnx__NodeProto *node, const char *name)
+{
+	dedup *d = ctx;
+	int rc;
+
+	if ((rc = add_cand(ctx, scope, t, node, name)) == SCS_OK)
+		d->n = 0;
+	return rc;
+}
+
+int
+scs_pass_dedup_count(scs_model *m, scs_report *rep)
+{
+	dedup d;
+	int rc;
+
+	memset(&d, 0, sizeof(d));
+	d.m = m;
+	d.rep = rep;
+	d.count = 1;
+	if ((rc = scs_scopes_build(&d.scopes, m->proto)) == SCS_OK)
+		rc = scs_scopes_each_constant(&d.scopes, count_cand, &d);
+	free(d.c);
+	scs_scopes_dispose(&d.scopes);
 	return rc;
 }

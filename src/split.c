@@ -245,6 +245,33 @@ build_graph(shard_build *b, const char *fingerprint, const char *header)
 		if (src->output[i]->name && output_home(s, src->output[i]->name) == b->k &&
 		    (rc = want_name(b, src->output[i]->name)) < 0)
 			return rc;
+	/* constants no node reads stay in the model (as shrink keeps them): in the last shard */
+	if ((size_t)b->k == s->n_shards - 1) {
+		scs_strmap read = SCS_STRMAP_INIT;
+
+		rc = SCS_OK;
+		for (size_t i = 0; i < s->n_nodes; i++)
+			for (size_t j = 0; j < s->uses[i].n; j++)
+				if ((rc = scs_strmap_put(&read, s->uses[i].items[j], 1)) < 0)
+					goto unread_done;
+		for (size_t i = 0; rc == SCS_OK && i < src->n_input; i++)
+			if (src->input[i]->name)
+				rc = scs_strmap_put(&read, src->input[i]->name, 1);    /* inputs come with their readers */
+		for (size_t i = 0; rc == SCS_OK && i < src->n_initializer; i++)
+			if (src->initializer[i]->name && !scs_strmap_get(&read, src->initializer[i]->name, NULL))
+				rc = want_name(b, src->initializer[i]->name);
+		if (rc < 0)
+			goto unread_done;
+		for (size_t i = 0; i < s->n_nodes; i++)
+			if (s->replicable[i] && !scs_strmap_get(&read, src->node[i]->output[0], NULL) &&
+			    (rc = want_name(b, src->node[i]->output[0])) < 0)
+				goto unread_done;
+		rc = SCS_OK;
+unread_done:
+		scs_strmap_dispose(&read);
+		if (rc < 0)
+			return rc;
+	}
 	/* Constant nodes first (copied where read), then the shard's own nodes */
 	for (size_t i = 0; i < s->n_nodes; i++) {
 		if (!s->replicable[i] || !scs_strmap_get(&b->want, src->node[i]->output[0], NULL))
@@ -322,11 +349,14 @@ build_graph(shard_build *b, const char *fingerprint, const char *header)
 			APPEND(g->output, g->n_output, vi);
 		}
 	}
-	/* value_info of what this shard's nodes make */
+	/* value_info of what this shard's nodes make and of the constants it holds */
 	for (size_t i = 0; i < src->n_value_info; i++) {
 		const char *name = src->value_info[i]->name;
+		int64_t at;
 
-		if (!name || !scs_strmap_get(&s->producer, name, &p) || s->replicable[p] || s->shard_of[p] != b->k)
+		if (!name || !(scs_strmap_get(&s->producer, name, &p) ? (s->replicable[p] ?
+		    scs_strmap_get(&b->want, name, NULL) : s->shard_of[p] == b->k) :
+		    (scs_strmap_get(&s->inits, name, &at) && scs_strmap_get(&b->want, name, NULL))))
 			continue;
 		if ((rc = add_copy(b, &src->value_info[i]->base, &copy)) < 0)
 			return rc;
