@@ -1,7 +1,8 @@
 /*
  * src/opschema.c - lookups over the generated ONNX operator-schema table
  * (src/opschema_table.c): find the schema in force at an opset, bind actual
- * argument positions to formals, and answer type-variable questions.
+ * argument positions to formals, answer type-variable questions, and say
+ * which opset of each domain is the newest the table knows.
  */
 #include <string.h>
 
@@ -115,4 +116,15 @@ scs_opschema_input_allowed(const scs_opschema *s, size_t i)
 	if (a->type_var >= s->n_type_vars)
 		return 0;
 	return s->type_vars[a->type_var].allowed;
+}
+
+int
+scs_opschema_newest_opset(const char *domain)
+{
+	if (domain == NULL || strcmp(domain, "ai.onnx") == 0)
+		domain = "";
+	for (size_t i = 0; i < scs_opschema_domains_len; i++)
+		if (strcmp(scs_opschema_domains[i].domain, domain) == 0)
+			return scs_opschema_domains[i].newest;
+	return 0;
 }

@@ -7,6 +7,7 @@
 #define SCS_PASS_H
 
 #include "model.h"
+#include "opschema.h"
 #include "report.h"
 
 /*
@@ -32,10 +33,29 @@ int scs_pass_dedup_count(scs_model *m, scs_report *rep);
  * where every value survives the round trip exactly and every consumer's
  * operator schema accepts the narrower type at that input, with all
  * constants that share a type variable narrowed together, and never where
- * that type variable also types an output or a non-constant input. Unknown
- * operators are never narrowed. Adds narrowed and refused to the report.
+ * that type variable also types an output or a non-constant input, nor
+ * where an output's type could follow the input by inference (see
+ * scs_pass_downcast_narrowable). Unknown operators are never narrowed, nor
+ * anything in a model importing an opset newer than the schema table knows.
+ * Adds narrowed and refused to the report.
  */
 int scs_pass_downcast(scs_model *m, scs_report *rep);
+
+/*
+ * The schema half of the rule: may actual input @i of @s change from its wide
+ * element type to @narrow (SCS_DT_FLOAT or SCS_DT_INT32), every other input
+ * bound to the same type variable changing with it, without any output's
+ * type changing? Only when the operator is of the default domain and not
+ * deprecated; @i binds to a formal typed by a type variable (not a concrete
+ * type) that allows @narrow and types no output; no argument of the operator
+ * is a seq/optional/map type or a heterogeneous variadic; and every output is
+ * a concrete type, a variable with one allowed type, or a variable that also
+ * types an input; and, for SCS_DT_FLOAT, no output can be floating-point or
+ * string (the precision of the arithmetic is not in the schema).
+ * @return 1 when it may; 0 when not, with a one-line reason naming the
+ *         operator, the input and its formal in @why (at most @why_len bytes).
+ */
+int scs_pass_downcast_narrowable(const scs_opschema *s, size_t i, int narrow, char *why, size_t why_len);
 
 /* One constant moved out of the model, to be written as a .npy file. */
 typedef struct scs_extracted {

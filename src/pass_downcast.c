@@ -8,6 +8,33 @@
  * type variable at some node are joined (union-find) and a refusal of one
  * refuses its whole set. Only then are values read: every value of the set
  * must survive narrowing and widening bit for bit.
+ *
+ * The schema rule (scs_pass_downcast_narrowable): an input may narrow only
+ * where no output's type can follow it. Type variables say that for outputs
+ * that share a variable with an input; they do not say it for an output whose
+ * variable no input carries (Cast's T2 comes from the `to` attribute,
+ * EyeLike's and RandomNormalLike's T2 from `dtype` or else from the input,
+ * Bernoulli's likewise, DequantizeLinear-23's from output_dtype or else from
+ * x_scale), nor for sequence, optional and map arguments (SequenceConstruct,
+ * SequenceInsert, SplitToSequence, Optional: the element type of the
+ * container follows the tensors) or heterogeneous variadics (Loop, Scan, If:
+ * the body graph decides). So an input narrows only when every output of its
+ * operator is a concrete type, or a variable with one allowed type, or a
+ * variable that also types a (homogeneous) input, and no argument of the
+ * operator is a container or heterogeneous. This refuses some safe cases
+ * (Cast to a number, SplitToSequence's split) and no unsafe one the schema
+ * can show; Cast to string would also print a float32 differently from the
+ * float64 of the same value, so leaving Cast alone costs nothing real.
+ * Values as well as types must stay: a schema does not say at which precision
+ * an operator computes, and Pow(x, float32 y) may round differently from
+ * Pow(x, float64 y) of the same y. So float64 narrows only where no output can
+ * be floating-point or string (ArgMax, Equal, IsNaN, NonZero, Shape: indices,
+ * booleans, shapes); int64 -> int32 keeps every value exactly as it was.
+ * Where ONNX's own implementation is narrower than its schema (Pad's axes,
+ * CenterCropPad's shape), a short list (gaps[]) refuses too.
+ * Operators outside the default domain are not narrowed (ai.onnx.ml matches
+ * input types against attributes), and nothing narrows in a model importing
+ * an opset newer than the table knows (scs_opschema_newest_opset).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -112,6 +139,148 @@ resolve(downcast *d, int at, const char *name)
 	return -1;
 }
 
+/* Element types whose values depend on the precision they were computed in (or printed from). */
+#define ROUNDING (SCS_OPSCHEMA_BIT(SCS_DT_FLOAT) | SCS_OPSCHEMA_BIT(SCS_DT_DOUBLE) | SCS_OPSCHEMA_BIT(SCS_DT_FLOAT16) | \
+	SCS_OPSCHEMA_BIT(SCS_DT_BFLOAT16) | SCS_OPSCHEMA_BIT(SCS_DT_COMPLEX64) | SCS_OPSCHEMA_BIT(SCS_DT_COMPLEX128) | \
+	SCS_OPSCHEMA_BIT(SCS_DT_FLOAT8E4M3FN) | SCS_OPSCHEMA_BIT(SCS_DT_FLOAT8E4M3FNUZ) | \
+	SCS_OPSCHEMA_BIT(SCS_DT_FLOAT8E5M2) | SCS_OPSCHEMA_BIT(SCS_DT_FLOAT8E5M2FNUZ) | \
+	SCS_OPSCHEMA_BIT(SCS_DT_FLOAT4E2M1) | SCS_OPSCHEMA_BIT(SCS_DT_FLOAT8E8M0) | SCS_OPSCHEMA_BIT(SCS_DT_STRING))
+
+/* "int64", "int64 or int32", "a sequence, optional or map" for a concrete formal. */
+static void
+concrete_name(char *out, size_t len, const scs_opschema_arg *a)
+{
+	size_t used = 0;
+
+	out[0] = '\0';
+	if (a->container) {
+		snprintf(out, len, "a sequence, optional or map");
+		return;
+	}
+	for (int dt = 1; dt < 64 && used < len; dt++)
+		if (a->concrete & SCS_OPSCHEMA_BIT(dt))
+			used += (size_t)snprintf(out + used, len - used, "%s%s", used ? " or " : "", scs_dtype_name(dt));
+	if (out[0] == '\0')
+		snprintf(out, len, "no tensor type");
+}
+
+/* Where an argument is a sequence, optional or map, or heterogeneous: its formal's name; else NULL. */
+static const char *
+container_formal(const scs_opschema *s)
+{
+	const scs_opschema_arg *a;
+
+	for (size_t k = 0; k < (size_t)s->n_inputs + s->n_outputs; k++) {
+		a = k < s->n_inputs ? &s->inputs[k] : &s->outputs[k - s->n_inputs];
+		if (a->heterogeneous || (a->type_var < 0 ? a->container : s->type_vars[a->type_var].container))
+			return a->name;
+	}
+	return NULL;
+}
+
+/* 1 when some input formal carries type variable @tv homogeneously. */
+static int
+typevar_types_input(const scs_opschema *s, int tv)
+{
+	for (size_t k = 0; k < s->n_inputs; k++)
+		if (s->inputs[k].type_var == tv && !s->inputs[k].heterogeneous)
+			return 1;
+	return 0;
+}
+
+/*
+ * Inputs whose schema allows int32 but whose implementations in ONNX itself
+ * do not (found by the downcast_ops suite, which narrows every input the rule
+ * allows and loads the result in ONNX Runtime): the one list in this pass.
+ */
+static const struct {
+	const char *op_type;
+	size_t input;
+	const char *why;
+} gaps[] = {
+	{ "CenterCropPad", 1, "ONNX's function body for CenterCropPad mixes it with int64 constants" },
+	{ "Pad", 3, "ONNX's shape inference for Pad reads it as int64 only" },
+};
+
+int
+scs_pass_downcast_narrowable(const scs_opschema *s, size_t i, int narrow, char *why, size_t why_len)
+{
+	const scs_opschema_arg *a;
+	const char *op = s->op_type, *cont;
+	char types[128];
+	uint64_t allowed;
+	int f, tv;
+
+	if (s->domain[0]) {
+		snprintf(why, why_len, "read by %s.%s: only default-domain operators are narrowed (ai.onnx.ml operators "
+		    "match input types against attributes, e.g. LabelEncoder keys)", s->domain, op);
+		return 0;
+	}
+	if (s->deprecated) {
+		snprintf(why, why_len, "read by %s-%d, deprecated: its schema lists no inputs", op, s->since_version);
+		return 0;
+	}
+	if ((f = scs_opschema_input_formal(s, i)) < 0) {
+		snprintf(why, why_len, "%s-%d has no input %zu in its schema (%d formal inputs, none variadic)", op,
+		    s->since_version, i, s->n_inputs);
+		return 0;
+	}
+	a = &s->inputs[f];
+	if ((tv = a->type_var) < 0) {
+		concrete_name(types, sizeof(types), a);
+		snprintf(why, why_len, "%s input %zu '%s' takes only %s", op, i, a->name, types);
+		return 0;
+	}
+	allowed = s->type_vars[tv].allowed;
+	if (!(allowed & SCS_OPSCHEMA_BIT(narrow))) {
+		snprintf(why, why_len, "%s input %zu '%s' (%s) does not accept %s", op, i, a->name, s->type_vars[tv].name,
+		    scs_dtype_name(narrow));
+		return 0;
+	}
+	for (size_t k = 0; k < sizeof(gaps) / sizeof(gaps[0]); k++)
+		if (strcmp(gaps[k].op_type, op) == 0 && gaps[k].input == i) {
+			snprintf(why, why_len, "%s input %zu '%s': %s, whatever its schema allows", op, i, a->name,
+			    gaps[k].why);
+			return 0;
+		}
+	if (scs_opschema_typevar_types_output(s, tv)) {
+		snprintf(why, why_len, "%s input %zu '%s' (%s) also types its output", op, i, a->name,
+		    s->type_vars[tv].name);
+		return 0;
+	}
+	if ((cont = container_formal(s)) != NULL) {
+		snprintf(why, why_len, "%s has a sequence, optional, map or heterogeneous argument ('%s'), whose types "
+		    "follow its inputs by inference", op, cont);
+		return 0;
+	}
+	for (size_t k = 0; k < s->n_outputs; k++) {
+		const scs_opschema_arg *o = &s->outputs[k];
+		uint64_t m;
+
+		if (o->type_var < 0)
+			continue;
+		m = s->type_vars[o->type_var].allowed;
+		if ((m & (m - 1)) == 0 || typevar_types_input(s, o->type_var))
+			continue;
+		snprintf(why, why_len, "%s output %zu '%s' (%s) is typed by no input: its type comes from an attribute "
+		    "or from an input by inference", op, k, o->name, s->type_vars[o->type_var].name);
+		return 0;
+	}
+	/* The schema does not say at which precision an operator computes, so a
+	 * float64 input narrows only where no output carries computed values that
+	 * could round (or print) differently: outputs of indices, shapes, booleans. */
+	for (size_t k = 0; narrow == SCS_DT_FLOAT && k < s->n_outputs; k++) {
+		const scs_opschema_arg *o = &s->outputs[k];
+
+		if (!((o->type_var < 0 ? o->concrete : s->type_vars[o->type_var].allowed) & ROUNDING))
+			continue;
+		snprintf(why, why_len, "%s output %zu '%s' may be floating-point or string: the schema does not say at "
+		    "which precision %s computes it from float64", op, k, o->name, op);
+		return 0;
+	}
+	return 1;
+}
+
 /* One node: join the constants bound to one type variable, refuse what the schema forbids. */
 static int
 check_node(downcast *d, int scope, Onnx__NodeProto *node, int64_t opset)
@@ -133,33 +302,16 @@ check_node(downcast *d, int scope, Onnx__NodeProto *node, int64_t opset)
 				return rc;
 			continue;
 		}
-		f = scs_opschema_input_formal(s, i);
-		tv = f < 0 ? -1 : s->inputs[f].type_var;
-		if (f < 0 || tv < 0) {
-			snprintf(why, sizeof(why), "%s input %zu takes only %s", node->op_type, i,
-			    scs_dtype_name(d->c[ci].t->data_type));
-			if ((rc = refuse(d, ci, why)) < 0)
-				return rc;
-			continue;
-		}
-		if (!(s->type_vars[tv].allowed & SCS_OPSCHEMA_BIT(narrow_type(d->c[ci].t->data_type)))) {
-			snprintf(why, sizeof(why), "%s input %zu (%s) does not accept %s", node->op_type, i,
-			    s->type_vars[tv].name, scs_dtype_name(narrow_type(d->c[ci].t->data_type)));
-			if ((rc = refuse(d, ci, why)) < 0)
-				return rc;
-			continue;
-		}
-		if (scs_opschema_typevar_types_output(s, tv)) {
-			snprintf(why, sizeof(why), "%s input %zu (%s) also types its output", node->op_type, i,
-			    s->type_vars[tv].name);
+		if (!scs_pass_downcast_narrowable(s, i, narrow_type(d->c[ci].t->data_type), why, sizeof(why))) {
 			if ((rc = refuse(d, ci, why)) < 0)
 				return rc;
 			continue;
 		}
 		/* every other input on the same type variable changes with it */
+		tv = s->inputs[scs_opschema_input_formal(s, i)].type_var;
 		for (size_t j = 0; j < node->n_input; j++) {
-			if (j == i || !node->input[j][0] || scs_opschema_input_formal(s, j) < 0 ||
-			    s->inputs[scs_opschema_input_formal(s, j)].type_var != tv)
+			if (j == i || !node->input[j][0] || (f = scs_opschema_input_formal(s, j)) < 0 ||
+			    s->inputs[f].type_var != tv)
 				continue;
 			cj = resolve(d, scope, node->input[j]);
 			if (cj < 0 || d->c[cj].t->data_type != d->c[ci].t->data_type) {
@@ -175,13 +327,40 @@ check_node(downcast *d, int scope, Onnx__NodeProto *node, int64_t opset)
 	return SCS_OK;
 }
 
+/* A model importing an opset newer than the table knows: why nothing narrows, or NULL. */
+static const char *
+newer_opset(downcast *d, char *why, size_t why_len)
+{
+	Onnx__ModelProto *p = d->m->proto;
+	int newest;
+
+	for (size_t k = 0; k < p->n_opset_import; k++) {
+		const char *dom = p->opset_import[k]->domain ? p->opset_import[k]->domain : "";
+
+		newest = scs_opschema_newest_opset(dom);
+		if (newest > 0 && p->opset_import[k]->version > newest) {
+			snprintf(why, why_len, "the model imports %s opset %lld, newer than the operator schemas known here "
+			    "(up to %d)", dom[0] ? dom : "ai.onnx", (long long)p->opset_import[k]->version, newest);
+			return why;
+		}
+	}
+	return NULL;
+}
+
 static int
 check_uses(downcast *d)
 {
 	Onnx__NodeProto **nodes;
 	size_t *n;
+	char why[256];
 	int ci, rc;
 
+	if (newer_opset(d, why, sizeof(why)) != NULL) {
+		for (size_t i = 0; i < d->n; i++)
+			if ((rc = refuse(d, (int)i, why)) < 0)
+				return rc;
+		return SCS_OK;
+	}
 	for (size_t s = 0; s < d->scopes.n; s++) {
 		scs_scope *sc = &d->scopes.items[s];
 		int64_t opset;

@@ -3,7 +3,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dtype.h"
 #include "err.h"
+#include "opschema.h"
+#include "pass.h"
 #include "scs4onnx.h"
 #include "support.h"
 
@@ -68,11 +71,27 @@ Test(downcast, values_that_do_not_survive_stay_wide, .init = shrink_setup, .fini
 {
 	Onnx__GraphProto *g = shrink("downcast.onnx", 0);
 
-	cr_assert_eq(dtype_of(g, "f64_exact"), 1, "an exact float64 feeding Cast narrows");
+	cr_assert_eq(dtype_of(g, "f64_exact"), 1, "an exact float64 feeding IsNaN narrows");
 	cr_assert_eq(dtype_of(g, "f64_inexact"), 11);
 	cr_assert_not_null(strstr(reason(&rep.refused, "f64_inexact"), "does not survive"));
 	cr_assert_eq(dtype_of(g, "i64_big"), 7);
 	cr_assert_not_null(strstr(reason(&rep.refused, "i64_big"), "does not fit int32"));
+}
+
+Test(downcast, cast_input_stays_wide_as_its_output_type_is_no_type_variable, .init = shrink_setup,
+    .fini = shrink_teardown)
+{
+	Onnx__GraphProto *g = shrink("downcast.onnx", 0);
+
+	cr_assert_eq(dtype_of(g, "f64_cast"), 11);
+	cr_assert_str_eq(reason(&rep.refused, "f64_cast"), "Cast output 0 'output' (T2) is typed by no input: its type "
+	    "comes from an attribute or from an input by inference");
+}
+
+Test(downcast, a_refusal_names_the_formal_or_its_absence, .init = shrink_setup, .fini = shrink_teardown)
+{
+	shrink("downcast.onnx", 0);
+	cr_assert_str_eq(reason(&rep.refused, "shape34"), "Reshape input 1 'shape' takes only int64");
 }
 
 Test(downcast, inputs_sharing_a_type_variable_narrow_together_or_not_at_all, .init = shrink_setup, .fini = shrink_teardown)
@@ -94,4 +113,41 @@ Test(downcast, disable_auto_downcast_keeps_every_type, .init = shrink_setup, .fi
 	cr_assert_eq(dtype_of(g, "gidx"), 7);
 	cr_assert_eq(dtype_of(g, "f64_exact"), 11);
 	cr_assert_eq(rep.narrowed.n, 0);
+}
+
+Test(downcast, an_input_past_the_schema_is_refused_as_such)
+{
+	char why[256];
+
+	cr_assert_eq(scs_pass_downcast_narrowable(scs_opschema_find("", "Reshape", 14), 2, SCS_DT_INT32, why, sizeof(why)),
+	    0);
+	cr_assert_str_eq(why, "Reshape-14 has no input 2 in its schema (2 formal inputs, none variadic)");
+	cr_assert_eq(scs_pass_downcast_narrowable(scs_opschema_find("", "Gather", 13), 1, SCS_DT_INT32, why, sizeof(why)),
+	    1);
+}
+
+Test(downcast, outputs_that_follow_an_input_by_inference_refuse_it)
+{
+	static const struct {
+		const char *op;
+		int opset, dt;
+		const char *why;
+	} cases[] = {
+		{ "EyeLike", 13, SCS_DT_INT32, "typed by no input" },
+		{ "RandomUniformLike", 13, SCS_DT_FLOAT, "typed by no input" },
+		{ "Bernoulli", 15, SCS_DT_FLOAT, "typed by no input" },
+		{ "SequenceConstruct", 13, SCS_DT_INT32, "sequence, optional, map or heterogeneous argument" },
+		{ "Optional", 15, SCS_DT_INT32, "sequence, optional, map or heterogeneous argument" },
+		{ "Pow", 15, SCS_DT_FLOAT, "may be floating-point" },
+	};
+	char why[256];
+
+	for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+		const scs_opschema *s = scs_opschema_find("", cases[k].op, cases[k].opset);
+		size_t i = strcmp(cases[k].op, "Pow") == 0 ? 1 : 0;
+
+		cr_assert_not_null(s, "%s", cases[k].op);
+		cr_assert_eq(scs_pass_downcast_narrowable(s, i, cases[k].dt, why, sizeof(why)), 0, "%s", cases[k].op);
+		cr_assert_not_null(strstr(why, cases[k].why), "%s: %s", cases[k].op, why);
+	}
 }

@@ -311,3 +311,44 @@ Test(opschema, older_than_first_version_is_null)
 		"LabelEncoder@1 since %d",
 		must_find("ai.onnx.ml", "LabelEncoder", 1)->since_version);
 }
+
+Test(opschema, newest_opsets_come_from_the_changelogs)
+{
+	cr_assert_eq(scs_opschema_newest_opset(""), 28, "%d", scs_opschema_newest_opset(""));
+	cr_assert_eq(scs_opschema_newest_opset("ai.onnx"), 28);
+	cr_assert_eq(scs_opschema_newest_opset(NULL), 28);
+	cr_assert_eq(scs_opschema_newest_opset("ai.onnx.ml"), 5, "%d", scs_opschema_newest_opset("ai.onnx.ml"));
+	cr_assert_eq(scs_opschema_newest_opset("com.example"), 0);
+}
+
+Test(opschema, opset_18_reduce_mean_takes_axes_as_an_input)
+{
+	const scs_opschema *s = must_find("", "ReduceMean", 18);
+
+	cr_assert_eq(s->since_version, 18, "ReduceMean@18 since %d", s->since_version);
+	cr_assert_eq(s->n_inputs, 2, "%d inputs", s->n_inputs);
+	cr_assert_str_eq(s->inputs[1].name, "axes");
+	cr_assert_eq(s->inputs[1].optional, 1);
+	cr_assert_eq(s->inputs[1].type_var, -1);
+	cr_assert_eq(s->inputs[1].concrete, SCS_OPSCHEMA_BIT(ET_INT64));
+	cr_assert_eq(must_find("", "ReduceMean", 17)->since_version, 13);
+}
+
+Test(opschema, containers_and_heterogeneous_variadics_are_kept)
+{
+	const scs_opschema *s = must_find("", "SequenceConstruct", 11);
+	int t = tv_index(s, "T"), sv = tv_index(s, "S");
+
+	cr_assert(t >= 0 && sv >= 0);
+	cr_assert_eq(s->type_vars[t].container, 0);
+	cr_assert_eq(s->type_vars[sv].container, 1, "seq(tensor(...)) not recorded");
+	cr_assert_eq(s->type_vars[sv].allowed, 0, "seq members counted as tensors: 0x%llx",
+		(unsigned long long)s->type_vars[sv].allowed);
+	s = must_find("", "Loop", 21);
+	cr_assert_str_eq(s->inputs[2].name, "v_initial");
+	cr_assert_eq(s->inputs[2].variadic, 1);
+	cr_assert_eq(s->inputs[2].heterogeneous, 1);
+	cr_assert_eq(must_find("", "Concat", 13)->inputs[0].heterogeneous, 0);
+	cr_assert_eq(must_find("", "Scatter", 11)->deprecated, 1);
+	cr_assert_eq(must_find("", "Scatter", 9)->deprecated, 0);
+}

@@ -275,21 +275,27 @@ def gen_downcast(outdir):
         init("f64_exact", np.array([0.5, -1.25, 3.0], dtype=np.float64)),
         init("f64_inexact", np.array([0.1, 1.0 / 3.0], dtype=np.float64)),
         init("i64_big", np.array([(1 << 31) + 5, 3], dtype=np.int64)),
+        init("f64_cast", np.array([0.5, 2.0], dtype=np.float64)),
     ]
+    # IsNaN, IsInf and ArgMax give booleans and indices, whatever the precision
+    # of their input; Cast's output type comes from an attribute, not a type
+    # variable, so its input stays as it is.
     nodes = [
         node("Reshape", ["X", "shape34"], ["Yreshape"], "reshape"),
         node("Gather", ["X", "gidx"], ["Ygather"], "gather", axis=0),
         node("Add", ["I", "iadd"], ["Yint"], "add_int"),
-        node("Cast", ["f64_exact"], ["Ycast_exact"], "cast_exact", to=FLOAT),
-        node("Cast", ["f64_inexact"], ["Ycast_inexact"], "cast_inexact", to=FLOAT),
-        node("Cast", ["i64_big"], ["Ycast_big"], "cast_big", to=FLOAT),
+        node("IsNaN", ["f64_exact"], ["Ynan_exact"], "isnan_exact"),
+        node("IsInf", ["f64_inexact"], ["Yinf_inexact"], "isinf_inexact"),
+        node("ArgMax", ["i64_big"], ["Yargmax_big"], "argmax_big", axis=0),
+        node("Cast", ["f64_cast"], ["Ycast"], "cast", to=FLOAT),
     ]
     graph = helper.make_graph(
         nodes, "downcast",
         [vi("X", FLOAT, [2, 6]), vi("I", TensorProto.INT64, [2])],
         [vi("Yreshape", FLOAT, [3, 4]), vi("Ygather", FLOAT, [2, 6]),
-         vi("Yint", TensorProto.INT64, [2]), vi("Ycast_exact", FLOAT, [3]),
-         vi("Ycast_inexact", FLOAT, [2]), vi("Ycast_big", FLOAT, [2])],
+         vi("Yint", TensorProto.INT64, [2]), vi("Ynan_exact", TensorProto.BOOL, [3]),
+         vi("Yinf_inexact", TensorProto.BOOL, [2]), vi("Yargmax_big", TensorProto.INT64, [1]),
+         vi("Ycast", FLOAT, [2])],
         initializer=inits)
     return save(make_model(graph), outdir, "downcast.onnx")
 

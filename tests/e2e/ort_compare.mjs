@@ -39,6 +39,15 @@
 // Otherwise one line per problem (output name, first differing element index
 // and both values) and exit status 1. Load or run errors: a message, exit 1.
 //
+// --batch LIST: compare many pairs in one process (ONNX Runtime's start-up
+// costs more than a small model's run). LIST has one "REFERENCE<TAB>CANDIDATE"
+// a line; for each the result is one line on stdout:
+//   ok: REFERENCE          the outputs are identical
+//   skip: REFERENCE: ...   the reference itself does not load or run
+//   FAIL: REFERENCE: ...   the candidate does not load or run, or differs
+// Exit status 1 when any pair failed. --feed, --feed-both and --chain do not
+// combine with --batch.
+//
 // --chain: CANDIDATE is a list of shard models (as scs4onnx-split writes
 // them), run in order; each shard takes its inputs from the reference's
 // inputs and the outputs of the shards before it, and the reference's outputs
@@ -65,19 +74,27 @@ function usage(msg) {
   process.exit(1);
 }
 
-function fail(msg) {
-  process.stderr.write(`${PROG}: error: ${msg}\n`);
-  process.exit(1);
+// An error that ends one comparison; main prints it. @reference: the
+// reference model itself failed (a batch skips such pairs).
+class Failure extends Error {
+  constructor(msg, reference = false) {
+    super(msg);
+    this.reference = reference;
+  }
+}
+
+function fail(msg, reference = false) {
+  throw new Failure(msg, reference);
 }
 
 // ------------------------------------------------------------------ args
 function parseArgs(argv) {
-  const opts = { positional: [], feeds: [], feedsBoth: [], seed: 1, runs: 1, graphOpt: null, chain: false };
+  const opts = { positional: [], feeds: [], feedsBoth: [], seed: 1, runs: 1, graphOpt: null, chain: false, batch: null };
   for (let i = 0; i < argv.length; i++) {
     let a = argv[i];
     let val = null;
     const eq = a.startsWith('--') ? a.indexOf('=') : -1;
-    if (eq > 0 && ['--feed', '--feed-both', '--seed', '--runs', '--graph-opt'].includes(a.slice(0, eq))) {
+    if (eq > 0 && ['--feed', '--feed-both', '--seed', '--runs', '--graph-opt', '--batch'].includes(a.slice(0, eq))) {
       val = a.slice(eq + 1);
       a = a.slice(0, eq);
     }
@@ -105,6 +122,8 @@ function parseArgs(argv) {
       opts.graphOpt = g;
     } else if (a === '--chain') {
       opts.chain = true;
+    } else if (a === '--batch') {
+      opts.batch = next();
     } else if (a === '-h' || a === '--help') {
       usage();
     } else if (a.startsWith('--')) {
@@ -113,7 +132,11 @@ function parseArgs(argv) {
       opts.positional.push(a);
     }
   }
-  if (opts.chain ? opts.positional.length < 2 : opts.positional.length !== 2) {
+  if (opts.batch !== null) {
+    if (opts.positional.length || opts.chain || opts.feeds.length || opts.feedsBoth.length) {
+      usage('--batch takes no models, --feed, --feed-both or --chain');
+    }
+  } else if (opts.chain ? opts.positional.length < 2 : opts.positional.length !== 2) {
     usage(opts.chain ? 'need REFERENCE.onnx and at least one shard' : 'need exactly REFERENCE.onnx and CANDIDATE.onnx');
   }
   return opts;
@@ -406,8 +429,6 @@ async function runChain(sessions, paths, feeds) {
 
 async function main() {
   const opts = parseArgs(process.argv.slice(2));
-  const [refPath, candPath] = opts.positional;
-  const chainPaths = opts.positional.slice(1);
   let ort;
   try {
     ort = require('onnxruntime-node');
@@ -423,7 +444,34 @@ async function main() {
   };
   if (opts.graphOpt) sessOpts.graphOptimizationLevel = opts.graphOpt;
 
-  for (const p of opts.positional) {
+  if (opts.batch !== null) {
+    let failed = 0;
+    for (const line of fs.readFileSync(opts.batch, 'utf8').split('\n')) {
+      if (!line.trim()) continue;
+      const [refPath, candPath] = line.split('\t');
+      try {
+        const problems = await comparePair(ort, sessOpts, opts, refPath, candPath, [candPath]);
+        if (problems.length) failed++;
+        process.stdout.write(problems.length ? `FAIL: ${refPath}: ${problems.join('; ')}\n` : `ok: ${refPath}\n`);
+      } catch (e) {
+        if (!(e instanceof Failure)) throw e;
+        if (!e.reference) failed++;
+        process.stdout.write(`${e.reference ? 'skip' : 'FAIL'}: ${refPath}: ${e.message.split('\n')[0]}\n`);
+      }
+    }
+    process.exit(failed ? 1 : 0);
+  }
+  const problems = await comparePair(ort, sessOpts, opts, opts.positional[0], opts.positional[1], opts.positional.slice(1));
+  if (problems.length) {
+    for (const p of problems) process.stdout.write(`${PROG}: ${p}\n`);
+    process.exit(1);
+  }
+}
+
+// Load both models (or the chain), run them on the same inputs --runs times;
+// the problems found (empty: identical). Throws Failure.
+async function comparePair(ort, sessOpts, opts, refPath, candPath, chainPaths) {
+  for (const p of [refPath, ...chainPaths]) {
     if (!fs.existsSync(p)) fail(`${p}: no such file`);
   }
   let refSess;
@@ -431,7 +479,7 @@ async function main() {
   try {
     refSess = await ort.InferenceSession.create(refPath, sessOpts);
   } catch (e) {
-    fail(`cannot load reference ${refPath}: ${e.message}`);
+    fail(`cannot load reference ${refPath}: ${e.message}`, true);
   }
   const chain = [];
   for (const p of opts.chain ? chainPaths : []) {
@@ -476,10 +524,7 @@ async function main() {
       problems.push(`input ${name}: --feed-both names no input of both models`);
     }
   }
-  if (problems.length) {
-    for (const p of problems) process.stdout.write(`${PROG}: ${p}\n`);
-    process.exit(1);
-  }
+  if (problems.length) return problems;
 
   for (let r = 0; r < opts.runs; r++) {
     const seed = (opts.seed + r) >>> 0;
@@ -499,7 +544,7 @@ async function main() {
     try {
       refOut = await refSess.run(refFeeds);
     } catch (e) {
-      fail(`cannot run reference ${refPath}: ${e.message}`);
+      fail(`cannot run reference ${refPath}: ${e.message}`, true);
     }
     try {
       candOut = opts.chain ? await runChain(chain, chainPaths, candFeeds) : await candSess.run(candFeeds);
@@ -510,12 +555,13 @@ async function main() {
     for (const name of refSess.outputNames) {
       for (const p of compareOutput(name, refOut[name], candOut[name])) problems.push(p + suffix);
     }
-    if (problems.length) {
-      for (const p of problems) process.stdout.write(`${PROG}: ${p}\n`);
-      process.exit(1);
-    }
+    if (problems.length) return problems;
   }
-  process.stdout.write(`${PROG}: ok: ${refSess.outputNames.length} outputs identical\n`);
+  process.stdout.write(opts.batch === null ? `${PROG}: ok: ${refSess.outputNames.length} outputs identical\n` : '');
+  return problems;
 }
 
-main().catch((e) => fail(e && e.stack ? e.stack : String(e)));
+main().catch((e) => {
+  process.stderr.write(`${PROG}: error: ${e instanceof Failure ? e.message : e && e.stack ? e.stack : String(e)}\n`);
+  process.exit(1);
+});
