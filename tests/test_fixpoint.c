@@ -231,7 +231,9 @@ ParameterizedTestParameters(fixpoint, every_tool_is_idempotent_and_deterministic
 		{ "downcast.onnx" }, { "dup_basic.onnx" }, { "dup_encodings.onnx" }, { "external.onnx" },
 		{ "if_outer.onnx" }, { "loop_dup.onnx" }, { "nested_if.onnx" }, { "shadow.onnx" }, { "func_dup.onnx" },
 		{ "fp_widths.onnx" }, { "fp_capture.onnx" }, { "fp_narrow.onnx" }, { "fp_order.onnx" },
-		{ "fp_keep.onnx" } };
+		{ "fp_keep.onnx" }, { "gather_typed.onnx" }, { "gather_raw.onnx" }, { "typed_pair.onnx" },
+		{ "concat70.onnx" }, { "sum70.onnx" }, { "relu254_split.onnx" }, { "split80.onnx" }, { "ops_matmul.onnx" },
+		{ "ops_reshape.onnx" }, { "ops_reduce.onnx" } };
 
 	return cr_make_param_array(fixture_name, names, sizeof(names) / sizeof(names[0]));
 }
