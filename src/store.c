@@ -690,7 +690,7 @@ scs_store_read(scs_store *st, const scs_blob *blob, uint64_t off, void *buf, siz
 }
 
 int
-scs_store_damage_for_tests(scs_store *st, const scs_blob *blob, uint32_t idx)
+scs_store_damage_for_tests(scs_store *st, const scs_blob *blob, uint32_t idx, long at)
 {
 	MDB_txn *txn;
 	uint8_t kb[12];
@@ -713,7 +713,7 @@ scs_store_damage_for_tests(scs_store *st, const scs_blob *blob, uint32_t idx)
 		goto done;
 	}
 	memcpy(copy, v.mv_data, v.mv_size);
-	copy[v.mv_size - 1] ^= 0x5a;
+	copy[at < 0 ? v.mv_size - (size_t)-at : (size_t)at] ^= 0x5a;
 	nv.mv_size = v.mv_size;
 	nv.mv_data = copy;
 	mrc = mdb_put(txn, st->chunks, &k, &nv, 0);

@@ -70,8 +70,9 @@ int scs_store_put(scs_blob *out, scs_store *st, const void *data, size_t len);
  */
 int scs_store_read(scs_store *st, const scs_blob *blob, uint64_t off, void *buf, size_t len);
 
-/* Tests only: flip one byte of the stored form of chunk @idx of @blob. */
-int scs_store_damage_for_tests(scs_store *st, const scs_blob *blob, uint32_t idx);
+/* Tests only: flip byte @at of the stored form of chunk @idx of @blob (its
+ * header is the first 16 bytes; @at < 0 counts from the end). */
+int scs_store_damage_for_tests(scs_store *st, const scs_blob *blob, uint32_t idx, long at);
 /* Tests only: make @key's index entry name blob @id (and nothing else). */
 int scs_store_misindex_for_tests(scs_store *st, const scs_key *key, uint64_t id);
 

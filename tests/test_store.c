@@ -179,7 +179,7 @@ Test(store, a_damaged_chunk_is_detected_on_read, .init = open_store, .fini = clo
 	for (size_t i = 0; i < len; i++)
 		data[i] = (uint8_t)(i * 7919u >> 3);
 	cr_assert_eq(scs_store_put(&key, st, data, len), SCS_OK, "%s", scs_err_msg());
-	cr_assert_eq(scs_store_damage_for_tests(st, &key, 1), SCS_OK, "%s", scs_err_msg());
+	cr_assert_eq(scs_store_damage_for_tests(st, &key, 1, -1), SCS_OK, "%s", scs_err_msg());
 	cr_assert_eq(scs_store_read(st, &key, 0, got, 100), SCS_OK, "chunk 0 is intact: %s", scs_err_msg());
 	cr_assert_eq(scs_store_read(st, &key, 0, got, len), SCS_ECORRUPT);
 	cr_assert_not_null(strstr(scs_err_msg(), "integrity"), "message was: %s", scs_err_msg());
@@ -287,4 +287,73 @@ Test(store, colliding_store_resident_constants_never_merge, .init = shrink_setup
 	expect_equivalent(in, out, NULL);
 	free(in);
 	free(out);
+}
+
+Test(store, damaged_headers_and_missing_chunks_are_named, .init = open_store, .fini = close_store)
+{
+	size_t len = 2 * SCS_CHUNK_LEN;
+	uint8_t *data = malloc(len), *got = malloc(len);
+	scs_blob key, longer;
+
+	for (size_t i = 0; i < len; i++)
+		data[i] = (uint8_t)(i * 2654435761u >> 17);
+	cr_assert_eq(scs_store_put(&key, st, data, len), SCS_OK, "%s", scs_err_msg());
+	/* the codec byte of chunk 0, the length field of chunk 1 */
+	cr_assert_eq(scs_store_damage_for_tests(st, &key, 0, 0), SCS_OK, "%s", scs_err_msg());
+	cr_assert_eq(scs_store_read(st, &key, 0, got, 10), SCS_ECORRUPT);
+	cr_assert_not_null(strstr(scs_err_msg(), "chunk 0 has a bad header"), "%s", scs_err_msg());
+	cr_assert_eq(scs_store_damage_for_tests(st, &key, 1, 6), SCS_OK, "%s", scs_err_msg());
+	cr_assert_eq(scs_store_read(st, &key, SCS_CHUNK_LEN, got, 10), SCS_ECORRUPT);
+	cr_assert_not_null(strstr(scs_err_msg(), "chunk 1 has a bad header"), "%s", scs_err_msg());
+	/* a blob said to be longer than what was stored */
+	longer = key;
+	longer.key.len = len + 5;
+	cr_assert_eq(scs_store_read(st, &longer, len, got, 5), SCS_ECORRUPT);
+	cr_assert_not_null(strstr(scs_err_msg(), "chunk 2 is missing"), "%s", scs_err_msg());
+	cr_assert_eq(scs_store_read(st, &key, len, got, 1), SCS_ECORRUPT);
+	cr_assert_not_null(strstr(scs_err_msg(), "past the end"), "%s", scs_err_msg());
+	free(data);
+	free(got);
+}
+
+Test(store, a_compressed_chunk_that_fails_to_decode_is_named, .init = open_store, .fini = close_store)
+{
+	size_t len = SCS_CHUNK_LEN;
+	uint8_t *zeros = calloc(1, len), *got = malloc(len);
+	scs_blob key;
+
+	cr_assert_eq(scs_store_put(&key, st, zeros, len), SCS_OK, "%s", scs_err_msg());
+	cr_assert_eq(scs_store_damage_for_tests(st, &key, 0, 17), SCS_OK, "%s", scs_err_msg());
+	cr_assert_eq(scs_store_read(st, &key, 0, got, len), SCS_ECORRUPT);
+	cr_assert_not_null(strstr(scs_err_msg(), "chunk 0"), "%s", scs_err_msg());
+	free(zeros);
+	free(got);
+}
+
+Test(store, one_writer_at_a_time, .init = open_store, .fini = close_store)
+{
+	scs_store_writer *w1, *w2;
+
+	cr_assert_eq(scs_store_writer_open(&w1, st), SCS_OK, "%s", scs_err_msg());
+	cr_assert_eq(scs_store_writer_open(&w2, st), SCS_EUSAGE);
+	cr_assert_null(w2);
+	scs_store_writer_abort(w1);
+	cr_assert_eq(scs_store_writer_open(&w2, st), SCS_OK, "after an abort a writer opens: %s", scs_err_msg());
+	scs_store_writer_abort(w2);
+	scs_store_writer_abort(NULL);
+}
+
+Test(store, a_store_folder_that_is_a_file_is_refused)
+{
+	char *d = tmpdir_new(), *where = path_in(d, "store");
+	scs_store *s;
+
+	write_all(where, "not a folder", 12);
+	cr_assert_lt(scs_store_open(&s, where, NULL), 0);
+	cr_assert_null(s);
+	cr_assert_not_null(strstr(scs_err_msg(), where), "%s", scs_err_msg());
+	cr_assert_lt(scs_store_open(&s, NULL, where), 0, "nor can a temporary store go under a file");
+	cr_assert_not_null(strstr(scs_err_msg(), where), "%s", scs_err_msg());
+	free(where);
+	tmpdir_remove(d);
 }
