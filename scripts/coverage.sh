@@ -22,7 +22,7 @@ fi
 grep '^\[====\] Synthesis' work/coverage.log
 
 echo "== src/: lines and branches"
-gcovr -r . --object-directory build-cov --filter 'src/' --print-summary -o /dev/null
+gcovr -r . --object-directory build-cov --filter 'src/' --print-summary -o work/coverage.txt
 echo "== branches per file"
 filters=()
 for f in "${files[@]}"; do
