@@ -105,10 +105,17 @@ sibling_name(const char *target, const char *tag)
 int
 scs_sink_open(scs_sink **out, const char *target)
 {
+	struct stat st;
 	scs_sink *s;
 	int rc;
 
 	*out = NULL;
+	/*
+	 * The output replaces its target by rename, which would turn a device,
+	 * a FIFO or a socket (say /dev/null) into a plain file for everyone.
+	 */
+	if (stat(target, &st) == 0 && !S_ISREG(st.st_mode))
+		return scs_err_set(SCS_EUSAGE, "%s: exists and is not a regular file; outputs replace their target", target);
 	if ((s = calloc(1, sizeof(*s))) == NULL)
 		return scs_err_set(SCS_ENOMEM, "%s: cannot allocate a writer", target);
 	s->fd = -1;

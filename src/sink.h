@@ -13,7 +13,8 @@
 
 typedef struct scs_sink scs_sink;
 
-/* Create a temporary file beside @target. */
+/* Create a temporary file beside @target. SCS_EUSAGE when @target exists and
+ * is not a regular file (a device, FIFO, socket or folder is never replaced). */
 int scs_sink_open(scs_sink **out, const char *target);
 
 /* Append @len bytes (buffered). */

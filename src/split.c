@@ -119,8 +119,12 @@ assign(split *s)
 		scs_names *u = &s->uses[i];
 		Onnx__NodeProto *n = s->g->node[i];
 
+		/*
+		 * A node counts in full: only tensors go to external data, so a node
+		 * at the budget or over it takes a shard of its own rather than none.
+		 */
 		node_len = protobuf_c_message_get_packed_size(&n->base);
-		cost = node_len >= s->max_len ? 0 : node_len;
+		cost = node_len;
 		for (size_t j = 0; j < u->n; j++)
 			if (!scs_strmap_get(&held, u->items[j], NULL))
 				cost += replicable_len(s, u->items[j]);
@@ -129,7 +133,7 @@ assign(split *s)
 			s->n_shards++;
 			cur = 0;
 			scs_strmap_dispose(&held);
-			cost = node_len >= s->max_len ? 0 : node_len;
+			cost = node_len;
 			for (size_t j = 0; j < u->n; j++)
 				cost += replicable_len(s, u->items[j]);
 		}

@@ -5,6 +5,7 @@
 #include <criterion/criterion.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "err.h"
@@ -288,6 +289,22 @@ Test(bad_input, an_existing_output_is_left_as_it_was, .init = setup, .fini = tea
 	cr_assert_eq(len, 8);
 	cr_assert_arr_eq(kept, "precious", 8);
 	free(kept);
+}
+
+Test(bad_input, a_special_file_as_output_is_refused_and_kept, .init = setup, .fini = teardown)
+{
+	char *src = fixture("tiny.onnx"), *fifo = path_in(dir, "fifo"), *text;
+	struct stat st;
+
+	cr_assert_eq(mkfifo(fifo, 0600), 0);
+	cr_assert_eq(run_tool(&text, "scs4onnx-shrink", "'%s' '%s'", src, fifo), 1, "output: %s", text);
+	cr_assert_not_null(strstr(text, "not a regular file"), "got: %s", text);
+	cr_assert_eq(stat(fifo, &st), 0);
+	cr_assert(S_ISFIFO(st.st_mode), "the FIFO was replaced");
+	cr_assert_eq(count_files(dir, ".fifo"), 0, "a temporary file was left");
+	free(text);
+	free(fifo);
+	free(src);
 }
 
 Test(bad_input, random_byte_flips_never_crash, .init = setup, .fini = teardown, .timeout = 300)

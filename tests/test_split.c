@@ -351,6 +351,22 @@ Test(merge, an_output_folder_with_models_is_refused_by_split)
 	tmpdir_remove(dir);
 }
 
+Test(split, a_budget_under_every_node_gives_each_node_a_shard)
+{
+	char *dir = tmpdir_new(), *in = fixture("dup_basic.onnx"), *shards = path_in(dir, "shards"), *text;
+	int count;
+
+	/* dup_basic: ten nodes besides one Constant (copied where read), every value typed */
+	cr_assert_eq(run_tool(&text, "scs4onnx-split", "'%s' '%s' --max-shard-size 1 -n", in, shards), 0, "%s", text);
+	free(text);
+	free(shard_list(shards, &count));
+	cr_assert_eq(count, 10, "shards: %d", count);
+	expect_shards_compute(in, shards);
+	free(in);
+	free(shards);
+	tmpdir_remove(dir);
+}
+
 Test(split, nodes_written_out_of_order_are_sorted_first)
 {
 	char *dir = tmpdir_new(), *in = fixture("unsorted.onnx"), *shards = path_in(dir, "shards"), *text;

@@ -58,9 +58,9 @@
 // model file. Sessions run with one intra-op thread for repeatable results.
 
 import fs from 'node:fs';
-import { createRequire } from 'node:module';
+import os from 'node:os';
 
-const require = createRequire(import.meta.url);
+import { SESSION_OPTIONS, compareOutput, loadOrt, runChain } from './ort_common.mjs';
 
 const PROG = 'ort_compare';
 
@@ -192,15 +192,6 @@ function floatToHalfBits(v) {
   return sign | h;
 }
 
-function halfBitsToFloat(h) {
-  const sign = h & 0x8000 ? -1 : 1;
-  const e = (h >>> 10) & 0x1f;
-  const m = h & 0x3ff;
-  if (e === 0) return sign * m * 2 ** -24;
-  if (e === 0x1f) return m ? NaN : sign * Infinity;
-  return sign * (1 + m / 1024) * 2 ** (e - 15);
-}
-
 // ------------------------------------------------------------------ tensors
 const TYPED = {
   float32: Float32Array,
@@ -297,7 +288,7 @@ function readNpy(ort, file) {
   if (!m || !NPY_TYPES[m[2]]) throw new Error(`${file}: unsupported dtype '${descr}'`);
   const [ortType, Ctor, size] = NPY_TYPES[m[2]];
   if (m[1] === '>' && size > 1) throw new Error(`${file}: big-endian dtype '${descr}' is not supported`);
-  if (m[1] === '=' && size > 1 && require('node:os').endianness() !== 'LE') {
+  if (m[1] === '=' && size > 1 && os.endianness() !== 'LE') {
     throw new Error(`${file}: native-endian dtype on a big-endian host is not supported`);
   }
   const dims = shapeM[1]
@@ -324,124 +315,17 @@ function readNpy(ort, file) {
   return new ort.Tensor(ortType, data, dims);
 }
 
-// ------------------------------------------------------------------ compare
-function bytesOf(tensor) {
-  const d = tensor.data;
-  return Buffer.from(d.buffer, d.byteOffset, d.byteLength);
-}
-
-function elemSize(tensor) {
-  return tensor.data.BYTES_PER_ELEMENT || 1;
-}
-
-function fmtValue(type, data, i) {
-  if (i >= data.length) return '<missing>';
-  const v = data[i];
-  const hex = (x, w) => '0x' + x.toString(16).padStart(w, '0');
-  switch (type) {
-    case 'float32': {
-      const b = Buffer.alloc(4);
-      b.writeFloatLE(v);
-      return `${Object.is(v, -0) ? '-0' : String(v)} (${hex(b.readUInt32LE(0), 8)})`;
-    }
-    case 'float64': {
-      const b = Buffer.alloc(8);
-      b.writeDoubleLE(v);
-      return `${Object.is(v, -0) ? '-0' : String(v)} (${hex(b.readBigUInt64LE(0), 16)})`;
-    }
-    case 'float16': {
-      const f = halfBitsToFloat(v);
-      return `${Object.is(f, -0) ? '-0' : String(f)} (${hex(v, 4)})`;
-    }
-    case 'string':
-      return JSON.stringify(v);
-    case 'bool':
-      return v ? 'true' : v === 0 ? 'false' : `bool(${v})`;
-    default:
-      return String(v);
-  }
-}
-
-function compareOutput(name, ref, cand) {
-  const problems = [];
-  if (cand === undefined) return [`output ${name}: missing from candidate`];
-  if (ref.type !== cand.type) {
-    return [`output ${name}: element type differs: reference ${ref.type} candidate ${cand.type}`];
-  }
-  const rd = Array.from(ref.dims);
-  const cd = Array.from(cand.dims);
-  if (rd.length !== cd.length || rd.some((d, i) => d !== cd[i])) {
-    return [`output ${name}: dims differ: reference [${rd.join(',')}] candidate [${cd.join(',')}]`];
-  }
-  if (ref.type === 'string') {
-    const a = ref.data;
-    const b = cand.data;
-    const n = Math.max(a.length, b.length);
-    for (let i = 0; i < n; i++) {
-      if (i >= a.length || i >= b.length || a[i] !== b[i]) {
-        problems.push(
-          `output ${name}: element ${i} differs: reference ${fmtValue('string', a, i)} candidate ${fmtValue('string', b, i)}`,
-        );
-        break;
-      }
-    }
-    return problems;
-  }
-  const ra = bytesOf(ref);
-  const ca = bytesOf(cand);
-  if (ra.equals(ca)) return problems;
-  const n = Math.min(ra.length, ca.length);
-  let byte = 0;
-  while (byte < n && ra[byte] === ca[byte]) byte++;
-  if (ref.type === 'int4' || ref.type === 'uint4') {
-    const idx = byte * 2 + (byte < n && (ra[byte] & 0x0f) === (ca[byte] & 0x0f) ? 1 : 0);
-    const nib = (buf, i) => (i >> 1 < buf.length ? String((buf[i >> 1] >> ((i & 1) * 4)) & 0x0f) : '<missing>');
-    problems.push(`output ${name}: element ${idx} differs: reference nibble ${nib(ra, idx)} candidate nibble ${nib(ca, idx)}`);
-    return problems;
-  }
-  const idx = Math.floor(byte / elemSize(ref));
-  problems.push(
-    `output ${name}: element ${idx} differs: reference ${fmtValue(ref.type, ref.data, idx)} candidate ${fmtValue(cand.type, cand.data, idx)}`,
-  );
-  return problems;
-}
-
 // ------------------------------------------------------------------ main
-// The chain of shards: each run takes its inputs from the pool of values so far.
-async function runChain(sessions, paths, feeds) {
-  const pool = { ...feeds };
-  for (let k = 0; k < sessions.length; k++) {
-    const f = {};
-    for (const name of sessions[k].inputNames) {
-      if (!(name in pool)) fail(`${paths[k]}: input ${name} is made by no earlier shard and is no model input`);
-      f[name] = pool[name];
-    }
-    let out;
-    try {
-      out = await sessions[k].run(f);
-    } catch (e) {
-      fail(`cannot run shard ${paths[k]}: ${e.message}`);
-    }
-    Object.assign(pool, out);
-  }
-  return pool;
-}
-
 async function main() {
   const opts = parseArgs(process.argv.slice(2));
   let ort;
   try {
-    ort = require('onnxruntime-node');
+    ort = loadOrt();
   } catch (e) {
-    fail(`cannot load onnxruntime-node (run 'npm install --onnxruntime-node-install=skip' next to this script): ${e.message}`);
+    fail(e.message);
   }
   ort.env.logLevel = 'error';
-  const sessOpts = {
-    executionProviders: ['cpu'],
-    intraOpNumThreads: 1,
-    interOpNumThreads: 1,
-    logSeverityLevel: 3,
-  };
+  const sessOpts = { ...SESSION_OPTIONS };
   if (opts.graphOpt) sessOpts.graphOptimizationLevel = opts.graphOpt;
 
   if (opts.batch !== null) {

@@ -1,0 +1,139 @@
+// ort_common.mjs - what the ONNX Runtime checks share: loading
+// onnxruntime-node, the session options (CPU, one thread, for repeatable
+// results) and the bit-for-bit comparison of output tensors.
+
+import { createRequire } from 'node:module';
+
+const require = createRequire(import.meta.url);
+
+// onnxruntime-node, or an Error naming the setup step.
+export function loadOrt() {
+  try {
+    return require('onnxruntime-node');
+  } catch (e) {
+    throw new Error(
+      `cannot load onnxruntime-node (run 'npm install --onnxruntime-node-install=skip' in tests/e2e): ${e.message}`,
+    );
+  }
+}
+
+export const SESSION_OPTIONS = {
+  executionProviders: ['cpu'],
+  intraOpNumThreads: 1,
+  interOpNumThreads: 1,
+  logSeverityLevel: 3,
+};
+
+export function halfBitsToFloat(h) {
+  const sign = h & 0x8000 ? -1 : 1;
+  const e = (h >>> 10) & 0x1f;
+  const m = h & 0x3ff;
+  if (e === 0) return sign * m * 2 ** -24;
+  if (e === 0x1f) return m ? NaN : sign * Infinity;
+  return sign * (1 + m / 1024) * 2 ** (e - 15);
+}
+
+// ------------------------------------------------------------------ compare
+function bytesOf(tensor) {
+  const d = tensor.data;
+  return Buffer.from(d.buffer, d.byteOffset, d.byteLength);
+}
+
+function elemSize(tensor) {
+  return tensor.data.BYTES_PER_ELEMENT || 1;
+}
+
+function fmtValue(type, data, i) {
+  if (i >= data.length) return '<missing>';
+  const v = data[i];
+  const hex = (x, w) => '0x' + x.toString(16).padStart(w, '0');
+  switch (type) {
+    case 'float32': {
+      const b = Buffer.alloc(4);
+      b.writeFloatLE(v);
+      return `${Object.is(v, -0) ? '-0' : String(v)} (${hex(b.readUInt32LE(0), 8)})`;
+    }
+    case 'float64': {
+      const b = Buffer.alloc(8);
+      b.writeDoubleLE(v);
+      return `${Object.is(v, -0) ? '-0' : String(v)} (${hex(b.readBigUInt64LE(0), 16)})`;
+    }
+    case 'float16': {
+      const f = halfBitsToFloat(v);
+      return `${Object.is(f, -0) ? '-0' : String(f)} (${hex(v, 4)})`;
+    }
+    case 'string':
+      return JSON.stringify(v);
+    case 'bool':
+      return v ? 'true' : v === 0 ? 'false' : `bool(${v})`;
+    default:
+      return String(v);
+  }
+}
+
+export function compareOutput(name, ref, cand) {
+  const problems = [];
+  if (cand === undefined) return [`output ${name}: missing from candidate`];
+  if (ref.type !== cand.type) {
+    return [`output ${name}: element type differs: reference ${ref.type} candidate ${cand.type}`];
+  }
+  const rd = Array.from(ref.dims);
+  const cd = Array.from(cand.dims);
+  if (rd.length !== cd.length || rd.some((d, i) => d !== cd[i])) {
+    return [`output ${name}: dims differ: reference [${rd.join(',')}] candidate [${cd.join(',')}]`];
+  }
+  if (ref.type === 'string') {
+    const a = ref.data;
+    const b = cand.data;
+    const n = Math.max(a.length, b.length);
+    for (let i = 0; i < n; i++) {
+      if (i >= a.length || i >= b.length || a[i] !== b[i]) {
+        problems.push(
+          `output ${name}: element ${i} differs: reference ${fmtValue('string', a, i)} candidate ${fmtValue('string', b, i)}`,
+        );
+        break;
+      }
+    }
+    return problems;
+  }
+  const ra = bytesOf(ref);
+  const ca = bytesOf(cand);
+  if (ra.equals(ca)) return problems;
+  const n = Math.min(ra.length, ca.length);
+  let byte = 0;
+  while (byte < n && ra[byte] === ca[byte]) byte++;
+  if (ref.type === 'int4' || ref.type === 'uint4') {
+    const idx = byte * 2 + (byte < n && (ra[byte] & 0x0f) === (ca[byte] & 0x0f) ? 1 : 0);
+    const nib = (buf, i) => (i >> 1 < buf.length ? String((buf[i >> 1] >> ((i & 1) * 4)) & 0x0f) : '<missing>');
+    problems.push(`output ${name}: element ${idx} differs: reference nibble ${nib(ra, idx)} candidate nibble ${nib(ca, idx)}`);
+    return problems;
+  }
+  const idx = Math.floor(byte / elemSize(ref));
+  problems.push(
+    `output ${name}: element ${idx} differs: reference ${fmtValue(ref.type, ref.data, idx)} candidate ${fmtValue(cand.type, cand.data, idx)}`,
+  );
+  return problems;
+}
+
+// Run @sessions in order (the shards of a split model, or one model): each
+// takes its inputs by name from @feeds and the outputs of the runs before it.
+// @paths name the sessions in errors. Returns every value made, feeds
+// included; throws an Error naming the model that could not run.
+export async function runChain(sessions, paths, feeds) {
+  const pool = { ...feeds };
+  for (let k = 0; k < sessions.length; k++) {
+    const f = {};
+    for (const name of sessions[k].inputNames) {
+      if (!(name in pool)) throw new Error(`${paths[k]}: input ${name} is made by no earlier shard and is no model input`);
+      f[name] = pool[name];
+    }
+    let out;
+    try {
+      out = await sessions[k].run(f);
+    } catch (e) {
+      throw new Error(`cannot run shard ${paths[k]}: ${e.message}`);
+    }
+    Object.assign(pool, out);
+  }
+  return pool;
+}
