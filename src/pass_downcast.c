@@ -82,8 +82,14 @@ join(downcast *d, int a, int b)
 {
 	a = find_root(d, a);
 	b = find_root(d, b);
-	if (a != b)
-		d->c[b].parent = a;
+	if (a == b)
+		return;
+	d->c[b].parent = a;
+	/* a refusal is the set's: it moves to the new root */
+	if (d->c[a].refusal == NULL) {
+		d->c[a].refusal = d->c[b].refusal;
+		d->c[b].refusal = NULL;
+	}
 }
 
 static int

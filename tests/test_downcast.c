@@ -151,3 +151,18 @@ Test(downcast, outputs_that_follow_an_input_by_inference_refuse_it)
 		cr_assert_not_null(strstr(why, cases[k].why), "%s: %s", cases[k].op, why);
 	}
 }
+
+/* A refusal belongs to the whole set of constants joined by a type
+ * variable, whichever constant was refused before the sets joined. */
+Test(downcast, a_refusal_survives_the_join_of_two_sets, .init = shrink_setup, .fini = shrink_teardown)
+{
+	Onnx__GraphProto *g = shrink("downcast_join.onnx", 0);
+	char *in = fixture("downcast_join.onnx"), *out = path_in(shrunk_dir, "out.onnx");
+
+	cr_assert_eq(dtype_of(g, "one"), SCS_DT_INT64, "Equal reads one beside an int64 input");
+	cr_assert_eq(dtype_of(g, "zero"), SCS_DT_INT64, "Slice's starts narrow with its ends, or not at all");
+	cr_assert_not_null(reason(&rep.refused, "zero"), "the refusal reaches zero");
+	expect_equivalent(in, out, NULL);
+	free(in);
+	free(out);
+}

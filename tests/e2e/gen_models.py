@@ -47,6 +47,8 @@ Files written to OUTDIR (names are fixed; the C tests refer to them):
                       twice in the outer else branch and once in the main graph.
   func_dup.onnx       a model-local function (domain "local") whose body holds
                       two equal Constant nodes.
+  downcast_join.onnx  a constant read by Equal beside an int64 input and then
+                      by Slice with another constant: neither may narrow.
 """
 
 import os
@@ -432,8 +434,26 @@ def gen_func_dup(outdir):
     return save(model, outdir, "func_dup.onnx")
 
 
+# ---------------------------------------------------------- downcast_join
+def gen_downcast_join(outdir):
+    """`one` is read by Equal beside an int64 activation (so it must stay
+    int64) and, after that, by Slice together with `zero`: the refusal must
+    reach every constant the Slice joins with it."""
+    inits = [init("one", np.array([1], dtype=np.int64)),
+             init("zero", np.array([0], dtype=np.int64))]
+    nodes = [node("Equal", ["t", "one"], ["e"], "equal"),
+             node("Slice", ["x", "zero", "one", "one"], ["y"], "slice")]
+    graph = helper.make_graph(
+        nodes, "downcast_join",
+        [vi("t", TensorProto.INT64, [1]), vi("x", FLOAT, [2, 4])],
+        [vi("e", TensorProto.BOOL, [1]), vi("y", FLOAT, [2, 1])],
+        initializer=inits)
+    return save(make_model(graph), outdir, "downcast_join.onnx")
+
+
 GENERATORS = [gen_dup_basic, gen_dup_encodings, gen_if_outer, gen_shadow,
-              gen_downcast, gen_external, gen_loop_dup, gen_nested_if, gen_func_dup]
+              gen_downcast, gen_external, gen_loop_dup, gen_nested_if, gen_func_dup,
+              gen_downcast_join]
 
 
 def main(argv, generators=None, prog="gen_models"):
