@@ -55,16 +55,26 @@ done:
 char *
 scs_npy_file_name(const char *out_path, const char *name)
 {
+	return scs_npy_file_name_nth(out_path, name, 0);
+}
+
+char *
+scs_npy_file_name_nth(const char *out_path, const char *name, unsigned nth)
+{
 	const char *base = scs_path_base(out_path), *dot = strrchr(base, '.');
 	size_t stem = dot && dot != base ? (size_t)(dot - base) : strlen(base);
-	size_t len = stem + strlen("_exported_") + strlen(name) + strlen(".npy") + 1;
+	size_t len = stem + strlen("_exported_") + strlen(name) + 16 + strlen(".npy") + 1;
 	char *p = malloc(len), *q;
 
 	if (p == NULL)
 		return NULL;
-	snprintf(p, len, "%.*s_exported_%s.npy", (int)stem, base, name);
+	snprintf(p, len, "%.*s_exported_%s", (int)stem, base, name);
 	for (q = p + stem + 10; *q; q++)
 		if (*q == ':' || *q == ';' || *q == '/' || *q == ',')
 			*q = '_';
+	if (nth)
+		snprintf(q, len - (size_t)(q - p), "_%u.npy", nth);
+	else
+		snprintf(q, len - (size_t)(q - p), ".npy");
 	return p;
 }

@@ -20,6 +20,7 @@ typedef struct extract {
 	scs_extract_list *out;
 	scs_renames renames;
 	scs_strmap chosen;        /* constant name -> 1 */
+	scs_strmap files;         /* .npy file names given out -> 1 (keys borrowed from out) */
 	const char *wanted;       /* find_constant(): the name looked for */
 	Onnx__TensorProto *found_t;
 	Onnx__NodeProto *found_node;
@@ -59,6 +60,46 @@ find_constant(extract *x, const char *name)
 	return scs_scopes_each_constant(&x->scopes, match, x) == 1;
 }
 
+/*
+ * The .npy file name (also the new input's name) for constant @name: the
+ * one scs4onnx gives it, or, when another constant's name maps to the same
+ * file or the model already uses that name, the first of "_1", "_2", ...
+ * that is free, which the summary tells. Deterministic: constants are taken
+ * in a fixed order.
+ */
+static int
+unique_file(extract *x, const char *name, char **out)
+{
+	char *file, *plain = NULL, why[512];
+	int rc = SCS_OK;
+
+	*out = NULL;
+	for (unsigned nth = 0;; nth++) {
+		if ((file = scs_npy_file_name_nth(x->o->out_path, name, nth)) == NULL) {
+			rc = scs_err_set(SCS_ENOMEM, "cannot allocate a name");
+			break;
+		}
+		if (!scs_scopes_defined_anywhere(&x->scopes, file) && !scs_strmap_get(&x->files, file, NULL))
+			break;
+		if (nth == 0) {
+			plain = file;
+			continue;
+		}
+		free(file);
+	}
+	if (rc == SCS_OK && plain) {
+		snprintf(why, sizeof(why), "%.200s (%.200s is taken)", file, plain);
+		rc = scs_report_add(&x->rep->npy_renamed, name, why);
+	}
+	free(plain);
+	if (rc < 0) {
+		free(file);
+		return rc;
+	}
+	*out = file;
+	return SCS_OK;
+}
+
 /* Move constant @name out, or report why not. */
 static int
 take(extract *x, const char *name)
@@ -80,12 +121,8 @@ take(extract *x, const char *name)
 		return scs_report_add(&x->rep->unexported, name, "a graph input or output");
 	if (!scs_model_payload_of(x->m, t, &id) || scs_dtype_npy_descr(t->data_type) == NULL)
 		return scs_report_add(&x->rep->unexported, name, "NumPy has no type for it");
-	if ((file = scs_npy_file_name(x->o->out_path, name)) == NULL)
-		return scs_err_set(SCS_ENOMEM, "cannot allocate a name");
-	if (scs_scopes_defined_anywhere(&x->scopes, file)) {
-		free(file);
-		return scs_report_add(&x->rep->unexported, name, "the model already uses its .npy name");
-	}
+	if ((rc = unique_file(x, name, &file)) < 0)
+		return rc;
 	if (x->out->n == x->out->cap) {
 		x->out->cap = x->out->cap ? x->out->cap * 2 : 8;
 		if ((grown = realloc(x->out->items, x->out->cap * sizeof(*grown))) == NULL) {
@@ -107,7 +144,7 @@ take(extract *x, const char *name)
 	}
 	memcpy(e->dims, t->dims, t->n_dims * sizeof(*e->dims));
 	x->out->n++;
-	if ((rc = scs_strmap_put(&x->chosen, e->constant, 1)) < 0)
+	if ((rc = scs_strmap_put(&x->chosen, e->constant, 1)) < 0 || (rc = scs_strmap_put(&x->files, e->file, 1)) < 0)
 		return rc;
 	return scs_renames_add(&x->renames, 0, e->constant, e->file);
 }
@@ -227,6 +264,7 @@ scs_pass_extract(scs_model *m, scs_report *rep, const scs_extract_options *o, sc
 done:
 	scs_renames_dispose(&x.renames);
 	scs_strmap_dispose(&x.chosen);
+	scs_strmap_dispose(&x.files);
 	scs_scopes_dispose(&x.scopes);
 	return rc;
 }

@@ -3,6 +3,8 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
 
 #include "err.h"
 
@@ -15,12 +17,25 @@ scs_payload_at_store(scs_payload *p, const scs_blob *blob)
 	p->off = blob->id;
 }
 
+/* SCS_PAYLOADS_MAX_OPEN, or an eighth of the process's descriptor limit
+ * when that is less: the outputs and the store need descriptors too. */
+static size_t
+max_open(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur / 8 < SCS_PAYLOADS_MAX_OPEN)
+		return rl.rlim_cur >= 8 ? (size_t)(rl.rlim_cur / 8) : 1;
+	return SCS_PAYLOADS_MAX_OPEN;
+}
+
 int
 scs_payloads_init(scs_payloads *set, scs_store *store)
 {
 	memset(set, 0, sizeof(*set));
 	set->store = store;
-	if ((set->piece[0] = malloc(SCS_CHUNK_LEN)) == NULL || (set->piece[1] = malloc(SCS_CHUNK_LEN)) == NULL) {
+	if ((set->piece[0] = malloc(SCS_CHUNK_LEN)) == NULL || (set->piece[1] = malloc(SCS_CHUNK_LEN)) == NULL ||
+	    scs_source_pool_new(&set->pool, max_open()) < 0) {
 		scs_payloads_dispose(set);
 		return scs_err_set(SCS_ENOMEM, "cannot allocate payload buffers");
 	}
@@ -32,6 +47,7 @@ scs_payloads_dispose(scs_payloads *set)
 {
 	for (size_t i = 0; i < set->n_files; i++)
 		scs_source_close(set->files[i]);
+	scs_source_pool_free(set->pool);
 	free(set->files);
 	free(set->items);
 	free(set->piece[0]);
@@ -43,16 +59,18 @@ int
 scs_payloads_add_file(scs_payloads *set, const char *path, uint32_t *out)
 {
 	scs_source *src, **grown;
+	struct stat st;
 	size_t cap;
 	int rc;
 
-	for (size_t i = 0; i < set->n_files; i++) {
-		if (scs_source_is(set->files[i], path)) {
+	/* one stat, then a compare a file (a model may name thousands) */
+	for (size_t i = 0; stat(path, &st) == 0 && i < set->n_files; i++) {
+		if (scs_source_is_file(set->files[i], (uint64_t)st.st_dev, (uint64_t)st.st_ino)) {
 			*out = (uint32_t)i;
 			return SCS_OK;
 		}
 	}
-	if ((rc = scs_source_open(&src, path)) < 0)
+	if ((rc = scs_source_open_in(&src, path, set->pool)) < 0)
 		return rc;
 	if (set->n_files == set->cap_files) {
 		cap = set->cap_files ? set->cap_files * 2 : 4;
@@ -135,10 +153,11 @@ scs_payloads_copy(scs_payloads *set, uint32_t id, scs_sink *sink)
 	const scs_payload *p = &set->items[id];
 	uint64_t off;
 	size_t take;
-	int rc;
+	int rc, fd;
 
+	/* the descriptor stays valid through the copy: no other file is touched */
 	if (p->where == SCS_AT_FILE)
-		return scs_sink_copy_fd(sink, scs_source_fd(set->files[p->file]), p->off, p->key.len);
+		return (fd = scs_source_fd(set->files[p->file])) < 0 ? fd : scs_sink_copy_fd(sink, fd, p->off, p->key.len);
 	for (off = 0; off < p->key.len; off += take) {
 		take = p->key.len - off > SCS_CHUNK_LEN ? SCS_CHUNK_LEN : (size_t)(p->key.len - off);
 		if ((rc = scs_payloads_read(set, id, off, set->piece[0], take)) < 0 ||
@@ -151,8 +170,12 @@ scs_payloads_copy(scs_payloads *set, uint32_t id, scs_sink *sink)
 int
 scs_payloads_reads_from(const scs_payloads *set, const char *path)
 {
+	struct stat st;
+
+	if (stat(path, &st) < 0)
+		return 0;
 	for (size_t i = 0; i < set->n_files; i++)
-		if (scs_source_is(set->files[i], path))
+		if (scs_source_is_file(set->files[i], (uint64_t)st.st_dev, (uint64_t)st.st_ino))
 			return 1;
 	return 0;
 }

@@ -32,11 +32,17 @@ typedef struct scs_payload {
 /* @p lies in the store as @blob. */
 void scs_payload_at_store(scs_payload *p, const scs_blob *blob);
 
+/* Input files whose descriptors stay open at once (the rest are opened
+ * again when read): a model may have one external data file per tensor.
+ * Fewer under a low descriptor limit (an eighth of it). */
+#define SCS_PAYLOADS_MAX_OPEN 64
+
 typedef struct scs_payloads {
 	scs_payload *items;
 	size_t n, cap;
 	scs_source **files;
 	size_t n_files, cap_files;
+	scs_source_pool *pool;  /* the files' descriptors, SCS_PAYLOADS_MAX_OPEN at most */
 	scs_store *store;   /* borrowed; may be NULL until a payload needs it */
 	uint8_t *piece[2];  /* two SCS_CHUNK_LEN buffers for copies and compares */
 } scs_payloads;

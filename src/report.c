@@ -91,6 +91,7 @@ scs_report_dispose(scs_report *r)
 	list_dispose(&r->refused);
 	list_dispose(&r->npy);
 	list_dispose(&r->unexported);
+	list_dispose(&r->npy_renamed);
 	list_dispose(&r->shards);
 	memset(r, 0, sizeof(*r));
 }
@@ -134,6 +135,7 @@ scs_report_print(const scs_report *r, FILE *f)
 	print_list(f, "narrowed", &r->narrowed);
 	print_list(f, "not narrowed", &r->refused);
 	print_list(f, "exported", &r->npy);
+	print_list(f, "npy name made unique", &r->npy_renamed);
 	print_list(f, "not exported", &r->unexported);
 	if (r->n_shards)
 		fprintf(f, "INFO: shards: %zu\n", r->n_shards);
@@ -206,6 +208,7 @@ scs_report_write_json(const scs_report *r, FILE *f)
 	json_list(f, "narrowed", &r->narrowed, "change");
 	json_list(f, "not_narrowed", &r->refused, "reason");
 	json_list(f, "npy", &r->npy, "path");
+	json_list(f, "npy_renamed", &r->npy_renamed, "reason");
 	json_list(f, "not_exported", &r->unexported, "reason");
 	fprintf(f, ",\n  \"n_shards\": %zu", r->n_shards);
 	json_list(f, "shards", &r->shards, "bytes");

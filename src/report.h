@@ -46,6 +46,7 @@ typedef struct scs_report {
 	scs_report_list refused;  /* downcast candidates refused, and why */
 	scs_report_list npy;      /* constants exported: name, .npy path */
 	scs_report_list unexported; /* constants asked for but not exported, and why */
+	scs_report_list npy_renamed; /* exported under another .npy name than scs4onnx's: name, new name and why */
 	uint64_t bytes_before;    /* payload bytes the graph referenced before */
 	uint64_t bytes_after;     /* ... and after */
 	uint64_t input_len;       /* input file bytes (with external data) */

@@ -11,7 +11,24 @@
 
 typedef struct scs_source scs_source;
 
-/* Open @path read-only. @out is freed with scs_source_close(). */
+/*
+ * A bound on the descriptors a set of sources keeps open at once: a model
+ * may come with one external data file per tensor, thousands of them. A
+ * source of a pool lets its descriptor go when others need one (the least
+ * recently used goes first) and opens its file again when next read, after
+ * checking it is still the same file (device, inode and size).
+ */
+typedef struct scs_source_pool scs_source_pool;
+
+/* A pool that keeps at most @max_open descriptors (1 or more) open. */
+int scs_source_pool_new(scs_source_pool **out, size_t max_open);
+/* NULL is a no-op. Close the pool's sources first. */
+void scs_source_pool_free(scs_source_pool *pool);
+
+/* Open @path read-only, in @pool (NULL: its descriptor stays open until
+ * close). @out is freed with scs_source_close(). */
+int scs_source_open_in(scs_source **out, const char *path, scs_source_pool *pool);
+/* The same with no pool. */
 int scs_source_open(scs_source **out, const char *path);
 
 /* NULL is a no-op. */
@@ -19,7 +36,14 @@ void scs_source_close(scs_source *src);
 
 uint64_t scs_source_size(const scs_source *src);
 const char *scs_source_path(const scs_source *src);   /* as given to open */
-int scs_source_fd(const scs_source *src);
+
+/*
+ * The source's descriptor, opened again if its pool had let it go.
+ * @return the descriptor, valid until another source of the same pool is
+ * opened or read, or this one is closed; or a negative SCS_E* code (the file
+ * cannot be opened again, or another file is there now).
+ */
+int scs_source_fd(scs_source *src);
 
 /*
  * Read exactly @len bytes at @off.
@@ -31,6 +55,8 @@ int scs_source_read(scs_source *src, void *buf, size_t len, uint64_t off);
 /* 1 when @path names the same file (device and inode) as @src, 0 when not
  * (or when @path does not exist). */
 int scs_source_is(const scs_source *src, const char *path);
+/* The same for a file whose stat() gave @dev and @ino. */
+int scs_source_is_file(const scs_source *src, uint64_t dev, uint64_t ino);
 
 /*
  * Resolve the external-data @location of a model that lives in @dir.

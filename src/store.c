@@ -8,8 +8,15 @@
  * of the blobs with that key (sorted duplicates: keys only nominate, so two
  * different blobs may share one); db "chunks" maps (id, chunk index) to a
  * 16-byte header (codec, raw length, check) and the chunk bytes; db "meta"
- * holds the next id. A finished writer's bytes are compared with every
- * blob already under its key, chunk by chunk, and reused only when equal.
+ * holds the next id and the count of chunks given back. A finished writer's
+ * bytes are compared with every blob already under its key, chunk by chunk,
+ * and reused only when equal.
+ *
+ * Reclaim: a writer commits its chunks in batches, and they are named by no
+ * index entry until it finishes. An aborted writer drops them; a kept store
+ * opened by no other process (a shared flock on "scs4onnx.lock" in its
+ * folder tells) drops every chunk whose id the index does not name, which
+ * is what a writer killed between batches leaves.
  *
  * Buffers: a writer owns its pending chunk and its packing buffer from open
  * to finish or abort (lent by the store, so a run of small blobs allocates
@@ -25,6 +32,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -41,6 +49,8 @@
 #define PAGE_COST 16384                        /* a chunk's pages beyond its bytes, at most */
 #define HDR_LEN 16
 #define CHUNK_COST ((uint64_t)SCS_CHUNK_LEN + 4096 + PAGE_COST)  /* a chunk's worst case in the map */
+#define DROP_BATCH 64                           /* chunks dropped per transaction (its free list stays small) */
+#define DROP_ROOM ((uint64_t)2 << 20)           /* map room such a transaction may take */
 
 enum { CODEC_RAW = 0, CODEC_ZSTD = 1 };
 
@@ -53,6 +63,7 @@ struct scs_store {
 	uint8_t *spare[2];  /* a writer's buffers while no writer holds them */
 	size_t packed_cap;
 	int writing;
+	int lock_fd;        /* a kept store: shared flock on its lock file while open, -1 otherwise */
 };
 
 struct scs_store_writer {
@@ -60,6 +71,7 @@ struct scs_store_writer {
 	MDB_txn *txn;
 	uint64_t id;
 	uint32_t n_chunks;
+	uint32_t n_committed; /* chunks earlier batches committed, unindexed until finish commits */
 	uint64_t since_commit;
 	scs_hash hash;
 	uint64_t room;      /* bytes this transaction may still add to the map */
@@ -68,6 +80,8 @@ struct scs_store_writer {
 	uint8_t *packed;    /* one chunk encoded, with header; owned by the writer */
 	size_t n_raw;
 };
+
+static int lock_and_reclaim(scs_store *st, const char *dir);
 
 static int
 mdb_fail(int mrc, const char *what, const scs_store *st)
@@ -211,6 +225,20 @@ ensure_room(scs_store *st, uint64_t need, uint64_t *room)
 	return map_room(st, room);
 }
 
+/* Begin a write transaction that may add @need bytes to the map. */
+static int
+begin_write(scs_store *st, uint64_t need, MDB_txn **txn)
+{
+	uint64_t room;
+	int mrc, rc;
+
+	if ((rc = ensure_room(st, need, &room)) < 0)
+		return rc;
+	if ((mrc = mdb_txn_begin(st->env, NULL, 0, txn)) != 0)
+		return mdb_fail(mrc, "cannot begin a write", st);
+	return SCS_OK;
+}
+
 int
 scs_store_open(scs_store **out, const char *dir, const char *tmp_parent)
 {
@@ -224,6 +252,7 @@ scs_store_open(scs_store **out, const char *dir, const char *tmp_parent)
 		return scs_err_set(SCS_ENOMEM, "cannot allocate a store");
 	st->packed_cap = HDR_LEN + scs_codec_bound(SCS_CHUNK_LEN);
 	st->temporary = dir == NULL;
+	st->lock_fd = -1;
 	if (dir == NULL && tmp_parent == NULL)
 		tmp_parent = ".";
 	if ((st->read_buf = malloc(SCS_CHUNK_LEN)) == NULL || (st->spare[0] = malloc(SCS_CHUNK_LEN)) == NULL ||
@@ -258,6 +287,8 @@ scs_store_open(scs_store **out, const char *dir, const char *tmp_parent)
 		rc = mdb_fail(mrc, "cannot open its tables", st);
 		goto fail;
 	}
+	if (dir && (rc = lock_and_reclaim(st, dir)) < 0)
+		goto fail;
 	*out = st;
 	return SCS_OK;
 fail:
@@ -276,6 +307,8 @@ scs_store_close(scs_store *st)
 			mdb_env_sync(st->env, 1);
 		mdb_env_close(st->env);
 	}
+	if (st->lock_fd >= 0)
+		close(st->lock_fd);     /* and with it the flock */
 	free(st->label);
 	free(st->read_buf);
 	free(st->spare[0]);
@@ -283,17 +316,25 @@ scs_store_close(scs_store *st)
 	free(st);
 }
 
+/* Ids are stored big-endian, so LMDB's byte order is their order. */
+static uint64_t
+load_be64(const void *p)
+{
+	const uint8_t *b = p;
+	uint64_t v = 0;
+
+	for (int i = 0; i < 8; i++)
+		v = v << 8 | b[i];
+	return v;
+}
+
 /* The id stored in an index value. */
 static int
 id_of(const scs_store *st, const MDB_val *v, uint64_t *id)
 {
-	const uint8_t *p = v->mv_data;
-
 	if (v->mv_size != 8)
 		return scs_err_set(SCS_ECORRUPT, "%s: damaged blob index", st->label);
-	*id = 0;
-	for (int i = 0; i < 8; i++)
-		*id = *id << 8 | p[i];
+	*id = load_be64(v->mv_data);
 	return SCS_OK;
 }
 
@@ -302,6 +343,206 @@ id_bytes(uint8_t out[8], uint64_t id)
 {
 	for (int i = 0; i < 8; i++)
 		out[i] = (uint8_t)(id >> (56 - 8 * i));
+}
+
+static int
+has_id(const uint64_t *ids, size_t n, uint64_t id)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (ids[mid] == id)
+			return 1;
+		if (ids[mid] < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return 0;
+}
+
+/*
+ * Add @n to the count of chunks given back, in meta, in a transaction of its
+ * own: LMDB hands the pages a transaction T freed only to transactions
+ * after T + 1, so this small one makes them the next writer's at once.
+ */
+static int
+count_dropped(scs_store *st, uint64_t n)
+{
+	MDB_txn *txn;
+	MDB_val k = { 7, "dropped" }, v;
+	uint8_t sum[8];
+	int mrc, rc;
+
+	if ((rc = begin_write(st, 4 * PAGE_COST, &txn)) < 0)
+		return rc;
+	mrc = mdb_get(txn, st->meta, &k, &v);
+	if (mrc == 0 && v.mv_size == 8)
+		n += scs_load_le64(v.mv_data);
+	scs_store_le64(sum, n);
+	v.mv_size = 8;
+	v.mv_data = sum;
+	if ((mrc == 0 || mrc == MDB_NOTFOUND) && (mrc = mdb_put(txn, st->meta, &k, &v, 0)) == 0)
+		mrc = mdb_txn_commit(txn);
+	else
+		mdb_txn_abort(txn);
+	return mrc ? mdb_fail(mrc, "cannot count dropped chunks", st) : SCS_OK;
+}
+
+/*
+ * Drop the chunks of every blob id in [@first, @last] that is not among
+ * the @n_keep sorted ids @keep, in transactions of DROP_BATCH chunks (each
+ * freed chunk lists its pages in the transaction's free list). Only keys
+ * are looked at, and the chunks of a kept blob are skipped in one seek.
+ */
+static int
+drop_unindexed(scs_store *st, uint64_t first, uint64_t last, const uint64_t *keep, size_t n_keep)
+{
+	MDB_txn *txn = NULL;
+	MDB_cursor *cur = NULL;
+	uint8_t kb[12];
+	MDB_val k, v;
+	uint64_t id, n_dropped = 0;
+	int mrc = 0, rc = SCS_OK, in_txn = 0;
+
+	chunk_key(kb, first, 0);
+	for (;;) {
+		if (txn == NULL) {
+			if ((rc = begin_write(st, DROP_ROOM, &txn)) < 0)
+				break;
+			if ((mrc = mdb_cursor_open(txn, st->chunks, &cur)) != 0)
+				break;
+			in_txn = 0;
+		}
+		k.mv_size = sizeof(kb);
+		k.mv_data = kb;
+		if ((mrc = mdb_cursor_get(cur, &k, &v, MDB_SET_RANGE)) != 0)
+			break;
+		if (k.mv_size != sizeof(kb)) {
+			rc = scs_err_set(SCS_ECORRUPT, "%s: damaged chunk table", st->label);
+			break;
+		}
+		if ((id = load_be64(k.mv_data)) > last)
+			break;
+		if (has_id(keep, n_keep, id)) {
+			if (id == UINT64_MAX)
+				break;
+			chunk_key(kb, id + 1, 0);
+			continue;
+		}
+		memcpy(kb, k.mv_data, sizeof(kb));   /* where to look again: the key after this one */
+		if ((mrc = mdb_cursor_del(cur, 0)) != 0)
+			break;
+		n_dropped++;
+		if (++in_txn == DROP_BATCH) {
+			mdb_cursor_close(cur);
+			cur = NULL;
+			mrc = mdb_txn_commit(txn);
+			txn = NULL;
+			if (mrc != 0)
+				break;
+		}
+	}
+	if (cur)
+		mdb_cursor_close(cur);
+	if (mrc != 0 && mrc != MDB_NOTFOUND) {
+		if (txn)
+			mdb_txn_abort(txn);
+		return mdb_fail(mrc, "cannot drop unindexed chunks", st);
+	}
+	if (rc < 0) {
+		if (txn)
+			mdb_txn_abort(txn);
+		return rc;
+	}
+	if (txn && (mrc = mdb_txn_commit(txn)) != 0)
+		return mdb_fail(mrc, "cannot drop unindexed chunks", st);
+	return n_dropped ? count_dropped(st, n_dropped) : SCS_OK;
+}
+
+static int
+cmp_id(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * Give back the chunks no index entry names: those of writers that were
+ * aborted or killed between batches. Every id the index names is gathered
+ * (8 bytes a blob) and the chunk table is walked by key.
+ */
+static int
+reclaim(scs_store *st)
+{
+	MDB_txn *txn;
+	MDB_cursor *cur;
+	MDB_val k, v;
+	uint64_t *ids = NULL, *grown;
+	size_t n = 0, cap = 0;
+	int mrc, rc = SCS_OK;
+
+	if ((mrc = mdb_txn_begin(st->env, NULL, MDB_RDONLY, &txn)) != 0)
+		return mdb_fail(mrc, "cannot begin a read", st);
+	if ((mrc = mdb_cursor_open(txn, st->index, &cur)) != 0) {
+		mdb_txn_abort(txn);
+		return mdb_fail(mrc, "cannot open a cursor", st);
+	}
+	for (mrc = mdb_cursor_get(cur, &k, &v, MDB_FIRST); mrc == 0; mrc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
+		if (n == cap) {
+			cap = cap ? cap * 2 : 1024;
+			if ((grown = realloc(ids, cap * sizeof(*ids))) == NULL) {
+				rc = scs_err_set(SCS_ENOMEM, "%s: cannot list the blob ids", st->label);
+				break;
+			}
+			ids = grown;
+		}
+		if ((rc = id_of(st, &v, &ids[n++])) < 0)
+			break;
+	}
+	mdb_cursor_close(cur);
+	mdb_txn_abort(txn);
+	if (rc == SCS_OK && mrc != MDB_NOTFOUND)
+		rc = mdb_fail(mrc, "cannot list the blob ids", st);
+	if (rc == SCS_OK) {
+		if (n)
+			qsort(ids, n, sizeof(*ids), cmp_id);
+		rc = drop_unindexed(st, 0, UINT64_MAX, ids, n);
+	}
+	free(ids);
+	return rc;
+}
+
+/*
+ * A kept store may be open in several processes, and a writer's chunks are
+ * unindexed until it finishes: reclaim only while no other process has the
+ * store open. Each holds a shared flock on "scs4onnx.lock" in the folder;
+ * whoever gets it exclusively is alone, reclaims, then shares it.
+ */
+static int
+lock_and_reclaim(scs_store *st, const char *dir)
+{
+	char *path;
+	int rc = SCS_OK;
+
+	if ((path = scs_path_join(dir, "scs4onnx.lock")) == NULL)
+		return scs_err_set(SCS_ENOMEM, "cannot allocate a path");
+	st->lock_fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	free(path);
+	if (st->lock_fd < 0)
+		return scs_err_errno(errno, "%s: cannot open its lock file", st->label);
+	if (flock(st->lock_fd, LOCK_EX | LOCK_NB) == 0)
+		rc = reclaim(st);
+	else if (errno != EWOULDBLOCK)
+		return SCS_OK;          /* a file system without locks: no reclaim */
+	while (flock(st->lock_fd, LOCK_SH) < 0) {
+		if (errno != EINTR)
+			return scs_err_errno(errno, "%s: cannot lock", st->label);
+	}
+	return rc;
 }
 
 int
@@ -395,6 +636,7 @@ next_batch(scs_store_writer *w, uint64_t need)
 	w->since_commit = 0;
 	if (mrc != 0)
 		return mdb_fail(mrc, "cannot commit a batch", st);
+	w->n_committed = w->n_chunks;
 	if ((rc = ensure_room(st, need + ahead, &w->room)) < 0)
 		return rc;
 	if ((mrc = mdb_txn_begin(st->env, NULL, 0, &w->txn)) != 0)
@@ -620,6 +862,8 @@ scs_store_writer_finish(scs_blob *out, scs_store_writer *w)
 	w->txn = NULL;
 	if (mrc != 0)
 		rc = mdb_fail(mrc, "cannot commit", st);
+	else
+		w->n_committed = 0;     /* indexed, or dropped as a copy */
 done:
 	scs_store_writer_abort(w);
 	return rc;
@@ -630,6 +874,25 @@ scs_store_writer_abort(scs_store_writer *w)
 {
 	if (w == NULL)
 		return;
+	if (w->txn)
+		mdb_txn_abort(w->txn);
+	w->txn = NULL;
+	/* the batches it committed name no index entry: give their pages back
+	 * (best effort, keeping the caller's message: what stays is reclaimed
+	 * when a kept store next opens) */
+	if (w->n_committed) {
+		char saved[1024];
+
+		snprintf(saved, sizeof(saved), "%s", scs_err_msg());
+		if (drop_unindexed(w->st, w->id, w->id, NULL, 0) < 0)
+			scs_err_set(SCS_OK, "%s", saved);
+	}
+	writer_free(w);
+}
+
+void
+scs_store_writer_crash_for_tests(scs_store_writer *w)
+{
 	if (w->txn)
 		mdb_txn_abort(w->txn);
 	writer_free(w);
@@ -696,13 +959,10 @@ scs_store_damage_for_tests(scs_store *st, const scs_blob *blob, uint32_t idx, lo
 	uint8_t kb[12];
 	MDB_val k = { sizeof(kb), kb }, v, nv;
 	uint8_t *copy;
-	uint64_t room;
 	int mrc, rc;
 
-	if ((rc = ensure_room(st, 2 * CHUNK_COST, &room)) < 0)
+	if ((rc = begin_write(st, 2 * CHUNK_COST, &txn)) < 0)
 		return rc;
-	if ((mrc = mdb_txn_begin(st->env, NULL, 0, &txn)) != 0)
-		return mdb_fail(mrc, "cannot begin a write", st);
 	chunk_key(kb, blob->id, idx);
 	if ((mrc = mdb_get(txn, st->chunks, &k, &v)) != 0) {
 		rc = mdb_fail(mrc, "no such chunk", st);
@@ -735,13 +995,10 @@ scs_store_misindex_for_tests(scs_store *st, const scs_key *key, uint64_t id)
 	MDB_txn *txn;
 	uint8_t kb[24], idb[8];
 	MDB_val k = { sizeof(kb), kb }, v = { sizeof(idb), idb };
-	uint64_t room;
 	int mrc, rc;
 
-	if ((rc = ensure_room(st, 4 * PAGE_COST, &room)) < 0)
+	if ((rc = begin_write(st, 4 * PAGE_COST, &txn)) < 0)
 		return rc;
-	if ((mrc = mdb_txn_begin(st->env, NULL, 0, &txn)) != 0)
-		return mdb_fail(mrc, "cannot begin a write", st);
 	key_bytes(kb, key);
 	id_bytes(idb, id);
 	if ((mrc = mdb_del(txn, st->index, &k, NULL)) != 0 && mrc != MDB_NOTFOUND) {
@@ -754,4 +1011,26 @@ scs_store_misindex_for_tests(scs_store *st, const scs_key *key, uint64_t id)
 	}
 	mrc = mdb_txn_commit(txn);
 	return mrc ? mdb_fail(mrc, "cannot commit", st) : SCS_OK;
+}
+
+int
+scs_store_stat_for_tests(scs_store *st, uint64_t *n_chunks, uint64_t *n_pages)
+{
+	MDB_txn *txn;
+	MDB_envinfo info;
+	MDB_stat stat;
+	int mrc;
+
+	mrc = mdb_txn_begin(st->env, NULL, MDB_RDONLY, &txn);
+	if (mrc == MDB_MAP_RESIZED && (mrc = mdb_env_set_mapsize(st->env, 0)) == 0)  /* another process grew it */
+		mrc = mdb_txn_begin(st->env, NULL, MDB_RDONLY, &txn);
+	if (mrc != 0)
+		return mdb_fail(mrc, "cannot begin a read", st);
+	mrc = mdb_stat(txn, st->chunks, &stat);
+	mdb_txn_abort(txn);
+	if (mrc != 0 || (mrc = mdb_env_info(st->env, &info)) != 0)
+		return mdb_fail(mrc, "cannot read its statistics", st);
+	*n_chunks = stat.ms_entries;
+	*n_pages = (uint64_t)info.me_last_pgno + 1;
+	return SCS_OK;
 }

@@ -39,7 +39,8 @@ typedef struct scs_blob {
 /*
  * Open the store in folder @dir, creating it when missing. With @dir NULL, a
  * temporary store is made in a new folder under @tmp_parent and removed by
- * scs_store_close().
+ * scs_store_close(). A kept store that no other process has open gives back
+ * the chunks no index entry names (writers killed between batches).
  */
 int scs_store_open(scs_store **out, const char *dir, const char *tmp_parent);
 
@@ -57,7 +58,8 @@ int scs_store_writer_write(scs_store_writer *w, const void *data, size_t len);
  * equal is reused, one with other bytes is kept apart. Frees @w on every
  * path. */
 int scs_store_writer_finish(scs_blob *out, scs_store_writer *w);
-/* Drop an unfinished blob. NULL is a no-op. */
+/* Drop an unfinished blob, with the chunks its earlier batches committed.
+ * NULL is a no-op. */
 void scs_store_writer_abort(scs_store_writer *w);
 
 /* Store @len bytes in one call. */
@@ -75,5 +77,10 @@ int scs_store_read(scs_store *st, const scs_blob *blob, uint64_t off, void *buf,
 int scs_store_damage_for_tests(scs_store *st, const scs_blob *blob, uint32_t idx, long at);
 /* Tests only: make @key's index entry name blob @id (and nothing else). */
 int scs_store_misindex_for_tests(scs_store *st, const scs_key *key, uint64_t id);
+/* Tests only: the chunk entries and the pages the map uses. */
+int scs_store_stat_for_tests(scs_store *st, uint64_t *n_chunks, uint64_t *n_pages);
+/* Tests only: end @w as a killed process would, leaving the batches it
+ * committed in place (and frees @w). */
+void scs_store_writer_crash_for_tests(scs_store_writer *w);
 
 #endif

@@ -2,6 +2,7 @@
 #include <stdio.h>
 
 #include "cli.h"
+#include "fdlimit.h"
 
 static void
 usage(FILE *f)
@@ -36,6 +37,7 @@ main(int argc, char **argv)
 	int rc;
 
 	cli_set_prog("scs4onnx-merge");
+	cli_raise_fd_limit();
 	if ((rc = cli_parse(&a, argc, argv, CLI_MERGE | CLI_EXTERNAL | CLI_STORE, usage)) >= 0) {
 		cli_args_dispose(&a);
 		return rc;

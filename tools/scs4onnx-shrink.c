@@ -6,6 +6,7 @@
 #include <stdio.h>
 
 #include "cli.h"
+#include "fdlimit.h"
 
 static void
 usage(FILE *f)
@@ -48,6 +49,7 @@ main(int argc, char **argv)
 	int rc;
 
 	cli_set_prog("scs4onnx-shrink");
+	cli_raise_fd_limit();
 	if ((rc = cli_parse(&a, argc, argv, CLI_SHRINK | CLI_EXTERNAL | CLI_STORE, usage)) >= 0) {
 		cli_args_dispose(&a);
 		return rc;

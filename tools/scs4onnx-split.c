@@ -2,6 +2,7 @@
 #include <stdio.h>
 
 #include "cli.h"
+#include "fdlimit.h"
 
 static void
 usage(FILE *f)
@@ -39,6 +40,7 @@ main(int argc, char **argv)
 	int rc;
 
 	cli_set_prog("scs4onnx-split");
+	cli_raise_fd_limit();
 	if ((rc = cli_parse(&a, argc, argv, CLI_STORE | CLI_SHARDS, usage)) >= 0) {
 		cli_args_dispose(&a);
 		return rc;
