@@ -54,14 +54,16 @@ for c in e i; do
 	m=$(/usr/bin/python3 scripts/measure.py $tools/scs4onnx-big "$work/$c.onnx" "$work/big/out.onnx" -n \
 		--json "$work/big.json" 2>&1 | tail -n 1)
 	wall=$(field wall "$m")
-	echo "big: $(bytes_of "$work/big/out.onnx" "$work/big/out.onnx.data") output bytes, $wall s," \
+	echo "big: $(bytes_of "$work/big/out.onnx" "$work/big/out.onnx".*.data) output bytes, $wall s," \
 		"cp $cp_s s, ratio $(printf %.2f "$(echo "$wall / $cp_s" | bc -l)"), peak RssAnon $(field peak_rss_anon_kib "$m") KiB"
 	/usr/bin/python3 -c "import json,sys; r=json.load(open(sys.argv[1])); \
 		print('   stages: ' + ', '.join('%s %.2f s' % (s['name'], s['seconds']) for s in r['stages']))" "$work/big.json"
 	sync
 	$tools/scs4onnx-shrink "$work/$c.onnx" "$work/shrink/out.onnx" -n
+	# the same .onnx bytes name the same data file ("out.onnx.<16 hex>.data"), if any
+	data=$(cd "$work/big" && ls | grep -E '^out\.onnx\.[0-9a-f]{16}\.data$' || true)
 	if cmp -s "$work/big/out.onnx" "$work/shrink/out.onnx" &&
-		{ [ ! -e "$work/big/out.onnx.data" ] || cmp -s "$work/big/out.onnx.data" "$work/shrink/out.onnx.data"; }; then
+		{ [ -z "$data" ] || cmp -s "$work/big/$data" "$work/shrink/$data"; }; then
 		echo "big's output equals scs4onnx-shrink's: same bytes"
 	else
 		echo "big's output differs from scs4onnx-shrink's"

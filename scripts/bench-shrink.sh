@@ -74,10 +74,10 @@ for c in a b c d; do
 	cp_s=$(median3 "${cp_t[@]}")
 	cps_s=$(median3 "${cps_t[@]}")
 	wall=$(median3 "${wall_t[@]}")
-	out_bytes=$(bytes_of "$work/$c-out.onnx" "$work/$c-out.onnx.data")
+	out_bytes=$(bytes_of "$work/$c-out.onnx" "$work/$c-out.onnx".*.data)
 	printf "%-4s %13d %13d %5.1f%% %8.2f %6.2f %9.2f %6.2f %10d KiB\n" "$c" "$in_bytes" "$out_bytes" \
 		"$(echo "100 * $out_bytes / $in_bytes" | bc -l)" "$wall" "$cp_s" "$cps_s" "$(echo "$wall / $cp_s" | bc -l)" "$peak"
 	[ "$c" = a ] && { node tests/e2e/ort_compare.mjs "$work/a.onnx" "$work/a-out.onnx" | sed 's/^/   /'; }
-	rm -f "$work/$c-out.onnx" "$work/$c-out.onnx.data"
+	rm -f "$work/$c-out.onnx" "$work/$c-out.onnx".*.data
 done
 [ "${KEEP:-0}" = 1 ] || rm -rf "$work"

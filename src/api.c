@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "emit.h"
 #include "merge.h"
@@ -144,34 +145,60 @@ check_output(const scs_model *m, const char *path)
 	return SCS_OK;
 }
 
+/* Do folders @a and @b name the same folder? */
+static int
+same_folder(const char *a, const char *b)
+{
+	struct stat sa, sb;
+
+	return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+/*
+ * The model @out, and the data files of its name beside it: a commit
+ * removes those the new model does not use (sink.h), so none may be an input.
+ */
 static int
 check_outputs(const scs_model *m, const char *out)
 {
-	char *data = scs_emit_data_path(out);
+	const char *name = scs_path_base(out);
+	char *out_dir, *dir;
 	int rc;
 
-	if (data == NULL)
+	if ((rc = check_output(m, out)) < 0)
+		return rc;
+	if ((out_dir = scs_path_dir(out)) == NULL)
 		return scs_err_set(SCS_ENOMEM, "cannot allocate a path");
-	if ((rc = check_output(m, out)) == SCS_OK)
-		rc = check_output(m, data);
-	free(data);
+	for (size_t i = 0; rc == SCS_OK && i < m->payloads->n_files; i++) {
+		const char *path = scs_source_path(m->payloads->files[i]);
+
+		if (!scs_sink_is_data_of(name, scs_path_base(path)))
+			continue;
+		if ((dir = scs_path_dir(path)) == NULL) {
+			rc = scs_err_set(SCS_ENOMEM, "cannot allocate a path");
+			break;
+		}
+		if (same_folder(dir, out_dir))
+			rc = scs_err_set(SCS_EUSAGE,
+			    "%s: the input is read from %s, a data file of this output's name, which writing it would remove; "
+			    "write the output elsewhere", out, path);
+		free(dir);
+	}
+	free(out_dir);
 	return rc;
 }
 
-/* Write each extracted constant as a .npy beside @out (under temporary
- * names: emit commits them with the model). */
+/* Write each extracted constant as a .npy beside @out, a file of commit @c. */
 static int
-write_npys(scs_sink ***out_sinks, scs_model *m, scs_report *rep, const scs_extract_list *list, const char *out,
+write_npys(scs_commit *c, scs_model *m, scs_report *rep, const scs_extract_list *list, const char *out,
     const char *out_dir)
 {
 	scs_buf head = SCS_BUF_INIT;
-	scs_sink **sinks;
+	scs_sink *sink;
 	char *path = NULL;
 	size_t i;
 	int rc = SCS_OK;
 
-	if ((sinks = calloc(list->n ? list->n : 1, sizeof(*sinks))) == NULL)
-		return scs_err_set(SCS_ENOMEM, "cannot allocate the .npy list");
 	for (i = 0; i < list->n; i++) {
 		const scs_extracted *e = &list->items[i];
 
@@ -183,8 +210,9 @@ write_npys(scs_sink ***out_sinks, scs_model *m, scs_report *rep, const scs_extra
 			break;
 		}
 		if ((rc = check_output(m, path)) < 0 || (rc = scs_npy_header(&head, e->dtype, e->dims, e->n_dims)) < 0 ||
-		    (rc = scs_sink_open(&sinks[i], path)) < 0 || (rc = scs_sink_write(sinks[i], head.data, head.len)) < 0 ||
-		    (rc = scs_payloads_copy(m->payloads, e->payload, sinks[i])) < 0 ||
+		    (rc = scs_commit_open(&sink, c, e->file, SCS_SINK_FILE)) < 0 ||
+		    (rc = scs_sink_write(sink, head.data, head.len)) < 0 ||
+		    (rc = scs_payloads_copy(m->payloads, e->payload, sink)) < 0 || (rc = scs_sink_park(sink)) < 0 ||
 		    (rc = scs_report_add(&rep->npy, e->constant, path)) < 0)
 			break;
 		free(path);
@@ -192,14 +220,7 @@ write_npys(scs_sink ***out_sinks, scs_model *m, scs_report *rep, const scs_extra
 	}
 	free(path);
 	scs_buf_dispose(&head);
-	if (rc < 0) {
-		for (i = 0; i < list->n; i++)
-			scs_sink_abort(sinks[i]);
-		free(sinks);
-		return rc;
-	}
-	*out_sinks = sinks;
-	return SCS_OK;
+	return rc;
 }
 
 /* Extraction (npy mode, forced), then the model and its .npy files, all committed together. */
@@ -210,7 +231,7 @@ write_result(scs_model *m, scs_report *rep, const char *out, const scs_shrink_op
 	scs_extract_options xo;
 	scs_emit_options eo;
 	scs_emit_result res;
-	scs_sink **npy_sinks = NULL;
+	scs_commit *c = NULL;
 	char *out_dir;
 	int rc = SCS_OK;
 
@@ -218,6 +239,10 @@ write_result(scs_model *m, scs_report *rep, const char *out, const scs_shrink_op
 		return scs_err_set(SCS_ENOMEM, "cannot allocate a path");
 	if ((rc = check_outputs(m, out)) < 0)
 		goto done;
+	if ((rc = scs_commit_files(&c, out_dir)) < 0) {
+		rc = scs_err_wrap(rc, "%s", out);
+		goto done;
+	}
 	memset(&xo, 0, sizeof(xo));
 	xo.groups = opts->mode == SCS_MODE_NPY;
 	xo.op_names = opts->forced_op_names;
@@ -227,7 +252,7 @@ write_result(scs_model *m, scs_report *rep, const char *out, const scs_shrink_op
 	xo.out_path = out;
 	if ((xo.groups || xo.n_op_names || xo.n_constant_names) &&
 	    ((rc = scs_pass_extract(m, rep, &xo, &extracted)) < 0 ||
-	    (rc = write_npys(&npy_sinks, m, rep, &extracted, out, out_dir)) < 0))
+	    (rc = write_npys(c, m, rep, &extracted, out, out_dir)) < 0))
 		goto done;
 	rep->bytes_after = scs_pass_payload_bytes(m);
 	memset(&eo, 0, sizeof(eo));
@@ -236,19 +261,17 @@ write_result(scs_model *m, scs_report *rep, const char *out, const scs_shrink_op
 		eo.progress = stage_progress;
 		eo.progress_payload = pc;
 	}
-	rc = scs_emit(&res, m, out, &eo, npy_sinks, extracted.n);
-	free(npy_sinks);
-	npy_sinks = NULL;
+	if ((rc = scs_emit_write(&res, m, c, scs_path_base(out), &eo)) < 0)
+		goto done;
+	rc = scs_commit_run(c);
+	c = NULL;
 	if (rc < 0)
 		goto done;
 	rep->external = res.external;
 	rep->output_len = res.model_len;
 	rep->output_data_len = res.data_len;
 done:
-	if (npy_sinks)
-		for (size_t i = 0; i < extracted.n; i++)
-			scs_sink_abort(npy_sinks[i]);
-	free(npy_sinks);
+	scs_commit_abort(c);
 	scs_extract_list_dispose(&extracted);
 	free(out_dir);
 	return rc;
@@ -380,17 +403,13 @@ shard_emit_options(scs_emit_options *eo, scs_model *shard, uint64_t max_len)
 	eo->external_min = size - g.sum <= eo->inline_max ? max_len : 1024;
 }
 
-/* Write @shards into @dir as shard-NNN.onnx, all committed together. */
+/* Write @shards as shard-NNN.onnx files of the folder commit @c (for @dir). */
 static int
-write_shards(scs_report *rep, const scs_shards *shards, const char *dir, uint64_t max_len)
+write_shards(scs_report *rep, const scs_shards *shards, scs_commit *c, const char *dir, uint64_t max_len)
 {
-	scs_sink **sinks = calloc(2 * shards->n + 1, sizeof(*sinks));
-	size_t n_sinks = 0, got;
 	int width = 3, rc = SCS_OK;
 	char name[64], bytes[32], *path;
 
-	if (sinks == NULL)
-		return scs_err_set(SCS_ENOMEM, "cannot allocate the shard list");
 	for (size_t k = shards->n; k >= 1000; k /= 10)
 		width++;
 	for (size_t k = 0; rc == SCS_OK && k < shards->n; k++) {
@@ -398,13 +417,10 @@ write_shards(scs_report *rep, const scs_shards *shards, const char *dir, uint64_
 		scs_emit_result res;
 
 		snprintf(name, sizeof(name), "shard-%0*zu.onnx", width, k);
-		if ((path = scs_path_join(dir, name)) == NULL) {
-			rc = scs_err_set(SCS_ENOMEM, "cannot allocate a path");
-			break;
-		}
+		if ((path = scs_path_join(dir, name)) == NULL)
+			return scs_err_set(SCS_ENOMEM, "cannot allocate a path");
 		shard_emit_options(&eo, shards->items[k], max_len);
-		if ((rc = scs_emit_prepare(&res, shards->items[k], path, &eo, sinks + n_sinks, &got)) == SCS_OK) {
-			n_sinks += got;
+		if ((rc = scs_emit_write(&res, shards->items[k], c, name, &eo)) == SCS_OK) {
 			snprintf(bytes, sizeof(bytes), "%llu", (unsigned long long)(res.model_len + res.data_len));
 			rc = scs_report_add(&rep->shards, path, bytes);
 			rep->output_len += res.model_len;
@@ -412,32 +428,7 @@ write_shards(scs_report *rep, const scs_shards *shards, const char *dir, uint64_
 		}
 		free(path);
 	}
-	if (rc == SCS_OK) {
-		rc = scs_sink_commit(sinks, n_sinks);
-	} else {
-		for (size_t i = 0; i < n_sinks; i++)
-			scs_sink_abort(sinks[i]);
-	}
-	free(sinks);
 	return rc;
-}
-
-/* @dir exists (made when missing) and holds no .onnx file. */
-static int
-prepare_shard_dir(const char *dir)
-{
-	char **list;
-	size_t n;
-	int rc;
-
-	if (mkdir(dir, 0777) < 0 && errno != EEXIST)
-		return scs_err_errno(errno, "%s: cannot create the folder", dir);
-	if ((rc = list_models(&list, &n, dir)) < 0)
-		return rc;
-	free_list(list, n);
-	if (n)
-		return scs_err_set(SCS_EUSAGE, "%s: the folder holds .onnx files already; give an empty or new folder", dir);
-	return SCS_OK;
 }
 
 int
@@ -449,6 +440,7 @@ scs_split(scs_report *rep, const char *in, const char *dir, const scs_split_opti
 	scs_shards shards = { NULL, 0 };
 	scs_store *store = NULL;
 	scs_model *m = NULL;
+	scs_commit *c = NULL;
 	double t0 = now(), ts;
 	int rc;
 
@@ -456,10 +448,11 @@ scs_split(scs_report *rep, const char *in, const char *dir, const scs_split_opti
 		opts = &defaults;
 	begin(rep, &pc, opts->progress, opts->progress_payload);
 	max_len = opts->max_shard_len ? opts->max_shard_len : SCS_SPLIT_DEFAULT_LEN;
-	if ((rc = prepare_shard_dir(dir)) < 0)
+	/* the folder is checked first, and made only when every shard is written */
+	if ((rc = scs_commit_folder(&c, dir)) < 0)
 		goto done;
 	ts = stage_start(&pc, "scan");
-	if ((rc = load_input(&m, &store, rep, in, opts->store_dir, dir, &pc)) < 0)
+	if ((rc = load_input(&m, &store, rep, in, opts->store_dir, scs_commit_tmp_dir(c), &pc)) < 0)
 		goto done;
 	stage_end(rep, "scan", ts, rep->input_len);
 	rep->bytes_before = rep->bytes_after = scs_pass_payload_bytes(m);
@@ -469,10 +462,15 @@ scs_split(scs_report *rep, const char *in, const char *dir, const scs_split_opti
 	stage_end(rep, "split", ts, 0);
 	rep->n_shards = shards.n;
 	ts = stage_start(&pc, "write");
-	if ((rc = write_shards(rep, &shards, dir, max_len)) < 0)
+	if ((rc = write_shards(rep, &shards, c, dir, max_len)) < 0)
+		goto done;
+	rc = scs_commit_run(c);
+	c = NULL;
+	if (rc < 0)
 		goto done;
 	stage_end(rep, "write", ts, rep->output_len + rep->output_data_len);
 done:
+	scs_commit_abort(c);
 	scs_shards_dispose(&shards);
 	rep->seconds = now() - t0;
 	scs_model_free(m);
@@ -583,9 +581,11 @@ scs_big(scs_report *rep, const char *in, const char *out, const scs_big_options 
 	scs_shards shards = { NULL, 0 };
 	scs_store *store = NULL;
 	scs_model *m = NULL, *merged = NULL;
+	scs_commit *kept = NULL;
 	char *out_dir = NULL, *shard_dir = NULL, **labels = NULL;
+	const char *work;
 	double t0 = now(), ts;
-	int rc;
+	int rc, made_work = 0;
 
 	if (opts == NULL)
 		opts = &defaults;
@@ -594,12 +594,26 @@ scs_big(scs_report *rep, const char *in, const char *out, const scs_big_options 
 	max_len = opts->max_shard_len ? opts->max_shard_len : SCS_SPLIT_DEFAULT_LEN;
 	if ((out_dir = scs_path_dir(out)) == NULL)
 		return scs_err_set(SCS_ENOMEM, "cannot allocate a path");
-	if (opts->work_dir && mkdir(opts->work_dir, 0777) < 0 && errno != EEXIST) {
-		rc = scs_err_errno(errno, "%s: cannot create the work folder", opts->work_dir);
-		goto done;
+	work = opts->work_dir ? opts->work_dir : out_dir;
+	/* a work folder made here is removed at the end (it holds only the kept shards, if any) */
+	if (opts->work_dir) {
+		if (mkdir(opts->work_dir, 0777) == 0) {
+			made_work = 1;
+		} else if (errno != EEXIST) {
+			rc = scs_err_errno(errno, "%s: cannot create the work folder", opts->work_dir);
+			goto done;
+		}
+	}
+	if (opts->keep_work) {
+		if ((shard_dir = scs_path_join(work, "shards")) == NULL) {
+			rc = scs_err_set(SCS_ENOMEM, "cannot allocate a path");
+			goto done;
+		}
+		if ((rc = scs_commit_folder(&kept, shard_dir)) < 0)
+			goto done;
 	}
 	ts = stage_start(&pc, "scan");
-	if ((rc = load_input(&m, &store, rep, in, so->store_dir, opts->work_dir ? opts->work_dir : out_dir, &pc)) < 0 ||
+	if ((rc = load_input(&m, &store, rep, in, so->store_dir, work, &pc)) < 0 ||
 	    (rc = check_outputs(m, out)) < 0)
 		goto done;
 	stage_end(rep, "scan", ts, rep->input_len);
@@ -612,14 +626,9 @@ scs_big(scs_report *rep, const char *in, const char *out, const scs_big_options 
 		goto done;
 	stage_end(rep, "split", ts, 0);
 	rep->n_shards = shards.n;
-	if (opts->keep_work) {
-		if ((shard_dir = scs_path_join(opts->work_dir ? opts->work_dir : out_dir, "shards")) == NULL) {
-			rc = scs_err_set(SCS_ENOMEM, "cannot allocate a path");
-			goto done;
-		}
-		if ((rc = prepare_shard_dir(shard_dir)) < 0 || (rc = write_shards(rep, &shards, shard_dir, max_len)) < 0)
-			goto done;
-	}
+	/* the shards as split made them (shrink changes them next); they appear after the output */
+	if (kept && (rc = write_shards(rep, &shards, kept, shard_dir, max_len)) < 0)
+		goto done;
 	/*
 	 * each shard deduplicated on its own; narrowing waits for the whole
 	 * model, so that no decision depends on where the cuts fell, and so
@@ -662,12 +671,21 @@ scs_big(scs_report *rep, const char *in, const char *out, const scs_big_options 
 	if ((rc = write_result(merged, rep, out, so, &pc)) < 0)
 		goto done;
 	stage_end(rep, "write", ts, rep->output_len + rep->output_data_len);
+	if (kept) {
+		rc = scs_commit_run(kept);
+		kept = NULL;
+		if (rc < 0)
+			rc = scs_err_wrap(rc, "%s was written, but the shards to keep were not", out);
+	}
 done:
+	scs_commit_abort(kept);
 	free_list(labels, labels ? shards.n : 0);
 	scs_model_free(merged);
 	scs_shards_dispose(&shards);
 	scs_model_free(m);
 	scs_store_close(store);
+	if (made_work)
+		rmdir(opts->work_dir);
 	free(out_dir);
 	free(shard_dir);
 	rep->seconds = now() - t0;

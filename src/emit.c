@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "err.h"
+#include "hash.h"
 #include "num.h"
 
 #define DATA_ALIGN 4096
@@ -62,19 +63,6 @@ pack_to(scs_model *m, scs_sink *sink, const scs_emit_options *opts, uint64_t tot
 
 	protobuf_c_message_pack_to_buffer(&m->proto->base, &ob.base);
 	return ob.rc < 0 ? ob.rc : scs_sink_status(sink);
-}
-
-char *
-scs_emit_data_path(const char *path)
-{
-	size_t n = strlen(path);
-	char *p = malloc(n + 6);
-
-	if (p) {
-		memcpy(p, path, n);
-		memcpy(p + n, ".data", 6);
-	}
-	return p;
 }
 
 /* One tensor moved out, and what it held before. */
@@ -186,52 +174,66 @@ move_back(moved *mv)
 	t->has_raw_data = 1;
 }
 
-/* Commit the model's sinks and the extra ones together; consumes all. */
-static int
-commit_all(scs_sink **own, size_t n_own, scs_sink **extra, size_t n_extra)
-{
-	scs_sink **all = calloc(n_own + n_extra, sizeof(*all));
-	size_t i;
-	int rc;
-
-	if (all == NULL) {
-		for (i = 0; i < n_own; i++)
-			scs_sink_abort(own[i]);
-		for (i = 0; i < n_extra; i++)
-			scs_sink_abort(extra[i]);
-		return scs_err_set(SCS_ENOMEM, "cannot allocate the commit list");
-	}
-	memcpy(all, own, n_own * sizeof(*all));
-	if (n_extra)
-		memcpy(all + n_own, extra, n_extra * sizeof(*all));
-	rc = scs_sink_commit(all, n_own + n_extra);
-	free(all);
-	return rc;
-}
-
+/*
+ * The data file's name comes from what it holds: its length and, for each
+ * payload in it, the offset and the content key. The same contents get the
+ * same name, so replacing a file of that name never changes what an older
+ * model reads from it.
+ */
 static void
-abort_all(scs_sink **extra, size_t n_extra)
+data_token(char out[SCS_DATA_TOKEN_LEN + 1], const plan *p)
 {
-	for (size_t i = 0; i < n_extra; i++)
-		scs_sink_abort(extra[i]);
+	uint64_t end = 0, word[4];
+	scs_hash h;
+	scs_key k;
+
+	scs_hash_init(&h);
+	for (size_t b = 0; b < 8; b++) {
+		uint8_t byte = (uint8_t)(p->data_len >> (8 * b));
+
+		scs_hash_update(&h, &byte, 1);
+	}
+	for (size_t i = 0; i < p->n; i++) {
+		uint32_t id;
+		const scs_key *key;
+
+		scs_model_payload_of(p->m, p->items[i].t, &id);
+		key = &p->m->payloads->items[id].key;
+		word[0] = p->offset_of[id] - 1;
+		if (word[0] < end)
+			continue;    /* shared with an earlier tensor */
+		end = word[0] + key->len;
+		word[1] = key->h[0];
+		word[2] = key->h[1];
+		word[3] = key->len;
+		for (size_t j = 0; j < 4; j++) {
+			uint8_t le[8];
+
+			for (size_t b = 0; b < 8; b++)
+				le[b] = (uint8_t)(word[j] >> (8 * b));
+			scs_hash_update(&h, le, sizeof(le));
+		}
+	}
+	scs_hash_final(&k, &h);
+	snprintf(out, SCS_DATA_TOKEN_LEN + 1, "%016llx", (unsigned long long)(k.h[0] ^ k.h[1]));
 }
 
-/* External data: OUT.data first, then the model pointing into it. */
+/* External data: the data file first, then the model pointing into it. */
 static int
-prepare_external(scs_emit_result *res, scs_model *m, const char *path, const scs_emit_options *opts,
-    scs_sink *sinks[2])
+write_external(scs_emit_result *res, scs_model *m, scs_commit *c, const char *name, const scs_emit_options *opts)
 {
+	char token[SCS_DATA_TOKEN_LEN + 1];
+	scs_sink *data = NULL, *model = NULL;
 	uint64_t reported = 0;
 	plan p;
-	char *data_path = NULL;
+	char *data_name = NULL;
 	size_t i;
 	int rc;
 
 	memset(&p, 0, sizeof(p));
 	p.m = m;
 	p.min_len = opts->external_min ? opts->external_min : 1024;
-	if ((data_path = scs_emit_data_path(path)) == NULL ||
-	    (p.offset_of = calloc(m->payloads->n ? m->payloads->n : 1, sizeof(*p.offset_of))) == NULL) {
+	if ((p.offset_of = calloc(m->payloads->n ? m->payloads->n : 1, sizeof(*p.offset_of))) == NULL) {
 		rc = scs_err_set(SCS_ENOMEM, "cannot allocate the external data plan");
 		goto done;
 	}
@@ -242,7 +244,12 @@ prepare_external(scs_emit_result *res, scs_model *m, const char *path, const scs
 		rc = SCS_DONE;        /* nothing to put beside the model: it goes inline */
 		goto done;
 	}
-	if ((rc = scs_sink_open(&sinks[0], data_path)) < 0)
+	data_token(token, &p);
+	if ((data_name = scs_sink_data_name(name, token)) == NULL) {
+		rc = scs_err_set(SCS_ENOMEM, "cannot allocate a path");
+		goto done;
+	}
+	if ((rc = scs_commit_open(&data, c, data_name, SCS_SINK_DATA)) < 0)
 		goto done;
 	for (i = 0; i < p.n; i++) {
 		uint32_t id;
@@ -251,79 +258,53 @@ prepare_external(scs_emit_result *res, scs_model *m, const char *path, const scs
 		scs_model_payload_of(m, p.items[i].t, &id);
 		off = p.offset_of[id] - 1;
 		/* offsets were given in this same order; a smaller one is shared and written */
-		if (off < scs_sink_pos(sinks[0]))
+		if (off < scs_sink_pos(data))
 			continue;
-		if ((rc = scs_sink_pad_to(sinks[0], off)) < 0 ||
-		    (rc = scs_payloads_copy(m->payloads, id, sinks[0])) < 0)
+		if ((rc = scs_sink_pad_to(data, off)) < 0 ||
+		    (rc = scs_payloads_copy(m->payloads, id, data)) < 0)
 			goto done;
-		tick(opts, sinks[0], &reported, p.data_len);
+		tick(opts, data, &reported, p.data_len);
 	}
+	if ((rc = scs_sink_park(data)) < 0)
+		goto done;
 	for (i = 0; i < p.n; i++)
-		if ((rc = move_out(&p, &p.items[i], scs_path_base(data_path))) < 0)
+		if ((rc = move_out(&p, &p.items[i], data_name)) < 0)
 			goto done;
-	if ((rc = scs_sink_open(&sinks[1], path)) < 0 || (rc = pack_to(m, sinks[1], opts, 0)) < 0)
+	if ((rc = scs_commit_open(&model, c, name, SCS_SINK_MODEL)) < 0 || (rc = pack_to(m, model, opts, 0)) < 0 ||
+	    (rc = scs_sink_park(model)) < 0)
 		goto done;
 	res->external = 1;
-	res->data_len = scs_sink_pos(sinks[0]);
-	res->model_len = scs_sink_pos(sinks[1]);
+	res->data_len = scs_sink_pos(data);
+	res->model_len = scs_sink_pos(model);
 	res->n_external = p.n;
 done:
 	for (i = 0; i < p.n; i++)
 		move_back(&p.items[i]);
 	free(p.items);
 	free(p.offset_of);
-	free(data_path);
+	free(data_name);
 	return rc;
 }
 
 int
-scs_emit_prepare(scs_emit_result *res, scs_model *m, const char *path, const scs_emit_options *opts,
-    scs_sink *sinks[2], size_t *n_sinks)
+scs_emit_write(scs_emit_result *res, scs_model *m, scs_commit *c, const char *name, const scs_emit_options *opts)
 {
 	static const scs_emit_options none;
 	uint64_t inline_max, size;
+	scs_sink *model;
 	int rc;
 
 	if (opts == NULL)
 		opts = &none;
 	memset(res, 0, sizeof(*res));
-	sinks[0] = sinks[1] = NULL;
-	*n_sinks = 0;
 	inline_max = opts->inline_max ? opts->inline_max : SCS_EMIT_INLINE_MAX;
 	size = protobuf_c_message_get_packed_size(&m->proto->base);
-	rc = opts->external || size > inline_max ? prepare_external(res, m, path, opts, sinks) : SCS_DONE;
-	if (rc == SCS_DONE && (rc = scs_sink_open(&sinks[0], path)) == SCS_OK &&
-	    (rc = pack_to(m, sinks[0], opts, size)) == SCS_OK)
-		res->model_len = scs_sink_pos(sinks[0]);
-	for (size_t i = 0; i < 2; i++) {
-		if (rc < 0) {
-			scs_sink_abort(sinks[i]);
-			sinks[i] = NULL;
-		} else if (sinks[i] && (rc = scs_sink_park(sinks[i])) == SCS_OK) {
-			(*n_sinks)++;
-		}
-	}
-	if (rc < 0) {
-		for (size_t i = 0; i < 2; i++) {
-			scs_sink_abort(sinks[i]);
-			sinks[i] = NULL;
-		}
-		*n_sinks = 0;
-	}
-	return rc;
-}
-
-int
-scs_emit(scs_emit_result *res, scs_model *m, const char *path, const scs_emit_options *opts, scs_sink **extra,
-    size_t n_extra)
-{
-	scs_sink *own[2];
-	size_t n_own;
-	int rc;
-
-	if ((rc = scs_emit_prepare(res, m, path, opts, own, &n_own)) < 0) {
-		abort_all(extra, n_extra);
+	rc = opts->external || size > inline_max ? write_external(res, m, c, name, opts) : SCS_DONE;
+	if (rc != SCS_DONE)
 		return rc;
-	}
-	return commit_all(own, n_own, extra, n_extra);
+	if ((rc = scs_commit_open(&model, c, name, SCS_SINK_MODEL)) < 0 || (rc = pack_to(m, model, opts, size)) < 0 ||
+	    (rc = scs_sink_park(model)) < 0)
+		return rc;
+	res->model_len = scs_sink_pos(model);
+	return SCS_OK;
 }

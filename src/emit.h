@@ -4,7 +4,7 @@
  * protobuf-c reaches it: inline when the model stays under the protobuf
  * limit, otherwise (or on request) with ONNX external data in one file
  * beside the model, every payload at an offset aligned to 4096. Both files
- * appear together or not at all (sink.h).
+ * appear together or not at all, as files of one commit (sink.h).
  */
 #ifndef SCS_EMIT_H
 #define SCS_EMIT_H
@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "model.h"
+#include "sink.h"
 
 /* Largest inline model written: protobuf's 2 GiB limit. */
 #define SCS_EMIT_INLINE_MAX (((uint64_t)2 << 30) - 1)
@@ -25,30 +26,20 @@ typedef struct scs_emit_options {
 } scs_emit_options;
 
 typedef struct scs_emit_result {
-	int external;             /* 1 when OUT.data was written */
+	int external;             /* 1 when a data file was written */
 	uint64_t model_len;       /* bytes of the .onnx */
-	uint64_t data_len;        /* bytes of OUT.data (0 when inline) */
+	uint64_t data_len;        /* bytes of the data file (0 when inline) */
 	uint64_t n_external;      /* tensors stored externally */
 } scs_emit_result;
 
 /*
- * Write model @m to @path (and @path + ".data" when external). The @n_extra
- * sinks in @extra (other files of the same result, e.g. .npy files, written
- * already) are committed together with the model, or dropped with it; they
- * are consumed on every path. The model is unchanged afterwards.
+ * Write model @m as the file @name of commit @c: the .onnx (role
+ * SCS_SINK_MODEL) and, when external, its data file beside it, named by
+ * its contents (scs_sink_data_name(): "<name>.<16 hex>.data"), which every
+ * external tensor's location names. Nothing is visible before
+ * scs_commit_run(@c); on failure the caller aborts the commit. The model is
+ * unchanged afterwards.
  */
-int scs_emit(scs_emit_result *res, scs_model *m, const char *path, const scs_emit_options *opts,
-    scs_sink **extra, size_t n_extra);
-
-/*
- * Write the files of model @m under temporary names without putting them in
- * place: @sinks[0..*n_sinks) (the .data file first when there is one) are
- * for scs_sink_commit(), together with other outputs of the same result.
- */
-int scs_emit_prepare(scs_emit_result *res, scs_model *m, const char *path, const scs_emit_options *opts,
-    scs_sink *sinks[2], size_t *n_sinks);
-
-/* malloc'd "<path>.data"; NULL on ENOMEM. */
-char *scs_emit_data_path(const char *path);
+int scs_emit_write(scs_emit_result *res, scs_model *m, scs_commit *c, const char *name, const scs_emit_options *opts);
 
 #endif

@@ -3,7 +3,9 @@
  * struct in, a report out. The library prints nothing and never exits: a
  * failing call returns a negative SCS_E* code and scs_err_msg() holds one
  * line naming the file, the offset or tensor, and the problem. On failure
- * no file at the output paths is created or changed.
+ * no file at the output paths is created or changed. Outputs appear whole:
+ * a run killed at any instant leaves the old output or the new one, and no
+ * temporary files (see README, "What survives a crash").
  */
 #ifndef SCS4ONNX_H
 #define SCS4ONNX_H
@@ -31,15 +33,17 @@ typedef struct scs_shrink_options {
 	const char *const *forced_constant_names;  /* extract these constants */
 	size_t n_forced_constant_names;
 	int disable_auto_downcast;                  /* 1: no float64->float32 / int64->int32 */
-	int external_data;                          /* 1: write OUTPUT.data even when inline fits */
+	int external_data;                          /* 1: write a data file even when inline fits */
 	const char *store_dir;                      /* keep payloads in this store (NULL: temporary) */
 	scs_progress_fn progress;
 	void *progress_payload;
 } scs_shrink_options;
 
 /*
- * Shrink the model at @in and write it to @out (and @out + ".data" when
- * external data is written). @rep is filled in (also on failure, as far as
+ * Shrink the model at @in and write it to @out (with the data file
+ * "<out>.<16 hex digits>.data" beside it when external data is written; the
+ * digits come from its contents, and the data files of @out's name that the
+ * new model does not use, the old output's, are removed). @rep is filled in (also on failure, as far as
  * the run got); release it with scs_report_dispose().
  */
 int scs_shrink(scs_report *rep, const char *in, const char *out, const scs_shrink_options *opts);
@@ -52,15 +56,16 @@ typedef struct scs_split_options {
 } scs_split_options;
 
 /*
- * Cut the model at @in into standalone shard models under @dir
- * (shard-000.onnx, ...; @dir is made when missing and must hold no .onnx
- * file yet). All shards appear together or none does. rep->shards lists them.
+ * Cut the model at @in into standalone shard models in the folder @dir
+ * (shard-000.onnx, ...). @dir must be missing or empty: it appears with every
+ * shard at once (a hidden folder beside it, renamed into place), or not at
+ * all. rep->shards lists them.
  */
 int scs_split(scs_report *rep, const char *in, const char *dir, const scs_split_options *opts);
 
 typedef struct scs_merge_options {
 	int no_dedup;                               /* 1: no global dedup after joining */
-	int external_data;                          /* 1: write OUTPUT.data even when inline fits */
+	int external_data;                          /* 1: write a data file even when inline fits */
 	const char *store_dir;
 	scs_progress_fn progress;
 	void *progress_payload;
@@ -72,8 +77,11 @@ int scs_merge(scs_report *rep, const char *dir, const char *out, const scs_merge
 typedef struct scs_big_options {
 	scs_shrink_options shrink;                  /* per shard and for the merged model */
 	uint64_t max_shard_len;                     /* 0: 1.8 GiB */
-	const char *work_dir;                       /* temporary store and kept shards (NULL: beside @out) */
-	int keep_work;                              /* 1: also write the shards to work_dir/shards */
+	const char *work_dir;                       /* temporary store and kept shards (NULL: beside @out);
+	                                               made when missing, and then removed at the end
+	                                               unless it keeps the shards */
+	int keep_work;                              /* 1: also write the shards to work_dir/shards (missing or
+	                                               empty), after the output */
 } scs_big_options;
 
 /*
@@ -85,10 +93,11 @@ typedef struct scs_big_options {
 int scs_big(scs_report *rep, const char *in, const char *out, const scs_big_options *opts);
 
 /*
- * Remove every temporary file and folder the library has open (outputs
- * being written, temporary stores). Async-signal-safe: call it from a
- * SIGINT/SIGTERM handler before exiting, so an interrupted run leaves
- * nothing behind.
+ * Remove the temporary files the library has open that have names (outputs
+ * being written where the filesystem has no O_TMPFILE; elsewhere
+ * temporaries have no name and vanish with the process). Async-signal-safe:
+ * call it from a SIGINT/SIGTERM handler before exiting, so an interrupted
+ * run leaves nothing behind.
  */
 void scs_remove_temporaries(void);
 

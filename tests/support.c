@@ -188,6 +188,67 @@ ort_same(char **out, const char *ref, const char *cand, const char *extra)
 	    extra ? extra : "");
 }
 
+/* "<base>.<16 lowercase hex>.data"? */
+static int
+is_data_name(const char *base, const char *name)
+{
+	size_t n = strlen(base);
+
+	if (strncmp(name, base, n) != 0 || name[n] != '.' || strlen(name) != n + 1 + 16 + 5 ||
+	    strcmp(name + n + 17, ".data") != 0)
+		return 0;
+	for (size_t i = n + 1; i < n + 17; i++)
+		if (!strchr("0123456789abcdef", name[i]))
+			return 0;
+	return 1;
+}
+
+char *
+data_file_beside(const char *model)
+{
+	const char *slash = strrchr(model, '/');
+	char *dir = slash ? strndup(model, (size_t)(slash - model)) : strdup("."), *found = NULL, legacy[4096];
+	const char *base = slash ? slash + 1 : model;
+	struct dirent *e;
+	DIR *d = opendir(dir);
+
+	cr_assert_not_null(d, "%s: cannot list", dir);
+	snprintf(legacy, sizeof(legacy), "%s.data", base);
+	while ((e = readdir(d)) != NULL) {
+		cr_assert_str_neq(e->d_name, legacy, "%s/%s: a data file under the old name", dir, e->d_name);
+		if (!is_data_name(base, e->d_name))
+			continue;
+		cr_assert_null(found, "%s: two data files of this model (%s and %s)", dir, found, e->d_name);
+		found = path_in(dir, e->d_name);
+	}
+	closedir(d);
+	free(dir);
+	return found;
+}
+
+char *
+external_location(const char *model)
+{
+	Onnx__ModelProto *m = load_proto(model);
+	char *location = NULL;
+
+	cr_assert_not_null(m, "%s does not parse", model);
+	for (size_t i = 0; i < m->graph->n_initializer; i++) {
+		Onnx__TensorProto *t = m->graph->initializer[i];
+
+		for (size_t j = 0; j < t->n_external_data; j++) {
+			if (strcmp(t->external_data[j]->key, "location") != 0)
+				continue;
+			if (location)
+				cr_assert_str_eq(location, t->external_data[j]->value, "%s: two data files", model);
+			else
+				location = strdup(t->external_data[j]->value);
+		}
+	}
+	free_proto(m);
+	return location;
+}
+
 Onnx__ModelProto *
 load_proto(const char *path)
 {

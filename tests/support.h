@@ -61,6 +61,18 @@ void expect_shards_compute(const char *model, const char *dir);
  * with the same budget: each result computes what @model computes. */
 void expect_split_merge_big(const char *model, const char *max_shard_size, int min_shards);
 
+/*
+ * The data file an output model uses, found by its name beside @model
+ * ("<model>.<16 hex digits>.data", the rule of sink.h, spelled out here
+ * again): malloc'd path, or NULL when there is none. Fails the test when
+ * there are several, or when one has another name ("<model>.data").
+ */
+char *data_file_beside(const char *model);
+
+/* The one location every external tensor of (small) @model names, read with
+ * protobuf-c; NULL when the model is inline. */
+char *external_location(const char *model);
+
 /* Read a model with protobuf-c (inline models only). */
 Onnx__ModelProto *load_proto(const char *path);
 void free_proto(Onnx__ModelProto *m);

@@ -41,15 +41,19 @@ ParameterizedTest(model_name *p, e2e, every_model_computes_the_same)
 
 Test(e2e, external_data_in_and_out_is_aligned_and_loads)
 {
-	char *dir = tmpdir_new(), *in = fixture("external.onnx"), *out = path_in(dir, "m.onnx"),
-	     *data = path_in(dir, "m.onnx.data"), *text;
+	char *dir = tmpdir_new(), *in = fixture("external.onnx"), *out = path_in(dir, "m.onnx"), *data, *location,
+	     *text;
 	Onnx__ModelProto *m;
 	int n_ext = 0;
 
 	cr_assert_eq(run_tool(&text, "scs4onnx-shrink", "'%s' '%s' --external-data -n", in, out), 0, "%s", text);
 	cr_assert_str_eq(text, "", "--non-verbose printed: %s", text);
 	free(text);
-	cr_assert(file_exists(data), "no m.onnx.data");
+	data = data_file_beside(out);
+	cr_assert_not_null(data, "no m.onnx.<16 hex>.data beside m.onnx");
+	location = external_location(out);
+	cr_assert_not_null(location);
+	cr_assert_str_eq(location, strrchr(data, '/') + 1, "the model names another file than the one beside it");
 	m = load_proto(out);
 	cr_assert_not_null(m);
 	for (size_t i = 0; i < m->graph->n_initializer; i++) {
@@ -58,13 +62,10 @@ Test(e2e, external_data_in_and_out_is_aligned_and_loads)
 		if (!t->has_data_location || t->data_location != ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL)
 			continue;
 		n_ext++;
-		for (size_t j = 0; j < t->n_external_data; j++) {
-			if (strcmp(t->external_data[j]->key, "location") == 0)
-				cr_assert_str_eq(t->external_data[j]->value, "m.onnx.data");
+		for (size_t j = 0; j < t->n_external_data; j++)
 			if (strcmp(t->external_data[j]->key, "offset") == 0)
 				cr_assert_eq(strtoull(t->external_data[j]->value, NULL, 10) % 4096, 0, "offset %s",
 				    t->external_data[j]->value);
-		}
 	}
 	cr_assert_geq(n_ext, 2, "external tensors: %d", n_ext);
 	free_proto(m);
@@ -72,26 +73,43 @@ Test(e2e, external_data_in_and_out_is_aligned_and_loads)
 	free(in);
 	free(out);
 	free(data);
+	free(location);
 	tmpdir_remove(dir);
 }
 
-Test(e2e, an_existing_data_file_is_replaced_not_appended)
+Test(e2e, a_rewritten_output_keeps_one_data_file_and_an_inline_one_none)
 {
-	char *dir = tmpdir_new(), *in = fixture("external.onnx"), *out = path_in(dir, "m.onnx"),
-	     *data = path_in(dir, "m.onnx.data"), *text;
-	uint64_t first;
+	char *dir = tmpdir_new(), *in = fixture("external.onnx"), *other = fixture("dup_basic.onnx"),
+	     *out = path_in(dir, "m.onnx"), *legacy = path_in(dir, "m.onnx.data"), *first, *second, *text;
+	uint64_t size;
 
+	/* a data file under the name earlier versions used, and the output twice */
+	write_all(legacy, "stale", 5);
 	cr_assert_eq(run_tool(&text, "scs4onnx-shrink", "'%s' '%s' --external-data", in, out), 0, "%s", text);
 	free(text);
-	first = file_size(data);
+	cr_assert(!file_exists(legacy), "the stale m.onnx.data was left");
+	first = data_file_beside(out);
+	cr_assert_not_null(first);
+	size = file_size(first);
 	cr_assert_eq(run_tool(&text, "scs4onnx-shrink", "'%s' '%s' --external-data", in, out), 0, "%s", text);
 	free(text);
-	cr_assert_eq(file_size(data), first, "second run: %llu bytes, first %llu", (unsigned long long)file_size(data),
-	    (unsigned long long)first);
+	second = data_file_beside(out);
+	cr_assert_str_eq(second, first, "the same contents, another name");
+	cr_assert_eq(file_size(second), size, "second run: %llu bytes, first %llu", (unsigned long long)file_size(second),
+	    (unsigned long long)size);
 	expect_equivalent(in, out, NULL);
+	/* another model, inline: its data file goes with the old model */
+	cr_assert_eq(run_tool(&text, "scs4onnx-shrink", "'%s' '%s'", other, out), 0, "%s", text);
+	free(text);
+	cr_assert_null(data_file_beside(out), "an inline output kept the old data file");
+	cr_assert_eq(count_files(dir, ""), 3, "m.onnx and nothing else");
+	expect_equivalent(other, out, NULL);
 	free(in);
+	free(other);
 	free(out);
-	free(data);
+	free(legacy);
+	free(first);
+	free(second);
 	tmpdir_remove(dir);
 }
 

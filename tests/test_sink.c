@@ -1,7 +1,9 @@
 /*
  * test_sink.c: atomic outputs and the error message, on their own: what a
- * sink writes appears whole at commit or not at all, its errors are sticky,
- * and every message is one bounded line a terminal can show.
+ * commit writes appears whole or not at all, with nameless temporaries (or
+ * named ones the signal handler removes), the model switched last and the
+ * data files it does not use removed; a folder appears whole; errors are
+ * sticky; and every message is one bounded line a terminal can show.
  */
 #include <criterion/criterion.h>
 #include <errno.h>
@@ -9,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -43,11 +46,36 @@ expect_file(const char *path, const void *want, size_t len)
 	free(got);
 }
 
-Test(sink, writes_copies_and_padding_appear_whole_at_commit, .init = make_dir, .fini = drop_dir)
+/* Named temporaries (as where the filesystem has no O_TMPFILE) for the tests that ask. */
+static void
+make_dir_named(void)
+{
+	dir = tmpdir_new();
+	scs_commit_force_named_temporaries(1);
+}
+
+static void
+drop_dir_named(void)
+{
+	scs_commit_force_named_temporaries(0);
+	tmpdir_remove(dir);
+}
+
+/* Entries of @dir besides . and .. */
+static int
+entries(const char *d)
+{
+	return count_files(d, "") - 2;
+}
+
+/* Write, copy and pad into one file, committed. */
+static void
+writes_copies_and_padding(void)
 {
 	size_t big = (1u << 20) + 77;     /* over the write buffer: written straight through */
 	uint8_t *want = calloc(1, 8192 + big + 10), *src = malloc(big);
 	char *target = path_in(dir, "out.bin"), *input = path_in(dir, "in.bin");
+	scs_commit *c;
 	scs_sink *s;
 	int fd;
 
@@ -57,7 +85,8 @@ Test(sink, writes_copies_and_padding_appear_whole_at_commit, .init = make_dir, .
 	memcpy(want, "head", 4);
 	memcpy(want + 8192, src, big);
 	memcpy(want + 8192 + big, src, 10);
-	cr_assert_eq(scs_sink_open(&s, target), SCS_OK, "%s", scs_err_msg());
+	cr_assert_eq(scs_commit_files(&c, dir), SCS_OK, "%s", scs_err_msg());
+	cr_assert_eq(scs_commit_open(&s, c, "out.bin", SCS_SINK_FILE), SCS_OK, "%s", scs_err_msg());
 	cr_assert_eq(scs_sink_write(s, "head", 4), SCS_OK);
 	cr_assert_eq(scs_sink_pad_to(s, 4096), SCS_OK);
 	cr_assert_eq(scs_sink_pos(s), 4096);
@@ -68,7 +97,7 @@ Test(sink, writes_copies_and_padding_appear_whole_at_commit, .init = make_dir, .
 	cr_assert_eq(scs_sink_pos(s), 8192 + big + 10);
 	cr_assert_str_eq(scs_sink_target(s), target);
 	cr_assert(!file_exists(target), "nothing at the target before the commit");
-	cr_assert_eq(scs_sink_commit(&s, 1), SCS_OK, "%s", scs_err_msg());
+	cr_assert_eq(scs_commit_run(c), SCS_OK, "%s", scs_err_msg());
 	expect_file(target, want, 8192 + big + 10);
 	cr_assert_eq(count_files(dir, "."), 2, "only . and .. besides the files: no temporaries");
 	close(fd);
@@ -78,21 +107,46 @@ Test(sink, writes_copies_and_padding_appear_whole_at_commit, .init = make_dir, .
 	free(input);
 }
 
-Test(sink, a_copy_past_the_end_of_its_input_is_a_sticky_error, .init = make_dir, .fini = drop_dir)
+Test(sink, writes_copies_and_padding_appear_whole_at_commit, .init = make_dir, .fini = drop_dir)
+{
+	writes_copies_and_padding();
+}
+
+Test(sink, named_temporaries_appear_whole_at_commit_too, .init = make_dir_named, .fini = drop_dir_named)
+{
+	writes_copies_and_padding();
+}
+
+Test(sink, a_temporary_has_no_name_until_the_commit, .init = make_dir, .fini = drop_dir)
+{
+	scs_commit *c;
+	scs_sink *s;
+
+	cr_assert_eq(scs_commit_files(&c, dir), SCS_OK, "%s", scs_err_msg());
+	cr_assert_eq(scs_commit_open(&s, c, "out.onnx", SCS_SINK_MODEL), SCS_OK, "%s", scs_err_msg());
+	cr_assert_eq(scs_sink_write(s, "abc", 3), SCS_OK);
+	cr_assert_eq(scs_sink_park(s), SCS_OK);
+	cr_assert_eq(entries(dir), 0, "a temporary being written has a name: nothing would remove it after a kill");
+	scs_commit_abort(c);
+}
+
+Test(sink, a_copy_past_the_end_of_its_input_is_a_sticky_error, .init = make_dir_named, .fini = drop_dir_named)
 {
 	char *target = path_in(dir, "out.bin"), *input = path_in(dir, "in.bin");
+	scs_commit *c;
 	scs_sink *s;
 	int fd;
 
 	write_all(target, "old", 3);
 	write_all(input, "0123456789", 10);
 	fd = open(input, O_RDONLY);
-	cr_assert_eq(scs_sink_open(&s, target), SCS_OK, "%s", scs_err_msg());
+	cr_assert_eq(scs_commit_files(&c, dir), SCS_OK, "%s", scs_err_msg());
+	cr_assert_eq(scs_commit_open(&s, c, "out.bin", SCS_SINK_FILE), SCS_OK, "%s", scs_err_msg());
 	cr_assert_eq(scs_sink_copy_fd(s, fd, 4, 100), SCS_ECORRUPT);
 	cr_assert_not_null(strstr(scs_err_msg(), "input ended"), "%s", scs_err_msg());
 	cr_assert_eq(scs_sink_status(s), SCS_ECORRUPT);
 	cr_assert_eq(scs_sink_write(s, "more", 4), SCS_ECORRUPT, "errors are sticky");
-	cr_assert_eq(scs_sink_commit(&s, 1), SCS_ECORRUPT);
+	cr_assert_eq(scs_commit_run(c), SCS_ECORRUPT);
 	expect_file(target, "old", 3);
 	cr_assert_eq(count_files(dir, "."), 2, "no temporaries left");
 	close(fd);
@@ -103,63 +157,255 @@ Test(sink, a_copy_past_the_end_of_its_input_is_a_sticky_error, .init = make_dir,
 Test(sink, a_parked_sink_takes_no_more_bytes, .init = make_dir, .fini = drop_dir)
 {
 	char *target = path_in(dir, "out.bin");
+	scs_commit *c;
 	scs_sink *s;
 
-	cr_assert_eq(scs_sink_open(&s, target), SCS_OK, "%s", scs_err_msg());
+	cr_assert_eq(scs_commit_files(&c, dir), SCS_OK, "%s", scs_err_msg());
+	cr_assert_eq(scs_commit_open(&s, c, "out.bin", SCS_SINK_FILE), SCS_OK, "%s", scs_err_msg());
 	cr_assert_eq(scs_sink_write(s, "abc", 3), SCS_OK);
 	cr_assert_eq(scs_sink_park(s), SCS_OK);
 	cr_assert_eq(scs_sink_write(s, "d", 1), SCS_EUSAGE);
 	cr_assert_not_null(strstr(scs_err_msg(), "parked"), "%s", scs_err_msg());
-	scs_sink_abort(s);
+	scs_commit_abort(c);
 	cr_assert(!file_exists(target));
 	cr_assert_eq(count_files(dir, "."), 2, "abort leaves no temporary");
 	free(target);
 }
 
-Test(sink, several_targets_commit_together_or_not_at_all, .init = make_dir, .fini = drop_dir)
+/* One commit of model @model (bytes @m) with data file @data (bytes @d; NULL: inline) in @dir. */
+static int
+commit_pair(const char *model, const char *m, const char *data, const char *d)
 {
-	char *a = path_in(dir, "a.onnx"), *b = path_in(dir, "a.onnx.data"), *gone = path_in(dir, "gone"),
-	     *c = path_in(gone, "c.onnx");
-	scs_sink *pair[2], *three[3];
-
-	write_all(a, "old a", 5);
-	cr_assert_eq(scs_sink_open(&pair[0], a), SCS_OK, "%s", scs_err_msg());
-	cr_assert_eq(scs_sink_open(&pair[1], b), SCS_OK, "%s", scs_err_msg());
-	scs_sink_write(pair[0], "new a", 5);
-	scs_sink_write(pair[1], "new b", 5);
-	cr_assert_eq(scs_sink_commit(pair, 2), SCS_OK, "%s", scs_err_msg());
-	expect_file(a, "new a", 5);
-	expect_file(b, "new b", 5);
-
-	/* the third target's folder vanishes before the commit: nothing moves */
-	cr_assert_eq(mkdir(gone, 0777), 0);
-	cr_assert_eq(scs_sink_open(&three[0], a), SCS_OK, "%s", scs_err_msg());
-	cr_assert_eq(scs_sink_open(&three[1], b), SCS_OK, "%s", scs_err_msg());
-	cr_assert_eq(scs_sink_open(&three[2], c), SCS_OK, "%s", scs_err_msg());
-	for (int i = 0; i < 3; i++)
-		scs_sink_write(three[i], "newer", 5);
-	cr_assert_eq(run(NULL, "rm -rf '%s'", gone), 0);
-	cr_assert_lt(scs_sink_commit(three, 3), 0);
-	cr_assert_not_null(strstr(scs_err_msg(), "c.onnx"), "%s", scs_err_msg());
-	expect_file(a, "new a", 5);
-	expect_file(b, "new b", 5);
-	cr_assert_eq(count_files(dir, "."), 2, "no temporaries or set-aside files left");
-	free(a);
-	free(b);
-	free(c);
-	free(gone);
-}
-
-Test(sink, a_target_in_a_missing_folder_is_refused_at_open, .init = make_dir, .fini = drop_dir)
-{
-	char *target = path_in(dir, "missing/out.onnx");
+	scs_commit *c;
 	scs_sink *s;
 
-	cr_assert_lt(scs_sink_open(&s, target), 0);
-	cr_assert_null(s);
-	cr_assert_not_null(strstr(scs_err_msg(), "out.onnx"), "%s", scs_err_msg());
-	cr_assert_not_null(strstr(scs_err_msg(), "No such file"), "%s", scs_err_msg());
+	cr_assert_eq(scs_commit_files(&c, dir), SCS_OK, "%s", scs_err_msg());
+	if (data) {
+		cr_assert_eq(scs_commit_open(&s, c, data, SCS_SINK_DATA), SCS_OK, "%s", scs_err_msg());
+		scs_sink_write(s, d, strlen(d));
+	}
+	cr_assert_eq(scs_commit_open(&s, c, model, SCS_SINK_MODEL), SCS_OK, "%s", scs_err_msg());
+	scs_sink_write(s, m, strlen(m));
+	return scs_commit_run(c);
+}
+
+#define DATA_A "a.onnx.0123456789abcdef.data"
+#define DATA_B "a.onnx.fedcba9876543210.data"
+
+Test(sink, the_model_is_switched_last_and_unused_data_files_of_its_name_go, .init = make_dir, .fini = drop_dir)
+{
+	char *a = path_in(dir, "a.onnx"), *da = path_in(dir, DATA_A), *db = path_in(dir, DATA_B),
+	     *legacy = path_in(dir, "a.onnx.data"), *other = path_in(dir, "b.onnx.0123456789abcdef.data");
+
+	/* what an earlier version wrote, and a data file of another model */
+	write_all(a, "old a", 5);
+	write_all(legacy, "old data", 8);
+	write_all(other, "b's", 3);
+	cr_assert_eq(commit_pair("a.onnx", "new a", DATA_A, "data A"), SCS_OK, "%s", scs_err_msg());
+	expect_file(a, "new a", 5);
+	expect_file(da, "data A", 6);
+	cr_assert(!file_exists(legacy), "the old model's data file stays");
+	expect_file(other, "b's", 3);
+	/* other contents, other name; the same contents, the same name */
+	cr_assert_eq(commit_pair("a.onnx", "newer a", DATA_B, "data B"), SCS_OK, "%s", scs_err_msg());
+	expect_file(a, "newer a", 7);
+	expect_file(db, "data B", 6);
+	cr_assert(!file_exists(da), "the replaced model's data file stays");
+	cr_assert_eq(commit_pair("a.onnx", "newest a", DATA_B, "data B"), SCS_OK, "%s", scs_err_msg());
+	expect_file(db, "data B", 6);
+	/* an inline model leaves no data file of its name */
+	cr_assert_eq(commit_pair("a.onnx", "inline a", NULL, NULL), SCS_OK, "%s", scs_err_msg());
+	expect_file(a, "inline a", 8);
+	cr_assert_eq(entries(dir), 2, "a.onnx and b's data file, nothing else");
+	free(a);
+	free(da);
+	free(db);
+	free(legacy);
+	free(other);
+}
+
+Test(sink, a_failed_switch_leaves_the_old_pair_and_no_new_file, .init = make_dir, .fini = drop_dir)
+{
+	char *a = path_in(dir, "a.onnx"), *da = path_in(dir, DATA_A), *npy = path_in(dir, "x.npy");
+	scs_commit *c;
+	scs_sink *s;
+
+	cr_assert_eq(commit_pair("a.onnx", "old a", DATA_A, "data A"), SCS_OK, "%s", scs_err_msg());
+	cr_assert_eq(scs_commit_files(&c, dir), SCS_OK, "%s", scs_err_msg());
+	cr_assert_eq(scs_commit_open(&s, c, "x.npy", SCS_SINK_FILE), SCS_OK, "%s", scs_err_msg());
+	scs_sink_write(s, "npy", 3);
+	cr_assert_eq(scs_commit_open(&s, c, DATA_B, SCS_SINK_DATA), SCS_OK, "%s", scs_err_msg());
+	scs_sink_write(s, "data B", 6);
+	cr_assert_eq(scs_commit_open(&s, c, "a.onnx", SCS_SINK_MODEL), SCS_OK, "%s", scs_err_msg());
+	scs_sink_write(s, "new a", 5);
+	/* the model's name turns into a folder with something in it: the last rename must fail */
+	cr_assert_eq(unlink(a), 0);
+	cr_assert_eq(mkdir(a, 0777), 0);
+	write_all(da, "data A", 6);
+	{
+		char *inside = path_in(a, "f");
+
+		write_all(inside, "f", 1);
+		cr_assert_lt(scs_commit_run(c), 0);
+		cr_assert_not_null(strstr(scs_err_msg(), "a.onnx"), "%s", scs_err_msg());
+		cr_assert_eq(unlink(inside), 0);
+		free(inside);
+	}
+	cr_assert_eq(rmdir(a), 0);
+	expect_file(da, "data A", 6);
+	cr_assert(!file_exists(npy), "a new file of a failed commit stays");
+	cr_assert_eq(entries(dir), 1, "only the old data file: no temporaries, no new data file");
+	free(a);
+	free(da);
+	free(npy);
+}
+
+Test(sink, leftovers_of_killed_runs_go_and_live_ones_stay, .init = make_dir_named, .fini = drop_dir_named)
+{
+	char *dead = path_in(dir, ".a.onnx.k1ll3d.scs-tmp"), *live = path_in(dir, ".a.onnx.al1ve0.scs-tmp"),
+	     *orphan = path_in(dir, DATA_B), *unrelated = path_in(dir, ".b.onnx.k1ll3d.scs-tmp");
+	int fd;
+
+	write_all(dead, "x", 1);
+	write_all(live, "x", 1);
+	write_all(orphan, "x", 1);
+	write_all(unrelated, "x", 1);
+	/* a writer that lives holds the lock of its temporary */
+	fd = open(live, O_RDONLY);
+	cr_assert_eq(flock(fd, LOCK_EX), 0);
+	cr_assert_eq(commit_pair("a.onnx", "new a", DATA_A, "data A"), SCS_OK, "%s", scs_err_msg());
+	cr_assert(!file_exists(dead), "a killed run's temporary stays");
+	cr_assert(!file_exists(orphan), "a killed run's data file stays");
+	cr_assert(file_exists(live), "a live run's temporary was removed");
+	cr_assert(file_exists(unrelated), "another output's temporary was removed");
+	close(fd);
+	free(dead);
+	free(live);
+	free(orphan);
+	free(unrelated);
+}
+
+Test(sink, the_signal_handler_removes_every_named_temporary, .init = make_dir_named, .fini = drop_dir_named)
+{
+	scs_commit *c;
+	scs_sink *s;
+	char name[32];
+
+	/* far more than a fixed table would hold */
+	cr_assert_eq(scs_commit_files(&c, dir), SCS_OK, "%s", scs_err_msg());
+	for (int i = 0; i < 300; i++) {
+		snprintf(name, sizeof(name), "f%03d.npy", i);
+		cr_assert_eq(scs_commit_open(&s, c, name, SCS_SINK_FILE), SCS_OK, "%s", scs_err_msg());
+	}
+	cr_assert_eq(count_files(dir, ".f"), 300);
+	scs_temps_remove_all();
+	cr_assert_eq(entries(dir), 0, "%d temporaries left", entries(dir));
+	scs_commit_abort(c);
+}
+
+/* A folder commit of files "one" and "two" for @target. */
+static int
+commit_folder(const char *target)
+{
+	scs_commit *c;
+	scs_sink *s;
+	int rc;
+
+	if ((rc = scs_commit_folder(&c, target)) < 0)
+		return rc;
+	cr_assert_eq(scs_commit_open(&s, c, "one", SCS_SINK_FILE), SCS_OK, "%s", scs_err_msg());
+	scs_sink_write(s, "1", 1);
+	cr_assert_eq(scs_commit_open(&s, c, "two", SCS_SINK_FILE), SCS_OK, "%s", scs_err_msg());
+	scs_sink_write(s, "2", 1);
+	cr_assert(!file_exists(target) || entries(target) == 0, "the folder filled before the commit");
+	return scs_commit_run(c);
+}
+
+static void
+folder_cases(void)
+{
+	char *target = path_in(dir, "set"), *one = path_in(target, "one"), *two = path_in(target, "two"),
+	     *stale = path_in(dir, ".set.k1ll3d.scs-dir"), *stale_file = path_in(stale, "one");
+
+	/* a missing folder appears whole, with what a killed commit left removed */
+	cr_assert_eq(mkdir(stale, 0777), 0);
+	write_all(stale_file, "x", 1);
+	cr_assert_eq(commit_folder(target), SCS_OK, "%s", scs_err_msg());
+	expect_file(one, "1", 1);
+	expect_file(two, "2", 1);
+	cr_assert_eq(entries(dir), 1, "only the new folder is left beside it");
+	/* a folder with files in it is refused at once */
+	cr_assert_eq(commit_folder(target), SCS_EUSAGE);
+	cr_assert_not_null(strstr(scs_err_msg(), "not empty"), "%s", scs_err_msg());
+	/* an empty folder is replaced */
+	cr_assert_eq(run(NULL, "rm -rf '%s' && mkdir '%s'", target, target), 0);
+	cr_assert_eq(commit_folder(target), SCS_OK, "%s", scs_err_msg());
+	expect_file(one, "1", 1);
+	cr_assert_eq(entries(dir), 1, "no temporaries beside it");
 	free(target);
+	free(one);
+	free(two);
+	free(stale);
+	free(stale_file);
+}
+
+Test(sink, a_folder_appears_whole, .init = make_dir, .fini = drop_dir)
+{
+	folder_cases();
+}
+
+Test(sink, a_folder_of_named_temporaries_appears_whole, .init = make_dir_named, .fini = drop_dir_named)
+{
+	folder_cases();
+}
+
+Test(sink, a_folder_that_fills_before_the_commit_is_left_alone, .init = make_dir, .fini = drop_dir)
+{
+	char *target = path_in(dir, "set"), *theirs = path_in(target, "theirs");
+	scs_commit *c;
+	scs_sink *s;
+
+	cr_assert_eq(scs_commit_folder(&c, target), SCS_OK, "%s", scs_err_msg());
+	cr_assert_eq(scs_commit_open(&s, c, "one", SCS_SINK_FILE), SCS_OK, "%s", scs_err_msg());
+	cr_assert_eq(mkdir(target, 0777), 0);
+	write_all(theirs, "t", 1);
+	cr_assert_eq(scs_commit_run(c), SCS_EUSAGE);
+	cr_assert_not_null(strstr(scs_err_msg(), "not empty"), "%s", scs_err_msg());
+	expect_file(theirs, "t", 1);
+	cr_assert_eq(entries(target), 1);
+	cr_assert_eq(entries(dir), 1, "no hidden folder left beside it");
+	free(target);
+	free(theirs);
+}
+
+Test(sink, a_target_in_a_missing_folder_is_refused, .init = make_dir, .fini = drop_dir)
+{
+	char *missing = path_in(dir, "missing"), *deeper = path_in(dir, "missing/set");
+	scs_commit *c;
+
+	cr_assert_lt(scs_commit_files(&c, missing), 0);
+	cr_assert_null(c);
+	cr_assert_not_null(strstr(scs_err_msg(), "missing"), "%s", scs_err_msg());
+	cr_assert_not_null(strstr(scs_err_msg(), "No such file"), "%s", scs_err_msg());
+	cr_assert_lt(scs_commit_folder(&c, deeper), 0);
+	cr_assert_not_null(strstr(scs_err_msg(), "No such file"), "%s", scs_err_msg());
+	free(missing);
+	free(deeper);
+}
+
+Test(sink, data_file_names_follow_the_rule)
+{
+	char *name = scs_sink_data_name("m.onnx", "0123456789abcdef");
+
+	cr_assert_str_eq(name, "m.onnx.0123456789abcdef.data");
+	cr_assert(scs_sink_is_data_of("m.onnx", name));
+	cr_assert(scs_sink_is_data_of("m.onnx", "m.onnx.data"), "what earlier versions wrote");
+	cr_assert_not(scs_sink_is_data_of("m.onnx", "m.onnx.0123456789ABCDEF.data"));
+	cr_assert_not(scs_sink_is_data_of("m.onnx", "m.onnx.0123.data"));
+	cr_assert_not(scs_sink_is_data_of("m.onnx", "m2.onnx.0123456789abcdef.data"));
+	cr_assert_not(scs_sink_is_data_of("m.onnx", "m.onnx"));
+	cr_assert_not(scs_sink_is_data_of("m.onnx", "m.onnx.data.bak"));
+	free(name);
 }
 
 Test(err, messages_are_one_bounded_line_of_printable_bytes)

@@ -40,6 +40,7 @@ import filecmp
 import glob
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -84,13 +85,21 @@ def run_tool(tools_dir, tool, args):
         raise Problem("failed", "%s: exit %d: %s" % (tool, p.returncode, " | ".join(lines[:3]) or "no message"))
 
 
+def data_file(model):
+    """The data file beside an output model ("MODEL.<16 hex>.data"), or None."""
+    base = os.path.basename(model)
+    found = [n for n in os.listdir(os.path.dirname(model) or ".")
+             if re.fullmatch(re.escape(base) + r"\.[0-9a-f]{16}\.data", n)]
+    return os.path.join(os.path.dirname(model), found[0]) if found else None
+
+
 def same_file(a, b):
-    """Byte-equal files, and byte-equal A.data/B.data when either exists."""
+    """Byte-equal files, and byte-equal data files when either has one."""
     if not filecmp.cmp(a, b, shallow=False):
         return False
-    da, db = a + ".data", b + ".data"
-    if os.path.exists(da) or os.path.exists(db):
-        return os.path.exists(da) and os.path.exists(db) and filecmp.cmp(da, db, shallow=False)
+    da, db = data_file(a), data_file(b)
+    if da or db:
+        return bool(da and db) and filecmp.cmp(da, db, shallow=False)
     return True
 
 
