@@ -17,6 +17,12 @@
  * holds two external-data files (external_a.bin, external_b.bin, as the
  * test fixture external.onnx names them) and is removed at exit.
  *
+ * An input holding SHARD_SEP is a set of shards instead: the pieces between
+ * separators become shard-000.onnx, shard-001.onnx, ... and go through
+ * scs_merge alone (scripts/fuzz.sh seeds such sets from split fixtures), so
+ * that merge's checks of shard headers, indices and contents see mutated
+ * shards, not only those split just wrote.
+ *
  * SCS_FUZZ_FIXPOINT=1 also checks that shrinking a shrunk model gives the
  * same bytes again (README: every tool is a fixed point).
  */
@@ -33,6 +39,7 @@
 #include "scs4onnx.h"
 
 #define DATA_LEN 32768                  /* each external-data file */
+#define SHARD_SEP "#scs-fuzz-shard#"     /* between the shards of a shard set */
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -321,12 +328,27 @@ run_shrink(const scs_shrink_options *so)
 	empty_dir(out_dir);
 }
 
+/* Merge the shards in the shard folder. */
+static void
+merge_shards(const char *call, uint32_t h)
+{
+	scs_merge_options mo;
+	char target[4200];
+	scs_report rep;
+	int rc;
+
+	memset(&mo, 0, sizeof(mo));
+	mo.no_dedup = h & 1;
+	mo.external_data = (h >> 1) & 1;
+	path_at(target, sizeof(target), out_dir, "merged.onnx");
+	rc = scs_merge(&rep, shard_dir, target, &mo);
+	finish(call, rc, &rep, target);
+}
+
 static void
 run_split_merge(uint64_t budget, uint32_t h)
 {
 	scs_split_options sp;
-	scs_merge_options mo;
-	char target[4200];
 	scs_report rep;
 	int rc;
 
@@ -334,14 +356,8 @@ run_split_merge(uint64_t budget, uint32_t h)
 	sp.max_shard_len = budget;
 	rc = scs_split(&rep, in_path, shard_dir, &sp);
 	finish("split", rc, &rep, NULL);
-	if (rc == SCS_OK) {
-		memset(&mo, 0, sizeof(mo));
-		mo.no_dedup = h & 1;
-		mo.external_data = (h >> 1) & 1;
-		path_at(target, sizeof(target), out_dir, "merged.onnx");
-		rc = scs_merge(&rep, shard_dir, target, &mo);
-		finish("merge", rc, &rep, target);
-	}
+	if (rc == SCS_OK)
+		merge_shards("merge", h);
 	empty_dir(shard_dir);
 	rmdir(shard_dir);
 	empty_dir(out_dir);
@@ -370,6 +386,31 @@ run_big(const scs_shrink_options *so, uint64_t budget, uint32_t h)
 	rmdir(work_dir);
 }
 
+/* The pieces of @data between separators as shards, merged. */
+static void
+run_merge_of_pieces(const uint8_t *data, size_t size, uint32_t h)
+{
+	const size_t sep_len = strlen(SHARD_SEP);
+	const uint8_t *p = data, *end = data + size, *next;
+	char name[32], path[4300];
+
+	if (mkdir(shard_dir, 0777) < 0)
+		die("cannot make", shard_dir);
+	for (int k = 0; p <= end && k < 100; k++) {
+		next = memmem(p, (size_t)(end - p), SHARD_SEP, sep_len);
+		snprintf(name, sizeof(name), "shard-%03d.onnx", k);
+		path_at(path, sizeof(path), shard_dir, name);
+		write_file(path, p, (size_t)((next ? next : end) - p));
+		if (next == NULL)
+			break;
+		p = next + sep_len;
+	}
+	merge_shards("merge of a shard set", h);
+	empty_dir(shard_dir);
+	rmdir(shard_dir);
+	empty_dir(out_dir);
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -379,6 +420,10 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	uint32_t h = fnv1a(data, size);
 	scs_shrink_options so;
 
+	if (memmem(data, size, SHARD_SEP, strlen(SHARD_SEP))) {
+		run_merge_of_pieces(data, size, h);
+		return 0;
+	}
 	write_file(in_path, data, size);
 	memset(&so, 0, sizeof(so));
 	so.mode = h & 1 ? SCS_MODE_NPY : SCS_MODE_SHRINK;

@@ -9,8 +9,8 @@
 #
 # The corpus grows across runs in work/fuzz/corpus; findings land in
 # work/fuzz/artifacts (replay one: build-fuzz/fuzz/scs-fuzz FILE) and the
-# whole log in work/fuzz/fuzz.log. FUZZ_MAX_LEN caps the input size
-# (default 65536 bytes); FUZZ_ARGS adds libFuzzer flags.
+# whole log in work/fuzz/fuzz.log. FUZZ_DIR moves work/fuzz, FUZZ_MAX_LEN
+# caps the input size (default 65536 bytes), FUZZ_ARGS adds libFuzzer flags.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-60}
@@ -26,7 +26,7 @@ if [ ! -f build-fuzz/build.ninja ]; then
 fi
 ninja -C build-fuzz >/dev/null || exit 1
 
-dir=work/fuzz
+dir=${FUZZ_DIR:-work/fuzz}
 mkdir -p "$dir/corpus" "$dir/artifacts"
 # the seeds: every fixture model the tests build that fits the length cap
 rm -rf "$dir/seeds"
@@ -34,6 +34,24 @@ mkdir -p "$dir/seeds"
 for f in build-fuzz/tests/*.onnx; do
 	[ "$(stat -c %s "$f")" -le "$max_len" ] && cp "$f" "$dir/seeds/"
 done
+# and shard sets for merge: each fixture split at 300 bytes, its shards joined
+# by the separator the target cuts at (fuzz/fuzz_scs.c, SHARD_SEP)
+sep='#scs-fuzz-shard#'
+for f in "$dir"/seeds/*.onnx; do
+	name=$(basename "$f" .onnx)
+	rm -rf "$dir/split"
+	ASAN_OPTIONS=detect_leaks=0 build-fuzz/tools/scs4onnx-split "$f" "$dir/split" --max-shard-size 300 \
+		>/dev/null 2>&1 || continue
+	shards=("$dir"/split/shard-*.onnx)
+	# two shards or more, and no external data (the set is one input)
+	[ ${#shards[@]} -ge 2 ] && ! compgen -G "$dir/split/*.data" >/dev/null || continue
+	for s in "${shards[@]}"; do
+		[ "$s" = "${shards[0]}" ] || printf '%s' "$sep"
+		cat "$s"
+	done >"$dir/seeds/shards-$name"
+	[ "$(stat -c %s "$dir/seeds/shards-$name")" -le "$max_len" ] || rm "$dir/seeds/shards-$name"
+done
+rm -rf "$dir/split"
 
 # the target's private folders go here (in memory where /dev/shm is), removed
 # at the end even when a crash kept the target from removing its own
