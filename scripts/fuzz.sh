@@ -63,12 +63,14 @@ touch "$marker"
 # UBSan reports stop the input (so libFuzzer keeps it); leaks are checked per input
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:abort_on_error=1:print_stacktrace=1}
+started=$SECONDS
 # shellcheck disable=SC2086
 timeout $((seconds + 600)) build-fuzz/fuzz/scs-fuzz \
 	-max_total_time="$seconds" -max_len="$max_len" -timeout=20 -malloc_limit_mb=256 -rss_limit_mb=2048 \
 	-dict=fuzz/onnx.dict -print_final_stats=1 -artifact_prefix="$dir/artifacts/" ${FUZZ_ARGS:-} \
 	"$dir/corpus" "$dir/seeds" >"$dir/fuzz.log" 2>&1
 status=$?
+elapsed=$((SECONDS - started))
 
 # the last status line ("#N DONE cov: C ft: F corp: U/S ...") and the final stats
 last=$(grep -E '^#[0-9]+[[:space:]]+[A-Z]+[[:space:]]+cov:' "$dir/fuzz.log" | tail -n 1)
@@ -87,7 +89,7 @@ done
 if [ ${#found[@]} -gt 0 ] || [ "$status" -ne 0 ]; then
 	grep -E 'contract broken|ERROR: |SUMMARY: |runtime error:' "$dir/fuzz.log" | head -n 5
 fi
-echo "fuzz: ${seconds} s, ${runs:-0} runs (${rate:-0}/s), cov ${last:+$(field cov)}, ft ${last:+$(field ft)}," \
+echo "fuzz: ${elapsed} s, ${runs:-0} runs (${rate:-0}/s), cov ${last:+$(field cov)}, ft ${last:+$(field ft)}," \
 	"corpus ${units} inputs (${corpus_len} KiB), findings ${#found[@]}"
 if [ ${#found[@]} -gt 0 ] || [ "$status" -ne 0 ]; then
 	echo "fuzz: failed (exit status $status; see $dir/fuzz.log)"

@@ -99,12 +99,17 @@ start_from_header(merge *mg)
 	size_t keep = 0;
 	int rc;
 
-	if ((rc = scs_base64_decode(&raw, text)) < 0)
+	if ((rc = scs_base64_decode(&raw, text)) < 0) {
+		scs_buf_dispose(&raw);
 		return scs_err_wrap(rc, "%s: shard header", mg->labels[mg->by_index[0]]);
+	}
 	p = onnx__model_proto__unpack(NULL, raw.len, raw.data);
 	scs_buf_dispose(&raw);
-	if (p == NULL || p->graph == NULL)
+	if (p == NULL || p->graph == NULL) {
+		if (p)
+			onnx__model_proto__free_unpacked(p, NULL);
 		return scs_err_set(SCS_ECORRUPT, "%s: the shard header does not parse", mg->labels[mg->by_index[0]]);
+	}
 	/* the header holds no tensors, so it can live in the merged model as it is */
 	mg->out->proto = p;
 	mg->g = p->graph;
