@@ -1,10 +1,12 @@
 /*
- * fuzz_scs.c: a libFuzzer target over the public calls (scs4onnx.h). Each
- * input is written as a model file into a private folder and goes through
- * scs_shrink, scs_split + scs_merge (a small shard budget, so split really
- * cuts) and scs_big. The options of each run (mode, downcast, external
- * data, budget, ...) come from a hash of the input, so a given input always
- * takes the same path and a crash file replays as it failed.
+ * fuzz_scs.c: a libFuzzer target over the public calls (scs4onnx.h). An
+ * input is a model followed by two bytes of options (OPT_* bits: mode,
+ * downcast, external data, budgets, ...). The model is written as a file
+ * into a private folder and goes through scs_shrink, scs_split + scs_merge
+ * (a small shard budget, so split really cuts) and scs_big. Options at the
+ * end, not a hash of the input, so that libFuzzer can shorten a crash input
+ * without changing the path it takes; scripts/fuzz.sh gives every seed its
+ * two bytes.
  *
  * Beyond what ASan, UBSan and LeakSanitizer see, each call is held to the
  * "Bad input" contract: a failure returns a negative code other than
@@ -40,6 +42,20 @@
 
 #define DATA_LEN 32768                  /* each external-data file */
 #define SHARD_SEP "#scs-fuzz-shard#"     /* between the shards of a shard set */
+
+/* the options, in the input's last two bytes (little-endian) */
+enum {
+	OPT_NPY = 1 << 0,                       /* shrink and big: npy mode */
+	OPT_NO_DOWNCAST = 1 << 1,
+	OPT_EXTERNAL = 1 << 2,                  /* shrink and big: external data */
+	OPT_FORCED = 1 << 3,                    /* forced extraction by op and constant names */
+	OPT_SPLIT_BUDGET = 3 << 4,              /* split: 64, 300, 1024 or 4096 bytes */
+	OPT_MERGE_NO_DEDUP = 1 << 6,
+	OPT_MERGE_EXTERNAL = 1 << 7,
+	OPT_BIG_BUDGET = 3 << 8,                /* big: the same four budgets */
+	OPT_BIG_WORK = 1 << 10,                 /* big: --work in the private folder */
+	OPT_BIG_KEEP = 1 << 11,                 /* with OPT_BIG_WORK: --keep-work */
+};
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -295,16 +311,6 @@ expect_fixpoint(const char *once, const scs_shrink_options *opts)
 	free(b);
 }
 
-static uint32_t
-fnv1a(const uint8_t *data, size_t size)
-{
-	uint32_t h = 2166136261u;
-
-	for (size_t i = 0; i < size; i++)
-		h = (h ^ data[i]) * 16777619u;
-	return h;
-}
-
 /* Release the report of @call and hold the call to the contract. */
 static void
 finish(const char *call, int rc, scs_report *rep, const char *target)
@@ -330,7 +336,7 @@ run_shrink(const scs_shrink_options *so)
 
 /* Merge the shards in the shard folder. */
 static void
-merge_shards(const char *call, uint32_t h)
+merge_shards(const char *call, unsigned opt)
 {
 	scs_merge_options mo;
 	char target[4200];
@@ -338,15 +344,15 @@ merge_shards(const char *call, uint32_t h)
 	int rc;
 
 	memset(&mo, 0, sizeof(mo));
-	mo.no_dedup = h & 1;
-	mo.external_data = (h >> 1) & 1;
+	mo.no_dedup = (opt & OPT_MERGE_NO_DEDUP) != 0;
+	mo.external_data = (opt & OPT_MERGE_EXTERNAL) != 0;
 	path_at(target, sizeof(target), out_dir, "merged.onnx");
 	rc = scs_merge(&rep, shard_dir, target, &mo);
 	finish(call, rc, &rep, target);
 }
 
 static void
-run_split_merge(uint64_t budget, uint32_t h)
+run_split_merge(uint64_t budget, unsigned opt)
 {
 	scs_split_options sp;
 	scs_report rep;
@@ -357,14 +363,14 @@ run_split_merge(uint64_t budget, uint32_t h)
 	rc = scs_split(&rep, in_path, shard_dir, &sp);
 	finish("split", rc, &rep, NULL);
 	if (rc == SCS_OK)
-		merge_shards("merge", h);
+		merge_shards("merge", opt);
 	empty_dir(shard_dir);
 	rmdir(shard_dir);
 	empty_dir(out_dir);
 }
 
 static void
-run_big(const scs_shrink_options *so, uint64_t budget, uint32_t h)
+run_big(const scs_shrink_options *so, uint64_t budget, unsigned opt)
 {
 	scs_big_options bo;
 	char target[4200];
@@ -374,9 +380,9 @@ run_big(const scs_shrink_options *so, uint64_t budget, uint32_t h)
 	memset(&bo, 0, sizeof(bo));
 	bo.shrink = *so;
 	bo.max_shard_len = budget;
-	if (h & 1) {
+	if (opt & OPT_BIG_WORK) {
 		bo.work_dir = work_dir;
-		bo.keep_work = (h >> 1) & 1;
+		bo.keep_work = (opt & OPT_BIG_KEEP) != 0;
 	}
 	path_at(target, sizeof(target), out_dir, "big.onnx");
 	rc = scs_big(&rep, in_path, target, &bo);
@@ -388,7 +394,7 @@ run_big(const scs_shrink_options *so, uint64_t budget, uint32_t h)
 
 /* The pieces of @data between separators as shards, merged. */
 static void
-run_merge_of_pieces(const uint8_t *data, size_t size, uint32_t h)
+run_merge_of_pieces(const uint8_t *data, size_t size, unsigned opt)
 {
 	const size_t sep_len = strlen(SHARD_SEP);
 	const uint8_t *p = data, *end = data + size, *next;
@@ -405,7 +411,7 @@ run_merge_of_pieces(const uint8_t *data, size_t size, uint32_t h)
 			break;
 		p = next + sep_len;
 	}
-	merge_shards("merge of a shard set", h);
+	merge_shards("merge of a shard set", opt);
 	empty_dir(shard_dir);
 	rmdir(shard_dir);
 	empty_dir(out_dir);
@@ -417,27 +423,31 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	static const char *const op_names[] = { "const_w", "Gather", "n0" };
 	static const char *const constant_names[] = { "W1", "A", "E1", "w" };
 	static const uint64_t budgets[] = { 64, 300, 1024, 4096 };
-	uint32_t h = fnv1a(data, size);
 	scs_shrink_options so;
+	unsigned opt;
 
+	if (size < 2)
+		return 0;
+	opt = data[size - 2] | (unsigned)data[size - 1] << 8;
+	size -= 2;
 	if (memmem(data, size, SHARD_SEP, strlen(SHARD_SEP))) {
-		run_merge_of_pieces(data, size, h);
+		run_merge_of_pieces(data, size, opt);
 		return 0;
 	}
 	write_file(in_path, data, size);
 	memset(&so, 0, sizeof(so));
-	so.mode = h & 1 ? SCS_MODE_NPY : SCS_MODE_SHRINK;
-	so.disable_auto_downcast = (h >> 1) & 1;
-	so.external_data = (h >> 2) & 1;
-	if ((h >> 3) & 1) {
+	so.mode = opt & OPT_NPY ? SCS_MODE_NPY : SCS_MODE_SHRINK;
+	so.disable_auto_downcast = (opt & OPT_NO_DOWNCAST) != 0;
+	so.external_data = (opt & OPT_EXTERNAL) != 0;
+	if (opt & OPT_FORCED) {
 		so.forced_op_names = op_names;
 		so.n_forced_op_names = sizeof(op_names) / sizeof(op_names[0]);
 		so.forced_constant_names = constant_names;
 		so.n_forced_constant_names = sizeof(constant_names) / sizeof(constant_names[0]);
 	}
 	run_shrink(&so);
-	run_split_merge(budgets[(h >> 4) & 3], h >> 6);
-	run_big(&so, budgets[(h >> 8) & 3], h >> 10);
+	run_split_merge(budgets[(opt & OPT_SPLIT_BUDGET) >> 4], opt);
+	run_big(&so, budgets[(opt & OPT_BIG_BUDGET) >> 8], opt);
 	unlink(in_path);
 	return 0;
 }

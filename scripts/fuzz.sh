@@ -28,30 +28,36 @@ ninja -C build-fuzz >/dev/null || exit 1
 
 dir=${FUZZ_DIR:-work/fuzz}
 mkdir -p "$dir/corpus" "$dir/artifacts"
-# the seeds: every fixture model the tests build that fits the length cap
-rm -rf "$dir/seeds"
+# the seeds: every fixture model the tests build that fits the length cap, and
+# a shard set for merge made of it (split at 300 bytes, the shards joined by
+# the separator the target cuts at, SHARD_SEP in fuzz/fuzz_scs.c). An input
+# ends in two bytes of options: a seed's come from its name.
+options() {
+	local h
+	h=$(cksum <<<"$1" | cut -d' ' -f1)
+	printf '%b' "$(printf '\\x%02x\\x%02x' $((h & 255)) $(((h >> 8) & 15)))"
+}
+sep='#scs-fuzz-shard#'
+rm -rf "$dir/seeds" "$dir/split"
 mkdir -p "$dir/seeds"
 for f in build-fuzz/tests/*.onnx; do
-	[ "$(stat -c %s "$f")" -le "$max_len" ] && cp "$f" "$dir/seeds/"
-done
-# and shard sets for merge: each fixture split at 300 bytes, its shards joined
-# by the separator the target cuts at (fuzz/fuzz_scs.c, SHARD_SEP)
-sep='#scs-fuzz-shard#'
-for f in "$dir"/seeds/*.onnx; do
 	name=$(basename "$f" .onnx)
-	rm -rf "$dir/split"
+	[ "$(stat -c %s "$f")" -lt "$max_len" ] || continue
+	{ cat "$f"; options "$name"; } >"$dir/seeds/$name"
 	ASAN_OPTIONS=detect_leaks=0 build-fuzz/tools/scs4onnx-split "$f" "$dir/split" --max-shard-size 300 \
 		>/dev/null 2>&1 || continue
 	shards=("$dir"/split/shard-*.onnx)
 	# two shards or more, and no external data (the set is one input)
-	[ ${#shards[@]} -ge 2 ] && ! compgen -G "$dir/split/*.data" >/dev/null || continue
-	for s in "${shards[@]}"; do
-		[ "$s" = "${shards[0]}" ] || printf '%s' "$sep"
-		cat "$s"
-	done >"$dir/seeds/shards-$name"
-	[ "$(stat -c %s "$dir/seeds/shards-$name")" -le "$max_len" ] || rm "$dir/seeds/shards-$name"
+	if [ ${#shards[@]} -ge 2 ] && ! compgen -G "$dir/split/*.data" >/dev/null; then
+		for s in "${shards[@]}"; do
+			[ "$s" = "${shards[0]}" ] || printf '%s' "$sep"
+			cat "$s"
+		done >"$dir/seeds/shards-$name"
+		options "shards-$name" >>"$dir/seeds/shards-$name"
+		[ "$(stat -c %s "$dir/seeds/shards-$name")" -le "$max_len" ] || rm "$dir/seeds/shards-$name"
+	fi
+	rm -rf "$dir/split"
 done
-rm -rf "$dir/split"
 
 # the target's private folders go here (in memory where /dev/shm is), removed
 # at the end even when a crash kept the target from removing its own
@@ -75,8 +81,9 @@ elapsed=$((SECONDS - started))
 # the last status line ("#N DONE cov: C ft: F corp: U/S ...") and the final stats
 last=$(grep -E '^#[0-9]+[[:space:]]+[A-Z]+[[:space:]]+cov:' "$dir/fuzz.log" | tail -n 1)
 field() { sed -nE "s/.* $1: ([^ ]+).*/\\1/p" <<<"$last"; }
-runs=$(sed -nE 's/^stat::number_of_executed_units: *//p' "$dir/fuzz.log")
-rate=$(sed -nE 's/^stat::average_exec_per_sec: *//p' "$dir/fuzz.log")
+# (a crash may print the stats twice)
+runs=$(sed -nE 's/^stat::number_of_executed_units: *//p' "$dir/fuzz.log" | tail -n 1)
+rate=$(sed -nE 's/^stat::average_exec_per_sec: *//p' "$dir/fuzz.log" | tail -n 1)
 [ -n "$runs" ] || runs=$(sed -nE 's/^#([0-9]+).*/\1/p' <<<"$last")
 units=$(find "$dir/corpus" -type f | wc -l)
 corpus_len=$(du -sk "$dir/corpus" | cut -f1)
