@@ -344,6 +344,24 @@ Test(merge, a_shard_header_without_a_graph, .init = make_shards, .fini = drop_sh
 	expect_merge_refused("the shard header does not parse");
 }
 
+/* shard 0 of n, its index spelled 2^32 (sscanf's %d read it as 0) */
+static void
+index_past_int(Onnx__ModelProto *m)
+{
+	char tag[64] = "";
+
+	for (size_t i = 0; i < m->n_metadata_props; i++)
+		if (strcmp(m->metadata_props[i]->key, "scs4onnx.shard") == 0)
+			snprintf(tag, sizeof(tag), "4294967296%s", strchr(m->metadata_props[i]->value, '/'));
+	set_meta(m, "scs4onnx.shard", tag);
+}
+
+Test(merge, a_shard_index_past_int_is_no_index, .init = make_shards, .fini = drop_shards)
+{
+	edit_shard("shard-000.onnx", index_past_int);
+	expect_merge_refused("shard-000.onnx: not a shard written by scs4onnx-split (no valid scs4onnx.shard metadata)");
+}
+
 static void
 change_w1(Onnx__ModelProto *m)
 {
