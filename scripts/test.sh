@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Sets up, builds and runs every test: first the suite under AddressSanitizer
 # + UndefinedBehaviorSanitizer (all but the multi-GiB e2e_big cases, which run
-# the same code paths as the small ones, only longer), then every suite in
-# the normal build, whose Criterion Synthesis line ends the log.
+# the same code paths as the small ones, only longer), then the fuzzer for
+# FUZZ_SECONDS (default 60; scripts/fuzz.sh), then every suite in the normal
+# build, whose Criterion Synthesis line ends the log.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh || exit 1
@@ -24,6 +25,9 @@ if grep -qE 'ERROR: (Address|Leak)Sanitizer|runtime error:' work/asan.log; then
 	echo "sanitizers: reports found (see above and work/asan.log)"
 	status=1
 fi
+# the libFuzzer target for a fixed time: one summary line; a finding fails the run
+echo "== fuzzing (${FUZZ_SECONDS:-60} s)"
+scripts/fuzz.sh "${FUZZ_SECONDS:-60}" || status=1
 echo "== tests"
 build/tests/unit -j"$jobs" || status=1
 exit $status

@@ -14,6 +14,7 @@
  */
 #include "merge.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,12 +48,36 @@ typedef struct merge {
 #define APPEND(arr, n, item, rc) \
 	do { if ((rc = scs_array_insert(&(arr), &(n), (item), 0)) < 0) break; } while (0)
 
+/* A count in plain decimal digits, up to INT_MAX: where it ends, or NULL. */
+static const char *
+parse_count(const char *p, int *out)
+{
+	long long v = 0;
+
+	if (*p < '0' || *p > '9')
+		return NULL;
+	for (; *p >= '0' && *p <= '9'; p++)
+		if ((v = v * 10 + (*p - '0')) > INT_MAX)
+			return NULL;
+	*out = (int)v;
+	return p;
+}
+
+/* A shard tag "k/n" with 0 <= k < n (no signs, spaces or values past int). */
+static int
+parse_shard_tag(const char *tag, int *k, int *count)
+{
+	const char *p = parse_count(tag, k);
+
+	return p && *p == '/' && (p = parse_count(p + 1, count)) != NULL && *p == '\0' && *k < *count;
+}
+
 /* Shard order from metadata; every check on the set of shards. */
 static int
 order_shards(merge *mg)
 {
 	const char *fp0 = NULL, *tag, *fp;
-	int k, count, used;
+	int k, count;
 
 	if ((mg->by_index = malloc(mg->n * sizeof(size_t))) == NULL)
 		return scs_err_set(SCS_ENOMEM, "cannot order the shards");
@@ -63,8 +88,7 @@ order_shards(merge *mg)
 
 		tag = scs_meta_get(p, SCS_META_SHARD);
 		fp = scs_meta_get(p, SCS_META_SOURCE);
-		if (!tag || !fp || !scs_meta_get(p, SCS_META_HEADER) || sscanf(tag, "%d/%d%n", &k, &count, &used) != 2 ||
-		    tag[used] != '\0' || k < 0 || count <= 0 || k >= count)
+		if (!tag || !fp || !scs_meta_get(p, SCS_META_HEADER) || !parse_shard_tag(tag, &k, &count))
 			return scs_err_set(SCS_ECORRUPT, "%s: not a shard written by scs4onnx-split (no valid %s metadata)",
 			    mg->labels[i], SCS_META_SHARD);
 		if (fp0 == NULL) {
@@ -99,12 +123,17 @@ start_from_header(merge *mg)
 	size_t keep = 0;
 	int rc;
 
-	if ((rc = scs_base64_decode(&raw, text)) < 0)
+	if ((rc = scs_base64_decode(&raw, text)) < 0) {
+		scs_buf_dispose(&raw);
 		return scs_err_wrap(rc, "%s: shard header", mg->labels[mg->by_index[0]]);
+	}
 	p = onnx__model_proto__unpack(NULL, raw.len, raw.data);
 	scs_buf_dispose(&raw);
-	if (p == NULL || p->graph == NULL)
+	if (p == NULL || p->graph == NULL) {
+		if (p)
+			onnx__model_proto__free_unpacked(p, NULL);
 		return scs_err_set(SCS_ECORRUPT, "%s: the shard header does not parse", mg->labels[mg->by_index[0]]);
+	}
 	/* the header holds no tensors, so it can live in the merged model as it is */
 	mg->out->proto = p;
 	mg->g = p->graph;

@@ -43,7 +43,7 @@ match(void *ctx, int scope, Onnx__TensorProto *t, Onnx__NodeProto *node, const c
 {
 	extract *x = ctx;
 
-	if (scope != 0 || strcmp(name, x->wanted) != 0)
+	if (scope != 0 || name == NULL || strcmp(name, x->wanted) != 0)
 		return 0;
 	x->found_t = t;
 	x->found_node = node;

@@ -336,3 +336,28 @@ Test(bad_input, random_byte_flips_never_crash, .init = setup, .fini = teardown, 
 	free(bad);
 	free(src);
 }
+
+Test(bad_input, an_unnamed_initializer_under_forced_extraction, .init = setup, .fini = teardown)
+{
+	/* found by the fuzzer: a constant without a name was compared with the
+	 * wanted name by strcmp(NULL, ...). ir_version 8, opset 13, a graph whose
+	 * one initializer (float[2], raw_data) has no name. */
+	static const uint8_t b[] = { 0x08, 0x08, 0x42, 0x02, 0x10, 0x0d, 0x3a, 0x10, 0x2a, 0x0e, 0x08, 0x02, 0x10, 0x01,
+		0x4a, 0x08, 0x00, 0x00, 0x80, 0x3f, 0x00, 0x00, 0x00, 0x40 };
+	static const char *const names[] = { "w" };
+	scs_shrink_options o;
+	scs_report rep;
+	int rc;
+
+	memset(&o, 0, sizeof(o));
+	o.forced_constant_names = names;
+	o.n_forced_constant_names = 1;
+	write_bytes(b, sizeof(b));
+	rc = scs_shrink(&rep, in, out, &o);
+	cr_assert_eq(rc, SCS_OK, "rc %d: %s", rc, scs_err_msg());
+	cr_assert_eq(rep.unexported.n, 1, "'w' is reported as not exported");
+	cr_assert_str_eq(rep.unexported.items[0].name, "w");
+	cr_assert_str_eq(rep.unexported.items[0].detail, "not a constant of the main graph");
+	scs_report_dispose(&rep);
+	cr_assert(file_exists(out));
+}

@@ -122,7 +122,7 @@ Test(scan, unknown_fields_are_kept_in_the_output)
 	cr_assert_eq(scs_shrink(&rep, with, out, NULL), SCS_OK, "%s", scs_err_msg());
 	got = load_proto(out);
 	cr_assert_not_null(got);
-	cr_assert_eq(got->base.n_unknown_fields, 2, "unknown fields: %zu", got->base.n_unknown_fields);
+	cr_assert_eq(got->base.n_unknown_fields, 2, "unknown fields: %u", (unsigned)got->base.n_unknown_fields);
 	cr_assert_eq(got->base.unknown_fields[0].tag, 1000);
 	cr_assert_eq(got->base.unknown_fields[1].tag, 77);
 	cr_assert_eq(got->base.unknown_fields[1].len, 3, "length prefix and two bytes");

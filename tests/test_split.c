@@ -311,6 +311,63 @@ Test(merge, a_cut_tensor_no_shard_makes, .init = make_shards, .fini = drop_shard
 	expect_merge_refused("input 'made_by_nobody' is neither an input of the model nor made by an earlier shard");
 }
 
+/* Replace the value of metadata @key of @m with @value. */
+static void
+set_meta(Onnx__ModelProto *m, const char *key, const char *value)
+{
+	for (size_t i = 0; i < m->n_metadata_props; i++)
+		if (strcmp(m->metadata_props[i]->key, key) == 0) {
+			free(m->metadata_props[i]->value);
+			m->metadata_props[i]->value = strdup(value);
+			return;
+		}
+	cr_assert_fail("no metadata '%s'", key);
+}
+
+static const char *new_header;
+
+static void
+set_header(Onnx__ModelProto *m)
+{
+	set_meta(m, "scs4onnx.header", new_header);
+}
+
+/* base64 that goes wrong after a few good quads (the fuzzer: the bytes
+ * decoded so far were not freed) */
+Test(merge, a_shard_header_that_is_not_base64, .init = make_shards, .fini = drop_shards)
+{
+	new_header = "CAgSFXNjczRvbm54!!!!";
+	edit_shard("shard-000.onnx", set_header);
+	expect_merge_refused("shard header: bad base64 character at 16");
+}
+
+/* an empty header parses as a ModelProto without a graph (the fuzzer: that
+ * message was not freed) */
+Test(merge, a_shard_header_without_a_graph, .init = make_shards, .fini = drop_shards)
+{
+	new_header = "";
+	edit_shard("shard-000.onnx", set_header);
+	expect_merge_refused("the shard header does not parse");
+}
+
+/* shard 0 of n, its index spelled 2^32 (sscanf's %d read it as 0) */
+static void
+index_past_int(Onnx__ModelProto *m)
+{
+	char tag[64] = "";
+
+	for (size_t i = 0; i < m->n_metadata_props; i++)
+		if (strcmp(m->metadata_props[i]->key, "scs4onnx.shard") == 0)
+			snprintf(tag, sizeof(tag), "4294967296%s", strchr(m->metadata_props[i]->value, '/'));
+	set_meta(m, "scs4onnx.shard", tag);
+}
+
+Test(merge, a_shard_index_past_int_is_no_index, .init = make_shards, .fini = drop_shards)
+{
+	edit_shard("shard-000.onnx", index_past_int);
+	expect_merge_refused("shard-000.onnx: not a shard written by scs4onnx-split (no valid scs4onnx.shard metadata)");
+}
+
 static void
 change_w1(Onnx__ModelProto *m)
 {

@@ -1,0 +1,453 @@
+/*
+ * fuzz_scs.c: a libFuzzer target over the public calls (scs4onnx.h). An
+ * input is a model followed by two bytes of options (OPT_* bits: mode,
+ * downcast, external data, budgets, ...). The model is written as a file
+ * into a private folder and goes through scs_shrink, scs_split + scs_merge
+ * (a small shard budget, so split really cuts) and scs_big. Options at the
+ * end, not a hash of the input, so that libFuzzer can shorten a crash input
+ * without changing the path it takes; scripts/fuzz.sh gives every seed its
+ * two bytes.
+ *
+ * Beyond what ASan, UBSan and LeakSanitizer see, each call is held to the
+ * "Bad input" contract: a failure returns a negative code other than
+ * SCS_ENOMEM (inputs are small: running out of memory means an allocation
+ * sized by a claimed length), leaves one line of message and nothing at the
+ * target; no temporary file or store outlives a call; no descriptor stays
+ * open. A breach aborts, so libFuzzer keeps the input as a crash file.
+ *
+ * The folder (under $SCS_FUZZ_TMP, else /dev/shm, else $TMPDIR or /tmp)
+ * holds two external-data files (external_a.bin, external_b.bin, as the
+ * test fixture external.onnx names them) and is removed at exit.
+ *
+ * An input holding SHARD_SEP is a set of shards instead: the pieces between
+ * separators become shard-000.onnx, shard-001.onnx, ... and go through
+ * scs_merge alone (scripts/fuzz.sh seeds such sets from split fixtures), so
+ * that merge's checks of shard headers, indices and contents see mutated
+ * shards, not only those split just wrote.
+ *
+ * SCS_FUZZ_FIXPOINT=1 also checks that shrinking a shrunk model gives the
+ * same bytes again (README: every tool is a fixed point).
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "scs4onnx.h"
+
+#define DATA_LEN 32768                  /* each external-data file */
+#define SHARD_SEP "#scs-fuzz-shard#"     /* between the shards of a shard set */
+
+/* the options, in the input's last two bytes (little-endian) */
+enum {
+	OPT_NPY = 1 << 0,                       /* shrink and big: npy mode */
+	OPT_NO_DOWNCAST = 1 << 1,
+	OPT_EXTERNAL = 1 << 2,                  /* shrink and big: external data */
+	OPT_FORCED = 1 << 3,                    /* forced extraction by op and constant names */
+	OPT_SPLIT_BUDGET = 3 << 4,              /* split: 64, 300, 1024 or 4096 bytes */
+	OPT_MERGE_NO_DEDUP = 1 << 6,
+	OPT_MERGE_EXTERNAL = 1 << 7,
+	OPT_BIG_BUDGET = 3 << 8,                /* big: the same four budgets */
+	OPT_BIG_WORK = 1 << 10,                 /* big: --work in the private folder */
+	OPT_BIG_KEEP = 1 << 11,                 /* with OPT_BIG_WORK: --keep-work */
+};
+
+int LLVMFuzzerInitialize(int *argc, char ***argv);
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static char root[4096];                 /* the private folder */
+static char in_path[4200], out_dir[4200], shard_dir[4200], work_dir[4200];
+static int check_fixpoint;
+
+static void
+die(const char *what, const char *detail)
+{
+	fprintf(stderr, "fuzz_scs: contract broken: %s: %s\n", what, detail);
+	abort();
+}
+
+static void
+path_at(char *out, size_t cap, const char *dir, const char *name)
+{
+	if ((size_t)snprintf(out, cap, "%s/%s", dir, name) >= cap)
+		die("path too long", name);
+}
+
+/*
+ * Descriptors open on anything in the private folder: the library's own
+ * (the sanitizers' symbolizer pipes and libFuzzer's files are elsewhere).
+ * With @show, list them on stderr.
+ */
+static int
+count_fds(int show)
+{
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *e;
+	char path[64], target[4096];
+	size_t root_len = strlen(root);
+	ssize_t n;
+	int count = 0;
+
+	if (d == NULL)
+		return 0;
+	while ((e = readdir(d)) != NULL) {
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/proc/self/fd/%s", e->d_name);
+		if ((n = readlink(path, target, sizeof(target) - 1)) < 0)
+			continue;
+		target[n] = '\0';
+		if (strncmp(target, root, root_len) == 0 && (target[root_len] == '/' || target[root_len] == '\0')) {
+			count++;
+			if (show)
+				fprintf(stderr, "fuzz_scs: descriptor %s is open on %s\n", e->d_name, target);
+		}
+	}
+	closedir(d);
+	return count;
+}
+
+/* Remove everything inside @dir (not @dir itself). */
+static void
+empty_dir(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	char path[4400];
+	struct stat st;
+
+	if (d == NULL)
+		return;
+	while ((e = readdir(d)) != NULL) {
+		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+			continue;
+		path_at(path, sizeof(path), dir, e->d_name);
+		if (lstat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+			empty_dir(path);
+			rmdir(path);
+		} else {
+			unlink(path);
+		}
+	}
+	closedir(d);
+}
+
+/* A temporary name (".name...") left in @dir by the library. */
+static void
+expect_no_temporaries(const char *dir, const char *call)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+
+	if (d == NULL)
+		return;
+	while ((e = readdir(d)) != NULL)
+		if (e->d_name[0] == '.' && strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0) {
+			char what[256];
+
+			snprintf(what, sizeof(what), "%s left a temporary in %s", call, dir);
+			closedir(d);
+			die(what, e->d_name);
+		}
+	closedir(d);
+}
+
+static void
+remove_root(void)
+{
+	if (root[0] == '\0')
+		return;
+	empty_dir(root);
+	rmdir(root);
+	root[0] = '\0';
+}
+
+static void
+write_file(const char *path, const void *data, size_t len)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	const uint8_t *p = data;
+
+	if (fd < 0)
+		die("cannot create", path);
+	while (len > 0) {
+		ssize_t n = write(fd, p, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			die("cannot write", path);
+		p += n;
+		len -= (size_t)n;
+	}
+	close(fd);
+}
+
+static int
+exists(const char *path)
+{
+	struct stat st;
+
+	return lstat(path, &st) == 0;
+}
+
+int
+LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+	const char *parent = getenv("SCS_FUZZ_TMP");
+	static uint8_t bytes[DATA_LEN];
+	char path[4200];
+
+	if (parent == NULL)
+		parent = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : getenv("TMPDIR");
+	if (parent == NULL)
+		parent = "/tmp";
+	path_at(root, sizeof(root), parent, "scs-fuzz.XXXXXX");
+	if (mkdtemp(root) == NULL)
+		die("cannot make the private folder", root);
+	atexit(remove_root);
+	path_at(in_path, sizeof(in_path), root, "in.onnx");
+	path_at(out_dir, sizeof(out_dir), root, "out");
+	path_at(shard_dir, sizeof(shard_dir), root, "shards");
+	path_at(work_dir, sizeof(work_dir), root, "work");
+	if (mkdir(out_dir, 0777) < 0)
+		die("cannot make", out_dir);
+	/* varied bytes, so that tensors read from them differ from each other */
+	for (size_t i = 0; i < sizeof(bytes); i++)
+		bytes[i] = (uint8_t)(i * 2654435761u >> 13);
+	path_at(path, sizeof(path), root, "external_a.bin");
+	write_file(path, bytes, sizeof(bytes));
+	for (size_t i = 0; i < sizeof(bytes); i++)
+		bytes[i] = (uint8_t)(i / 7);
+	path_at(path, sizeof(path), root, "external_b.bin");
+	write_file(path, bytes, sizeof(bytes));
+	check_fixpoint = getenv("SCS_FUZZ_FIXPOINT") && strcmp(getenv("SCS_FUZZ_FIXPOINT"), "1") == 0;
+	return 0;
+}
+
+/* What every call owes, failed or not. */
+static void
+expect_contract(const char *call, int rc, const char *target)
+{
+	const char *msg = scs_err_msg();
+
+	if (rc > 0)
+		die(call, "returned a positive code");
+	if (rc == SCS_ENOMEM)
+		die(call, msg);
+	if (rc < 0) {
+		if (msg[0] == '\0')
+			die(call, "failed without a message");
+		if (strchr(msg, '\n'))
+			die(call, "the message is more than one line");
+		if (target && exists(target))
+			die(call, "failed but wrote its target");
+	} else if (target && !exists(target)) {
+		die(call, "succeeded without writing its target");
+	}
+	expect_no_temporaries(root, call);
+	expect_no_temporaries(out_dir, call);
+	expect_no_temporaries(shard_dir, call);
+	expect_no_temporaries(work_dir, call);
+	if (count_fds(0) > 0) {
+		count_fds(1);
+		die(call, "a file descriptor was left open");
+	}
+}
+
+static uint8_t *
+read_file(const char *path, size_t *len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	uint8_t *buf = NULL;
+	struct stat st;
+	size_t got = 0;
+
+	*len = 0;
+	if (fd < 0)
+		return NULL;
+	if (fstat(fd, &st) == 0 && (buf = malloc((size_t)st.st_size + 1)) != NULL) {
+		while (got < (size_t)st.st_size) {
+			ssize_t n = read(fd, buf + got, (size_t)st.st_size - got);
+
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n <= 0)
+				break;
+			got += (size_t)n;
+		}
+		*len = got;
+	}
+	close(fd);
+	return buf;
+}
+
+/* shrink(shrink(x)) == shrink(x), byte for byte. */
+static void
+expect_fixpoint(const char *once, const scs_shrink_options *opts)
+{
+	char twice[4200];
+	scs_report rep;
+	uint8_t *a, *b;
+	size_t a_len, b_len;
+	int rc;
+
+	path_at(twice, sizeof(twice), out_dir, "twice.onnx");
+	rc = scs_shrink(&rep, once, twice, opts);
+	scs_report_dispose(&rep);
+	expect_contract("shrink of a shrunk model", rc, twice);
+	if (rc < 0)
+		die("shrink refused its own output", scs_err_msg());
+	a = read_file(once, &a_len);
+	b = read_file(twice, &b_len);
+	if (a == NULL || b == NULL || a_len != b_len || memcmp(a, b, a_len) != 0)
+		die("shrink is not a fixed point", once);
+	free(a);
+	free(b);
+}
+
+/* Release the report of @call and hold the call to the contract. */
+static void
+finish(const char *call, int rc, scs_report *rep, const char *target)
+{
+	scs_report_dispose(rep);
+	expect_contract(call, rc, target);
+}
+
+static void
+run_shrink(const scs_shrink_options *so)
+{
+	char target[4200];
+	scs_report rep;
+	int rc;
+
+	path_at(target, sizeof(target), out_dir, "shrunk.onnx");
+	rc = scs_shrink(&rep, in_path, target, so);
+	finish("shrink", rc, &rep, target);
+	if (rc == SCS_OK && check_fixpoint && so->mode == SCS_MODE_SHRINK && so->n_forced_op_names == 0)
+		expect_fixpoint(target, so);
+	empty_dir(out_dir);
+}
+
+/* Merge the shards in the shard folder. */
+static void
+merge_shards(const char *call, unsigned opt)
+{
+	scs_merge_options mo;
+	char target[4200];
+	scs_report rep;
+	int rc;
+
+	memset(&mo, 0, sizeof(mo));
+	mo.no_dedup = (opt & OPT_MERGE_NO_DEDUP) != 0;
+	mo.external_data = (opt & OPT_MERGE_EXTERNAL) != 0;
+	path_at(target, sizeof(target), out_dir, "merged.onnx");
+	rc = scs_merge(&rep, shard_dir, target, &mo);
+	finish(call, rc, &rep, target);
+}
+
+static void
+run_split_merge(uint64_t budget, unsigned opt)
+{
+	scs_split_options sp;
+	scs_report rep;
+	int rc;
+
+	memset(&sp, 0, sizeof(sp));
+	sp.max_shard_len = budget;
+	rc = scs_split(&rep, in_path, shard_dir, &sp);
+	finish("split", rc, &rep, NULL);
+	if (rc == SCS_OK)
+		merge_shards("merge", opt);
+	empty_dir(shard_dir);
+	rmdir(shard_dir);
+	empty_dir(out_dir);
+}
+
+static void
+run_big(const scs_shrink_options *so, uint64_t budget, unsigned opt)
+{
+	scs_big_options bo;
+	char target[4200];
+	scs_report rep;
+	int rc;
+
+	memset(&bo, 0, sizeof(bo));
+	bo.shrink = *so;
+	bo.max_shard_len = budget;
+	if (opt & OPT_BIG_WORK) {
+		bo.work_dir = work_dir;
+		bo.keep_work = (opt & OPT_BIG_KEEP) != 0;
+	}
+	path_at(target, sizeof(target), out_dir, "big.onnx");
+	rc = scs_big(&rep, in_path, target, &bo);
+	finish("big", rc, &rep, target);
+	empty_dir(out_dir);
+	empty_dir(work_dir);
+	rmdir(work_dir);
+}
+
+/* The pieces of @data between separators as shards, merged. */
+static void
+run_merge_of_pieces(const uint8_t *data, size_t size, unsigned opt)
+{
+	const size_t sep_len = strlen(SHARD_SEP);
+	const uint8_t *p = data, *end = data + size, *next;
+	char name[32], path[4300];
+
+	if (mkdir(shard_dir, 0777) < 0)
+		die("cannot make", shard_dir);
+	for (int k = 0; p <= end && k < 100; k++) {
+		next = memmem(p, (size_t)(end - p), SHARD_SEP, sep_len);
+		snprintf(name, sizeof(name), "shard-%03d.onnx", k);
+		path_at(path, sizeof(path), shard_dir, name);
+		write_file(path, p, (size_t)((next ? next : end) - p));
+		if (next == NULL)
+			break;
+		p = next + sep_len;
+	}
+	merge_shards("merge of a shard set", opt);
+	empty_dir(shard_dir);
+	rmdir(shard_dir);
+	empty_dir(out_dir);
+}
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static const char *const op_names[] = { "const_w", "Gather", "n0" };
+	static const char *const constant_names[] = { "W1", "A", "E1", "w" };
+	static const uint64_t budgets[] = { 64, 300, 1024, 4096 };
+	scs_shrink_options so;
+	unsigned opt;
+
+	if (size < 2)
+		return 0;
+	opt = data[size - 2] | (unsigned)data[size - 1] << 8;
+	size -= 2;
+	if (memmem(data, size, SHARD_SEP, strlen(SHARD_SEP))) {
+		run_merge_of_pieces(data, size, opt);
+		return 0;
+	}
+	write_file(in_path, data, size);
+	memset(&so, 0, sizeof(so));
+	so.mode = opt & OPT_NPY ? SCS_MODE_NPY : SCS_MODE_SHRINK;
+	so.disable_auto_downcast = (opt & OPT_NO_DOWNCAST) != 0;
+	so.external_data = (opt & OPT_EXTERNAL) != 0;
+	if (opt & OPT_FORCED) {
+		so.forced_op_names = op_names;
+		so.n_forced_op_names = sizeof(op_names) / sizeof(op_names[0]);
+		so.forced_constant_names = constant_names;
+		so.n_forced_constant_names = sizeof(constant_names) / sizeof(constant_names[0]);
+	}
+	run_shrink(&so);
+	run_split_merge(budgets[(opt & OPT_SPLIT_BUDGET) >> 4], opt);
+	run_big(&so, budgets[(opt & OPT_BIG_BUDGET) >> 8], opt);
+	unlink(in_path);
+	return 0;
+}
