@@ -158,6 +158,9 @@ struct scs_opt_state {
 	scs_strmap *producer;               /* node output -> index into producers */
 	Onnx__NodeProto **producers;
 	size_t n_producers, cap_producers;
+	scs_strmap *init;                   /* initializer name -> index into inits */
+	Onnx__TensorProto **inits;
+	size_t n_inits, cap_inits;
 	Onnx__NodeProto **owner;
 	const char **attr_name;
 	char **label;
@@ -202,6 +205,8 @@ snapshot_dispose(scs_opt_ctx *ctx)
 			scs_strmap_dispose(&st->first_use[i]);
 		if (st->producer)
 			scs_strmap_dispose(&st->producer[i]);
+		if (st->init)
+			scs_strmap_dispose(&st->init[i]);
 		if (st->label)
 			free(st->label[i]);
 		if (st->order)
@@ -211,20 +216,21 @@ snapshot_dispose(scs_opt_ctx *ctx)
 	}
 	free(st->first_use);
 	free(st->producer);
+	free(st->init);
 	free(st->label);
 	free(st->order);
 	free(st->n_order);
 	free(st->cycle);
 	free(st->owner);
 	free(st->attr_name);
-	st->first_use = st->producer = NULL;
+	st->first_use = st->producer = st->init = NULL;
 	st->label = st->cycle = NULL;
 	st->order = NULL;
 	st->n_order = NULL;
 	st->owner = NULL;
 	st->attr_name = NULL;
 	st->n_scopes = 0;
-	st->n_uses = st->n_producers = 0;
+	st->n_uses = st->n_producers = st->n_inits = 0;
 	scs_strmap_dispose(&st->names);
 	if (st->have_infer)
 		scs_infer_dispose(&st->infer);
@@ -369,8 +375,17 @@ index_scope(scs_opt_ctx *ctx, int s)
 
 		for (size_t i = 0; rc == SCS_OK && i < g->n_input; i++)
 			rc = g->input[i]->name ? scs_strmap_put(&st->names, g->input[i]->name, 1) : SCS_OK;
-		for (size_t i = 0; rc == SCS_OK && i < g->n_initializer; i++)
-			rc = g->initializer[i]->name ? scs_strmap_put(&st->names, g->initializer[i]->name, 1) : SCS_OK;
+		for (size_t i = 0; rc == SCS_OK && i < g->n_initializer; i++) {
+			const char *name = g->initializer[i]->name;
+
+			if (!name || scs_strmap_get(&st->init[s], name, NULL))
+				continue;
+			if ((rc = scs_strmap_put(&st->names, name, 1)) < 0 ||
+			    (rc = grow(&st->inits, &st->cap_inits, st->n_inits, sizeof(*st->inits))) < 0)
+				break;
+			st->inits[st->n_inits] = g->initializer[i];
+			rc = scs_strmap_put(&st->init[s], name, (int64_t)st->n_inits++);
+		}
 		for (size_t i = 0; rc == SCS_OK && i < g->n_output; i++)
 			rc = add_use(ctx, s, g->output[i]->name, SCS_OPT_USE_OUTPUT, NULL, i);
 		for (size_t i = 0; rc == SCS_OK && i < g->n_quantization_annotation; i++) {
@@ -431,7 +446,9 @@ order_scope(scs_opt_ctx *ctx, int s)
 	rc = order_now(&order, &n_order, nodes, *n);
 	if (rc == SCS_ECORRUPT) {
 		/* a cycle: keep the message (the model is left alone), visit in file order */
-		if ((st->cycle[s] = strdup(scs_err_msg())) == NULL)
+		const char *msg = strstr(scs_err_msg(), "the graph has a cycle");
+
+		if ((st->cycle[s] = strdup(msg ? msg : scs_err_msg())) == NULL)
 			return scs_err_set(SCS_ENOMEM, "optimizer: cannot copy a message");
 		scs_err_clear();
 		memcpy(st->order[s], nodes, *n * sizeof(*nodes));
@@ -460,13 +477,14 @@ refresh(scs_opt_ctx *ctx)
 	n = ctx->scopes.n ? ctx->scopes.n : 1;
 	st->first_use = calloc(n, sizeof(*st->first_use));
 	st->producer = calloc(n, sizeof(*st->producer));
+	st->init = calloc(n, sizeof(*st->init));
 	st->owner = calloc(n, sizeof(*st->owner));
 	st->attr_name = calloc(n, sizeof(*st->attr_name));
 	st->label = calloc(n, sizeof(*st->label));
 	st->order = calloc(n, sizeof(*st->order));
 	st->n_order = calloc(n, sizeof(*st->n_order));
 	st->cycle = calloc(n, sizeof(*st->cycle));
-	if (!st->first_use || !st->producer || !st->owner || !st->attr_name || !st->label || !st->order ||
+	if (!st->first_use || !st->producer || !st->init || !st->owner || !st->attr_name || !st->label || !st->order ||
 	    !st->n_order || !st->cycle) {
 		st->n_scopes = 0;
 		return scs_err_set(SCS_ENOMEM, "optimizer: cannot index the model");
@@ -520,6 +538,14 @@ scs_opt_producer(const scs_opt_ctx *ctx, int scope, const char *name)
 	int64_t i;
 
 	return scs_strmap_get(&ctx->st->producer[scope], name, &i) ? ctx->st->producers[i] : NULL;
+}
+
+Onnx__TensorProto *
+scs_opt_initializer(const scs_opt_ctx *ctx, int scope, const char *name)
+{
+	int64_t i;
+
+	return scs_strmap_get(&ctx->st->init[scope], name, &i) ? ctx->st->inits[i] : NULL;
 }
 
 Onnx__NodeProto *
@@ -624,6 +650,32 @@ scs_opt_each_node(scs_opt_ctx *ctx, scs_opt_node_fn fn, void *payload)
 		}
 	}
 	return SCS_OK;
+}
+
+typedef struct each_op {
+	const char *op_type;
+	scs_opt_node_fn fn;
+	int *changed;
+} each_op;
+
+static int
+visit_op(scs_opt_ctx *ctx, int scope, Onnx__NodeProto *node, void *payload)
+{
+	each_op *e = payload;
+	int r;
+
+	if ((r = scs_opt_is_op(ctx, scope, node, e->op_type)) <= 0 || (r = e->fn(ctx, scope, node, NULL)) <= 0)
+		return r;
+	*e->changed = 1;
+	return SCS_OK;
+}
+
+int
+scs_opt_each_op(scs_opt_ctx *ctx, const char *op_type, scs_opt_node_fn fn, int *changed)
+{
+	each_op e = { op_type, fn, changed };
+
+	return scs_opt_each_node(ctx, visit_op, &e);
 }
 
 int
@@ -752,7 +804,6 @@ int
 scs_opt_constant(scs_opt_const *out, scs_opt_ctx *ctx, int scope, const char *name, char *why, size_t why_len)
 {
 	int d = scs_opt_def_scope(ctx, scope, name);
-	Onnx__GraphProto *g;
 	Onnx__NodeProto *p;
 	const Onnx__AttributeProto *a;
 
@@ -762,21 +813,16 @@ scs_opt_constant(scs_opt_const *out, scs_opt_ctx *ctx, int scope, const char *na
 		return 0;
 	}
 	out->scope = d;
+	out->t = scs_opt_initializer(ctx, d, name);
 	if (scs_opt_is_input(ctx, d, name)) {
-		g = ctx->scopes.items[d].graph;
-		for (size_t i = 0; g && i < g->n_initializer; i++)
-			if (g->initializer[i]->name && strcmp(g->initializer[i]->name, name) == 0) {
-				snprintf(why, why_len, "'%s' is a graph input with a default (an initializer): a caller may "
-				    "override it", name);
-				return 0;
-			}
-		snprintf(why, why_len, "'%s' is a graph input, not a constant", name);
+		if (out->t)
+			snprintf(why, why_len, "'%s' is a graph input with a default (an initializer): a caller may "
+			    "override it", name);
+		else
+			snprintf(why, why_len, "'%s' is a graph input, not a constant", name);
+		out->t = NULL;
 		return 0;
 	}
-	if ((g = ctx->scopes.items[d].graph) != NULL)
-		for (size_t i = 0; i < g->n_initializer; i++)
-			if (g->initializer[i]->name && strcmp(g->initializer[i]->name, name) == 0)
-				out->t = g->initializer[i];
 	if (out->t == NULL && (p = scs_opt_producer(ctx, d, name)) != NULL) {
 		if ((out->t = scs_node_constant(p)) != NULL) {
 			out->node = p;
@@ -1421,6 +1467,12 @@ scs_opt_drop_initializer(scs_opt_ctx *ctx, int scope, Onnx__TensorProto *t)
 }
 
 void
+scs_opt_touch(scs_opt_ctx *ctx)
+{
+	ctx->st->dirty = 1;
+}
+
+void
 scs_opt_defer(scs_opt_ctx *ctx)
 {
 	ctx->st->deferred = 1;
@@ -1495,6 +1547,16 @@ queue_slot_rename(scs_opt_ctx *ctx, char **slot, const char *to)
 }
 
 int
+scs_opt_rename_def(scs_opt_ctx *ctx, int scope, char **slot, const char *to, char *why, size_t why_len)
+{
+	int r;
+
+	if ((r = scs_opt_rename(ctx, scope, *slot, to, why, why_len)) <= 0)
+		return r;
+	return queue_slot_rename(ctx, slot, to) < 0 ? SCS_ENOMEM : 1;
+}
+
+int
 scs_opt_forward(scs_opt_ctx *ctx, int scope, Onnx__NodeProto *node, size_t in, size_t out)
 {
 	char why[512];
@@ -1546,9 +1608,9 @@ scs_opt_forward(scs_opt_ctx *ctx, int scope, Onnx__NodeProto *node, size_t in, s
 		;
 	if (k == p->n_output)
 		return scs_opt_refuse(ctx, scope, node, "'%s' is not an output of its producer", x);
-	if ((r = scs_opt_rename(ctx, scope, x, y, why, sizeof(why))) <= 0)
+	if ((r = scs_opt_rename_def(ctx, scope, &p->output[k], y, why, sizeof(why))) <= 0)
 		return r < 0 ? r : why[0] ? scs_opt_refuse(ctx, scope, node, "%s", why) : 0;
-	if ((r = queue_slot_rename(ctx, &p->output[k], y)) < 0 || (r = scs_opt_drop_node(ctx, scope, node)) < 0)
+	if ((r = scs_opt_drop_node(ctx, scope, node)) < 0)
 		return r;
 	return scs_opt_did(ctx, scope, node, "removed; '%s' is now made as '%s' (%s)", x, y, kind) < 0 ? -1 : 1;
 }
@@ -1650,10 +1712,15 @@ scs_opt_commit(scs_opt_ctx *ctx)
 		st->slots[i].to = NULL;
 	}
 	st->n_slots = 0;
-	if ((rc = prune_value_info(ctx)) < 0)
+	/*
+	 * With nothing dropped, the scopes are not looked at again before the
+	 * refresh: a pass may have freed a graph in place (opt.h, commit).
+	 */
+	if (st->n_drops && (rc = prune_value_info(ctx)) < 0)
 		goto done;
 	/* nested scopes first, so a node inside a dropped one is never freed twice */
-	qsort(st->drops, st->n_drops, sizeof(*st->drops), cmp_drop);
+	if (st->n_drops)
+		qsort(st->drops, st->n_drops, sizeof(*st->drops), cmp_drop);
 	for (size_t i = 0; i < st->n_drops; i++) {
 		queued_drop *d = &st->drops[i];
 		int s = d->scope;
@@ -1678,7 +1745,11 @@ static scs_report_pass *
 pass_stat(scs_opt_ctx *ctx)
 {
 	scs_report *r = ctx->rep;
-	const char *name = ctx->pass ? ctx->pass->name : "optimize";
+	const char *name;
+
+	if (ctx->pass == NULL)
+		return NULL;     /* about the model as a whole */
+	name = ctx->pass->name;
 
 	for (size_t i = 0; i < r->n_passes; i++)
 		if (strcmp(r->passes[i].name, name) == 0)
@@ -1859,10 +1930,50 @@ unfit(scs_opt_ctx *ctx, char *why, size_t why_len)
 }
 
 int
+scs_opt_begin(scs_opt_ctx *ctx, scs_model *m, scs_report *rep)
+{
+	int rc;
+
+	memset(ctx, 0, sizeof(*ctx));
+	ctx->m = m;
+	ctx->rep = rep;
+	if ((ctx->st = calloc(1, sizeof(*ctx->st))) == NULL)
+		return scs_err_set(SCS_ENOMEM, "optimizer: cannot allocate its state");
+	rep->optimized = 1;
+	if ((rc = refresh(ctx)) < 0)
+		scs_opt_end(ctx);
+	return rc;
+}
+
+void
+scs_opt_end(scs_opt_ctx *ctx)
+{
+	scs_opt_state *st = ctx->st;
+
+	if (st == NULL)
+		return;
+	queue_dispose(st);
+	snapshot_dispose(ctx);
+	for (size_t i = 0; i < st->n_owned; i++)
+		free(st->owned[i]);
+	free(st->owned);
+	scs_strmap_dispose(&st->taken);
+	scs_strmap_dispose(&st->refused);
+	free(st->uses);
+	free(st->producers);
+	free(st->inits);
+	free(st->slots);
+	free(st->drops);
+	free(st->garbage);
+	free(st->rbuf);
+	free(st);
+	ctx->st = NULL;
+}
+
+int
 scs_opt_run(scs_model *m, scs_report *rep, const char *const *only, size_t n_only, const char *const *skip,
     size_t n_skip)
 {
-	scs_opt_state st;
 	scs_opt_ctx ctx;
 	int enabled[64] = { 0 }, rc, any = 0;
 	unsigned round;
@@ -1880,14 +1991,8 @@ scs_opt_run(scs_model *m, scs_report *rep, const char *const *only, size_t n_onl
 			if (strcmp(skip[k], scs_opt_passes[i].name) == 0)
 				enabled[i] = 0;
 	}
-	memset(&st, 0, sizeof(st));
-	memset(&ctx, 0, sizeof(ctx));
-	ctx.m = m;
-	ctx.rep = rep;
-	ctx.st = &st;
-	rep->optimized = 1;
-	if ((rc = refresh(&ctx)) < 0)
-		goto done;
+	if ((rc = scs_opt_begin(&ctx, m, rep)) < 0)
+		return rc;
 	rep->nodes_before = rep->nodes_after = count_nodes(&ctx);
 	for (size_t i = 0; i < scs_opt_n_passes; i++)
 		if (enabled[i]) {
@@ -1909,14 +2014,14 @@ scs_opt_run(scs_model *m, scs_report *rep, const char *const *only, size_t n_onl
 			if (!enabled[i])
 				continue;
 			ctx.pass = &scs_opt_passes[i];
-			st.deferred = 0;
+			ctx.st->deferred = 0;
 			if ((rc = ctx.pass->run(&ctx, &changed)) < 0)
 				goto done;
 			if (changed)
-				st.dirty = 1;
+				ctx.st->dirty = 1;
 			if ((rc = scs_opt_commit(&ctx)) < 0)
 				goto done;
-			any |= changed || st.deferred;
+			any |= changed || ctx.st->deferred;
 		}
 		if (!any)
 			break;
@@ -1927,18 +2032,6 @@ scs_opt_run(scs_model *m, scs_report *rep, const char *const *only, size_t n_onl
 		rc = scs_opt_refuse(&ctx, -1, NULL, "stopped after %d rounds with changes still coming", MAX_ROUNDS);
 	rep->nodes_after = count_nodes(&ctx);
 done:
-	queue_dispose(&st);
-	snapshot_dispose(&ctx);
-	for (size_t i = 0; i < st.n_owned; i++)
-		free(st.owned[i]);
-	free(st.owned);
-	scs_strmap_dispose(&st.taken);
-	scs_strmap_dispose(&st.refused);
-	free(st.uses);
-	free(st.producers);
-	free(st.slots);
-	free(st.drops);
-	free(st.garbage);
-	free(st.rbuf);
+	scs_opt_end(&ctx);
 	return rc < 0 ? rc : SCS_OK;
 }

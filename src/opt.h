@@ -88,6 +88,14 @@ const scs_opt_pass *scs_opt_find(const char *name);
 int scs_opt_run(scs_model *m, scs_report *rep, const char *const *only, size_t n_only, const char *const *skip,
     size_t n_skip);
 
+/*
+ * A context on @m for running passes by hand (scs_opt_run does this
+ * itself): the snapshot is built; ctx->pass may be set for reports.
+ * Release with scs_opt_end (also after a failed begin: a no-op).
+ */
+int scs_opt_begin(scs_opt_ctx *ctx, scs_model *m, scs_report *rep);
+void scs_opt_end(scs_opt_ctx *ctx);
+
 /* SCS_OK when every name is a pass; else SCS_EUSAGE naming the first unknown one and listing the known. */
 int scs_opt_check_names(const char *const *names, size_t n);
 
@@ -104,11 +112,19 @@ typedef int (*scs_opt_node_fn)(scs_opt_ctx *ctx, int scope, Onnx__NodeProto *nod
 int scs_opt_each_node(scs_opt_ctx *ctx, scs_opt_node_fn fn, void *payload);
 
 /*
+ * Call @fn(ctx, scope, node, NULL) on every node that scs_opt_is_op()
+ * accepts for @op_type, in scs_opt_each_node's order. @fn returns 1 when
+ * it changed (or queued a change of) something, which sets *@changed; 0
+ * when not; < 0 on error, which stops the walk.
+ */
+int scs_opt_each_op(scs_opt_ctx *ctx, const char *op_type, scs_opt_node_fn fn, int *changed);
+
+/*
  * 1 when @node is @op_type of the default domain and passes may touch it:
  * a schema is known for the opset its scope imports, that opset is not
  * newer than the schema table, and no attribute refers to a function's
  * attribute. When the type matches but the node may not be touched, the
- * refusal is reported and 0 returned. 0 for any other node.
+ * refusal is reported and 0 returned. 0 for any other node; < 0 on error.
  */
 int scs_opt_is_op(scs_opt_ctx *ctx, int scope, const Onnx__NodeProto *node, const char *op_type);
 
@@ -128,6 +144,9 @@ int scs_opt_is_pinned(const scs_opt_ctx *ctx, int scope, const char *name);
 
 /* The node of scope @scope that outputs @name, or NULL (an input, an initializer, undefined). */
 Onnx__NodeProto *scs_opt_producer(const scs_opt_ctx *ctx, int scope, const char *name);
+
+/* The initializer @name of scope @scope (a graph), or NULL. */
+Onnx__TensorProto *scs_opt_initializer(const scs_opt_ctx *ctx, int scope, const char *name);
 
 /* The node whose attribute holds scope @scope's graph; NULL for a root (main graph, function). */
 Onnx__NodeProto *scs_opt_scope_owner(const scs_opt_ctx *ctx, int scope);
@@ -296,6 +315,13 @@ int scs_opt_drop_initializer(scs_opt_ctx *ctx, int scope, Onnx__TensorProto *t);
 int scs_opt_rename(scs_opt_ctx *ctx, int scope, const char *from, const char *to, char *why, size_t why_len);
 
 /*
+ * Rename the value defined at *@slot (a node output or an initializer's
+ * name in scope @scope) to @to, with every reference to it, at the commit.
+ * As scs_opt_rename for the return value.
+ */
+int scs_opt_rename_def(scs_opt_ctx *ctx, int scope, char **slot, const char *to, char *why, size_t why_len);
+
+/*
  * For a node that passes input @in through unchanged as output @out
  * (Identity, a no-op Cast, Dropout in inference, ...): make every reader
  * of the output read the input, and drop the node. When the output must
@@ -309,13 +335,19 @@ int scs_opt_rename(scs_opt_ctx *ctx, int scope, const char *from, const char *to
  */
 int scs_opt_forward(scs_opt_ctx *ctx, int scope, Onnx__NodeProto *node, size_t in, size_t out);
 
+/* The model was edited in place (not through these tools): the next commit rebuilds the snapshot. */
+void scs_opt_touch(scs_opt_ctx *ctx);
+
 /* Ask for another round although nothing changed (an edit waits for another's commit). */
 void scs_opt_defer(scs_opt_ctx *ctx);
 
 /*
  * Apply what was queued: renames, then dropped initializers and nodes
  * (nested ones first), then rebuild the snapshot (scopes, uses, producers,
- * shapes). Value info of values that no longer exist is removed.
+ * shapes). Value info of values that no longer exist is removed. A pass
+ * that removed or freed parts of the model in place (not through the
+ * queue) commits with nothing queued: then only the snapshot is rebuilt,
+ * and the stale one is not looked at.
  */
 int scs_opt_commit(scs_opt_ctx *ctx);
 

@@ -144,9 +144,14 @@ scs_report_print(const scs_report *r, FILE *f)
 	if (r->optimized) {
 		print_list(f, "optimized", &r->changes);
 		print_list(f, "not optimized", &r->left);
+		fprintf(f, "INFO: passes:");
 		for (size_t i = 0; i < r->n_passes; i++)
-			fprintf(f, "INFO: pass %s: %llu changes, %llu left alone\n", r->passes[i].name,
-			    (unsigned long long)r->passes[i].changes, (unsigned long long)r->passes[i].refusals);
+			fprintf(f, "%s %s", i ? "," : "", r->passes[i].name);
+		fputc('\n', f);
+		for (size_t i = 0; i < r->n_passes; i++)
+			if (r->passes[i].changes || r->passes[i].refusals)
+				fprintf(f, "INFO: pass %s: %llu changes, %llu left alone\n", r->passes[i].name,
+				    (unsigned long long)r->passes[i].changes, (unsigned long long)r->passes[i].refusals);
 		fprintf(f, "INFO: nodes: %llu -> %llu (%u rounds)\n", (unsigned long long)r->nodes_before,
 		    (unsigned long long)r->nodes_after, r->rounds);
 	}

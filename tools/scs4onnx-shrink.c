@@ -25,6 +25,7 @@ usage(FILE *f)
 	    "  -fc, --forced-extraction-constant-names NAME[,NAME...]\n"
 	    "                               move these constants to .npy files\n"
 	    "  -d, --disable-auto-downcast  keep float64 and int64 constants as they are\n"
+	    "      --optimize               first run scs4onnx-optimize's default passes\n"
 	    "  -n, --non-verbose            print nothing but errors\n"
 	    "      --external-data          write OUTPUT.data (ONNX external data) even when\n"
 	    "                               the model fits inline (always above 2 GiB)\n"
