@@ -673,6 +673,16 @@ scs_big(scs_report *rep, const char *in, const char *out, const scs_big_options 
 	/* each constant of the input counted once, however many shards and passes see it */
 	if ((rc = scs_pass_dedup_count(m, rep)) < 0)
 		goto done;
+	/*
+	 * the optimizer on the whole model, before the cuts: what it adds then
+	 * takes its place in the shards' order, so big(big(x)) is big(x)
+	 */
+	if (so->optimize) {
+		ts = stage_start(&pc, "optimize");
+		if ((rc = scs_opt_run(m, rep, NULL, 0, NULL, 0)) < 0)
+			goto done;
+		stage_end(rep, "optimize", ts, 0);
+	}
 	ts = stage_start(&pc, "split");
 	if ((rc = scs_split_model(&shards, m, max_len)) < 0)
 		goto done;
@@ -716,8 +726,10 @@ scs_big(scs_report *rep, const char *in, const char *out, const scs_big_options 
 	ts = stage_start(&pc, "dedup");
 	{
 		uint64_t n_constants = rep->n_constants, n_scalars = rep->n_scalars;
+		scs_shrink_options merged_opts = *so;
 
-		rc = shrink_passes(merged, rep, so);
+		merged_opts.optimize = 0;     /* done before the split */
+		rc = shrink_passes(merged, rep, &merged_opts);
 		rep->n_constants = n_constants;
 		rep->n_scalars = n_scalars;
 	}

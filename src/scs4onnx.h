@@ -31,7 +31,8 @@ typedef struct scs_shrink_options {
 	const char *const *forced_constant_names;  /* extract these constants */
 	size_t n_forced_constant_names;
 	int disable_auto_downcast;                  /* 1: no float64->float32 / int64->int32 */
-	int optimize;                               /* 1: the optimizer's default passes first (scs_optimize) */
+	int optimize;                               /* 1: the optimizer's default passes first (scs_optimize);
+	                                               scs_big runs them on the whole model before the split */
 	int external_data;                          /* 1: write OUTPUT.data even when inline fits */
 	const char *store_dir;                      /* keep payloads in this store (NULL: temporary) */
 	scs_progress_fn progress;

@@ -545,6 +545,35 @@ Test(optimize, the_json_report_lists_changes_and_refusals_per_pass, .init = opt_
 
 /* ---- --optimize in scs4onnx-shrink and scs4onnx-big ---- */
 
+Test(optimize, shrink_and_big_with_optimize_are_fixed_points, .init = opt_setup, .fini = opt_teardown)
+{
+	static const char *const names[] = { "opt_identity.onnx", "opt_loop_dead.onnx", "opt_if_const.onnx",
+		"opt_nops.onnx", "opt_function.onnx" };
+	static const char *const cmds[][2] = { { "scs4onnx-shrink", "" }, { "scs4onnx-big", "--max-shard-size 300" } };
+	char *a = path_in(opt_dir, "a.onnx"), *c = path_in(opt_dir, "c.onnx"), *text;
+	size_t la, lc;
+
+	for (size_t k = 0; k < 2; k++)
+		for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+			char *in = fixture(names[i]);
+			uint8_t *da, *dc;
+
+			cr_assert_eq(run_tool(&text, cmds[k][0], "'%s' '%s' --optimize %s -n", in, a, cmds[k][1]), 0, "%s", text);
+			free(text);
+			cr_assert_eq(run_tool(&text, cmds[k][0], "'%s' '%s' --optimize %s -n", a, c, cmds[k][1]), 0, "%s", text);
+			free(text);
+			da = read_all(a, &la);
+			dc = read_all(c, &lc);
+			cr_assert(la == lc && memcmp(da, dc, la) == 0, "%s --optimize on %s: not a fixed point", cmds[k][0],
+			    names[i]);
+			free(da);
+			free(dc);
+			free(in);
+		}
+	free(a);
+	free(c);
+}
+
 Test(optimize, shrink_and_big_run_the_passes_first_with_optimize, .init = opt_setup, .fini = opt_teardown)
 {
 	char *in = fixture("opt_nops.onnx"), *s = path_in(opt_dir, "s.onnx"), *b = path_in(opt_dir, "b.onnx");
