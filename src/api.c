@@ -18,6 +18,7 @@
 #include "npy.h"
 #include "graph.h"
 #include "model.h"
+#include "opt.h"
 #include "pass.h"
 #include "sink.h"
 #include "source.h"
@@ -127,6 +128,8 @@ shrink_passes(scs_model *m, scs_report *rep, const scs_shrink_options *opts)
 	size_t narrowed = rep->narrowed.n;
 	int rc;
 
+	if (opts->optimize && (rc = scs_opt_run(m, rep, NULL, 0, NULL, 0)) < 0)
+		return rc;
 	if ((rc = scs_pass_dedup(m, rep)) < 0)
 		return rc;
 	if (!opts->disable_auto_downcast && (rc = scs_pass_downcast(m, rep)) < 0)
@@ -304,6 +307,69 @@ scs_shrink(scs_report *rep, const char *in, const char *out, const scs_shrink_op
 	stage_end(rep, "shrink", ts, 0);
 	ts = stage_start(&pc, "write");
 	if ((rc = write_result(m, rep, out, opts, &pc)) < 0)
+		goto done;
+	stage_end(rep, "write", ts, rep->output_len + rep->output_data_len);
+done:
+	rep->seconds = now() - t0;
+	scs_model_free(m);
+	scs_store_close(store);
+	free(out_dir);
+	return rc;
+}
+
+/* ---- optimize ---- */
+
+int
+scs_optimize_pass(size_t i, scs_optimize_pass_info *out)
+{
+	if (i >= scs_opt_n_passes)
+		return 0;
+	out->name = scs_opt_passes[i].name;
+	out->what = scs_opt_passes[i].what;
+	out->in_default = scs_opt_passes[i].in_default;
+	return 1;
+}
+
+int
+scs_optimize_check_names(const char *const *names, size_t n)
+{
+	return scs_opt_check_names(names, n);
+}
+
+int
+scs_optimize(scs_report *rep, const char *in, const char *out, const scs_optimize_options *opts)
+{
+	static const scs_optimize_options defaults;
+	scs_shrink_options write_opts;
+	progress_ctx pc;
+	scs_store *store = NULL;
+	scs_model *m = NULL;
+	char *out_dir = NULL;
+	double t0 = now(), ts;
+	int rc;
+
+	if (opts == NULL)
+		opts = &defaults;
+	begin(rep, &pc, opts->progress, opts->progress_payload);
+	rep->optimize_only = 1;
+	if ((rc = scs_opt_check_names(opts->passes, opts->n_passes)) < 0 ||
+	    (rc = scs_opt_check_names(opts->skip, opts->n_skip)) < 0)
+		return rc;
+	if ((out_dir = scs_path_dir(out)) == NULL)
+		return scs_err_set(SCS_ENOMEM, "cannot allocate a path");
+	ts = stage_start(&pc, "scan");
+	if ((rc = load_input(&m, &store, rep, in, opts->store_dir, out_dir, &pc)) < 0 || (rc = check_outputs(m, out)) < 0)
+		goto done;
+	stage_end(rep, "scan", ts, rep->input_len);
+	rep->bytes_before = scs_pass_payload_bytes(m);
+	ts = stage_start(&pc, "optimize");
+	if ((rc = scs_opt_run(m, rep, opts->passes, opts->n_passes, opts->skip, opts->n_skip)) < 0)
+		goto done;
+	stage_end(rep, "optimize", ts, 0);
+	memset(&write_opts, 0, sizeof(write_opts));
+	write_opts.external_data = opts->external_data;
+	ts = stage_start(&pc, "write");
+	if ((rc = write_result(m, rep, out, &write_opts, &pc)) < 0)
 		goto done;
 	stage_end(rep, "write", ts, rep->output_len + rep->output_data_len);
 done:
@@ -621,6 +687,16 @@ scs_big(scs_report *rep, const char *in, const char *out, const scs_big_options 
 	/* each constant of the input counted once, however many shards and passes see it */
 	if ((rc = scs_pass_dedup_count(m, rep)) < 0)
 		goto done;
+	/*
+	 * the optimizer on the whole model, before the cuts: what it adds then
+	 * takes its place in the shards' order, so big(big(x)) is big(x)
+	 */
+	if (so->optimize) {
+		ts = stage_start(&pc, "optimize");
+		if ((rc = scs_opt_run(m, rep, NULL, 0, NULL, 0)) < 0)
+			goto done;
+		stage_end(rep, "optimize", ts, 0);
+	}
 	ts = stage_start(&pc, "split");
 	if ((rc = scs_split_model(&shards, m, max_len)) < 0)
 		goto done;
@@ -659,8 +735,10 @@ scs_big(scs_report *rep, const char *in, const char *out, const scs_big_options 
 	ts = stage_start(&pc, "dedup");
 	{
 		uint64_t n_constants = rep->n_constants, n_scalars = rep->n_scalars;
+		scs_shrink_options merged_opts = *so;
 
-		rc = shrink_passes(merged, rep, so);
+		merged_opts.optimize = 0;     /* done before the split */
+		rc = shrink_passes(merged, rep, &merged_opts);
 		rep->n_constants = n_constants;
 		rep->n_scalars = n_scalars;
 	}

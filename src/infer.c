@@ -63,20 +63,13 @@ scs_infer_describable(const scs_infer *inf, const char *name)
 	return f && f->elem > 0 && f->rank >= 0;
 }
 
-static int
-declare(scs_infer *inf, Onnx__ValueInfoProto *vi)
+void
+scs_infer_facts_from_type(scs_vfacts *f, const Onnx__TypeProto *type)
 {
-	Onnx__TypeProto__Tensor *tt;
-	scs_vfacts *f;
-	size_t at;
-	int rc;
+	const Onnx__TypeProto__Tensor *tt;
 
-	if (!vi->name || !vi->type || vi->type->value_case != ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE)
-		return SCS_OK;
-	tt = vi->type->tensor_type;
-	if ((rc = slot(&at, inf, vi->name)) < 0)
-		return rc;
-	f = &inf->items[at];
+	if (!type || type->value_case != ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE || (tt = type->tensor_type) == NULL)
+		return;
 	if (f->elem <= 0 && tt->has_elem_type)
 		f->elem = tt->elem_type;
 	if (f->rank < 0 && tt->shape && tt->shape->n_dim <= SCS_INFER_MAX_RANK) {
@@ -86,6 +79,19 @@ declare(scs_infer *inf, Onnx__ValueInfoProto *vi)
 			f->dims[d] = tt->shape->dim[d]->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE ?
 			    tt->shape->dim[d]->dim_value : -1;
 	}
+}
+
+static int
+declare(scs_infer *inf, Onnx__ValueInfoProto *vi)
+{
+	size_t at;
+	int rc;
+
+	if (!vi->name || !vi->type || vi->type->value_case != ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE)
+		return SCS_OK;
+	if ((rc = slot(&at, inf, vi->name)) < 0)
+		return rc;
+	scs_infer_facts_from_type(&inf->items[at], vi->type);
 	return SCS_OK;
 }
 

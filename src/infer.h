@@ -46,4 +46,7 @@ Onnx__ValueInfoProto *scs_infer_value_info(const scs_infer *inf, const char *nam
 
 void scs_infer_dispose(scs_infer *inf);
 
+/* Fill what @f does not know yet (elem <= 0, rank < 0) from a declared tensor type; other types add nothing. */
+void scs_infer_facts_from_type(scs_vfacts *f, const Onnx__TypeProto *type);
+
 #endif

@@ -727,9 +727,8 @@ scs_renames_dispose(scs_renames *r)
 	memset(r, 0, sizeof(*r));
 }
 
-/* The new name for a reference to @name in scope @at, or NULL. */
-static const char *
-lookup(const scs_renames *r, const scs_scopes *s, int at, const char *name)
+const char *
+scs_renames_lookup(const scs_renames *r, const scs_scopes *s, int at, const char *name)
 {
 	int64_t i;
 	int sc;
@@ -775,7 +774,7 @@ apply_in(scs_renames *r, scs_scopes *s, int at)
 	nodes = *scs_scope_nodes(sc, &n);
 	for (i = 0; i < *n; i++)
 		for (j = 0; j < nodes[i]->n_input; j++)
-			if (nodes[i]->input[j][0] && (to = lookup(r, s, at, nodes[i]->input[j])) &&
+			if (nodes[i]->input[j][0] && (to = scs_renames_lookup(r, s, at, nodes[i]->input[j])) &&
 			    (rc = swap_name(&nodes[i]->input[j], to)) < 0)
 				return rc;
 	if (sc->graph == NULL)
@@ -783,26 +782,26 @@ apply_in(scs_renames *r, scs_scopes *s, int at)
 	/* a nested graph may output an outer value by name */
 	if (sc->parent >= 0)
 		for (i = 0; i < sc->graph->n_output; i++)
-			if (sc->graph->output[i]->name && (to = lookup(r, s, at, sc->graph->output[i]->name)) &&
+			if (sc->graph->output[i]->name && (to = scs_renames_lookup(r, s, at, sc->graph->output[i]->name)) &&
 			    (rc = swap_name(&sc->graph->output[i]->name, to)) < 0)
 				return rc;
 	/* quantization annotations name tensors too: the annotated one and its parameters */
 	for (i = 0; i < sc->graph->n_quantization_annotation; i++) {
 		Onnx__TensorAnnotation *a = sc->graph->quantization_annotation[i];
 
-		if (a->tensor_name && (to = lookup(r, s, at, a->tensor_name)) && (rc = swap_name(&a->tensor_name, to)) < 0)
+		if (a->tensor_name && (to = scs_renames_lookup(r, s, at, a->tensor_name)) && (rc = swap_name(&a->tensor_name, to)) < 0)
 			return rc;
 		for (j = 0; j < a->n_quant_parameter_tensor_names; j++) {
 			char **v = &a->quant_parameter_tensor_names[j]->value;
 
-			if (*v && (to = lookup(r, s, at, *v)) && (rc = swap_name(v, to)) < 0)
+			if (*v && (to = scs_renames_lookup(r, s, at, *v)) && (rc = swap_name(v, to)) < 0)
 				return rc;
 		}
 	}
 	for (i = keep = 0; i < sc->graph->n_value_info; i++) {
 		Onnx__ValueInfoProto *vi = sc->graph->value_info[i];
 
-		if (vi->name && lookup(r, s, at, vi->name))
+		if (vi->name && scs_renames_lookup(r, s, at, vi->name))
 			protobuf_c_message_free_unpacked(&vi->base, NULL);
 		else
 			sc->graph->value_info[keep++] = vi;

@@ -152,6 +152,9 @@ void scs_renames_dispose(scs_renames *r);
  * value_info entries of renamed names. */
 int scs_renames_apply(scs_renames *r, scs_scopes *s);
 
+/* The name a reference to @name in scope @at becomes under @r, or NULL when none covers it. */
+const char *scs_renames_lookup(const scs_renames *r, const scs_scopes *s, int at, const char *name);
+
 /* The tensor of a Constant node's 'value' attribute, or NULL when @n is not
  * such a node. */
 Onnx__TensorProto *scs_node_constant(const Onnx__NodeProto *n);

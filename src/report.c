@@ -93,6 +93,8 @@ scs_report_dispose(scs_report *r)
 	list_dispose(&r->unexported);
 	list_dispose(&r->npy_renamed);
 	list_dispose(&r->shards);
+	list_dispose(&r->changes);
+	list_dispose(&r->left);
 	memset(r, 0, sizeof(*r));
 }
 
@@ -114,11 +116,10 @@ print_list(FILE *f, const char *title, const scs_report_list *l)
 		fprintf(f, "INFO: %s: %s: %s\n", title, l->items[i].name, l->items[i].detail);
 }
 
-void
-scs_report_print(const scs_report *r, FILE *f)
+/* What dedup and downcast did. */
+static void
+print_dedup(const scs_report *r, FILE *f)
 {
-	double before = (double)r->bytes_before, after = (double)r->bytes_after;
-
 	fprintf(f, "INFO: constants studied: %llu (scalars left alone: %llu)\n",
 	    (unsigned long long)r->n_constants, (unsigned long long)r->n_scalars);
 	for (size_t i = 0; i < r->n_groups; i++) {
@@ -134,6 +135,29 @@ scs_report_print(const scs_report *r, FILE *f)
 	print_list(f, "not merged", &r->skipped);
 	print_list(f, "narrowed", &r->narrowed);
 	print_list(f, "not narrowed", &r->refused);
+}
+
+void
+scs_report_print(const scs_report *r, FILE *f)
+{
+	double before = (double)r->bytes_before, after = (double)r->bytes_after;
+
+	if (r->optimized) {
+		print_list(f, "optimized", &r->changes);
+		print_list(f, "not optimized", &r->left);
+		fprintf(f, "INFO: passes:");
+		for (size_t i = 0; i < r->n_passes; i++)
+			fprintf(f, "%s %s", i ? "," : "", r->passes[i].name);
+		fputc('\n', f);
+		for (size_t i = 0; i < r->n_passes; i++)
+			if (r->passes[i].changes || r->passes[i].refusals)
+				fprintf(f, "INFO: pass %s: %llu changes, %llu left alone\n", r->passes[i].name,
+				    (unsigned long long)r->passes[i].changes, (unsigned long long)r->passes[i].refusals);
+		fprintf(f, "INFO: nodes: %llu -> %llu (%u rounds)\n", (unsigned long long)r->nodes_before,
+		    (unsigned long long)r->nodes_after, r->rounds);
+	}
+	if (!r->optimize_only)
+		print_dedup(r, f);
 	print_list(f, "exported", &r->npy);
 	print_list(f, "npy name made unique", &r->npy_renamed);
 	print_list(f, "not exported", &r->unexported);
@@ -170,18 +194,46 @@ json_str(FILE *f, const char *s)
 	fputc('"', f);
 }
 
+/* ,"key": [{"<name_key>": name, "<detail_key>": detail}, ...] at indentation @indent. */
 static void
-json_list(FILE *f, const char *key, const scs_report_list *l, const char *detail_key)
+json_items(FILE *f, const char *indent, const char *key, const scs_report_list *l, const char *name_key,
+    const char *detail_key)
 {
-	fprintf(f, ",\n  \"%s\": [", key);
+	fprintf(f, ",\n%s\"%s\": [", indent, key);
 	for (size_t i = 0; i < l->n; i++) {
-		fprintf(f, "%s\n    {\"name\": ", i ? "," : "");
+		fprintf(f, "%s\n%s  {\"%s\": ", i ? "," : "", indent, name_key);
 		json_str(f, l->items[i].name);
 		fprintf(f, ", \"%s\": ", detail_key);
 		json_str(f, l->items[i].detail);
 		fputc('}', f);
 	}
-	fprintf(f, "%s]", l->n ? "\n  " : "");
+	fprintf(f, "%s]", l->n ? "\n" : "");
+	if (l->n)
+		fputs(indent, f);
+}
+
+static void
+json_list(FILE *f, const char *key, const scs_report_list *l, const char *detail_key)
+{
+	json_items(f, "  ", key, l, "name", detail_key);
+}
+
+static void
+json_optimize(const scs_report *r, FILE *f)
+{
+	fprintf(f, ",\n  \"optimize\": {\n    \"nodes_before\": %llu,\n    \"nodes_after\": %llu,\n"
+	    "    \"rounds\": %u,\n    \"passes\": [", (unsigned long long)r->nodes_before,
+	    (unsigned long long)r->nodes_after, r->rounds);
+	for (size_t i = 0; i < r->n_passes; i++) {
+		fprintf(f, "%s\n      {\"name\": ", i ? "," : "");
+		json_str(f, r->passes[i].name);
+		fprintf(f, ", \"changes\": %llu, \"left\": %llu}", (unsigned long long)r->passes[i].changes,
+		    (unsigned long long)r->passes[i].refusals);
+	}
+	fprintf(f, "%s]", r->n_passes ? "\n    " : "");
+	json_items(f, "    ", "changes", &r->changes, "pass", "change");
+	json_items(f, "    ", "left", &r->left, "pass", "reason");
+	fprintf(f, "\n  }");
 }
 
 int
@@ -210,6 +262,8 @@ scs_report_write_json(const scs_report *r, FILE *f)
 	json_list(f, "npy", &r->npy, "path");
 	json_list(f, "npy_renamed", &r->npy_renamed, "reason");
 	json_list(f, "not_exported", &r->unexported, "reason");
+	if (r->optimized)
+		json_optimize(r, f);
 	fprintf(f, ",\n  \"n_shards\": %zu", r->n_shards);
 	json_list(f, "shards", &r->shards, "bytes");
 	fprintf(f, ",\n  \"stages\": [");

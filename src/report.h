@@ -36,6 +36,15 @@ typedef struct scs_report_stage {
 
 #define SCS_REPORT_MAX_STAGES 12
 
+/* What one optimizer pass did over the whole run. */
+typedef struct scs_report_pass {
+	char name[48];
+	uint64_t changes;         /* entries it added to changes */
+	uint64_t refusals;        /* entries it added to left */
+} scs_report_pass;
+
+#define SCS_REPORT_MAX_PASSES 32
+
 typedef struct scs_report {
 	uint64_t n_constants;     /* non-scalar constants studied */
 	uint64_t n_scalars;       /* scalars, left alone */
@@ -55,6 +64,15 @@ typedef struct scs_report {
 	int external;             /* 1 when OUTPUT.data was written */
 	scs_report_list shards;   /* shard files written (split): path, bytes */
 	size_t n_shards;          /* shards made (split, big) or joined (merge) */
+	int optimized;            /* 1: the optimizer ran */
+	int optimize_only;        /* 1: scs4onnx-optimize (no dedup summary) */
+	scs_report_list changes;  /* optimizer: pass name, then "subject: what it did" */
+	scs_report_list left;     /* optimizer: pass name, then "subject: why it left it alone" */
+	scs_report_pass passes[SCS_REPORT_MAX_PASSES];   /* the passes that ran, in table order */
+	size_t n_passes;
+	uint64_t nodes_before;    /* nodes in every graph and function, before the optimizer */
+	uint64_t nodes_after;     /* ... and after */
+	unsigned rounds;          /* optimizer rounds until nothing changed */
 	scs_report_stage stages[SCS_REPORT_MAX_STAGES];
 	size_t n_stages;
 	double seconds;

@@ -33,6 +33,8 @@ typedef struct scs_shrink_options {
 	const char *const *forced_constant_names;  /* extract these constants */
 	size_t n_forced_constant_names;
 	int disable_auto_downcast;                  /* 1: no float64->float32 / int64->int32 */
+	int optimize;                               /* 1: the optimizer's default passes first (scs_optimize);
+	                                               scs_big runs them on the whole model before the split */
 	int external_data;                          /* 1: write a data file even when inline fits */
 	const char *store_dir;                      /* keep payloads in this store (NULL: temporary) */
 	scs_progress_fn progress;
@@ -91,6 +93,37 @@ typedef struct scs_big_options {
  * gives the time of each stage.
  */
 int scs_big(scs_report *rep, const char *in, const char *out, const scs_big_options *opts);
+
+typedef struct scs_optimize_options {
+	const char *const *passes;                  /* run only these (onnxoptimizer's names); none: the default set */
+	size_t n_passes;
+	const char *const *skip;                    /* leave these out */
+	size_t n_skip;
+	int external_data;                          /* 1: write OUTPUT.data even when inline fits */
+	const char *store_dir;                      /* keep payloads in this store (NULL: temporary) */
+	scs_progress_fn progress;
+	void *progress_payload;
+} scs_optimize_options;
+
+/*
+ * Run the optimizer's graph passes on the model at @in until nothing
+ * changes, and write the result to @out (as scs_shrink writes). rep lists
+ * what each pass changed and, with the reason, what it left alone. An
+ * unknown pass name is SCS_EUSAGE, before anything is read.
+ */
+int scs_optimize(scs_report *rep, const char *in, const char *out, const scs_optimize_options *opts);
+
+typedef struct scs_optimize_pass_info {
+	const char *name;                           /* onnxoptimizer's name */
+	const char *what;                           /* one line */
+	int in_default;                             /* 1: runs when no pass is named */
+} scs_optimize_pass_info;
+
+/* The @i-th pass, in the order they run: 1 and *out; 0 past the last. */
+int scs_optimize_pass(size_t i, scs_optimize_pass_info *out);
+
+/* SCS_OK when every one of @names is a pass; else SCS_EUSAGE naming it and listing the passes. */
+int scs_optimize_check_names(const char *const *names, size_t n);
 
 /*
  * Remove the temporary files the library has open that have names (outputs

@@ -1,10 +1,10 @@
 /*
  * test_conformance.c: ONNX's own conformance suite (Debian's libonnx-testdata)
- * through every tool: shrink, split into one-node shards, merge, big. On the
- * suite's inputs each output (the shards as a chain) computes, in ONNX
- * Runtime, bit for bit what the original computes; every run is deterministic
- * and a fixed point. tests/e2e/conformance.py does the work; known defects are
- * named in tests/e2e/conformance-known.txt.
+ * through every tool: shrink, split into one-node shards, merge, big and
+ * optimize. On the suite's inputs each output (the shards as a chain)
+ * computes, in ONNX Runtime, bit for bit what the original computes; every
+ * run is deterministic and a fixed point. tests/e2e/conformance.py does the
+ * work; known defects are named in tests/e2e/conformance-known.txt.
  */
 #include <criterion/criterion.h>
 #include <stdio.h>

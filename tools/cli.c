@@ -229,6 +229,9 @@ cli_parse(cli_args *a, int argc, char **argv, unsigned flags, void (*usage)(FILE
 	static const char *const o_nodedup[] = { "--no-dedup", "--no_dedup", NULL };
 	static const char *const o_work[] = { "--work", NULL };
 	static const char *const o_keep[] = { "--keep-work", "--keep_work", NULL };
+	static const char *const o_opt[] = { "--optimize", NULL };
+	static const char *const o_passes[] = { "-p", "--passes", NULL };
+	static const char *const o_skip[] = { "--skip", NULL };
 	static const char *const o_help[] = { "-h", "--help", NULL };
 	static const char *const o_version[] = { "--version", NULL };
 	const char *value, *v;
@@ -273,6 +276,12 @@ cli_parse(cli_args *a, int argc, char **argv, unsigned flags, void (*usage)(FILE
 			list = &a->constant_names;
 		} else if ((flags & CLI_SHRINK) && is_opt(arg, o_down, &value) && value == NULL) {
 			a->shrink.disable_auto_downcast = 1;
+		} else if ((flags & CLI_SHRINK) && is_opt(arg, o_opt, &value) && value == NULL) {
+			a->shrink.optimize = 1;
+		} else if ((flags & CLI_PASSES) && is_opt(arg, o_passes, &value)) {
+			list = &a->passes;
+		} else if ((flags & CLI_PASSES) && is_opt(arg, o_skip, &value)) {
+			list = &a->skip;
 		} else if ((flags & CLI_EXTERNAL) && is_opt(arg, o_ext, &value) && value == NULL) {
 			a->shrink.external_data = 1;
 		} else if ((flags & CLI_STORE) && is_opt(arg, o_store, &value)) {
@@ -321,6 +330,8 @@ cli_args_dispose(cli_args *a)
 {
 	cli_list_dispose(&a->op_names);
 	cli_list_dispose(&a->constant_names);
+	cli_list_dispose(&a->passes);
+	cli_list_dispose(&a->skip);
 }
 
 int

@@ -21,12 +21,13 @@ typedef struct cli_list {
 
 /* Which flags a tool takes (cli_parse). */
 enum {
-	CLI_SHRINK = 1,           /* -m, -fo, -fc, -d and their spellings */
+	CLI_SHRINK = 1,           /* -m, -fo, -fc, -d and their spellings, --optimize */
 	CLI_EXTERNAL = 2,         /* --external-data */
 	CLI_STORE = 4,            /* --store DIR */
 	CLI_SHARDS = 8,           /* --max-shard-size SIZE */
 	CLI_MERGE = 16,           /* --no-dedup */
 	CLI_WORK = 32,            /* --work DIR, --keep-work */
+	CLI_PASSES = 64,          /* -p/--passes NAME..., --skip NAME... */
 };
 
 typedef struct cli_args {
@@ -38,6 +39,7 @@ typedef struct cli_args {
 	uint64_t max_shard_len;
 	const char *work_dir;
 	int keep_work, no_dedup;
+	cli_list passes, skip;    /* -p, --skip */
 } cli_args;
 
 /*

@@ -23,6 +23,8 @@ usage(FILE *f)
 	    "  -fo, --forced-extraction-op-names NAME[,NAME...]\n"
 	    "  -fc, --forced-extraction-constant-names NAME[,NAME...]\n"
 	    "  -d, --disable-auto-downcast\n"
+	    "      --optimize               scs4onnx-optimize's default passes on the whole model\n"
+	    "                               first (before the cuts and the global dedup)\n"
 	    "      --external-data          write a data file even when the model fits inline\n"
 	    "      --store DIR              keep payloads in this store folder (reused)\n"
 	    "      --max-shard-size SIZE    shard budget (K, M, G suffixes; default 1.8G)\n"

@@ -26,6 +26,7 @@ usage(FILE *f)
 	    "  -fc, --forced-extraction-constant-names NAME[,NAME...]\n"
 	    "                               move these constants to .npy files\n"
 	    "  -d, --disable-auto-downcast  keep float64 and int64 constants as they are\n"
+	    "      --optimize               first run scs4onnx-optimize's default passes\n"
 	    "  -n, --non-verbose            print nothing but errors\n"
 	    "      --external-data          write OUTPUT.<16 hex>.data (ONNX external data)\n"
 	    "                               even when inline fits (always above 2 GiB)\n"

@@ -1,10 +1,10 @@
 #!/usr/bin/python3
-"""Take every model of ONNX's conformance suite through the four tools.
+"""Take every model of ONNX's conformance suite through the five tools.
 
 Usage:
     /usr/bin/python3 conformance.py --tools BUILD/tools
         [--data /usr/share/libonnx-testdata/data] [--known conformance-known.txt]
-        [--jobs 2] [--only SUBSTRING] [--work DIR] [--keep]
+        [--jobs 2] [--only SUBSTRING] [--only-tools shrink,optimize] [--work DIR] [--keep]
 
 For every folder DATA/*/*/ with a model.onnx and test_data_set_0/, in a
 scratch folder under $TMPDIR:
@@ -17,6 +17,9 @@ scratch folder under $TMPDIR:
           merge(split(m.onnx)) gives m.onnx again.
   big     scs4onnx-big M b.onnx --max-shard-size 1; run twice: the same
           bytes; run on its own output: the same bytes.
+  optimize
+          scs4onnx-optimize M o.onnx (the default passes); run twice: the
+          same bytes; run on its own output: the same bytes (a fixed point).
 
 Then conformance.mjs (one node process, fed as the tools finish) runs the
 original in ONNX Runtime on test_data_set_0/input_*.pb, and each output model
@@ -48,7 +51,7 @@ import sys
 import tempfile
 import threading
 
-TOOLS = ("shrink", "split", "merge", "big")
+TOOLS = ("shrink", "split", "merge", "big", "optimize")
 BUDGET = ["--max-shard-size", "1"]
 TOOL_TIMEOUT = 120
 SANITIZER_MARKS = ("ERROR: AddressSanitizer", "ERROR: LeakSanitizer", "runtime error:")
@@ -137,14 +140,21 @@ def again(t, tool, args, what):
         raise Problem("failed", "%s of %s: %s" % (tool, what, e.msg)) from None
 
 
-def check_shrink(t, model, w, notes):
-    out, out2, fixed = (os.path.join(w, n) for n in ("s.onnx", "s_again.onnx", "ss.onnx"))
-    run_tool(t, "shrink", [model, out])
-    later(notes, lambda: (run_tool(t, "shrink", [model, out2]),
-                          expect(same_file(out, out2), "shrink: two runs wrote different bytes")))
-    later(notes, lambda: (again(t, "shrink", [out, fixed], "its own output"),
-                          expect(same_file(out, fixed), "shrink: not a fixed point (shrinking the output changes it)")))
+def check_model_tool(t, tool, letter, model, w, notes, extra=()):
+    """A tool that writes one model: deterministic, and a fixed point on its own output."""
+    out, out2, fixed = (os.path.join(w, n) for n in (letter + ".onnx", letter + "_again.onnx", 2 * letter + ".onnx"))
+    extra = list(extra)
+    run_tool(t, tool, [model, out] + extra)
+    later(notes, lambda: (run_tool(t, tool, [model, out2] + extra),
+                          expect(same_file(out, out2), "%s: two runs wrote different bytes" % tool)))
+    later(notes, lambda: (again(t, tool, [out, fixed] + extra, "its own output"),
+                          expect(same_file(out, fixed), "%s: not a fixed point (running it on the output changes it)"
+                                 % tool)))
     return [out]
+
+
+def check_shrink(t, model, w, notes):
+    return check_model_tool(t, "shrink", "s", model, w, notes)
 
 
 def check_split(t, model, w, notes):
@@ -168,20 +178,18 @@ def check_merge(t, w, notes):
 
 
 def check_big(t, model, w, notes):
-    out, out2, fixed = (os.path.join(w, n) for n in ("b.onnx", "b_again.onnx", "bb.onnx"))
-    run_tool(t, "big", [model, out] + BUDGET)
-    later(notes, lambda: (run_tool(t, "big", [model, out2] + BUDGET),
-                          expect(same_file(out, out2), "big: two runs wrote different bytes")))
-    later(notes, lambda: (again(t, "big", [out, fixed] + BUDGET, "its own output"),
-                          expect(same_file(out, fixed), "big: not a fixed point (running it on the output changes it)")))
-    return [out]
+    return check_model_tool(t, "big", "b", model, w, notes, BUDGET)
+
+
+def check_optimize(t, model, w, notes):
+    return check_model_tool(t, "optimize", "o", model, w, notes)
 
 
 def cands_of(cands, tool):
     return [c for c in cands if c["tool"] == tool]
 
 
-def take_model(tools_dir, data, work, case):
+def take_model(tools_dir, data, work, case, which=TOOLS):
     """Run the tools on one case; returns (job for conformance.mjs, {tool: [Problem, ...]})."""
     folder = os.path.join(work, case.replace("/", "__"))
     os.makedirs(folder)
@@ -192,8 +200,11 @@ def take_model(tools_dir, data, work, case):
     steps = (("shrink", lambda notes: check_shrink(tools_dir, model, folder, notes)),
              ("split", lambda notes: check_split(tools_dir, model, folder, notes)),
              ("merge", lambda notes: check_merge(tools_dir, folder, notes)),
-             ("big", lambda notes: check_big(tools_dir, model, folder, notes)))
+             ("big", lambda notes: check_big(tools_dir, model, folder, notes)),
+             ("optimize", lambda notes: check_optimize(tools_dir, model, folder, notes)))
     for tool, step in steps:
+        if tool not in which:
+            continue
         if tool == "merge" and not cands_of(cands, "split"):
             continue  # nothing to merge
         notes = []
@@ -226,6 +237,8 @@ def read_known(path):
 def main():
     here = os.path.dirname(os.path.abspath(__file__))
     ap = argparse.ArgumentParser(description="ONNX conformance suite through the scs4onnx tools")
+    ap.add_argument("--only-tools", default=",".join(TOOLS),
+                    help="comma-separated tools to run (default: all; merge needs split)")
     ap.add_argument("--tools", required=True, help="folder of the built tools")
     ap.add_argument("--data", default="/usr/share/libonnx-testdata/data")
     ap.add_argument("--known", default=os.path.join(here, "conformance-known.txt"))
@@ -242,6 +255,9 @@ def main():
     if not cases:
         print("conformance: no models under %s (Debian package libonnx-testdata)" % args.data)
         return 1
+    which = tuple(t for t in args.only_tools.split(",") if t)
+    if any(t not in TOOLS for t in which):
+        ap.error("--only-tools takes some of: " + ", ".join(TOOLS))
     known = read_known(args.known)
     work = args.work or tempfile.mkdtemp(prefix="scs-conformance.")
     os.makedirs(work, exist_ok=True)
@@ -254,7 +270,7 @@ def main():
         tool_problems = {}
 
         def one(case):
-            job, problems = take_model(args.tools, args.data, work, case)
+            job, problems = take_model(args.tools, args.data, work, case, which)
             with lock:
                 tool_problems[case] = problems
                 ort.stdin.write(json.dumps(job) + "\n")

@@ -1,0 +1,613 @@
+/*
+ * test_optimize.c: the optimizer (src/opt*.c, scs_optimize, scs4onnx-optimize).
+ * The rewriting tools are checked against values worked out by hand; the
+ * passes against ONNX Runtime (bit-identical outputs) and onnx.checker.
+ */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dtype.h"
+#include "opt.h"
+#include "store.h"
+#include "support.h"
+
+Test(optimize, float16_rounds_once_to_nearest_even)
+{
+	cr_assert_eq(scs_opt_to_float16(1.0), 0x3c00);
+	cr_assert_eq(scs_opt_to_float16(-2.0), 0xc000);
+	cr_assert_eq(scs_opt_to_float16(65504.0), 0x7bff, "largest finite");
+	cr_assert_eq(scs_opt_to_float16(65520.0), 0x7c00, "halfway above the largest finite goes to infinity");
+	cr_assert_eq(scs_opt_to_float16(65519.99), 0x7bff);
+	cr_assert_eq(scs_opt_to_float16(ldexp(1.0, -24)), 0x0001, "smallest subnormal");
+	cr_assert_eq(scs_opt_to_float16(ldexp(1.0, -25)), 0x0000, "half of it ties to even (zero)");
+	cr_assert_eq(scs_opt_to_float16(ldexp(3.0, -26)), 0x0001, "three quarters of it rounds up");
+	cr_assert_eq(scs_opt_to_float16(ldexp(1023.0, -24) + ldexp(1.0, -25)), 0x0400,
+	    "the largest subnormal plus half a quantum ties up to the smallest normal");
+	/* 1 + 2^-11 is halfway between 1 and 1 + 2^-10: ties to the even 1 */
+	cr_assert_eq(scs_opt_to_float16(1.0 + ldexp(1.0, -11)), 0x3c00);
+	cr_assert_eq(scs_opt_to_float16(1.0 + 3 * ldexp(1.0, -11)), 0x3c02);
+	/* a value a float32 rounding would push onto the tie: rounded once from double it stays below */
+	cr_assert_eq(scs_opt_to_float16(1.0 + ldexp(1.0, -11) - ldexp(1.0, -40)), 0x3c00);
+	cr_assert_eq(scs_opt_to_float16(1.0 + ldexp(1.0, -11) + ldexp(1.0, -40)), 0x3c01);
+	cr_assert_eq(scs_opt_to_float16(-0.0), 0x8000);
+	cr_assert_eq(scs_opt_to_float16(INFINITY), 0x7c00);
+	cr_assert_eq(scs_opt_to_float16(NAN) & 0x7e00, 0x7e00, "a quiet NaN");
+}
+
+Test(optimize, bfloat16_rounds_once_to_nearest_even)
+{
+	cr_assert_eq(scs_opt_to_bfloat16(1.0), 0x3f80);
+	cr_assert_eq(scs_opt_to_bfloat16(1.0 + ldexp(1.0, -8)), 0x3f80, "tie to even");
+	cr_assert_eq(scs_opt_to_bfloat16(1.0 + 3 * ldexp(1.0, -8)), 0x3f82);
+	cr_assert_eq(scs_opt_to_bfloat16(1.0 + ldexp(1.0, -8) + ldexp(1.0, -30)), 0x3f81,
+	    "above the tie, though float32 would round it onto the tie");
+	cr_assert_eq(scs_opt_to_bfloat16(3.5e38), 0x7f80, "past the largest finite: infinity");
+	cr_assert_eq(scs_opt_to_bfloat16(ldexp(1.0, -133)), 0x0001, "smallest subnormal");
+}
+
+Test(optimize, an_unknown_pass_is_a_usage_error_naming_it)
+{
+	const char *names[] = { "no_such_pass" };
+	scs_optimize_options o;
+	scs_report rep;
+	char *dir = tmpdir_new(), *in = fixture("tiny.onnx"), *out = path_in(dir, "out.onnx");
+
+	memset(&o, 0, sizeof(o));
+	o.passes = names;
+	o.n_passes = 1;
+	cr_assert_eq(scs_optimize(&rep, in, out, &o), SCS_EUSAGE);
+	cr_assert_not_null(strstr(scs_err_msg(), "'no_such_pass'"), "message was: %s", scs_err_msg());
+	cr_assert_not(file_exists(out), "an output was written");
+	scs_report_dispose(&rep);
+	free(in);
+	free(out);
+	tmpdir_remove(dir);
+}
+
+Test(optimize, every_pass_in_the_table_has_a_name_a_line_and_a_function)
+{
+	scs_optimize_pass_info info;
+	size_t n = 0;
+
+	while (scs_optimize_pass(n, &info)) {
+		cr_assert_not_null(info.name);
+		cr_assert_not_null(info.what);
+		cr_assert_null(strchr(info.what, '\n'), "%s: more than one line", info.name);
+		cr_assert_eq(scs_opt_find(info.name), &scs_opt_passes[n]);
+		cr_assert_not_null(scs_opt_passes[n].run);
+		n++;
+	}
+	cr_assert_eq(n, scs_opt_n_passes);
+}
+
+Test(optimize, a_model_goes_through_unchanged_in_what_it_computes)
+{
+	char *dir = tmpdir_new(), *in = fixture("if_outer.onnx"), *out = path_in(dir, "out.onnx");
+	scs_report rep;
+
+	cr_assert_eq(scs_optimize(&rep, in, out, NULL), SCS_OK, "%s", scs_err_msg());
+	cr_assert(rep.optimized);
+	expect_equivalent(in, out, NULL);
+	scs_report_dispose(&rep);
+	free(in);
+	free(out);
+	tmpdir_remove(dir);
+}
+
+/* ---- the rewriting tools, on a loaded model ---- */
+
+static scs_store *val_store;
+static scs_model *val_model;
+static scs_report val_rep;
+static scs_opt_ctx val_ctx;
+static char *val_dir;
+
+static void
+values_setup(void)
+{
+	char *path = fixture("opt_values.onnx");
+	scs_scan_options so;
+
+	val_dir = tmpdir_new();
+	memset(&so, 0, sizeof(so));
+	memset(&val_rep, 0, sizeof(val_rep));
+	cr_assert_eq(scs_store_open(&val_store, NULL, val_dir), SCS_OK, "%s", scs_err_msg());
+	cr_assert_eq(scs_model_load(&val_model, path, val_store, &so), SCS_OK, "%s", scs_err_msg());
+	cr_assert_eq(scs_opt_begin(&val_ctx, val_model, &val_rep), SCS_OK, "%s", scs_err_msg());
+	free(path);
+}
+
+static void
+values_teardown(void)
+{
+	scs_opt_end(&val_ctx);
+	scs_model_free(val_model);
+	scs_store_close(val_store);
+	scs_report_dispose(&val_rep);
+	tmpdir_remove(val_dir);
+}
+
+/* The constant @name of the main graph, which must be one. */
+static scs_opt_const
+constant(const char *name)
+{
+	scs_opt_const c;
+	char why[256];
+
+	cr_assert_eq(scs_opt_constant(&c, &val_ctx, 0, name, why, sizeof(why)), 1, "%s: %s", name, why);
+	return c;
+}
+
+static void
+expect_doubles(const char *name, const double *want, size_t n)
+{
+	scs_opt_const c = constant(name);
+	double got[8];
+
+	cr_assert_eq(c.n_elems, (int64_t)n, "%s: %lld elements", name, (long long)c.n_elems);
+	cr_assert_eq(scs_opt_read_doubles(&val_ctx, &c, 0, n, got), SCS_OK, "%s: %s", name, scs_err_msg());
+	for (size_t i = 0; i < n; i++)
+		cr_assert_eq(got[i], want[i], "%s[%zu]: %.17g, want %.17g", name, i, got[i], want[i]);
+}
+
+Test(optimize, constants_read_the_same_in_every_encoding, .init = values_setup, .fini = values_teardown)
+{
+	const double f[] = { 1.5, -2.25, 3.0, (double)0.1f }, h[] = { 1.0, -0.5, 65504.0 }, bf[] = { 1.0, -2.0 },
+	    d[] = { 0.1, -1e300 }, i64[] = { -5, 0, 1099511627776.0 }, u8[] = { 255, 7 }, cf[] = { 1, 2 },
+	    ci[] = { 3, -4 }, cs[] = { 2.5 }, cv[] = { 7, -8 };
+	int64_t ints[3];
+	scs_opt_const c;
+
+	expect_doubles("f_raw", f, 4);
+	expect_doubles("f_typed", f, 4);
+	expect_doubles("h_raw", h, 3);
+	expect_doubles("bf_raw", bf, 2);
+	expect_doubles("d_typed", d, 2);
+	expect_doubles("i64_typed", i64, 3);
+	expect_doubles("u8_raw", u8, 2);
+	expect_doubles("cf", cf, 2);
+	expect_doubles("ci", ci, 2);
+	expect_doubles("cs", cs, 1);
+	expect_doubles("cv", cv, 2);
+	c = constant("i64_typed");
+	cr_assert_eq(scs_opt_read_int64s(&val_ctx, &c, 1, 2, ints), SCS_OK, "%s", scs_err_msg());
+	cr_assert_eq(ints[0], 0);
+	cr_assert_eq(ints[1], (int64_t)1 << 40, "int64 read exactly: %lld", (long long)ints[1]);
+	cr_assert_eq(scs_opt_read_int64s(&val_ctx, &c, 2, 2, ints), SCS_ERANGE, "a read past the end");
+}
+
+Test(optimize, a_graph_input_default_is_not_a_constant, .init = values_setup, .fini = values_teardown)
+{
+	scs_opt_const c;
+	char why[256];
+
+	cr_assert_eq(scs_opt_constant(&c, &val_ctx, 0, "dflt", why, sizeof(why)), 0);
+	cr_assert_not_null(strstr(why, "override"), "why: %s", why);
+	cr_assert_eq(scs_opt_constant(&c, &val_ctx, 0, "Y", why, sizeof(why)), 0);
+	cr_assert_not_null(strstr(why, "Add"), "why: %s", why);
+}
+
+Test(optimize, a_large_constant_reads_across_chunks_and_a_new_one_is_written_in_pieces, .init = values_setup,
+    .fini = values_teardown)
+{
+	scs_opt_const c = constant("big"), back;
+	static double v[300000], got[300000];
+	const int64_t dims[] = { 300000 };
+	const char *name;
+	scs_opt_writer w;
+	uint32_t id;
+
+	cr_assert_eq(scs_opt_read_doubles(&val_ctx, &c, 0, 300000, v), SCS_OK, "%s", scs_err_msg());
+	for (size_t i = 0; i < 300000; i++)
+		cr_assert_eq(v[i], (double)(float)((float)i / 2.0f), "element %zu: %g", i, v[i]);
+	/* a new float16 payload from values over a piece's worth, rounded once each */
+	for (size_t i = 0; i < 300000; i++)
+		v[i] = (double)i * 1.0009765625 + 0.333;
+	cr_assert_eq(scs_opt_writer_open(&w, &val_ctx, SCS_DT_FLOAT16), SCS_OK, "%s", scs_err_msg());
+	cr_assert_eq(scs_opt_writer_put_doubles(&w, v, 100000), SCS_OK);
+	cr_assert_eq(scs_opt_writer_put_doubles(&w, v + 100000, 200000), SCS_OK);
+	cr_assert_eq(scs_opt_writer_finish(&id, &w), SCS_OK, "%s", scs_err_msg());
+	cr_assert_eq(scs_opt_fresh_name(&name, &val_ctx, "big"), SCS_OK);
+	cr_assert_str_eq(name, "big_opt1", "a fresh name: %s", name);
+	cr_assert_eq(scs_opt_add_constant(&val_ctx, 0, scs_opt_tensor_new(&val_ctx, name, SCS_DT_FLOAT16, dims, 1, id),
+	    NULL), SCS_OK);
+	cr_assert_eq(scs_opt_commit(&val_ctx), SCS_OK, "%s", scs_err_msg());
+	back = constant(name);
+	cr_assert_eq(back.n_elems, 300000);
+	cr_assert_eq(scs_opt_read_doubles(&val_ctx, &back, 0, 300000, got), SCS_OK, "%s", scs_err_msg());
+	for (size_t i = 0; i < 300000; i += 997) {
+		if (v[i] >= 65520) {
+			cr_assert(isinf(got[i]), "element %zu: %g past float16's range", i, got[i]);
+			continue;
+		}
+		/* float16 holds got[i] exactly, and it is v[i] to within half a unit in the last place */
+		cr_assert_eq(scs_opt_to_float16(got[i]), scs_opt_to_float16(v[i]), "element %zu: %g from %g", i, got[i], v[i]);
+		cr_assert(fabs(got[i] - v[i]) <= fabs(v[i]) / 2048, "element %zu: %g from %g", i, got[i], v[i]);
+	}
+}
+
+/* ---- the passes, through scs4onnx-optimize ---- */
+
+static char *opt_dir;
+static Onnx__ModelProto *opt_model;
+static char *opt_text;
+
+static void
+opt_setup(void)
+{
+	opt_dir = tmpdir_new();
+	opt_model = NULL;
+	opt_text = NULL;
+}
+
+static void
+opt_teardown(void)
+{
+	free_proto(opt_model);
+	free(opt_text);
+	tmpdir_remove(opt_dir);
+}
+
+/*
+ * scs4onnx-optimize on fixture @name with @args into opt_dir/out.onnx, which
+ * must succeed; its output is read back (opt_model) and, unless @runs is 0,
+ * checked against the fixture in ONNX Runtime and onnx.checker. The summary
+ * is in opt_text. Returns the main graph.
+ */
+static Onnx__GraphProto *
+optimize(const char *name, const char *args, int runs)
+{
+	char *in = fixture(name), *out = path_in(opt_dir, "out.onnx");
+
+	cr_assert_eq(run_tool(&opt_text, "scs4onnx-optimize", "'%s' '%s' %s", in, out, args), 0, "%s", opt_text);
+	opt_model = load_proto(out);
+	cr_assert_not_null(opt_model, "the output does not parse");
+	if (runs)
+		expect_equivalent(in, out, NULL);
+	free(in);
+	free(out);
+	return opt_model->graph;
+}
+
+static void
+expect_said(const char *what)
+{
+	cr_assert_not_null(strstr(opt_text, what), "the summary does not say \"%s\":\n%s", what, opt_text);
+}
+
+static const char *
+made_by(const Onnx__GraphProto *g, const char *output)
+{
+	Onnx__NodeProto *n = find_node_by_output(g, output);
+
+	return n ? n->name : "(none)";
+}
+
+Test(optimize, identities_go_and_graph_outputs_keep_names_order_and_types, .init = opt_setup, .fini = opt_teardown)
+{
+	static const char *const outputs[] = { "Y", "Z", "P", "Q", "R" };
+	Onnx__GraphProto *g = optimize("opt_identity.onnx", "", 1);
+
+	cr_assert_eq(count_ops(g, "Identity"), 3, "Identities left: %d", count_ops(g, "Identity"));
+	cr_assert_str_eq(made_by(g, "Y"), "relu_c", "the Relu makes the output under its name");
+	cr_assert_str_eq(made_by(g, "Q"), "neg_d");
+	cr_assert_str_eq(made_by(g, "Z"), "id_z", "an output of a graph input keeps its Identity");
+	cr_assert_str_eq(made_by(g, "P"), "id_p", "an output of an initializer keeps its Identity");
+	cr_assert_str_eq(made_by(g, "R"), "id_r", "a second output of the same value keeps its Identity");
+	cr_assert_eq(g->n_output, 5);
+	for (size_t i = 0; i < 5; i++) {
+		cr_assert_str_eq(g->output[i]->name, outputs[i]);
+		cr_assert_eq(g->output[i]->type->tensor_type->elem_type, ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT);
+		cr_assert_eq(g->output[i]->type->tensor_type->shape->n_dim, 2);
+	}
+	cr_assert_eq(g->n_value_info, 0, "value_info of a, b (gone) and c (now made as Y): %zu left", g->n_value_info);
+	expect_said("node 'id_z' (Identity): 'Z' is a graph output and 'X' is a graph input");
+	expect_said("node 'id_p' (Identity): 'P' is a graph output and 'W' is an initializer");
+	expect_said("node 'id_r' (Identity): 'R' and 'Q' are both names that must stay");
+}
+
+Test(optimize, an_identity_in_an_if_branch_forwarding_an_outer_value_survives, .init = opt_setup,
+    .fini = opt_teardown)
+{
+	Onnx__GraphProto *g = optimize("opt_if_identity.onnx", "", 4), *then_g, *else_g;
+
+	cr_assert_eq(count_ops(g, "Identity"), 0, "the main graph's Identity goes: the branches read X");
+	then_g = subgraph(g, "If", "then_branch");
+	else_g = subgraph(g, "If", "else_branch");
+	cr_assert_eq(then_g->n_node, 1, "then_branch: %zu nodes", then_g->n_node);
+	cr_assert_str_eq(then_g->node[0]->op_type, "Identity");
+	cr_assert_str_eq(then_g->node[0]->input[0], "X", "the Identity before it went: it reads X itself");
+	cr_assert_str_eq(then_g->output[0]->name, "then_out");
+	cr_assert_eq(count_ops(else_g, "Identity"), 0, "else_branch's Identity of its own Neg goes");
+	cr_assert_str_eq(made_by(else_g, "else_out"), "else_neg");
+	expect_said("'then_out' is an output of a nested graph and 'X' comes from an enclosing graph");
+}
+
+Test(optimize, dead_nodes_inside_a_loop_body_go_and_the_body_still_runs, .init = opt_setup, .fini = opt_teardown)
+{
+	Onnx__GraphProto *g = optimize("opt_loop_dead.onnx", "", 4), *body = subgraph(g, "Loop", "body");
+
+	cr_assert_eq(body->n_node, 2, "body: %zu nodes", body->n_node);
+	cr_assert_eq(count_ops(body, "Mul") + count_ops(body, "Relu") + count_ops(body, "Neg"), 0);
+	cr_assert_eq(count_ops(body, "Identity"), 1, "cond passes through a body input to a body output: it stays");
+	cr_assert_eq(count_ops(g, "Sigmoid"), 0, "the dead node of the main graph goes");
+	cr_assert_null(find_init(g, "U"), "an unread initializer goes");
+	cr_assert_not_null(find_init(g, "DU"), "an unread graph input's default stays");
+	cr_assert_not_null(find_init(g, "D"));
+	cr_assert(has_input(g, "DU") && has_input(g, "D"), "graph inputs stay");
+	expect_said("'DU': nothing reads it, but it is also a graph input");
+}
+
+Test(optimize, an_if_on_a_constant_becomes_its_branch, .init = opt_setup, .fini = opt_teardown)
+{
+	Onnx__GraphProto *g = optimize("opt_if_const.onnx", "", 4);
+	Onnx__TensorProto *w = find_init(g, "W");
+	Onnx__NodeProto *add;
+
+	cr_assert_eq(count_ops(g, "If"), 1, "the If on a constant goes, the one on a default stays");
+	cr_assert_str_eq(made_by(g, "t"), "if_default");
+	cr_assert_str_eq(made_by(g, "Y1"), "then_relu", "the branch's last node makes the output under its name");
+	cr_assert_not_null(w);
+	/* the branch's own W moved in under another name; the main graph's W is still what main_mul reads */
+	add = find_node_by_output(g, "s_opt1");
+	cr_assert_not_null(add, "the branch's 's' was renamed, the main graph has an 's' already");
+	cr_assert_str_eq(add->input[1], "W_opt1");
+	cr_assert_not_null(find_init(g, "W_opt1"));
+	cr_assert_str_eq(find_node_by_output(g, "s")->name, "main_mul");
+	cr_assert_eq(count_ops(g, "Constant"), 0, "the condition went with the If");
+	expect_said("node 'if_const' (If): the condition is true: replaced by its then_branch");
+	expect_said("node 'if_default' (If): the condition 'CD' is a graph input with a default");
+}
+
+Test(optimize, no_op_nodes_go_and_each_refusal_leaves_its_node, .init = opt_setup, .fini = opt_teardown)
+{
+	Onnx__GraphProto *g = optimize("opt_nops.onnx", "", 4);
+	Onnx__NodeProto *t;
+
+	cr_assert_eq(count_ops(g, "Cast"), 3, "cast_same goes; to double, back, and of the mask stay");
+	cr_assert_null(find_node_by_output(g, "c1"));
+	cr_assert_eq(count_ops(g, "Dropout"), 2, "the one whose mask is read and the one on a graph input stay");
+	cr_assert_str_eq(made_by(g, "mask"), "dropout_mask");
+	cr_assert_str_eq(made_by(g, "d4"), "dropout_input");
+	cr_assert_eq(count_ops(g, "Pad"), 1);
+	cr_assert_str_eq(made_by(g, "o_pad"), "pad_input");
+	cr_assert_eq(count_ops(g, "Reshape"), 2, "a real reshape and one whose dim is unknown stay");
+	cr_assert_str_eq(made_by(g, "o_r3"), "reshape_real");
+	cr_assert_str_eq(made_by(g, "o_q3"), "reshape2_23");
+	cr_assert_eq(count_ops(g, "Transpose"), 1, "identities go, the pairs compose");
+	t = find_node_by_output(g, "o_t5");
+	cr_assert_str_eq(t->input[0], "X");
+	cr_assert_eq(t->attribute[0]->n_ints, 3);
+	cr_assert(t->attribute[0]->ints[0] == 2 && t->attribute[0]->ints[1] == 1 && t->attribute[0]->ints[2] == 0,
+	    "perm [2, 0, 1] then [0, 2, 1] is [2, 1, 0]");
+	cr_assert_null(find_init(g, "pads0"), "constants only the removed nodes read go too");
+	expect_said("node 'dropout_mask' (Dropout): its output 1 'mask' is read");
+	expect_said("node 'dropout_input' (Dropout): training_mode: 'TM' is a graph input, not a constant");
+	expect_said("node 'pad_input' (Pad): pads: 'PADS' is a graph input, not a constant");
+	expect_said("node 'reshape2_23' (Reshape): dim 0 of 'X2' is not known");
+}
+
+Test(optimize, a_function_body_is_optimized_and_its_call_left_alone, .init = opt_setup, .fini = opt_teardown)
+{
+	Onnx__GraphProto *g = optimize("opt_function.onnx", "", 2);
+
+	cr_assert_eq(g->n_node, 1);
+	cr_assert_str_eq(g->node[0]->op_type, "Twice");
+	cr_assert_eq(opt_model->n_functions, 1);
+	cr_assert_eq(opt_model->functions[0]->n_node, 1, "the body's Identity and dead Neg go");
+	cr_assert_str_eq(opt_model->functions[0]->node[0]->input[0], "x");
+}
+
+Test(optimize, an_operator_without_a_known_schema_is_never_removed, .init = opt_setup, .fini = opt_teardown)
+{
+	Onnx__GraphProto *g = optimize("opt_custom.onnx", "", 0);
+
+	cr_assert_eq(count_ops(g, "Foo"), 1);
+	cr_assert_eq(count_ops(g, "Relu"), 0);
+	expect_said("node 'custom_foo' (Foo): no graph output depends on it, but its operator has no known schema");
+}
+
+Test(optimize, a_rename_a_nested_graph_would_capture_is_not_made, .init = opt_setup, .fini = opt_teardown)
+{
+	Onnx__GraphProto *g = optimize("opt_capture.onnx", "", 0);
+
+	cr_assert_str_eq(made_by(g, "y"), "id_y", "the Identity stays");
+	cr_assert_str_eq(subgraph(g, "If", "then_branch")->node[1]->input[1], "y");
+	expect_said("node 'id_y' (Identity): 'y' is read in then_branch of node 'if_c' (If), where 'X' names another value");
+}
+
+Test(optimize, a_graph_cycle_is_left_as_it_is, .init = opt_setup, .fini = opt_teardown)
+{
+	Onnx__GraphProto *g = optimize("opt_cycle.onnx", "", 0);
+
+	cr_assert_eq(g->n_node, 5, "nothing removed");
+	cr_assert_eq(count_ops(g, "Identity"), 2);
+	expect_said("left as it is: the graph has a cycle through node 'relu_a'");
+}
+
+Test(optimize, a_value_made_twice_is_left_as_it_is, .init = opt_setup, .fini = opt_teardown)
+{
+	Onnx__GraphProto *g = optimize("opt_twice.onnx", "", 0);
+
+	cr_assert_eq(g->n_node, 4, "nothing removed");
+	expect_said("left as it is: 'y' is defined more than once");
+}
+
+Test(optimize, every_output_is_a_fixed_point_and_the_same_command_gives_the_same_bytes, .init = opt_setup,
+    .fini = opt_teardown)
+{
+	static const char *const names[] = { "opt_identity.onnx", "opt_if_identity.onnx", "opt_loop_dead.onnx",
+		"opt_if_const.onnx", "opt_nops.onnx", "opt_function.onnx", "opt_custom.onnx", "opt_cycle.onnx" };
+	char *a = path_in(opt_dir, "a.onnx"), *b = path_in(opt_dir, "b.onnx"), *c = path_in(opt_dir, "c.onnx"), *text;
+	size_t la, lb, lc;
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		char *in = fixture(names[i]);
+		uint8_t *da, *db, *dc;
+
+		cr_assert_eq(run_tool(&text, "scs4onnx-optimize", "'%s' '%s' -n", in, a), 0, "%s", text);
+		free(text);
+		cr_assert_eq(run_tool(&text, "scs4onnx-optimize", "'%s' '%s' -n", in, b), 0, "%s", text);
+		free(text);
+		cr_assert_eq(run_tool(&text, "scs4onnx-optimize", "'%s' '%s' -n", a, c), 0, "%s", text);
+		free(text);
+		da = read_all(a, &la);
+		db = read_all(b, &lb);
+		dc = read_all(c, &lc);
+		cr_assert(la == lb && memcmp(da, db, la) == 0, "%s: two runs wrote different bytes", names[i]);
+		cr_assert(la == lc && memcmp(da, dc, la) == 0, "%s: optimizing the output changes it", names[i]);
+		free(da);
+		free(db);
+		free(dc);
+		free(in);
+	}
+	free(a);
+	free(b);
+	free(c);
+}
+
+/* ---- the tool's flags ---- */
+
+Test(optimize, list_passes_prints_every_pass_with_its_line_and_default, .init = opt_setup, .fini = opt_teardown)
+{
+	scs_optimize_pass_info info;
+	int lines = 0;
+
+	cr_assert_eq(run_tool(&opt_text, "scs4onnx-optimize", "--list-passes"), 0, "%s", opt_text);
+	for (const char *p = opt_text; (p = strchr(p, '\n')) != NULL; p++)
+		lines++;
+	cr_assert_eq((size_t)lines, scs_opt_n_passes, "%s", opt_text);
+	for (size_t i = 0; scs_optimize_pass(i, &info); i++) {
+		cr_assert_not_null(strstr(opt_text, info.name), "%s is not listed", info.name);
+		cr_assert_not_null(strstr(opt_text, info.what), "%s: its line is not listed", info.name);
+	}
+	expect_said("eliminate_identity             default  ");
+}
+
+Test(optimize, an_unknown_pass_name_is_bad_usage_listing_the_known_ones, .init = opt_setup, .fini = opt_teardown)
+{
+	char *in = fixture("opt_nops.onnx"), *out = path_in(opt_dir, "out.onnx");
+
+	cr_assert_eq(run_tool(&opt_text, "scs4onnx-optimize", "'%s' '%s' -p eliminate_identity fuse_everything", in, out),
+	    2, "%s", opt_text);
+	expect_said("unknown pass 'fuse_everything'");
+	expect_said("eliminate_nop_transpose");
+	cr_assert_not(file_exists(out));
+	free(opt_text);
+	cr_assert_eq(run_tool(&opt_text, "scs4onnx-optimize", "'%s' '%s' --skip nothing_such", in, out), 2, "%s", opt_text);
+	cr_assert_not(file_exists(out));
+	free(in);
+	free(out);
+}
+
+Test(optimize, named_passes_run_alone_and_skipped_ones_do_not, .init = opt_setup, .fini = opt_teardown)
+{
+	Onnx__GraphProto *g = optimize("opt_nops.onnx", "-p eliminate_nop_pad", 2);
+
+	cr_assert_eq(count_ops(g, "Pad"), 1, "pad_zero goes");
+	cr_assert_eq(count_ops(g, "Cast"), 4, "no other pass ran");
+	cr_assert_eq(count_ops(g, "Reshape"), 6);
+	cr_assert_not_null(find_init(g, "pads0"), "eliminate_unused_initializer did not run");
+	cr_assert_null(strstr(opt_text, "eliminate_nop_cast"), "%s", opt_text);
+	free_proto(opt_model);
+	free(opt_text);
+	g = optimize("opt_loop_dead.onnx", "--skip eliminate_deadend,eliminate_unused_initializer", 2);
+	cr_assert_eq(subgraph(g, "Loop", "body")->n_node, 5, "no dead node removed");
+	cr_assert_not_null(find_init(g, "U"));
+}
+
+Test(optimize, the_json_report_lists_changes_and_refusals_per_pass, .init = opt_setup, .fini = opt_teardown)
+{
+	char *json = path_in(opt_dir, "r.json");
+	size_t len;
+	char *text;
+
+	char *in = fixture("opt_nops.onnx"), *out = path_in(opt_dir, "out.onnx");
+
+	cr_assert_eq(run_tool(&opt_text, "scs4onnx-optimize", "'%s' '%s' -n --json '%s'", in, out, json), 0, "%s", opt_text);
+	cr_assert_str_eq(opt_text, "", "--non-verbose printed: %s", opt_text);
+	free(in);
+	free(out);
+	text = (char *)read_all(json, &len);
+	cr_assert_not_null(text);
+	text[len] = '\0';
+	cr_assert_not_null(strstr(text, "\"optimize\": {"), "%s", text);
+	cr_assert_not_null(strstr(text, "\"nodes_before\": 26"), "%s", text);
+	cr_assert_not_null(strstr(text, "{\"name\": \"eliminate_nop_dropout\", \"changes\": 2, \"left\": 2}"), "%s", text);
+	cr_assert_not_null(strstr(text, "{\"pass\": \"eliminate_nop_pad\", \"reason\": \"node 'pad_input' (Pad): pads:"),
+	    "%s", text);
+	free(text);
+	free(json);
+}
+
+/* ---- --optimize in scs4onnx-shrink and scs4onnx-big ---- */
+
+Test(optimize, shrink_and_big_with_optimize_are_fixed_points, .init = opt_setup, .fini = opt_teardown)
+{
+	static const char *const names[] = { "opt_identity.onnx", "opt_loop_dead.onnx", "opt_if_const.onnx",
+		"opt_nops.onnx", "opt_function.onnx" };
+	static const char *const cmds[][2] = { { "scs4onnx-shrink", "" }, { "scs4onnx-big", "--max-shard-size 300" } };
+	char *a = path_in(opt_dir, "a.onnx"), *c = path_in(opt_dir, "c.onnx"), *text;
+	size_t la, lc;
+
+	for (size_t k = 0; k < 2; k++)
+		for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+			char *in = fixture(names[i]);
+			uint8_t *da, *dc;
+
+			cr_assert_eq(run_tool(&text, cmds[k][0], "'%s' '%s' --optimize %s -n", in, a, cmds[k][1]), 0, "%s", text);
+			free(text);
+			cr_assert_eq(run_tool(&text, cmds[k][0], "'%s' '%s' --optimize %s -n", a, c, cmds[k][1]), 0, "%s", text);
+			free(text);
+			da = read_all(a, &la);
+			dc = read_all(c, &lc);
+			cr_assert(la == lc && memcmp(da, dc, la) == 0, "%s --optimize on %s: not a fixed point", cmds[k][0],
+			    names[i]);
+			free(da);
+			free(dc);
+			free(in);
+		}
+	free(a);
+	free(c);
+}
+
+Test(optimize, shrink_and_big_run_the_passes_first_with_optimize, .init = opt_setup, .fini = opt_teardown)
+{
+	char *in = fixture("opt_nops.onnx"), *s = path_in(opt_dir, "s.onnx"), *b = path_in(opt_dir, "b.onnx");
+	Onnx__ModelProto *m;
+
+	cr_assert_eq(run_tool(&opt_text, "scs4onnx-shrink", "'%s' '%s' --optimize", in, s), 0, "%s", opt_text);
+	expect_said("INFO: optimized: eliminate_nop_pad");
+	expect_said("INFO: groups merged");
+	expect_equivalent(in, s, NULL);
+	m = load_proto(s);
+	cr_assert_eq(m->graph->n_node, 13, "%zu nodes", m->graph->n_node);
+	free_proto(m);
+	free(opt_text);
+	cr_assert_eq(run_tool(&opt_text, "scs4onnx-big", "'%s' '%s' --optimize --max-shard-size 300", in, b), 0, "%s",
+	    opt_text);
+	expect_said("INFO: optimized: eliminate_nop_pad");
+	expect_equivalent(in, b, NULL);
+	m = load_proto(b);
+	cr_assert_eq(m->graph->n_node, 13, "%zu nodes", m->graph->n_node);
+	free_proto(m);
+	free(in);
+	free(s);
+	free(b);
+}
+
+Test(optimize, unusual_nodes_are_looked_at_and_left_alone, .init = opt_setup, .fini = opt_teardown)
+{
+	static const char *const kept[] = { "i0", "i1", "t0", "t2", "r0", "p0", "d0", "f0", "f1", "c0", "c1" };
+	Onnx__GraphProto *g = optimize("opt_odd.onnx", "", 0);
+
+	for (size_t i = 0; i < sizeof(kept) / sizeof(kept[0]); i++)
+		cr_assert_not_null(find_node_by_output(g, kept[i]), "the node making '%s' went", kept[i]);
+	expect_said("node 'pad_float' (Pad): pads 'fpads' is float32, not int64");
+	expect_said("node 'dropout_two' (Dropout): training_mode: 'tm2' is not a single bool");
+	expect_said("node 'if_short' (If): its then_branch has 1 outputs for 2 If outputs");
+	expect_said("node 'tr_b' (Transpose): the perms do not compose");
+}

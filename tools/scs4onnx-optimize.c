@@ -1,0 +1,83 @@
+/*
+ * scs4onnx-optimize: the ONNX optimizer's graph passes (onnxoptimizer's
+ * names), for models of any size. -p and --skip take onnxoptimizer's pass
+ * names; --list-passes prints them.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+
+static void
+usage(FILE *f)
+{
+	fprintf(f,
+	    "usage: scs4onnx-optimize INPUT.onnx OUTPUT.onnx [-p PASS ...] [--skip PASS ...]\n"
+	    "           [--list-passes] [--external-data] [--store DIR] [--json REPORT] [--non-verbose]\n"
+	    "\n"
+	    "Run graph passes (onnxoptimizer's names) on an ONNX model of any size until\n"
+	    "nothing changes: no-op nodes removed, transposes composed, constant Ifs\n"
+	    "replaced by their branch, dead nodes and unread initializers removed, in every\n"
+	    "graph and nested body. Graph inputs and outputs keep their names, order, types\n"
+	    "and shapes; what a pass leaves alone is reported with the reason.\n"
+	    "\n"
+	    "options:\n"
+	    "  -p, --passes PASS [PASS ...]   run only these passes (default: the default set)\n"
+	    "      --skip PASS [PASS ...]     leave these passes out\n"
+	    "      --list-passes              print every pass, what it does, and whether it\n"
+	    "                                 is in the default set\n"
+	    "  -n, --non-verbose              print nothing but errors\n"
+	    "      --external-data            write OUTPUT.data (ONNX external data) even when\n"
+	    "                                 the model fits inline (always above 2 GiB)\n"
+	    "      --store DIR                keep payloads in this store folder (reused)\n"
+	    "      --json FILE                write the report as JSON (- for stdout)\n"
+	    "  -h, --help                     show this help\n"
+	    "      --version                  show the version\n"
+	    "\n"
+	    "Lists take several words or comma-separated names.\n"
+	    "\n"
+	    "Exit status: 0 done, 1 failed (nothing written), 2 bad usage.\n");
+}
+
+static int
+list_passes(void)
+{
+	scs_optimize_pass_info info;
+
+	for (size_t i = 0; scs_optimize_pass(i, &info); i++)
+		printf("%-30s %-8s %s\n", info.name, info.in_default ? "default" : "-", info.what);
+	return CLI_OK;
+}
+
+int
+main(int argc, char **argv)
+{
+	scs_optimize_options o;
+	scs_report rep;
+	cli_args a;
+	int rc;
+
+	cli_set_prog("scs4onnx-optimize");
+	for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
+		if (strcmp(argv[i], "--list-passes") == 0 || strcmp(argv[i], "--list_passes") == 0)
+			return list_passes();
+	if ((rc = cli_parse(&a, argc, argv, CLI_EXTERNAL | CLI_STORE | CLI_PASSES, usage)) >= 0) {
+		cli_args_dispose(&a);
+		return rc;
+	}
+	if (scs_optimize_check_names((const char *const *)a.passes.items, a.passes.n) < 0 ||
+	    scs_optimize_check_names((const char *const *)a.skip.items, a.skip.n) < 0) {
+		rc = cli_usage_error("%s", scs_err_msg());
+		cli_args_dispose(&a);
+		return rc;
+	}
+	memset(&o, 0, sizeof(o));
+	o.passes = (const char *const *)a.passes.items;
+	o.n_passes = a.passes.n;
+	o.skip = (const char *const *)a.skip.items;
+	o.n_skip = a.skip.n;
+	o.external_data = a.shrink.external_data;
+	o.store_dir = a.shrink.store_dir;
+	o.progress = a.shrink.progress;
+	return cli_finish(&a, &rep, scs_optimize(&rep, a.pos[0], a.pos[1], &o));
+}
