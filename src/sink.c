@@ -177,7 +177,8 @@ random_chars(char out[RAND_LEN + 1])
 
 	if (getrandom(r, sizeof(r), GRND_NONBLOCK) != (ssize_t)sizeof(r)) {
 		clock_gettime(CLOCK_REALTIME, &ts);
-		x = ((uint64_t)getpid() << 32) ^ (uint64_t)ts.tv_nsec ^ ((uint64_t)ts.tv_sec << 20) ^ ++counter * 0x9e3779b97f4a7c15u;
+		x = ((uint64_t)getpid() << 32) ^ (uint64_t)ts.tv_nsec ^ ((uint64_t)ts.tv_sec << 20) ^
+		    ++counter * 0x9e3779b97f4a7c15u;
 		for (size_t i = 0; i < sizeof(r); i++, x >>= 8)
 			r[i] = (uint8_t)x;
 	}
@@ -890,7 +891,8 @@ execute(run_ctx *x)
 	}
 	step(x);
 	if (fsync(c->dfd) < 0 && errno != EINVAL)
-		return scs_err_errno(errno, "%s: written, but its folder could not be synced", c->folder ? c->dir : switch_sink(c)->target);
+		return scs_err_errno(errno, "%s: written, but its folder could not be synced",
+		    c->folder ? c->dir : switch_sink(c)->target);
 	return SCS_OK;
 }
 
@@ -982,8 +984,10 @@ plan(scs_commit *c)
 				return scs_err_set(SCS_EUSAGE, "%s: exists and is not a folder", c->dir);
 			if ((fd = openat(c->dfd, c->base, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
 				return scs_err_errno(errno, "%s: cannot open the folder", c->dir);
-			if ((rc = folder_empty(fd, c->dir)) <= 0)
-				return rc < 0 ? rc : scs_err_set(SCS_EUSAGE, "%s: the folder is not empty any more; nothing was written", c->dir);
+			if ((rc = folder_empty(fd, c->dir)) < 0)
+				return rc;
+			if (rc == 0)
+				return scs_err_set(SCS_EUSAGE, "%s: the folder is not empty any more; nothing was written", c->dir);
 			rc = SCS_OK;
 		}
 		do {
@@ -1051,10 +1055,6 @@ run_guarded(scs_commit *c)
 	int p[2], status;
 	pid_t pid;
 
-#ifdef SCS_TEST_HOOKS
-	if (hook_value("SCS_TEST_NO_FORK") > 0)
-		return execute(&x);
-#endif
 	if (pipe2(p, O_CLOEXEC) < 0)
 		return execute(&x);
 	if ((pid = fork()) < 0) {
