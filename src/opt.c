@@ -1546,7 +1546,9 @@ scs_opt_forward(scs_opt_ctx *ctx, int scope, Onnx__NodeProto *node, size_t in, s
 		;
 	if (k == p->n_output)
 		return scs_opt_refuse(ctx, scope, node, "'%s' is not an output of its producer", x);
-	if ((r = scs_opt_rename(ctx, scope, x, y, why, sizeof(why))) <= 0)
+	/* the producer's own output string: the renames borrow it, and the readers' copies of x are
+	 * replaced (freed) while the renames apply */
+	if ((r = scs_opt_rename(ctx, scope, p->output[k], y, why, sizeof(why))) <= 0)
 		return r < 0 ? r : why[0] ? scs_opt_refuse(ctx, scope, node, "%s", why) : 0;
 	if ((r = queue_slot_rename(ctx, &p->output[k], y)) < 0 || (r = scs_opt_drop_node(ctx, scope, node)) < 0)
 		return r;
