@@ -1117,9 +1117,38 @@ writer_put(scs_opt_writer *w, double d, int64_t i, int is_int)
 int
 scs_opt_writer_put_doubles(scs_opt_writer *w, const double *v, size_t n)
 {
+	size_t k = 0;
 	int rc;
 
-	for (size_t k = 0; k < n; k++)
+	/* float and double: a run at a time (the general path costs a switch per element) */
+	while (k < n && (w->dtype == SCS_DT_FLOAT || w->dtype == SCS_DT_DOUBLE)) {
+		size_t esize = w->dtype == SCS_DT_FLOAT ? 4 : 8, room = (SCS_CHUNK_LEN - w->used) / esize, take;
+		uint8_t *p = w->buf + w->used;
+
+		if (room == 0) {
+			if ((rc = writer_flush(w)) < 0)
+				return rc;
+			continue;
+		}
+		take = n - k < room ? n - k : room;
+		for (size_t i = 0; i < take; i++, p += esize) {
+			uint64_t u = 0;
+
+			if (esize == 4) {
+				float f = (float)v[k + i];
+
+				memcpy(&u, &f, 4);
+				scs_store_le32(p, (uint32_t)u);
+			} else {
+				memcpy(&u, &v[k + i], 8);
+				scs_store_le64(p, u);
+			}
+		}
+		w->used += take * esize;
+		w->n_elems += take;
+		k += take;
+	}
+	for (; k < n; k++)
 		if ((rc = writer_put(w, v[k], 0, 0)) < 0)
 			return rc;
 	return SCS_OK;

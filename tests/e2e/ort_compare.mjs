@@ -6,6 +6,7 @@
 //   node ort_compare.mjs REFERENCE.onnx CANDIDATE.onnx
 //        [--feed NAME=FILE.npy ...] [--feed-both NAME=FILE.npy ...]
 //        [--seed N] [--runs K] [--graph-opt disabled|basic|extended|all]
+//        [--tol REL,ABS]
 //
 // Setup (once, in this directory):
 //   npm install --onnxruntime-node-install=skip
@@ -54,13 +55,23 @@
 // are compared with the values of the same names the chain made.
 //   node ort_compare.mjs REFERENCE.onnx SHARD0.onnx SHARD1.onnx ... --chain
 //
+// --tol REL,ABS: floating-point outputs (float16, float32, float64) may
+// differ from the reference by ABS + REL * |reference| per element (for
+// passes that change arithmetic, e.g. a BatchNormalization folded into a
+// Conv); other outputs are still compared bit for bit. On success it prints
+//   ort_compare: ok: N outputs within REL,ABS; largest difference D
+//   (relative R)
+// D over every element of every run, R the largest of D / (the output's
+// largest |reference| value), output by output. Pair it with --graph-opt disabled, so that ONNX
+// Runtime's own fusions do not make both models compute the same wrong thing.
+//
 // Models are loaded by path, so external data files resolve relative to the
 // model file. Sessions run with one intra-op thread for repeatable results.
 
 import fs from 'node:fs';
 import os from 'node:os';
 
-import { SESSION_OPTIONS, compareOutput, loadOrt, runChain } from './ort_common.mjs';
+import { SESSION_OPTIONS, compareOutput, halfBitsToFloat, loadOrt, runChain } from './ort_common.mjs';
 
 const PROG = 'ort_compare';
 
@@ -69,7 +80,7 @@ function usage(msg) {
   process.stderr.write(
     'usage: node ort_compare.mjs REFERENCE.onnx CANDIDATE.onnx ' +
       '[--feed NAME=FILE.npy ...] [--feed-both NAME=FILE.npy ...] [--seed N] [--runs K] ' +
-      '[--graph-opt disabled|basic|extended|all]\n',
+      '[--graph-opt disabled|basic|extended|all] [--tol REL,ABS]\n',
   );
   process.exit(1);
 }
@@ -89,12 +100,12 @@ function fail(msg, reference = false) {
 
 // ------------------------------------------------------------------ args
 function parseArgs(argv) {
-  const opts = { positional: [], feeds: [], feedsBoth: [], seed: 1, runs: 1, graphOpt: null, chain: false, batch: null };
+  const opts = { positional: [], feeds: [], feedsBoth: [], seed: 1, runs: 1, graphOpt: null, chain: false, batch: null, tol: null };
   for (let i = 0; i < argv.length; i++) {
     let a = argv[i];
     let val = null;
     const eq = a.startsWith('--') ? a.indexOf('=') : -1;
-    if (eq > 0 && ['--feed', '--feed-both', '--seed', '--runs', '--graph-opt', '--batch'].includes(a.slice(0, eq))) {
+    if (eq > 0 && ['--feed', '--feed-both', '--seed', '--runs', '--graph-opt', '--batch', '--tol'].includes(a.slice(0, eq))) {
       val = a.slice(eq + 1);
       a = a.slice(0, eq);
     }
@@ -120,6 +131,11 @@ function parseArgs(argv) {
       const g = next();
       if (!['disabled', 'basic', 'extended', 'all'].includes(g)) usage(`bad --graph-opt '${g}'`);
       opts.graphOpt = g;
+    } else if (a === '--tol') {
+      const t = next();
+      const m = /^([0-9.eE+-]+),([0-9.eE+-]+)$/.exec(t);
+      if (!m || !(Number(m[1]) >= 0) || !(Number(m[2]) >= 0)) usage(`bad --tol '${t}' (want REL,ABS, e.g. 1e-5,1e-6)`);
+      opts.tol = { rel: Number(m[1]), abs: Number(m[2]), maxAbs: 0, maxRel: 0 };
     } else if (a === '--chain') {
       opts.chain = true;
     } else if (a === '--batch') {
@@ -437,12 +453,56 @@ async function comparePair(ort, sessOpts, opts, refPath, candPath, chainPaths) {
     }
     const suffix = opts.runs > 1 ? ` (seed ${seed})` : '';
     for (const name of refSess.outputNames) {
-      for (const p of compareOutput(name, refOut[name], candOut[name])) problems.push(p + suffix);
+      const found = opts.tol
+        ? compareWithin(name, refOut[name], candOut[name], opts.tol)
+        : compareOutput(name, refOut[name], candOut[name]);
+      for (const p of found) problems.push(p + suffix);
     }
     if (problems.length) return problems;
   }
-  process.stdout.write(opts.batch === null ? `${PROG}: ok: ${refSess.outputNames.length} outputs identical\n` : '');
+  if (opts.batch === null && opts.tol) {
+    const t = opts.tol;
+    process.stdout.write(
+      `${PROG}: ok: ${refSess.outputNames.length} outputs within ${t.rel},${t.abs}; ` +
+        `largest difference ${t.maxAbs.toExponential(3)} (relative to the output's range ${t.maxRel.toExponential(3)})\n`,
+    );
+  } else if (opts.batch === null) {
+    process.stdout.write(`${PROG}: ok: ${refSess.outputNames.length} outputs identical\n`);
+  }
   return problems;
+}
+
+// Like compareOutput, but floating-point elements may differ by
+// tol.abs + tol.rel * |reference|; records the largest differences in @tol.
+function compareWithin(name, ref, cand, tol) {
+  const floats = ['float16', 'float32', 'float64'];
+  if (cand === undefined || ref.type !== cand.type || !floats.includes(ref.type)) return compareOutput(name, ref, cand);
+  const rd = Array.from(ref.dims);
+  const cd = Array.from(cand.dims);
+  if (rd.length !== cd.length || rd.some((d, i) => d !== cd[i]) || ref.data.length !== cand.data.length) {
+    return compareOutput(name, ref, cand);
+  }
+  const val = ref.type === 'float16' ? halfBitsToFloat : (x) => x;
+  let big = 0;
+  let worst = 0;
+  for (let i = 0; i < ref.data.length; i++) {
+    const a = val(ref.data[i]);
+    const b = val(cand.data[i]);
+    if (Number.isNaN(a) || Number.isNaN(b)) {
+      if (Number.isNaN(a) && Number.isNaN(b)) continue;
+      return [`output ${name}: element ${i} differs: reference ${a} candidate ${b}`];
+    }
+    if (Number.isFinite(a)) big = Math.max(big, Math.abs(a));
+    if (a === b) continue;
+    const d = Math.abs(a - b);
+    if (!(d <= tol.abs + tol.rel * Math.abs(a))) {
+      return [`output ${name}: element ${i} differs by ${d} (over ${tol.rel},${tol.abs}): reference ${a} candidate ${b}`];
+    }
+    tol.maxAbs = Math.max(tol.maxAbs, d);
+    worst = Math.max(worst, d);
+  }
+  if (big > 0) tol.maxRel = Math.max(tol.maxRel, worst / big);
+  return [];
 }
 
 main().catch((e) => {

@@ -1,0 +1,146 @@
+#!/usr/bin/python3
+"""Models for scripts/bench-optimize.sh.
+
+Usage:
+    /usr/bin/python3 scripts/gen-fuse-bench.py mobilenetv2 OUT.onnx
+    /usr/bin/python3 scripts/gen-fuse-bench.py bigconv OUT.onnx [--gib N]
+
+mobilenetv2: MobileNetV2's published layer configuration (Sandler et al.,
+table 2: expansion t, channels c, repeats n, stride s), with random weights:
+a 3x3 stride-2 Conv of 32 channels, then inverted residual blocks of
+1x1 Conv -> BN -> ReLU6 (Clip 0..6), 3x3 depthwise Conv -> BN -> ReLU6,
+1x1 Conv -> BN (plus the input when stride 1 and the channels agree), a
+1x1 Conv of 1280 channels -> BN -> ReLU6, global average pooling and a
+1000-way Gemm. Input 1x3x224x224, float32, opset 13, about 14 MB.
+
+bigconv: one 1x1 Conv whose weight is N GiB of float32 (default 1),
+followed by a BatchNormalization, the weight in OUT.onnx.data (external
+data), written in pieces so this script's memory stays small. For the
+fused weight's memory: the optimizer must fuse it in bounded memory.
+"""
+
+import argparse
+import os
+import sys
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+CONFIG = [(1, 16, 1, 1), (6, 24, 2, 2), (6, 32, 3, 2), (6, 64, 4, 2), (6, 96, 3, 1), (6, 160, 3, 2), (6, 320, 1, 1)]
+
+
+class Builder:
+    def __init__(self, seed):
+        self.r = np.random.RandomState(seed)
+        self.nodes, self.inits, self.k = [], [], 0
+
+    def name(self, base):
+        self.k += 1
+        return "%s%d" % (base, self.k)
+
+    def conv_bn(self, x, cin, cout, k, stride, group, relu6):
+        c = self.name("conv")
+        fan_in = (cin // group) * k * k
+        w = (self.r.standard_normal((cout, cin // group, k, k)) * np.sqrt(2.0 / fan_in)).astype(np.float32)
+        self.inits.append(numpy_helper.from_array(w, c + "_w"))
+        pad = k // 2
+        self.nodes.append(helper.make_node("Conv", [x, c + "_w"], [c + "_y"], name=c, kernel_shape=[k, k],
+                                           strides=[stride, stride], pads=[pad] * 4, group=group))
+        bn = c + "_bn"
+        params = {"scale": self.r.uniform(0.5, 1.5, cout), "B": self.r.uniform(-0.1, 0.1, cout),
+                  "mean": self.r.uniform(-0.1, 0.1, cout), "var": self.r.uniform(0.5, 1.5, cout)}
+        names = []
+        for key, v in params.items():
+            names.append(bn + "_" + key)
+            self.inits.append(numpy_helper.from_array(v.astype(np.float32), names[-1]))
+        self.nodes.append(helper.make_node("BatchNormalization", [c + "_y"] + names, [bn + "_y"], name=bn))
+        if not relu6:
+            return bn + "_y"
+        self.nodes.append(helper.make_node("Clip", [bn + "_y", "zero", "six"], [c + "_r"], name=c + "_relu6"))
+        return c + "_r"
+
+
+def mobilenetv2(path):
+    b = Builder(7)
+    b.inits += [numpy_helper.from_array(np.array(0, np.float32), "zero"),
+                numpy_helper.from_array(np.array(6, np.float32), "six")]
+    x = b.conv_bn("input", 3, 32, 3, 2, 1, True)
+    cin = 32
+    for t, c, n, s in CONFIG:
+        for i in range(n):
+            stride = s if i == 0 else 1
+            h = x
+            hidden = cin * t
+            if t != 1:
+                h = b.conv_bn(h, cin, hidden, 1, 1, 1, True)
+            h = b.conv_bn(h, hidden, hidden, 3, stride, hidden, True)
+            h = b.conv_bn(h, hidden, c, 1, 1, 1, False)
+            if stride == 1 and cin == c:
+                y = b.name("add")
+                b.nodes.append(helper.make_node("Add", [x, h], [y], name=y))
+                h = y
+            x, cin = h, c
+    x = b.conv_bn(x, cin, 1280, 1, 1, 1, True)
+    b.nodes.append(helper.make_node("GlobalAveragePool", [x], ["pool"], name="pool"))
+    b.nodes.append(helper.make_node("Flatten", ["pool"], ["flat"], name="flatten"))
+    w = (b.r.standard_normal((1000, 1280)) * np.sqrt(1.0 / 1280)).astype(np.float32)
+    b.inits += [numpy_helper.from_array(w, "fc_w"), numpy_helper.from_array(np.zeros(1000, np.float32), "fc_b")]
+    b.nodes.append(helper.make_node("Gemm", ["flat", "fc_w", "fc_b"], ["logits"], name="fc", transB=1))
+    graph = helper.make_graph(b.nodes, "mobilenetv2", [helper.make_tensor_value_info("input", TensorProto.FLOAT,
+                              [1, 3, 224, 224])], [helper.make_tensor_value_info("logits", TensorProto.FLOAT,
+                              [1, 1000])], initializer=b.inits)
+    model = helper.make_model(graph, producer_name="scs4onnx-c-bench", opset_imports=[helper.make_opsetid("", 13)])
+    model.ir_version = 8
+    onnx.save(model, path)
+    onnx.checker.check_model(path)
+
+
+def bigconv(path, gib):
+    side = int(np.sqrt(gib * (1 << 30) / 4))
+    side -= side % 256
+    data = path + ".data"
+    r = np.random.RandomState(3)
+    with open(data, "wb") as fh:
+        rows = 256
+        for _ in range(0, side, rows):
+            fh.write(r.uniform(-1, 1, (rows, side)).astype(np.float32).tobytes())
+    wt = TensorProto()
+    wt.name = "w"
+    wt.data_type = TensorProto.FLOAT
+    wt.dims.extend([side, side, 1, 1])
+    wt.data_location = TensorProto.EXTERNAL
+    for k, v in (("location", os.path.basename(data)), ("offset", "0"), ("length", str(side * side * 4))):
+        e = wt.external_data.add()
+        e.key, e.value = k, v
+    inits = [wt]
+    names = []
+    for key, lo, hi in (("scale", 0.5, 1.5), ("B", -0.1, 0.1), ("mean", -0.1, 0.1), ("var", 0.5, 1.5)):
+        names.append("bn_" + key)
+        inits.append(numpy_helper.from_array(r.uniform(lo, hi, side).astype(np.float32), names[-1]))
+    nodes = [helper.make_node("Conv", ["x", "w"], ["c"], name="conv"),
+             helper.make_node("BatchNormalization", ["c"] + names, ["y"], name="bn")]
+    graph = helper.make_graph(nodes, "bigconv", [helper.make_tensor_value_info("x", TensorProto.FLOAT,
+                              [1, side, 1, 1])], [helper.make_tensor_value_info("y", TensorProto.FLOAT,
+                              [1, side, 1, 1])], initializer=inits)
+    model = helper.make_model(graph, producer_name="scs4onnx-c-bench", opset_imports=[helper.make_opsetid("", 13)])
+    model.ir_version = 8
+    with open(path, "wb") as fh:
+        fh.write(model.SerializeToString())
+
+
+def main(argv):
+    p = argparse.ArgumentParser(description="models for bench-optimize.sh")
+    p.add_argument("kind", choices=["mobilenetv2", "bigconv"])
+    p.add_argument("out")
+    p.add_argument("--gib", type=float, default=1.0)
+    a = p.parse_args(argv[1:])
+    if a.kind == "mobilenetv2":
+        mobilenetv2(a.out)
+    else:
+        bigconv(a.out, a.gib)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

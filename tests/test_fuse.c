@@ -1,0 +1,410 @@
+/*
+ * test_fuse.c: the numeric fusions (fuse_bn_into_conv, fuse_bn_into_gemm,
+ * fuse_add_bias_into_conv, fuse_matmul_add_bias_into_gemm).
+ *
+ * Each model comes from tests/e2e/gen_fuse_models.py. A fused model must
+ * pass onnx.checker; the weights and biases the pass wrote must equal, bit
+ * for bit, what numpy computes from the operator definitions
+ * (fuse_check.py); and in ONNX Runtime, with its graph optimizations
+ * disabled so that its own fusions do not hide a wrong weight, the outputs
+ * must stay within the stated tolerance of the original's. The largest
+ * difference seen is printed for each model ("fuse: NAME: largest
+ * difference ..."). Refusals leave their nodes as they were and are
+ * reported with their reason; bad input never crashes.
+ */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "support.h"
+
+static char *dir;
+static char *out;
+static scs_report rep;
+
+static void
+setup(void)
+{
+	dir = tmpdir_new();
+	out = NULL;
+	memset(&rep, 0, sizeof(rep));
+}
+
+static void
+teardown(void)
+{
+	scs_report_dispose(&rep);
+	free(out);
+	tmpdir_remove(dir);
+}
+
+/* Run @passes (NULL-terminated; NULL: the default set) on fixture @name; the output, read back. */
+static Onnx__ModelProto *
+optimize(const char *name, const char *const *passes)
+{
+	scs_optimize_options o;
+	char *in = fixture(name);
+	size_t n = 0;
+	Onnx__ModelProto *m;
+
+	while (passes && passes[n])
+		n++;
+	memset(&o, 0, sizeof(o));
+	o.passes = passes;
+	o.n_passes = n;
+	out = path_in(dir, name);
+	cr_assert_eq(scs_optimize(&rep, in, out, &o), SCS_OK, "%s: %s", name, scs_err_msg());
+	m = load_proto(out);
+	cr_assert_not_null(m, "%s: output unreadable", name);
+	free(in);
+	return m;
+}
+
+/*
+ * The output of optimize(@name) passes onnx.checker, holds the values
+ * NAME.expect.npz names (when there is one), and, when @tol is not NULL,
+ * computes in ONNX Runtime (graph optimizations disabled) what @name
+ * computes within @tol ("REL,ABS"); the largest difference is printed.
+ */
+static void
+expect_close(const char *name, const char *tol)
+{
+	char *in = fixture(name), *text, npz[512], *expect, *p;
+
+	cr_assert_eq(onnx_check(&text, out), 0, "%s: onnx.checker: %s", name, text);
+	free(text);
+	snprintf(npz, sizeof(npz), "%.*s.expect.npz", (int)(strlen(name) - 5), name);
+	expect = fixture(npz);
+	if (file_exists(expect)) {
+		cr_assert_eq(run(&text, "/usr/bin/python3 '%s/tests/e2e/fuse_check.py' '%s' '%s'", SCS_TEST_SRC_DIR, out,
+		    expect), 0, "%s: %s", name, text);
+		free(text);
+	}
+	if (tol) {
+		cr_assert_eq(run(&text, "node '%s/tests/e2e/ort_compare.mjs' '%s' '%s' --runs 4 --graph-opt disabled "
+		    "--tol %s", SCS_TEST_SRC_DIR, in, out, tol), 0, "%s: ONNX Runtime: %s", name, text);
+		p = strstr(text, "largest difference");
+		cr_assert_not_null(p, "%s: %s", name, text);
+		p[strcspn(p, "\n")] = '\0';
+		cr_log_info("fuse: %s: %s (tolerance %s)", name, p, tol);
+		free(text);
+	}
+	free(expect);
+	free(in);
+}
+
+/* 1 when the report lists, for the node named @node, a refusal containing @what. */
+static int
+left_has(const char *node, const char *what)
+{
+	char subject[256];
+
+	snprintf(subject, sizeof(subject), "node '%s' ", node);
+	for (size_t i = 0; i < rep.left.n; i++)
+		if (strstr(rep.left.items[i].detail, subject) && strstr(rep.left.items[i].detail, what))
+			return 1;
+	return 0;
+}
+
+static char *
+left_all(void)
+{
+	static char buf[16384];
+	size_t used = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < rep.left.n && used < sizeof(buf); i++)
+		used += (size_t)snprintf(buf + used, sizeof(buf) - used, "\n  %s: %s", rep.left.items[i].name,
+		    rep.left.items[i].detail);
+	return buf;
+}
+
+#define EXPECT_LEFT(node, what) cr_expect(left_has(node, what), "no refusal of '%s' saying \"%s\"; left:%s", node, \
+	what, left_all())
+
+/* Every initializer of @a named @name has the same dims and bytes in @b. */
+static void
+expect_same_init(const Onnx__ModelProto *a, const Onnx__ModelProto *b, const char *name)
+{
+	Onnx__TensorProto *x = find_init(a->graph, name), *y = find_init(b->graph, name);
+
+	cr_assert_not_null(x, "no '%s' in the input", name);
+	cr_assert_not_null(y, "'%s' is gone", name);
+	cr_assert_eq(x->n_dims, y->n_dims, "'%s': rank changed", name);
+	cr_assert_eq(x->raw_data.len, y->raw_data.len, "'%s': length changed", name);
+	cr_assert_arr_eq(x->raw_data.data, y->raw_data.data, x->raw_data.len, "'%s' changed", name);
+}
+
+static const char *const BN_CONV[] = { "fuse_bn_into_conv", NULL };
+static const char *const BN_GEMM[] = { "fuse_bn_into_gemm", NULL };
+static const char *const ALL[] = { "fuse_bn_into_conv", "fuse_bn_into_gemm", "fuse_add_bias_into_conv",
+	"fuse_matmul_add_bias_into_gemm", NULL };
+
+#define F32_TOL "1e-5,1e-5"
+
+/* Fuse fixture @name with @passes: no BatchNormalization left, @n_op nodes of @op. */
+static void
+fused(const char *name, const char *const *passes, const char *op, int n_op, const char *tol)
+{
+	Onnx__ModelProto *m = optimize(name, passes);
+
+	cr_assert_eq(count_ops(m->graph, "BatchNormalization"), 0, "%s: a BatchNormalization is left:%s", name,
+	    left_all());
+	cr_assert_eq(count_ops(m->graph, op), n_op, "%s: %d %s nodes, want %d", name, count_ops(m->graph, op), op, n_op);
+	expect_close(name, tol);
+	free_proto(m);
+}
+
+TestSuite(fuse, .init = setup, .fini = teardown);
+
+Test(fuse, conv_1d_with_bias)
+{
+	fused("bn_conv1d.onnx", BN_CONV, "Conv", 1, F32_TOL);
+}
+
+Test(fuse, conv_2d_dilated_without_bias_parameters_as_constant_nodes_output_read_twice)
+{
+	Onnx__ModelProto *m = optimize("bn_conv2d.onnx", BN_CONV);
+
+	cr_assert_eq(count_ops(m->graph, "BatchNormalization"), 0, "left:%s", left_all());
+	cr_assert_eq(count_ops(m->graph, "Constant"), 0, "the BN's Constant nodes are left");
+	cr_assert_not_null(find_node_by_output(m->graph, "conv_y"), "the Conv's output was renamed");
+	cr_assert_eq(find_node_by_output(m->graph, "conv_y")->n_input, 3, "the Conv has no bias");
+	expect_close("bn_conv2d.onnx", F32_TOL);
+	free_proto(m);
+}
+
+Test(fuse, conv_3d_whose_batchnorm_is_a_graph_output)
+{
+	Onnx__ModelProto *m = optimize("bn_conv3d.onnx", BN_CONV);
+
+	cr_assert_eq(count_ops(m->graph, "BatchNormalization"), 0, "left:%s", left_all());
+	cr_assert_not_null(find_node_by_output(m->graph, "Y"), "the graph output 'Y' is made by nothing");
+	cr_assert_str_eq(find_node_by_output(m->graph, "Y")->op_type, "Conv");
+	expect_close("bn_conv3d.onnx", F32_TOL);
+	free_proto(m);
+}
+
+Test(fuse, conv_group_3)
+{
+	fused("bn_conv_group.onnx", BN_CONV, "Conv", 1, F32_TOL);
+}
+
+Test(fuse, depthwise_then_pointwise)
+{
+	fused("bn_conv_dw.onnx", BN_CONV, "Conv", 2, F32_TOL);
+}
+
+Test(fuse, conv_float16)
+{
+	fused("bn_conv_f16.onnx", BN_CONV, "Conv", 1, "1e-2,1e-2");
+}
+
+/* ONNX Runtime has no float64 Conv: the values alone, bit for bit */
+Test(fuse, conv_float64_values)
+{
+	fused("bn_conv_f64.onnx", BN_CONV, "Conv", 1, NULL);
+}
+
+Test(fuse, conv_transpose_group_2_strides_output_padding)
+{
+	fused("bn_convt.onnx", BN_CONV, "ConvTranspose", 1, F32_TOL);
+}
+
+Test(fuse, conv_transpose_1d_without_bias)
+{
+	fused("bn_convt1d.onnx", BN_CONV, "ConvTranspose", 1, F32_TOL);
+}
+
+Test(fuse, gemm_trans_b_alpha_beta)
+{
+	Onnx__ModelProto *m = optimize("bn_gemm.onnx", BN_GEMM);
+	Onnx__NodeProto *g = find_node_by_output(m->graph, "Y");
+
+	cr_assert_eq(count_ops(m->graph, "BatchNormalization"), 0, "left:%s", left_all());
+	cr_assert_not_null(g);
+	for (size_t i = 0; i < g->n_attribute; i++) {
+		if (strcmp(g->attribute[i]->name, "beta") == 0)
+			cr_assert_float_eq(g->attribute[i]->f, 1.0f, 0, "beta is %g", g->attribute[i]->f);
+		if (strcmp(g->attribute[i]->name, "alpha") == 0)
+			cr_assert_float_eq(g->attribute[i]->f, 0.5f, 0, "alpha changed to %g", g->attribute[i]->f);
+	}
+	expect_close("bn_gemm.onnx", F32_TOL);
+	free_proto(m);
+}
+
+Test(fuse, gemm_trans_a_without_c)
+{
+	fused("bn_gemm_noc.onnx", BN_GEMM, "Gemm", 1, F32_TOL);
+}
+
+Test(fuse, gemm_c_one_per_row)
+{
+	fused("bn_gemm_crows.onnx", BN_GEMM, "Gemm", 1, F32_TOL);
+}
+
+Test(fuse, gemm_float64_scalar_c)
+{
+	fused("bn_gemm_f64.onnx", BN_GEMM, "Gemm", 1, "1e-12,1e-12");
+}
+
+/* ONNX Runtime has no bfloat16 Gemm: the values alone, bit for bit */
+Test(fuse, gemm_bfloat16_values)
+{
+	fused("bn_gemm_bf16.onnx", BN_GEMM, "Gemm", 1, NULL);
+}
+
+Test(fuse, matmul_becomes_gemm)
+{
+	Onnx__ModelProto *m = optimize("bn_matmul.onnx", BN_GEMM);
+
+	cr_assert_eq(count_ops(m->graph, "MatMul"), 0);
+	cr_assert_eq(count_ops(m->graph, "Gemm"), 1);
+	cr_assert_eq(count_ops(m->graph, "BatchNormalization"), 0, "left:%s", left_all());
+	expect_close("bn_matmul.onnx", F32_TOL);
+	free_proto(m);
+}
+
+/* a weight read by others is copied; the last reader changes it in place */
+Test(fuse, a_shared_weight_is_copied_not_changed)
+{
+	char *path = fixture("bn_shared.onnx");
+	Onnx__ModelProto *in = load_proto(path), *m = optimize("bn_shared.onnx", BN_CONV);
+
+	cr_assert_eq(count_ops(m->graph, "BatchNormalization"), 0, "left:%s", left_all());
+	expect_same_init(in, m, "W");
+	cr_assert(uses(m->graph, "W"), "the ReduceSum no longer reads 'W'");
+	expect_close("bn_shared.onnx", F32_TOL);
+	free(path);
+	free_proto(in);
+	free_proto(m);
+}
+
+Test(fuse, conv_and_batchnorm_inside_an_if_branch)
+{
+	Onnx__ModelProto *m = optimize("bn_nested.onnx", BN_CONV);
+
+	cr_assert_eq(count_ops(subgraph(m->graph, "If", "then_branch"), "BatchNormalization"), 0, "left:%s", left_all());
+	expect_close("bn_nested.onnx", F32_TOL);
+	free_proto(m);
+}
+
+Test(fuse, add_of_one_value_per_channel_becomes_the_bias)
+{
+	static const char *const passes[] = { "fuse_add_bias_into_conv", NULL };
+	Onnx__ModelProto *m = optimize("add_bias.onnx", passes);
+
+	cr_assert_eq(count_ops(m->graph, "Add"), 0, "an Add is left:%s", left_all());
+	cr_assert_not_null(find_node_by_output(m->graph, "ya"));
+	cr_assert_str_eq(find_node_by_output(m->graph, "yb")->op_type, "Conv");
+	expect_close("add_bias.onnx", F32_TOL);
+	free_proto(m);
+}
+
+Test(fuse, matmul_and_add_become_gemm)
+{
+	static const char *const passes[] = { "fuse_matmul_add_bias_into_gemm", NULL };
+	Onnx__ModelProto *m = optimize("matmul_add.onnx", passes);
+
+	cr_assert_eq(count_ops(m->graph, "Add"), 0, "an Add is left:%s", left_all());
+	cr_assert_eq(count_ops(m->graph, "MatMul"), 0);
+	cr_assert_eq(count_ops(m->graph, "Gemm"), 3);
+	cr_assert_str_eq(find_node_by_output(m->graph, "y2")->input[2], "C2");
+	expect_close("matmul_add.onnx", F32_TOL);
+	free_proto(m);
+}
+
+/* the default set, over rounds: Add into the Conv's bias, then BN; MatMul+Add into Gemm, then BN */
+Test(fuse, the_passes_feed_each_other)
+{
+	Onnx__ModelProto *m = optimize("chain.onnx", NULL);
+
+	cr_assert_eq(m->graph->n_node, 3, "%zu nodes left:%s", m->graph->n_node, left_all());
+	cr_assert_eq(count_ops(m->graph, "Conv"), 1);
+	cr_assert_eq(count_ops(m->graph, "Gemm"), 1);
+	cr_assert_eq(count_ops(m->graph, "Relu"), 1);
+	expect_close("chain.onnx", F32_TOL);
+	free_proto(m);
+}
+
+Test(fuse, every_refusal_leaves_its_node_and_says_why)
+{
+	char *path = fixture("fuse_refuse.onnx");
+	Onnx__ModelProto *in = load_proto(path), *m = optimize("fuse_refuse.onnx", ALL);
+
+	cr_assert_eq(count_ops(m->graph, "BatchNormalization"), count_ops(in->graph, "BatchNormalization") - 1,
+	    "left:%s", left_all());
+	cr_assert_null(find_node_by_output(m->graph, "r_ok_y"), "the one fusable pair was not fused");
+	cr_assert_eq(count_ops(m->graph, "Add"), 2);
+	EXPECT_LEFT("r_used_bn", "also read by node 'r_used_relu'");
+	EXPECT_LEFT("r_out_bn", "also a graph output");
+	EXPECT_LEFT("r_input_bn", "'gi' is a graph input with a default");
+	EXPECT_LEFT("r_winput_bn", "'Wi' is a graph input");
+	EXPECT_LEFT("r_comp_bn", "computed by a Abs node");
+	EXPECT_LEFT("r_addin_add", "'ai' is a graph input");
+	EXPECT_LEFT("r_addspat_add", "not one value per output channel");
+	expect_same_init(in, m, "r_used_W");
+	expect_same_init(in, m, "r_out_W");
+	expect_same_init(in, m, "r_input_W");
+	expect_same_init(in, m, "r_comp_W");
+	expect_same_init(in, m, "gi");
+	expect_same_init(in, m, "aspat");
+	expect_close("fuse_refuse.onnx", F32_TOL);
+	free(path);
+	free_proto(in);
+	free_proto(m);
+}
+
+Test(fuse, training_mode_is_left_alone)
+{
+	Onnx__ModelProto *m = optimize("fuse_train.onnx", ALL);
+
+	cr_assert_eq(count_ops(m->graph, "BatchNormalization"), 1);
+	EXPECT_LEFT("bn_train", "statistics of training");
+	cr_assert_eq(rep.nodes_before, rep.nodes_after);
+	char *path = fixture("fuse_train.onnx");
+
+	expect_equivalent(path, out, NULL);
+	free(path);
+	free_proto(m);
+}
+
+Test(fuse, extra_outputs_before_opset_14_mean_training)
+{
+	Onnx__ModelProto *m = optimize("fuse_train9.onnx", ALL);
+
+	cr_assert_eq(count_ops(m->graph, "BatchNormalization"), 1);
+	EXPECT_LEFT("bn_train9", "statistics of training");
+	free_proto(m);
+}
+
+Test(fuse, bad_input_is_refused_never_a_crash)
+{
+	char *path = fixture("fuse_bad.onnx");
+	Onnx__ModelProto *in = load_proto(path), *m = optimize("fuse_bad.onnx", ALL);
+
+	cr_assert_eq(rep.nodes_before, rep.nodes_after, "a node changed:%s", left_all());
+	cr_assert_eq(count_ops(m->graph, "BatchNormalization"), count_ops(in->graph, "BatchNormalization"));
+	EXPECT_LEFT("b_len_bn", "not [4]");
+	EXPECT_LEFT("b_mix_bn", "input_var 'b_mix_var' has shape [3]");
+	EXPECT_LEFT("b_rank_bn", "has shape [4,3]");
+	EXPECT_LEFT("b_group_bn", "group 2 does not divide");
+	EXPECT_LEFT("b_zero_bn", "not all finite");
+	EXPECT_LEFT("b_gemmc_bn", "C 'gC'");
+	expect_same_init(in, m, "b_len_W");
+	expect_same_init(in, m, "b_zero_W");
+	free(path);
+	free_proto(in);
+	free_proto(m);
+}
+
+Test(fuse, a_pass_that_finds_nothing_changes_nothing)
+{
+	Onnx__ModelProto *m = optimize("matmul_add.onnx", BN_CONV);
+
+	cr_assert_eq(rep.nodes_before, rep.nodes_after);
+	cr_assert_eq(rep.changes.n, 0);
+	cr_assert_eq(count_ops(m->graph, "MatMul"), 3);
+	free_proto(m);
+}
