@@ -34,6 +34,16 @@
  * Payloads are read and written in pieces (scs_opt_read_*, scs_opt_writer),
  * never whole, so a pass's memory does not grow with the model.
  *
+ * A fusion, for instance: scs_opt_each_op finds the second node, its
+ * input's scs_opt_producer the first, scs_opt_n_uses / scs_opt_is_pinned
+ * say whether the first's output feeds only it; scs_opt_constant and
+ * scs_opt_read_doubles read the parameters; an scs_opt_writer makes the new
+ * weight, scs_opt_tensor_new (named by scs_opt_fresh_name) and
+ * scs_opt_add_constant put it in the graph (the old one stays for its other
+ * readers; eliminate_unused_initializer or scs_opt_drop_initializer removes
+ * it); scs_opt_set_input points the first node at it; scs_opt_forward
+ * removes the second node, its readers reading the first's output.
+ *
  * Room: level 4, beside pass_*.c; opt_*.c include this header and nothing
  * of each other.
  */

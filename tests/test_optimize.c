@@ -105,10 +105,11 @@ static scs_report val_rep;
 static scs_opt_ctx val_ctx;
 static char *val_dir;
 
+/* Load fixture @name into val_model and begin a context on it. */
 static void
-values_setup(void)
+ctx_load(const char *name)
 {
-	char *path = fixture("opt_values.onnx");
+	char *path = fixture(name);
 	scs_scan_options so;
 
 	val_dir = tmpdir_new();
@@ -118,6 +119,12 @@ values_setup(void)
 	cr_assert_eq(scs_model_load(&val_model, path, val_store, &so), SCS_OK, "%s", scs_err_msg());
 	cr_assert_eq(scs_opt_begin(&val_ctx, val_model, &val_rep), SCS_OK, "%s", scs_err_msg());
 	free(path);
+}
+
+static void
+values_setup(void)
+{
+	ctx_load("opt_values.onnx");
 }
 
 static void
@@ -610,4 +617,87 @@ Test(optimize, unusual_nodes_are_looked_at_and_left_alone, .init = opt_setup, .f
 	expect_said("node 'dropout_two' (Dropout): training_mode: 'tm2' is not a single bool");
 	expect_said("node 'if_short' (If): its then_branch has 1 outputs for 2 If outputs");
 	expect_said("node 'tr_b' (Transpose): the perms do not compose");
+}
+
+Test(optimize, new_nodes_constants_and_inputs_join_the_snapshot_at_the_commit, .init = values_setup,
+    .fini = values_teardown)
+{
+	const int64_t v[] = { 2, -3, 1099511627776 }, dims[] = { 3 };
+	const char *in[] = { "X", "k" }, *out[] = { "prod" }, *kname;
+	Onnx__NodeProto *add = scs_opt_producer(&val_ctx, 0, "Y"), *mul;
+	const scs_opt_use *u;
+	scs_opt_writer w;
+	scs_opt_const c;
+	int64_t got[3];
+	uint32_t id;
+	char why[256];
+
+	cr_assert_not_null(add);
+	cr_assert_eq(scs_opt_writer_open(&w, &val_ctx, SCS_DT_INT64), SCS_OK, "%s", scs_err_msg());
+	cr_assert_eq(scs_opt_writer_put_int64s(&w, v, 3), SCS_OK);
+	cr_assert_eq(scs_opt_writer_finish(&id, &w), SCS_OK, "%s", scs_err_msg());
+	cr_assert_eq(scs_opt_fresh_name(&kname, &val_ctx, "k"), SCS_OK);
+	cr_assert_eq(scs_opt_add_constant(&val_ctx, 0, scs_opt_tensor_new(&val_ctx, kname, SCS_DT_INT64, dims, 1, id), NULL),
+	    SCS_OK);
+	in[1] = kname;
+	mul = scs_opt_node_new("Mul", "new_mul", in, 2, out, 1);
+	cr_assert_not_null(mul);
+	cr_assert_eq(scs_opt_set_attr_int(mul, "some_int", 7), SCS_OK);
+	cr_assert_eq(scs_opt_set_attr_int(mul, "some_int", 8), SCS_OK, "replaced, not added twice");
+	cr_assert_eq(scs_opt_set_attr_float(mul, "some_float", 0.5f), SCS_OK);
+	cr_assert_eq(scs_opt_insert_node(&val_ctx, 0, add, mul), SCS_OK);
+	/* an input past the last: the ones between are left out */
+	cr_assert_eq(scs_opt_set_input(&val_ctx, add, 3, "prod"), SCS_OK);
+	cr_assert_eq(add->n_input, 4);
+	cr_assert_str_eq(add->input[2], "");
+	cr_assert_null(scs_opt_producer(&val_ctx, 0, "prod"), "not in the snapshot before the commit");
+	cr_assert_eq(scs_opt_commit(&val_ctx), SCS_OK, "%s", scs_err_msg());
+	cr_assert_eq(scs_opt_producer(&val_ctx, 0, "prod"), mul);
+	cr_assert_eq(scs_opt_n_uses(&val_ctx, 0, "prod"), 1);
+	u = scs_opt_first_use(&val_ctx, 0, kname);
+	cr_assert(u && u->kind == SCS_OPT_USE_INPUT && u->node == mul && u->index == 1);
+	cr_assert_eq(scs_opt_attr_int(mul, "some_int", 0), 8);
+	cr_assert_eq(mul->n_attribute, 2);
+	cr_assert_eq(scs_opt_attr_float(mul, "some_float", 0), 0.5f);
+	cr_assert_eq(scs_opt_constant(&c, &val_ctx, 0, kname, why, sizeof(why)), 1, "%s", why);
+	cr_assert_eq(scs_opt_read_int64s(&val_ctx, &c, 0, 3, got), SCS_OK);
+	cr_assert(got[0] == 2 && got[1] == -3 && got[2] == v[2], "%lld %lld %lld", (long long)got[0], (long long)got[1],
+	    (long long)got[2]);
+	/* dropped at the next commit, with its value info */
+	cr_assert_eq(scs_opt_drop_node(&val_ctx, 0, mul), SCS_OK);
+	cr_assert(scs_opt_is_dropped(&val_ctx, 0, mul));
+	cr_assert_eq(scs_opt_commit(&val_ctx), SCS_OK, "%s", scs_err_msg());
+	cr_assert_null(scs_opt_producer(&val_ctx, 0, "prod"));
+}
+
+Test(optimize, a_constant_added_to_a_function_body_is_a_constant_node, .fini = values_teardown)
+{
+	const int64_t dims[] = { 1 };
+	const double one = 1.5;
+	Onnx__FunctionProto *f;
+	scs_opt_writer w;
+	scs_opt_const c;
+	const char *name;
+	uint32_t id;
+	char why[256];
+	double got;
+
+	ctx_load("opt_function.onnx");
+	cr_assert_eq(val_ctx.scopes.n, 2);
+	f = val_ctx.scopes.items[1].func;
+	cr_assert_not_null(f, "scope 1 is the function");
+	cr_assert_eq(scs_opt_writer_open(&w, &val_ctx, SCS_DT_FLOAT), SCS_OK, "%s", scs_err_msg());
+	cr_assert_eq(scs_opt_writer_put_doubles(&w, &one, 1), SCS_OK);
+	cr_assert_eq(scs_opt_writer_finish(&id, &w), SCS_OK);
+	cr_assert_eq(scs_opt_fresh_name(&name, &val_ctx, "x"), SCS_OK);
+	cr_assert_str_eq(name, "x_opt1", "'x' is the function's input: %s", name);
+	cr_assert_eq(scs_opt_add_constant(&val_ctx, 1, scs_opt_tensor_new(&val_ctx, name, SCS_DT_FLOAT, dims, 1, id), NULL),
+	    SCS_OK);
+	cr_assert_eq(f->n_node, 4);
+	cr_assert_str_eq(f->node[0]->op_type, "Constant", "first in the body");
+	cr_assert_eq(scs_opt_commit(&val_ctx), SCS_OK, "%s", scs_err_msg());
+	cr_assert_eq(scs_opt_constant(&c, &val_ctx, 1, name, why, sizeof(why)), 1, "%s", why);
+	cr_assert_eq(scs_opt_read_doubles(&val_ctx, &c, 0, 1, &got), SCS_OK);
+	cr_assert_eq(got, 1.5);
+	cr_assert_eq(scs_opt_constant(&c, &val_ctx, 1, "x", why, sizeof(why)), 0, "a function input is no constant");
 }
