@@ -247,16 +247,6 @@ scs_source_read(scs_source *src, void *buf, size_t len, uint64_t off)
 }
 
 int
-scs_source_is(const scs_source *src, const char *path)
-{
-	struct stat st;
-
-	if (stat(path, &st) < 0)
-		return 0;
-	return scs_source_is_file(src, (uint64_t)st.st_dev, (uint64_t)st.st_ino);
-}
-
-int
 scs_source_is_file(const scs_source *src, uint64_t dev, uint64_t ino)
 {
 	return (uint64_t)src->dev == dev && (uint64_t)src->ino == ino;

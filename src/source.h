@@ -52,10 +52,8 @@ int scs_source_fd(scs_source *src);
  */
 int scs_source_read(scs_source *src, void *buf, size_t len, uint64_t off);
 
-/* 1 when @path names the same file (device and inode) as @src, 0 when not
- * (or when @path does not exist). */
-int scs_source_is(const scs_source *src, const char *path);
-/* The same for a file whose stat() gave @dev and @ino. */
+/* 1 when @src is the file whose stat() gave @dev and @ino (device and
+ * inode), 0 when not. */
 int scs_source_is_file(const scs_source *src, uint64_t dev, uint64_t ino);
 
 /*
