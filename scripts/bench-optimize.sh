@@ -10,7 +10,9 @@
 # the outputs (graph optimizations disabled).
 #
 # BIG=1 also fuses a 1x1 Conv whose weight is 1 GiB (BIG_GIB=N for another
-# size) and reports wall time, cp of the same input, and peak RssAnon.
+# size) and reports wall time, cp of the same input, and peak RssAnon; then
+# a Conv/BN model over 3 GiB goes through scs4onnx-big --optimize, measured
+# the same way (CHAIN_GIB=N for another size).
 #
 # Runs the passes with build/tools/scs4onnx-optimize when it exists, else
 # with the test helper build/tests/opt-run. Not a test: it prints figures.
@@ -78,5 +80,32 @@ if [ "${BIG:-0}" = 1 ]; then
 	printf "%-10s %9s %9s %7s %15s %5s\n" case fuse_s cp_s ratio peak_RssAnon BN
 	printf "%-10s %9s %9.3f %7s %12s KiB %5s\n" bigconv "$wall" "$cp_s" "$(echo "scale=2; $wall / $cp_s" | bc)" "$peak" \
 		"$(count BN "$work/big_opt.onnx")"
+	rm -f "$work"/big*
+
+	# A model over 2 GiB through scs4onnx-big --optimize (CHAIN_GIB, default
+	# 3.1: thirteen 1x1 Conv -> BN -> Relu layers of 256 MiB weights, inline).
+	# Checked against the same model through scs4onnx-big without --optimize
+	# (ONNX Runtime cannot open the inline input itself).
+	chain_gib=${CHAIN_GIB:-3.1}
+	/usr/bin/python3 scripts/gen-fuse-bench.py convchain "$work/chain.onnx" --gib "$chain_gib"
+	cat "$work/chain.onnx" >/dev/null
+	sync
+	t0=$(date +%s.%N); cp "$work/chain.onnx" "$work/cp.onnx"; t1=$(date +%s.%N)
+	cp_s=$(echo "$t1 - $t0" | bc)
+	rm -f "$work/cp.onnx"
+	sync
+	m=$(/usr/bin/python3 scripts/measure.py build/tools/scs4onnx-big "$work/chain.onnx" "$work/chain_opt.onnx" \
+		--optimize --non-verbose 2>&1 >/dev/null | grep '^measure:')
+	wall=$(echo "$m" | sed 's/.*wall=\([0-9.]*\).*/\1/')
+	peak=$(echo "$m" | sed 's/.*peak_rss_anon_kib=\([0-9]*\).*/\1/')
+	build/tools/scs4onnx-big "$work/chain.onnx" "$work/chain_ref.onnx" --non-verbose
+	chain_cmp=$(node tests/e2e/ort_compare.mjs "$work/chain_ref.onnx" "$work/chain_opt.onnx" --graph-opt disabled \
+		--tol 1e-4,1e-4 --runs 2)
+	printf "\nConv -> BN -> Relu chain, %s bytes inline, scs4onnx-big --optimize\n" "$(stat -c %s "$work/chain.onnx")"
+	printf "%-10s %9s %9s %7s %15s %5s\n" case big_s cp_s ratio peak_RssAnon BN
+	printf "%-10s %9s %9.3f %7s %12s KiB %5s\n" convchain "$wall" "$cp_s" "$(echo "scale=2; $wall / $cp_s" | bc)" \
+		"$peak" "$(count BN "$work/chain_opt.onnx")"
+	echo "outputs: ${chain_cmp#ort_compare: }"
+	rm -f "$work"/chain*
 fi
 [ "${KEEP:-0}" = 1 ] || rm -rf "$work"

@@ -4,6 +4,7 @@
 Usage:
     /usr/bin/python3 scripts/gen-fuse-bench.py mobilenetv2 OUT.onnx
     /usr/bin/python3 scripts/gen-fuse-bench.py bigconv OUT.onnx [--gib N]
+    /usr/bin/python3 scripts/gen-fuse-bench.py convchain OUT.onnx [--gib N]
 
 mobilenetv2: MobileNetV2's published layer configuration (Sandler et al.,
 table 2: expansion t, channels c, repeats n, stride s), with random weights:
@@ -17,6 +18,11 @@ bigconv: one 1x1 Conv whose weight is N GiB of float32 (default 1),
 followed by a BatchNormalization, the weight in OUT.onnx.data (external
 data), written in pieces so this script's memory stays small. For the
 fused weight's memory: the optimizer must fuse it in bounded memory.
+
+convchain: a chain of 1x1 Conv -> BatchNormalization -> Relu layers whose
+float32 weights (8192 x 8192, 256 MiB each) add up to at least N GiB
+(default 3), every payload in the model file itself (raw_data), written
+piece by piece; the input of scs4onnx-big --optimize in the benchmark.
 """
 
 import argparse
@@ -129,16 +135,72 @@ def bigconv(path, gib):
         fh.write(model.SerializeToString())
 
 
+def _field(num, wire):
+    return _varint(num << 3 | wire)
+
+
+def _varint(v):
+    out = bytearray()
+    while True:
+        b = v & 0x7F
+        v >>= 7
+        if v:
+            out.append(b | 0x80)
+        else:
+            out.append(b)
+            return bytes(out)
+
+
+def convchain(path, gib):
+    side = 8192
+    layer_bytes = side * side * 4
+    layers = max(1, int(np.ceil(gib * (1 << 30) / layer_bytes)))
+    r = np.random.RandomState(5)
+    nodes, small = [], []
+    x = "x"
+    for i in range(layers):
+        names = ["l%d_bn_%s" % (i, k) for k in ("scale", "B", "mean", "var")]
+        for n, (lo, hi) in zip(names, ((0.5, 1.5), (-0.1, 0.1), (-0.1, 0.1), (0.5, 1.5))):
+            small.append(numpy_helper.from_array(r.uniform(lo, hi, side).astype(np.float32), n))
+        nodes += [helper.make_node("Conv", [x, "l%d_w" % i], ["l%d_c" % i], name="l%d_conv" % i),
+                  helper.make_node("BatchNormalization", ["l%d_c" % i] + names, ["l%d_b" % i], name="l%d_bn" % i),
+                  helper.make_node("Relu", ["l%d_b" % i], ["l%d_r" % i], name="l%d_relu" % i)]
+        x = "l%d_r" % i
+    graph = helper.make_graph(nodes, "convchain", [helper.make_tensor_value_info("x", TensorProto.FLOAT,
+                              [1, side, 1, 1])], [helper.make_tensor_value_info(x, TensorProto.FLOAT,
+                              [1, side, 1, 1])], initializer=small)
+    model = helper.make_model(graph, producer_name="scs4onnx-c-bench", opset_imports=[helper.make_opsetid("", 13)])
+    model.ir_version = 8
+    # The big weights are appended as graph initializers (GraphProto field 5,
+    # ModelProto field 7) straight onto the serialized model, a piece at a time.
+    with open(path, "wb") as fh:
+        fh.write(model.SerializeToString())
+        for i in range(layers):
+            head = TensorProto()
+            head.name = "l%d_w" % i
+            head.data_type = TensorProto.FLOAT
+            head.dims.extend([side, side, 1, 1])
+            meta = head.SerializeToString()
+            tensor_len = len(meta) + len(_field(9, 2)) + len(_varint(layer_bytes)) + layer_bytes
+            init = _field(5, 2) + _varint(tensor_len)
+            fh.write(_field(7, 2) + _varint(len(init) + tensor_len) + init + meta + _field(9, 2) + _varint(layer_bytes))
+            rows, a = 512, np.sqrt(6.0 / side)     # He initialisation: activations stay near 1
+            for _ in range(0, side, rows):
+                fh.write(r.uniform(-a, a, (rows, side)).astype(np.float32).tobytes())
+
+
 def main(argv):
     p = argparse.ArgumentParser(description="models for bench-optimize.sh")
-    p.add_argument("kind", choices=["mobilenetv2", "bigconv"])
+    p.add_argument("kind", choices=["mobilenetv2", "bigconv", "convchain"])
     p.add_argument("out")
-    p.add_argument("--gib", type=float, default=1.0)
+    p.add_argument("--gib", type=float)
     a = p.parse_args(argv[1:])
     if a.kind == "mobilenetv2":
         mobilenetv2(a.out)
+    elif a.kind == "bigconv":
+        bigconv(a.out, a.gib or 1.0)
     else:
-        bigconv(a.out, a.gib)
+        convchain(a.out, a.gib or 3.0)
     return 0
 
 

@@ -769,3 +769,46 @@ done:
 	rep->seconds = now() - t0;
 	return rc;
 }
+
+scs_report *
+scs_report_new(void)
+{
+	return calloc(1, sizeof(scs_report));
+}
+
+void
+scs_report_free(scs_report *rep)
+{
+	if (!rep)
+		return;
+	scs_report_dispose(rep);
+	free(rep);
+}
+
+char *
+scs_report_json(const scs_report *rep)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	if (!f)
+		return NULL;
+	int bad = scs_report_write_json(rep, f) < 0;
+	if (fclose(f) != 0 || bad) {
+		free(text);
+		return NULL;
+	}
+	return text;
+}
+
+void
+scs_free(void *p)
+{
+	free(p);
+}
+
+const char *
+scs_version(void)
+{
+	return SCS_VERSION;
+}

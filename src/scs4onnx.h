@@ -134,4 +134,17 @@ int scs_optimize_check_names(const char *const *names, size_t n);
  */
 void scs_remove_temporaries(void);
 
+/*
+ * For callers that cannot hold an scs_report themselves (bindings through a
+ * foreign-function interface): a zeroed report on the heap (NULL when out of
+ * memory), released with scs_report_free (which disposes of it; NULL is
+ * fine); its JSON text, as the tools' --json writes it, in memory the caller
+ * frees with scs_free (NULL when out of memory); and the library's version.
+ */
+scs_report *scs_report_new(void);
+void scs_report_free(scs_report *rep);
+char *scs_report_json(const scs_report *rep);
+void scs_free(void *p);
+const char *scs_version(void);
+
 #endif

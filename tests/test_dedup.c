@@ -145,3 +145,26 @@ Test(dedup, copies_inside_a_function_body_merge, .init = shrink_setup, .fini = s
 	cr_assert_str_eq(f->node[0]->output[0], "fk1");
 	cr_assert_str_eq(f->node[2]->input[1], "fk1", "the second Add reads the kept copy");
 }
+
+Test(dedup, a_heap_report_gives_the_json_the_tools_write)
+{
+	char *dir = tmpdir_new();
+	char *in = fixture("dup_basic.onnx");
+	char *out = path_in(dir, "out.onnx");
+	scs_report *r = scs_report_new();
+	cr_assert_not_null(r);
+	scs_shrink_options o = {0};
+	cr_assert_eq(scs_shrink(r, in, out, &o), SCS_OK, "%s", scs_err_msg());
+	char *json = scs_report_json(r);
+	cr_assert_not_null(json);
+	cr_assert(strstr(json, "\"constants\": ") != NULL, "%s", json);
+	cr_assert(strstr(json, "\"W2\"") != NULL, "the merged names are listed: %s", json);
+	cr_assert_eq(r->n_groups, 3);
+	cr_assert_str_eq(scs_version(), SCS_VERSION);
+	scs_free(json);
+	scs_report_free(r);
+	scs_report_free(NULL);
+	free(out);
+	free(in);
+	tmpdir_remove(dir);
+}
