@@ -26,6 +26,7 @@ piece by piece; the input of scs4onnx-big --optimize in the benchmark.
 """
 
 import argparse
+import importlib.util
 import os
 import sys
 
@@ -135,20 +136,12 @@ def bigconv(path, gib):
         fh.write(model.SerializeToString())
 
 
-def _field(num, wire):
-    return _varint(num << 3 | wire)
-
-
-def _varint(v):
-    out = bytearray()
-    while True:
-        b = v & 0x7F
-        v >>= 7
-        if v:
-            out.append(b | 0x80)
-        else:
-            out.append(b)
-            return bytes(out)
+# The protobuf wire helpers of scripts/gen-model.py (a file name with a dash:
+# loaded by path).
+_spec = importlib.util.spec_from_file_location("gen_model", os.path.join(os.path.dirname(__file__), "gen-model.py"))
+_gen_model = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(_gen_model)
+_varint, _field = _gen_model.varint, _gen_model.tag
 
 
 def convchain(path, gib):
