@@ -22,7 +22,7 @@ CODE_NAMES = {
     ENOTFOUND: 'not found',
     EUNSUPPORTED: 'unsupported',
     ERANGE: 'out of range',
-    EUSAGE: 'bad usage',
+    EUSAGE: 'usage error',
 }
 
 # scs_mode

@@ -127,6 +127,14 @@ class TestSetup(Base):
         r = subprocess.run([tool('shrink'), '--version'], stdout=subprocess.PIPE, text=True, check=True)
         self.assertEqual(r.stdout.split(), ['scs4onnx-shrink', scs4onnx_c.__version__])
 
+    def test_code_names(self):
+        name = _lib.library().scs_err_name
+        name.argtypes = [ctypes.c_int]
+        name.restype = ctypes.c_char_p
+        for code, text in _lib.CODE_NAMES.items():
+            self.assertEqual(name(code).decode(), text)
+            self.assertEqual(scs4onnx_c.Error(code, 'x').code_name, text)
+
     def test_signature_is_scs4onnx(self):
         sig = inspect.signature(scs4onnx_c.shrinking)
         self.assertEqual([(p.name, p.default) for p in sig.parameters.values()], [
@@ -135,7 +143,7 @@ class TestSetup(Base):
             ('disable_auto_downcast', False), ('non_verbose', False)])
 
     def test_struct_layout(self):
-        """offsetof and sizeof from the C compiler equal ctypes' for every field."""
+        """offsetof and sizeof from the C compiler equal ctypes' for every field; the codes are err.h's."""
         lines = ['#include <stddef.h>', '#include <stdio.h>', '#include "scs4onnx.h"', 'int main(void) {']
         want = []
         for cname, st in _lib.STRUCTS.items():
@@ -146,6 +154,9 @@ class TestSetup(Base):
                 lines.append('printf("%%s.%%s %%zu %%zu\\n", "%s", "%s", offsetof(%s, %s), sizeof(((%s *)0)->%s));'
                              % (cname, fname, cname, fname, cname, fname))
                 want.append('%s.%s %d %d' % (cname, fname, getattr(st, fname).offset, getattr(st, fname).size))
+        for code in ('ENOMEM', 'EIO', 'ECORRUPT', 'ENOTFOUND', 'EUNSUPPORTED', 'ERANGE', 'EUSAGE'):
+            lines.append('printf("SCS_%s %%d\\n", SCS_%s);' % (code, code))
+            want.append('SCS_%s %d' % (code, getattr(scs4onnx_c, code)))
         lines += ['return 0;', '}']
         src = os.path.join(self.tmp, 'layout.c')
         exe = os.path.join(self.tmp, 'layout')
