@@ -308,6 +308,7 @@ class TestErrors(Base):
         self.assertIsInstance(e, RuntimeError)
         self.assertIn(missing, str(e))
         self.assertEqual(e.code, scs4onnx_c.EIO)
+        self.assertEqual(e.report['groups'], [])    # the report as far as the run got
         self.assertEqual(os.listdir(self.py), [])
 
     def test_corrupt_input(self):
