@@ -1,0 +1,212 @@
+"""The shared library through ctypes: loading, the option structs of
+scs4onnx.h mirrored field for field, and one call with its report."""
+
+import ctypes
+import json
+import os
+
+# err.h's codes
+OK = 0
+ENOMEM = -1
+EIO = -2
+ECORRUPT = -3
+ENOTFOUND = -4
+EUNSUPPORTED = -5
+ERANGE = -6
+EUSAGE = -7
+
+CODE_NAMES = {
+    ENOMEM: 'out of memory',
+    EIO: 'I/O error',
+    ECORRUPT: 'corrupt input',
+    ENOTFOUND: 'not found',
+    EUNSUPPORTED: 'unsupported',
+    ERANGE: 'out of range',
+    EUSAGE: 'usage error',
+}
+
+# scs_mode
+MODE_SHRINK = 0
+MODE_NPY = 1
+
+LIBRARY_ENV = 'SCS4ONNX_LIBRARY'
+SONAME = 'libscs4onnx.so.0'
+
+
+class Error(RuntimeError):
+    """A failing library call: str(e) is the library's one line (the file,
+    the offset or tensor, the problem); e.code is the negative SCS_E* code
+    (scs4onnx_c.ECORRUPT, ...); e.report is the report as far as the run
+    got (a dict, or None)."""
+
+    def __init__(self, code, message, report=None):
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.report = report
+
+    @property
+    def code_name(self):
+        return CODE_NAMES.get(self.code, 'error %d' % self.code)
+
+
+# void (*scs_progress_fn)(void *payload, const char *stage, uint64_t done, uint64_t total)
+PROGRESS_FN = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_char_p, ctypes.c_uint64, ctypes.c_uint64)
+
+_names = ctypes.POINTER(ctypes.c_char_p)
+
+
+class ShrinkOptions(ctypes.Structure):
+    _fields_ = [
+        ('mode', ctypes.c_int),
+        ('forced_op_names', _names),
+        ('n_forced_op_names', ctypes.c_size_t),
+        ('forced_constant_names', _names),
+        ('n_forced_constant_names', ctypes.c_size_t),
+        ('disable_auto_downcast', ctypes.c_int),
+        ('optimize', ctypes.c_int),
+        ('external_data', ctypes.c_int),
+        ('store_dir', ctypes.c_char_p),
+        ('progress', PROGRESS_FN),
+        ('progress_payload', ctypes.c_void_p),
+    ]
+
+
+class SplitOptions(ctypes.Structure):
+    _fields_ = [
+        ('max_shard_len', ctypes.c_uint64),
+        ('store_dir', ctypes.c_char_p),
+        ('progress', PROGRESS_FN),
+        ('progress_payload', ctypes.c_void_p),
+    ]
+
+
+class MergeOptions(ctypes.Structure):
+    _fields_ = [
+        ('no_dedup', ctypes.c_int),
+        ('external_data', ctypes.c_int),
+        ('store_dir', ctypes.c_char_p),
+        ('progress', PROGRESS_FN),
+        ('progress_payload', ctypes.c_void_p),
+    ]
+
+
+class BigOptions(ctypes.Structure):
+    _fields_ = [
+        ('shrink', ShrinkOptions),
+        ('max_shard_len', ctypes.c_uint64),
+        ('work_dir', ctypes.c_char_p),
+        ('keep_work', ctypes.c_int),
+    ]
+
+
+class OptimizeOptions(ctypes.Structure):
+    _fields_ = [
+        ('passes', _names),
+        ('n_passes', ctypes.c_size_t),
+        ('skip', _names),
+        ('n_skip', ctypes.c_size_t),
+        ('external_data', ctypes.c_int),
+        ('store_dir', ctypes.c_char_p),
+        ('progress', PROGRESS_FN),
+        ('progress_payload', ctypes.c_void_p),
+    ]
+
+
+# the C name of each mirrored struct, for the layout test
+STRUCTS = {
+    'scs_shrink_options': ShrinkOptions,
+    'scs_split_options': SplitOptions,
+    'scs_merge_options': MergeOptions,
+    'scs_big_options': BigOptions,
+    'scs_optimize_options': OptimizeOptions,
+}
+
+_lib = None
+
+
+def library():
+    """The loaded library: $SCS4ONNX_LIBRARY when set, else libscs4onnx.so.0
+    as the dynamic loader finds it (LD_LIBRARY_PATH, the system folders)."""
+    global _lib
+    if _lib is not None:
+        return _lib
+    path = os.environ.get(LIBRARY_ENV) or SONAME
+    try:
+        lib = ctypes.CDLL(path)
+    except OSError as e:
+        raise ImportError('scs4onnx_c: cannot load %s (%s); install libscs4onnx or set %s to its path'
+                          % (path, e, LIBRARY_ENV)) from e
+    rep = ctypes.c_void_p
+    for name, opts in (('scs_shrink', ShrinkOptions), ('scs_split', SplitOptions), ('scs_merge', MergeOptions),
+                       ('scs_big', BigOptions), ('scs_optimize', OptimizeOptions)):
+        fn = getattr(lib, name)
+        fn.argtypes = [rep, ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(opts)]
+        fn.restype = ctypes.c_int
+    lib.scs_report_new.argtypes = []
+    lib.scs_report_new.restype = rep
+    lib.scs_report_free.argtypes = [rep]
+    lib.scs_report_free.restype = None
+    lib.scs_report_json.argtypes = [rep]
+    lib.scs_report_json.restype = ctypes.c_void_p    # freed with scs_free, so not c_char_p
+    lib.scs_free.argtypes = [ctypes.c_void_p]
+    lib.scs_free.restype = None
+    lib.scs_version.argtypes = []
+    lib.scs_version.restype = ctypes.c_char_p
+    lib.scs_err_msg.argtypes = []
+    lib.scs_err_msg.restype = ctypes.c_char_p
+    _lib = lib
+    return lib
+
+
+def version():
+    return library().scs_version().decode()
+
+
+def path_arg(p):
+    """A path (str, bytes or os.PathLike) as the library takes it."""
+    return os.fsencode(p)
+
+
+def names_arg(names):
+    """A list of names as (const char *const *, n, what keeps them alive);
+    one str is one name."""
+    if names is None:
+        return None, 0, None
+    if isinstance(names, (str, bytes)):
+        names = [names]
+    encoded = [n.encode() if isinstance(n, str) else bytes(n) for n in names]
+    if not encoded:
+        return None, 0, None
+    arr = (ctypes.c_char_p * len(encoded))(*encoded)
+    return ctypes.cast(arr, _names), len(encoded), (arr, encoded)
+
+
+def _report_dict(lib, rep):
+    text = lib.scs_report_json(rep)
+    if not text:
+        return None
+    try:
+        return json.loads(ctypes.string_at(text).decode('utf-8', 'replace'))
+    finally:
+        lib.scs_free(text)
+
+
+def call(name, src, dst, opts):
+    """Run scs_<name>(rep, src, dst, &opts); the report as a dict, or Error."""
+    lib = library()
+    rep = lib.scs_report_new()
+    if not rep:
+        raise MemoryError('scs4onnx_c: cannot allocate a report')
+    try:
+        rc = getattr(lib, name)(rep, path_arg(src), path_arg(dst), ctypes.byref(opts))
+        if rc < 0:
+            msg = lib.scs_err_msg()
+            msg = msg.decode('utf-8', 'replace') if msg else CODE_NAMES.get(rc, 'error %d' % rc)
+            raise Error(rc, msg, _report_dict(lib, rep))
+        report = _report_dict(lib, rep)
+        if report is None:
+            raise MemoryError('scs4onnx_c: cannot write the report')
+        return report
+    finally:
+        lib.scs_report_free(rep)
