@@ -24,7 +24,7 @@
 #include "err.h"
 #include "graph.h"
 #include "opschema.h"
-#include "split.h"
+#include "shard.h"
 
 typedef struct merge {
 	scs_model *out;

@@ -20,6 +20,7 @@
 #include "graph.h"
 #include "infer.h"
 #include "opschema.h"
+#include "shard.h"
 
 typedef struct split {
 	scs_model *m;
@@ -37,15 +38,6 @@ typedef struct split {
 	scs_strmap inputs;        /* graph input name -> index */
 	scs_infer inf;            /* element types and shapes of the main graph's values */
 } split;
-
-const char *
-scs_meta_get(const Onnx__ModelProto *m, const char *key)
-{
-	for (size_t i = 0; i < m->n_metadata_props; i++)
-		if (m->metadata_props[i]->key && strcmp(m->metadata_props[i]->key, key) == 0)
-			return m->metadata_props[i]->value;
-	return NULL;
-}
 
 /* ---- topological order ---- */
 

@@ -7,7 +7,7 @@
  * original outputs it makes plus the cut tensors later shards consume.
  * Initializers and Constant nodes are copied into every shard that reads
  * them; a node with nested graphs stays whole. Shards describe themselves
- * in metadata_props (see the SCS_META_* keys).
+ * in metadata_props (the format is in shard.h).
  */
 #ifndef SCS_SPLIT_H
 #define SCS_SPLIT_H
@@ -16,11 +16,6 @@
 #include <stdint.h>
 
 #include "model.h"
-
-#define SCS_META_SHARD "scs4onnx.shard"      /* "k/n": this shard's index and the count */
-#define SCS_META_SOURCE "scs4onnx.source"    /* fingerprint of the source model (hex) */
-#define SCS_META_HEADER "scs4onnx.header"    /* base64 ModelProto: the source's inputs, outputs, opsets, ... */
-#define SCS_META_PREFIX "scs4onnx."
 
 /* The default budget: 1.8 GiB, headroom under protobuf's 2 GiB. */
 #define SCS_SPLIT_DEFAULT_LEN ((uint64_t)1932735283)
@@ -39,8 +34,5 @@ int scs_split_model(scs_shards *out, scs_model *m, uint64_t max_len);
 
 /* Free the shards, the first one last (it may own the others' payloads). */
 void scs_shards_dispose(scs_shards *s);
-
-/* The value of metadata_props key @key of @m, or NULL. */
-const char *scs_meta_get(const Onnx__ModelProto *m, const char *key);
 
 #endif
