@@ -20,6 +20,7 @@
 #include "model.h"
 #include "opt.h"
 #include "pass.h"
+#include "path.h"
 #include "sink.h"
 #include "source.h"
 #include "split.h"

@@ -7,7 +7,7 @@
 
 #include "dtype.h"
 #include "err.h"
-#include "source.h"
+#include "path.h"
 
 int
 scs_npy_header(scs_buf *out, int dtype, const int64_t *dims, size_t n_dims)

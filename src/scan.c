@@ -19,6 +19,7 @@
 #include "err.h"
 #include "num.h"
 #include "onnx.pb-c.h"
+#include "path.h"
 #include "source.h"
 #include "wire.h"
 

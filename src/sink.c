@@ -32,7 +32,7 @@
 #include <unistd.h>
 
 #include "err.h"
-#include "source.h"
+#include "path.h"
 
 #define SINK_BUF_LEN (1u << 20)
 #define RAND_LEN 6

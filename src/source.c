@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "err.h"
+#include "path.h"
 
 struct scs_source {
 	int fd;                   /* -1 while its pool has let it go */
@@ -307,38 +308,4 @@ done:
 	free(real);
 	free(realdir);
 	return rc;
-}
-
-char *
-scs_path_dir(const char *path)
-{
-	const char *slash = strrchr(path, '/');
-
-	if (slash == NULL)
-		return strdup(".");
-	if (slash == path)
-		return strdup("/");
-	return strndup(path, (size_t)(slash - path));
-}
-
-const char *
-scs_path_base(const char *path)
-{
-	const char *slash = strrchr(path, '/');
-
-	return slash ? slash + 1 : path;
-}
-
-char *
-scs_path_join(const char *dir, const char *name)
-{
-	size_t a = strlen(dir), b = strlen(name);
-	char *p;
-
-	if ((p = malloc(a + b + 2)) == NULL)
-		return NULL;
-	memcpy(p, dir, a);
-	p[a] = '/';
-	memcpy(p + a + 1, name, b + 1);
-	return p;
 }

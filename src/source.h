@@ -65,11 +65,4 @@ int scs_source_is_file(const scs_source *src, uint64_t dev, uint64_t ino);
  */
 int scs_source_resolve_external(char **out, const char *dir, const char *location);
 
-/* The folder part of @path ("." when none); malloc'd, caller frees. NULL on ENOMEM. */
-char *scs_path_dir(const char *path);
-/* The last component of @path (a pointer into @path). */
-const char *scs_path_base(const char *path);
-/* @dir + "/" + @name, malloc'd; NULL on ENOMEM. */
-char *scs_path_join(const char *dir, const char *name);
-
 #endif

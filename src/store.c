@@ -39,8 +39,8 @@
 #include "codec.h"
 #include "err.h"
 #include "num.h"
+#include "path.h"
 #include "sink.h"
-#include "source.h"
 
 #define MAP_START ((size_t)256 << 10)           /* the map (and, with MDB_WRITEMAP, the file) grows from here */
 #define MAP_STEP ((uint64_t)64 << 10)          /* map sizes are whole 64 KiBs */
