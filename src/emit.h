@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "model.h"
+#include "progress.h"
 #include "sink.h"
 
 /* Largest inline model written: protobuf's 2 GiB limit. */
@@ -21,7 +22,7 @@ typedef struct scs_emit_options {
 	int external;             /* 1: external data even when inline would fit */
 	uint64_t external_min;    /* payloads at least this long go external (0: 1024) */
 	uint64_t inline_max;      /* 0: SCS_EMIT_INLINE_MAX */
-	void (*progress)(void *payload, uint64_t done, uint64_t total);   /* bytes written so far */
+	scs_progress_cb progress; /* bytes written so far */
 	void *progress_payload;
 } scs_emit_options;
 

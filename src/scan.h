@@ -17,6 +17,7 @@
 
 #include "buf.h"
 #include "payload.h"
+#include "progress.h"
 
 /* The largest field number protobuf allows; an input that uses it in a
  * TensorProto is refused rather than misread. */
@@ -27,7 +28,7 @@
 
 typedef struct scs_scan_options {
 	int hold_bytes;     /* 1: payloads go into the store even when a file holds them */
-	void (*progress)(void *payload, uint64_t done, uint64_t total);
+	scs_progress_cb progress;   /* bytes of the file read so far */
 	void *progress_payload;
 } scs_scan_options;
 
