@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "err.h"
+#include "wire.h"
 
 int
 scs_buf_reserve(scs_buf *b, size_t extra)
@@ -47,17 +48,9 @@ scs_buf_add(scs_buf *b, const void *data, size_t len)
 int
 scs_buf_add_varint(scs_buf *b, uint64_t v)
 {
-	uint8_t tmp[10];
-	size_t n = 0;
+	uint8_t tmp[SCS_WIRE_VARINT_MAX];
 
-	do {
-		tmp[n] = (uint8_t)(v & 0x7f);
-		v >>= 7;
-		if (v)
-			tmp[n] |= 0x80;
-		n++;
-	} while (v);
-	return scs_buf_add(b, tmp, n);
+	return scs_buf_add(b, tmp, scs_wire_put_varint(tmp, v));
 }
 
 int

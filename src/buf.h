@@ -20,7 +20,7 @@ typedef struct scs_buf {
 int scs_buf_reserve(scs_buf *b, size_t extra);
 /* Append @len bytes; SCS_ENOMEM. */
 int scs_buf_add(scs_buf *b, const void *data, size_t len);
-/* Append a protobuf varint. */
+/* Append a protobuf varint (encoded by scs_wire_put_varint()). */
 int scs_buf_add_varint(scs_buf *b, uint64_t v);
 /* Append a NUL-terminated string without its NUL. */
 int scs_buf_add_str(scs_buf *b, const char *s);

@@ -12,6 +12,7 @@
 #include "onnx.pb-c.h"
 #include "scs4onnx.h"
 #include "support.h"
+#include "wire.h"
 
 static char *dir, *in, *out;
 
@@ -109,21 +110,10 @@ Test(bad_input, wrong_wire_type_for_a_known_field, .init = setup, .fini = teardo
 static void
 add_field(uint8_t **buf, size_t *len, uint32_t field, const uint8_t *data, size_t n)
 {
-	uint8_t head[20];
-	size_t h = 0;
-	uint64_t v = (uint64_t)field << 3 | 2;
+	uint8_t head[2 * SCS_WIRE_VARINT_MAX];
+	size_t h = scs_wire_put_varint(head, (uint64_t)field << 3 | SCS_WIRE_LEN);
 
-	while (v >= 0x80) {
-		head[h++] = (uint8_t)(v | 0x80);
-		v >>= 7;
-	}
-	head[h++] = (uint8_t)v;
-	v = n;
-	while (v >= 0x80) {
-		head[h++] = (uint8_t)(v | 0x80);
-		v >>= 7;
-	}
-	head[h++] = (uint8_t)v;
+	h += scs_wire_put_varint(head + h, n);
 	*buf = realloc(*buf, *len + h + n);
 	memcpy(*buf + *len, head, h);
 	memcpy(*buf + *len + h, data, n);
