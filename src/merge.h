@@ -1,5 +1,5 @@
 /*
- * merge.h: shards back into one model, by tensor name (see split.h for
+ * merge.h: shards back into one model, by tensor name (see shard.h for
  * what a shard carries). Works from the shard models alone: shards that
  * other tools changed (renamed or merged initializers, rewritten nodes)
  * merge as long as their inputs and outputs keep their names.
