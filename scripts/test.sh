@@ -8,6 +8,8 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh || exit 1
 scripts/build.sh || exit 1
+# the rooms keep to their levels (scripts/check-layers.sh, README "How it works")
+scripts/check-layers.sh || exit 1
 [ -f build-asan/build.ninja ] || meson setup build-asan -Db_sanitize=address,undefined -Db_lundef=false >/dev/null || exit 1
 ninja -C build-asan >/dev/null || exit 1
 
