@@ -31,13 +31,15 @@ int scs_dtype_known(int64_t dt);
 /* Bits one element takes in raw_data (0 for STRING and unknown types). */
 unsigned scs_dtype_bits(int dt);
 
-/* "float32", "int64", ... ("?" when unknown). */
+/* "float32", "int64", ... ("?" when unknown): a static string, valid for the
+ * life of the process; do not free it. */
 const char *scs_dtype_name(int dt);
 
 /* The typed field that carries @dt outside raw_data (SCS_TF_*), 0 if none. */
 int scs_dtype_field(int dt);
 
-/* NumPy descr ("<f4"), or NULL when NumPy has no plain type for @dt. */
+/* NumPy descr ("<f4"), or NULL when NumPy has no plain type for @dt: a
+ * static string, valid for the life of the process; do not free it. */
 const char *scs_dtype_npy_descr(int dt);
 
 #endif

@@ -38,13 +38,17 @@ int scs_err_errno(int errnum, const char *fmt, ...) SCS_PRINTF(2, 3);
 /* Prefix the current message with "<fmt>: " and return @code unchanged. */
 int scs_err_wrap(int code, const char *fmt, ...) SCS_PRINTF(2, 3);
 
-/* The current message; valid until the next scs_err_* call of this thread. */
+/* The current message of the calling thread (each thread has its own): a
+ * buffer of the library that stays valid for the thread's life, whose text
+ * the next scs_err_* call of this thread (any failing library call makes
+ * one) replaces. Do not free it. */
 const char *scs_err_msg(void);
 
 /* Forget the current message. */
 void scs_err_clear(void);
 
-/* A short name for a code ("corrupt input", "I/O error", ...). */
+/* A short name for a code ("corrupt input", "I/O error", ...): a static
+ * string, valid for the life of the process; do not free it. */
 const char *scs_err_name(int code);
 
 #endif

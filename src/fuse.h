@@ -106,7 +106,8 @@ int scs_fuse_bn_check(scs_fuse_bn *out, scs_opt_ctx *ctx, int scope, Onnx__NodeP
 /*
  * The node that makes BatchNormalization @bn's input X when it is one of
  * @ops (NULL-terminated) in the same scope and passes may touch both
- * (scs_opt_is_op); NULL when not (*rc < 0 on error).
+ * (scs_opt_is_op); NULL when not (*rc < 0 on error). Borrowed from the
+ * model: valid until the scs_opt_commit() that drops it; do not free it.
  */
 Onnx__NodeProto *scs_fuse_bn_source(scs_opt_ctx *ctx, int scope, Onnx__NodeProto *bn, const char *const *ops, int *rc);
 

@@ -24,7 +24,8 @@ int scs_node_reads(const Onnx__NodeProto *n, scs_names *out);
 /*
  * The nodes of @g (those with skip[i] == 0 when @skip is set) in a stable
  * topological order, given what each reads (@reads[i]). SCS_ECORRUPT names
- * a node on a cycle (@label names the model). *out is malloc'd.
+ * a node on a cycle (@label names the model). *out is malloc'd: the caller
+ * frees it.
  */
 int scs_graph_order(size_t **out, size_t *n_out, const Onnx__GraphProto *g, const scs_names *reads, const int *skip,
     const char *label);

@@ -41,7 +41,9 @@ const scs_vfacts *scs_infer_get(const scs_infer *inf, const char *name);
 /* 1 when @name's element type and rank are known (enough for a graph input or output). */
 int scs_infer_describable(const scs_infer *inf, const char *name);
 
-/* A ValueInfoProto for @name (the declared shape when there is one); NULL on ENOMEM. */
+/* A ValueInfoProto for @name (the declared shape when there is one); NULL on ENOMEM.
+ * A new message the caller owns: put it into a model (which then frees it) or
+ * free it with scs_model_free_message(). */
 Onnx__ValueInfoProto *scs_infer_value_info(const scs_infer *inf, const char *name);
 
 void scs_infer_dispose(scs_infer *inf);

@@ -17,6 +17,7 @@
  * messages (its file). Refuses a missing shard, shards of another model,
  * two shards with the same index, a cut tensor no earlier shard makes, and
  * same-named initializers or Constants with different contents.
+ * Free *out (scs_model_free()) before the model that owns the payload set.
  */
 int scs_merge_models(scs_model **out, scs_model *const *shards, const char *const *labels, size_t n);
 

@@ -30,14 +30,17 @@ typedef struct scs_model {
 } scs_model;
 
 /* Scan @path into a model; typed payloads (and, with opts->hold_bytes,
- * all payloads) go into @store, which must outlive the model. */
+ * all payloads) go into @store, which must outlive the model. *out is the
+ * caller's until scs_model_free(). */
 int scs_model_load(scs_model **out, const char *path, scs_store *store, const scs_scan_options *opts);
 
 /* Scan @path into a model whose payloads join @owner's set (so tensors of
- * both can be compared and moved between them). Free it before @owner. */
+ * both can be compared and moved between them). Free it (scs_model_free())
+ * before @owner. */
 int scs_model_load_with(scs_model **out, const char *path, const scs_model *owner, const scs_scan_options *opts);
 
-/* An empty model (no proto yet) sharing @owner's payloads. Free it before @owner. */
+/* An empty model (no proto yet) sharing @owner's payloads. Free it
+ * (scs_model_free()) before @owner. */
 int scs_model_new_with(scs_model **out, const scs_model *owner);
 
 /* NULL is a no-op. */
@@ -69,10 +72,13 @@ int scs_model_each_tensor(Onnx__ModelProto *m, scs_tensor_fn fn, void *ctx);
 int scs_model_each_tensor_in(ProtobufCMessage *msg, scs_tensor_fn fn, void *ctx);
 
 /* A deep copy of @msg (any message of @m's tree), payload references
- * included; NULL on ENOMEM. Free it with scs_model_free_message(). */
+ * included; NULL on ENOMEM. The caller owns it: put it into @m's tree (which
+ * then frees it) or free it with scs_model_free_message(). */
 ProtobufCMessage *scs_model_copy(const scs_model *m, ProtobufCMessage *msg);
 
-/* A deep copy of tensor @src (type, dims, data) named @name; NULL on ENOMEM. */
+/* A deep copy of tensor @src (type, dims, data) named @name; NULL on ENOMEM.
+ * The caller owns it: put it into @m's tree (which then frees it) or free it
+ * with scs_model_free_message(). */
 Onnx__TensorProto *scs_tensor_copy_named(const scs_model *m, Onnx__TensorProto *src, const char *name);
 
 /*
@@ -82,7 +88,9 @@ Onnx__TensorProto *scs_tensor_copy_named(const scs_model *m, Onnx__TensorProto *
  */
 int scs_array_insert(void *arr, size_t *n, void *item, int front);
 
-/* A new key/value entry (metadata_props, external_data); NULL on ENOMEM. */
+/* A new key/value entry (metadata_props, external_data); NULL on ENOMEM.
+ * The caller owns it until it is put into a message (which then frees it);
+ * free it alone with protobuf_c_message_free_unpacked(&e->base, NULL). */
 Onnx__StringStringEntryProto *scs_entry_new(const char *key, const char *value);
 
 /* Free a protobuf-c message that may hold payload references. */
@@ -110,7 +118,10 @@ typedef struct scs_scopes {
 	size_t n;
 } scs_scopes;
 
-/* Node array and count of a scope (graph or function body). */
+/* Node array and count of a scope (graph or function body): pointers to the
+ * fields of its graph or function (*@n to the count), so that the caller may
+ * grow or shrink the array. They live as long as that message; do not free
+ * them. */
 Onnx__NodeProto ***scs_scope_nodes(scs_scope *s, size_t **n);
 
 /* Index every scope of @m. Scopes refer into @m: rebuild after edits that
@@ -152,11 +163,13 @@ void scs_renames_dispose(scs_renames *r);
  * value_info entries of renamed names. */
 int scs_renames_apply(scs_renames *r, scs_scopes *s);
 
-/* The name a reference to @name in scope @at becomes under @r, or NULL when none covers it. */
+/* The name a reference to @name in scope @at becomes under @r, or NULL when none covers it.
+ * Borrowed from @r: valid until scs_renames_dispose(@r); do not free it. */
 const char *scs_renames_lookup(const scs_renames *r, const scs_scopes *s, int at, const char *name);
 
 /* The tensor of a Constant node's 'value' attribute, or NULL when @n is not
- * such a node. */
+ * such a node. Borrowed from @n: it lives as long as that attribute; do not
+ * free it. */
 Onnx__TensorProto *scs_node_constant(const Onnx__NodeProto *n);
 
 /* Call @fn for every constant of every scope: a graph's initializers

@@ -77,7 +77,8 @@ int scs_opschema_newest_opset(const char *domain);
 /* The newest schema of @domain/@op_type whose since_version <= @opset; NULL when the op is unknown
  * or only newer versions exist. "ai.onnx" and "" name the same domain (a NULL @domain too).
  * Deprecated versions (e.g. Upsample-10, Scatter-11) are returned like any other.
- * Binary search: O(log n) string comparisons. */
+ * Binary search: O(log n) string comparisons. The schema is a static table
+ * entry, valid for the life of the process; do not free it. */
 const scs_opschema *scs_opschema_find(const char *domain, const char *op_type, int64_t opset);
 
 /* Index of the formal input that actual input @i binds to (variadic last formal absorbs the rest), or -1. */

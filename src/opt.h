@@ -84,7 +84,8 @@ typedef struct scs_opt_pass {
 extern const scs_opt_pass scs_opt_passes[];
 extern const size_t scs_opt_n_passes;
 
-/* The pass called @name, or NULL. */
+/* The pass called @name, or NULL: an entry of the static scs_opt_passes table,
+ * valid for the life of the process; do not free it. */
 const scs_opt_pass *scs_opt_find(const char *name);
 
 /*
@@ -151,6 +152,13 @@ int scs_opt_is_input(const scs_opt_ctx *ctx, int scope, const char *name);
 
 /* 1 when @name, defined in @scope, must keep its name: a graph input or output, or named by a quantization annotation. */
 int scs_opt_is_pinned(const scs_opt_ctx *ctx, int scope, const char *name);
+
+/*
+ * These three answer from the snapshot of the last commit with pointers into
+ * the model: borrowed, valid until the scs_opt_commit() that drops them (a
+ * node or initializer a pass queued for removal stays valid until then); do
+ * not free them.
+ */
 
 /* The node of scope @scope that outputs @name, or NULL (an input, an initializer, undefined). */
 Onnx__NodeProto *scs_opt_producer(const scs_opt_ctx *ctx, int scope, const char *name);
@@ -270,7 +278,9 @@ uint16_t scs_opt_to_bfloat16(double v);
 
 /* ---- building ---- */
 
-/* A new tensor @name (copied) of @dtype and @dims whose data is @payload; NULL on ENOMEM. */
+/* A new tensor @name (copied) of @dtype and @dims whose data is @payload; NULL on ENOMEM.
+ * The caller owns it until scs_opt_add_constant() takes it (on every path);
+ * otherwise free it with scs_model_free_message(). */
 Onnx__TensorProto *scs_opt_tensor_new(scs_opt_ctx *ctx, const char *name, int dtype, const int64_t *dims, size_t n_dims,
     uint32_t payload);
 
@@ -289,7 +299,8 @@ void scs_opt_node_free(scs_opt_ctx *ctx, Onnx__NodeProto *node);
 /* Put @node into scope @scope before @before (NULL: at the end). The scope owns it afterwards, also on failure. */
 int scs_opt_insert_node(scs_opt_ctx *ctx, int scope, Onnx__NodeProto *before, Onnx__NodeProto *node);
 
-/* Attributes: the one named @name, or NULL; its value or @dflt. */
+/* Attributes: the one named @name, or NULL (borrowed from @node: it lives as
+ * long as that attribute; do not free it); its value or @dflt. */
 const Onnx__AttributeProto *scs_opt_attr(const Onnx__NodeProto *node, const char *name);
 int64_t scs_opt_attr_int(const Onnx__NodeProto *node, const char *name, int64_t dflt);
 float scs_opt_attr_float(const Onnx__NodeProto *node, const char *name, float dflt);

@@ -50,7 +50,8 @@ typedef enum scs_sink_role {
 } scs_sink_role;
 
 /*
- * Start a commit of files into the existing folder @dir.
+ * Start a commit of files into the existing folder @dir. *out lives until
+ * scs_commit_run() or scs_commit_abort() frees it.
  * @return SCS_OK; SCS_EIO when @dir cannot be opened.
  */
 int scs_commit_files(scs_commit **out, const char *dir);
@@ -59,14 +60,16 @@ int scs_commit_files(scs_commit **out, const char *dir);
  * Start a commit that makes the folder @dir, with every file in it at once.
  * @dir must be missing (its parent must exist) or an empty folder, which is
  * replaced (a link to a folder is followed). Nothing is created until
- * scs_commit_run().
+ * scs_commit_run(). *out lives until scs_commit_run() or scs_commit_abort()
+ * frees it.
  * @return SCS_OK; SCS_EUSAGE when @dir is not a folder or not empty; SCS_EIO.
  */
 int scs_commit_folder(scs_commit **out, const char *dir);
 
 /* The folder where the commit's temporaries live (a temporary store may go
- * there too): @dir for files, @dir's parent for a folder. Valid until the
- * commit ends. */
+ * there too): @dir for files, @dir's parent for a folder. Owned by the
+ * commit: valid until it ends (scs_commit_run() or scs_commit_abort()); do
+ * not free it. */
 const char *scs_commit_tmp_dir(const scs_commit *c);
 
 /*
@@ -107,7 +110,8 @@ uint64_t scs_sink_pos(const scs_sink *s);
 /* The first error so far (SCS_OK when none). */
 int scs_sink_status(const scs_sink *s);
 
-/* The path the file will have, for messages. */
+/* The path the file will have, for messages. Owned by the sink: valid until
+ * the commit ends (scs_commit_run() or scs_commit_abort()); do not free it. */
 const char *scs_sink_target(const scs_sink *s);
 
 /* Hex digits of the token in a data file's name. */
@@ -117,7 +121,8 @@ const char *scs_sink_target(const scs_sink *s);
  * The name of model @model_name's data file whose contents have the digest
  * @token (SCS_DATA_TOKEN_LEN hex digits): "<model_name>.<token>.data". The
  * same contents always get the same name, so an existing file of that name
- * holds them already and may be replaced at any time. malloc'd; NULL on ENOMEM.
+ * holds them already and may be replaced at any time. malloc'd: the caller
+ * frees it. NULL on ENOMEM.
  */
 char *scs_sink_data_name(const char *model_name, const char *token);
 

@@ -20,7 +20,8 @@ typedef struct scs_source scs_source;
  */
 typedef struct scs_source_pool scs_source_pool;
 
-/* A pool that keeps at most @max_open descriptors (1 or more) open. */
+/* A pool that keeps at most @max_open descriptors (1 or more) open; *out is
+ * the caller's until scs_source_pool_free(). */
 int scs_source_pool_new(scs_source_pool **out, size_t max_open);
 /* NULL is a no-op. Close the pool's sources first. */
 void scs_source_pool_free(scs_source_pool *pool);
@@ -35,7 +36,8 @@ int scs_source_open(scs_source **out, const char *path);
 void scs_source_close(scs_source *src);
 
 uint64_t scs_source_size(const scs_source *src);
-const char *scs_source_path(const scs_source *src);   /* as given to open */
+/* The path as given to open: owned by @src, valid until scs_source_close(); do not free it. */
+const char *scs_source_path(const scs_source *src);
 
 /*
  * The source's descriptor, opened again if its pool had let it go.

@@ -41,6 +41,7 @@ typedef struct scs_blob {
  * temporary store is made in a new folder under @tmp_parent and removed by
  * scs_store_close(). A kept store that no other process has open gives back
  * the chunks no index entry names (writers killed between batches).
+ * *out is the caller's until scs_store_close().
  */
 int scs_store_open(scs_store **out, const char *dir, const char *tmp_parent);
 
@@ -51,7 +52,9 @@ void scs_store_close(scs_store *st);
  * when none. */
 int scs_store_find(scs_blob *out, scs_store *st, const scs_key *key);
 
-/* Start a blob whose key is known only at the end. One writer at a time. */
+/* Start a blob whose key is known only at the end. One writer at a time.
+ * *out lives until scs_store_writer_finish() or scs_store_writer_abort()
+ * frees it. */
 int scs_store_writer_open(scs_store_writer **out, scs_store *st);
 int scs_store_writer_write(scs_store_writer *w, const void *data, size_t len);
 /* Finish: *out names the blob; a blob with the same key whose bytes compare

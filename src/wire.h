@@ -36,7 +36,8 @@ size_t scs_wire_varint_len(uint64_t v);
 /* Split a tag; SCS_ECORRUPT for field number 0 or > 2^29-1. */
 int scs_wire_split_tag(uint64_t tag, uint32_t *field, uint8_t *wire_type);
 
-/* A short name for a wire type ("varint", "length-delimited", ...). */
+/* A short name for a wire type ("varint", "length-delimited", ...): a static
+ * string, valid for the life of the process; do not free it. */
 const char *scs_wire_type_name(uint8_t wire_type);
 
 #endif
