@@ -18,6 +18,38 @@
 
 #define SCS_VERSION "0.1.0"
 
+/*
+ * Threads. The calls of this header keep nothing between calls except
+ * what is listed here, so they may run at once in different threads of one
+ * process, each with its own report and options:
+ *
+ * - scs_err_msg() is per thread: read it in the thread whose call failed.
+ * - A call's progress callback runs in the thread that made the call,
+ *   inside the call.
+ * - No two calls at once may use the same store_dir: LMDB lets a process
+ *   open an environment only once (its locks are the process's). A call
+ *   without one makes a temporary store of its own, in a folder of its own.
+ * - Calls writing into one folder take turns at the moment their outputs
+ *   appear (a lock on the folder, as between processes). Give them
+ *   different output names: which of two writers of one name ends up there
+ *   is not defined.
+ * - Where the output's filesystem has no O_TMPFILE (or /proc/self/fd is
+ *   missing), outputs are written through named temporaries. Those are
+ *   listed for scs_remove_temporaries() in one list of the process that is
+ *   changed without a lock, and their mode is found through umask(), which
+ *   sets the process's umask to 0 for an instant. There, no two calls may
+ *   run at once, and no other thread should create files while one runs.
+ *   Elsewhere the list stays empty.
+ * - scs_remove_temporaries() may run in a signal handler at any point of
+ *   the thread it interrupts; while another thread is inside a call, only
+ *   where that list stays empty.
+ * - Each call keeps at most 64 input files open (an eighth of the
+ *   descriptor limit when that is less), so calls at once add up.
+ * - scs_optimize_pass(), scs_optimize_check_names() and scs_version() read
+ *   static tables: any thread, any time. scs_report_*() may run at once on
+ *   different reports, never on one.
+ */
+
 typedef enum scs_mode {
 	SCS_MODE_SHRINK = 0,      /* merge repeated constants inside the model */
 	SCS_MODE_NPY = 1,         /* move repeated constants to .npy files, as graph inputs */
@@ -120,6 +152,8 @@ typedef struct scs_optimize_pass_info {
 } scs_optimize_pass_info;
 
 /* The @i-th pass, in the order they run: 1 and *out; 0 past the last. */
+/* (out->name and out->what are static strings: valid for the life of the
+ * process; do not free them.) */
 int scs_optimize_pass(size_t i, scs_optimize_pass_info *out);
 
 /* SCS_OK when every one of @names is a pass; else SCS_EUSAGE naming it and listing the passes. */
@@ -145,6 +179,8 @@ scs_report *scs_report_new(void);
 void scs_report_free(scs_report *rep);
 char *scs_report_json(const scs_report *rep);
 void scs_free(void *p);
+/* scs_version(): a static string, valid for the life of the process; do not
+ * free it. */
 const char *scs_version(void);
 
 #endif
