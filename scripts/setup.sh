@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what scs4onnx-c needs to build and test, on Debian 12. Idempotent:
 # only missing packages are installed. Run as root or with sudo available.
+# SPDX-License-Identifier: MIT
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

@@ -5,6 +5,8 @@
  * that reads outermost-first ("model.onnx: offset 12: initializer 'w':
  * length runs past end of file"). Callers add where they were with
  * scs_err_wrap(). The library never prints; the tools print scs_err_msg().
+ *
+ * SPDX-License-Identifier: MIT
  */
 #ifndef SCS_ERR_H
 #define SCS_ERR_H

@@ -1,6 +1,8 @@
 /*
  * report.h: what a run did, as the tools print it (scs4onnx's INFO lines)
  * and as JSON. Plain data; every string is owned by the report.
+ *
+ * SPDX-License-Identifier: MIT
  */
 #ifndef SCS_REPORT_H
 #define SCS_REPORT_H

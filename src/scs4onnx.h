@@ -6,6 +6,8 @@
  * no file at the output paths is created or changed. Outputs appear whole:
  * a run killed at any instant leaves the old output or the new one, and no
  * temporary files (see README, "What survives a crash").
+ *
+ * SPDX-License-Identifier: MIT
  */
 #ifndef SCS4ONNX_H
 #define SCS4ONNX_H

@@ -1,4 +1,8 @@
-/* support.c: test helpers (see support.h). */
+/*
+ * support.c: test helpers (see support.h).
+ *
+ * SPDX-License-Identifier: MIT
+ */
 #include "support.h"
 
 #include <dirent.h>
