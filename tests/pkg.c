@@ -13,6 +13,20 @@
 
 #include "support.h"
 
+char *
+text_of(const char *path)
+{
+	size_t len;
+	uint8_t *bytes = read_all(path, &len);
+	char *text;
+
+	cr_assert_not_null(bytes, "%s: cannot read", path);
+	if ((text = realloc(bytes, len + 1)) == NULL)
+		abort();
+	text[len] = '\0';
+	return text;
+}
+
 void
 words_add(words *w, const char *s, size_t len)
 {
@@ -122,14 +136,13 @@ public_functions(words *out, const char *dir)
 
 	cr_assert_not_null(d, "%s: cannot open", dir);
 	while ((e = readdir(d)) != NULL) {
-		size_t n = strlen(e->d_name), len;
+		size_t n = strlen(e->d_name);
 		char *path, *text;
 
 		if (n < 3 || strcmp(e->d_name + n - 2, ".h") != 0)
 			continue;
 		path = path_in(dir, e->d_name);
-		text = (char *)read_all(path, &len);
-		cr_assert_not_null(text, "%s: cannot read", path);
+		text = text_of(path);
 		strip_comments(text);
 		/* a declaration: "scs_name(" after a type, not a macro or a typedef'd pointer */
 		for (char *p = text; (p = strstr(p, "scs_")) != NULL; p++) {

@@ -10,6 +10,10 @@
 
 #include <stddef.h>
 
+/* The whole (small) file at @path as a NUL-terminated string (malloc'd);
+ * fails the test when it cannot be read. */
+char *text_of(const char *path);
+
 /* A set of strings (malloc'd), in the order first added. */
 typedef struct words {
 	char **items;

@@ -1,7 +1,8 @@
 /*
  * test_install.c: what `meson install` puts in place, installed into a
  * scratch folder (--destdir): a program built only with pkg-config against
- * the installed tree shrinks a model; every installed man page renders;
+ * the installed tree shrinks a model, on the shared library and on the
+ * static one; every installed man page renders;
  * each installed header compiles alone; the shared library exports the
  * functions of the installed headers and nothing else. Runs meson, so it is
  * in the e2e tier.
@@ -63,6 +64,26 @@ remove_tree(void)
 	tmpdir_remove(dest);
 }
 
+/* @out is byte for byte what scs4onnx-shrink writes for @in. */
+static void
+expect_what_the_tool_writes(const char *out, const char *in)
+{
+	char *cli_out = path_in(dest, "cli.onnx"), *text;
+	uint8_t *bytes, *cli_bytes;
+	size_t len, cli_len;
+
+	cr_assert_eq(run_tool(&text, "scs4onnx-shrink", "-n '%s' '%s'", in, cli_out), 0, "%s", text);
+	free(text);
+	bytes = read_all(out, &len);
+	cli_bytes = read_all(cli_out, &cli_len);
+	cr_assert_not_null(bytes, "%s: cannot read", out);
+	cr_assert_eq(len, cli_len, "%s: %zu bytes, the tool's %zu", out, len, cli_len);
+	cr_assert_arr_eq(bytes, cli_bytes, len);
+	free(bytes);
+	free(cli_bytes);
+	free(cli_out);
+}
+
 #ifdef __SANITIZE_ADDRESS__
 /* this build's library needs the sanitizer runtimes in the program too */
 #define SANITIZE_FLAGS "-fsanitize=address,undefined"
@@ -74,9 +95,7 @@ Test(install, a_program_built_with_pkg_config_shrinks_a_model, .init = install_t
 {
 	char *pc = installed("scs4onnx.pc"), *pcdir = parent(pc), *so = installed("libscs4onnx.so.0");
 	char *libdir = parent(so), *in = fixture("dup_basic.onnx"), *text, *flags;
-	char *exe = path_in(dest, "consumer"), *out = path_in(dest, "out.onnx"), *cli_out = path_in(dest, "cli.onnx");
-	size_t len, cli_len;
-	uint8_t *bytes, *cli_bytes;
+	char *exe = path_in(dest, "consumer"), *out = path_in(dest, "out.onnx");
 	Onnx__ModelProto *m;
 
 	cr_assert_eq(run(&flags, "PKG_CONFIG_PATH='%s' PKG_CONFIG_SYSROOT_DIR='%s' pkg-config --cflags --libs scs4onnx",
@@ -111,14 +130,7 @@ Test(install, a_program_built_with_pkg_config_shrinks_a_model, .init = install_t
 	free_proto(m);
 
 	/* and the same bytes as the tool writes */
-	cr_assert_eq(run_tool(&text, "scs4onnx-shrink", "-n '%s' '%s'", in, cli_out), 0, "%s", text);
-	free(text);
-	bytes = read_all(out, &len);
-	cli_bytes = read_all(cli_out, &cli_len);
-	cr_assert_eq(len, cli_len, "library %zu bytes, tool %zu", len, cli_len);
-	cr_assert_arr_eq(bytes, cli_bytes, len);
-	free(bytes);
-	free(cli_bytes);
+	expect_what_the_tool_writes(out, in);
 	free(flags);
 	free(pc);
 	free(pcdir);
@@ -127,7 +139,6 @@ Test(install, a_program_built_with_pkg_config_shrinks_a_model, .init = install_t
 	free(in);
 	free(exe);
 	free(out);
-	free(cli_out);
 }
 
 Test(install, every_installed_man_page_renders, .init = install_tree, .fini = remove_tree)
@@ -167,6 +178,10 @@ Test(install, each_installed_header_compiles_alone, .init = install_tree, .fini 
 		    "%s: %s", headers[i], text);
 		free(text);
 	}
+	/* and from the folder itself, as "scs4onnx.h" */
+	cr_expect_eq(run(&text, "printf '#include \"scs4onnx.h\"\\nint user_code;\\n' | "
+	    "cc -std=c11 -Wall -Wextra -Wpedantic -Werror -fsyntax-only -I '%s' -x c -", dir), 0, "%s", text);
+	free(text);
 	free(main_h);
 	free(dir);
 	free(inc);
@@ -204,4 +219,63 @@ Test(install, the_shared_library_exports_only_the_public_functions, .init = inst
 	free(so);
 	free(main_h);
 	free(dir);
+}
+
+Test(install, the_static_library_links_with_pkg_config_static, .init = install_tree, .fini = remove_tree)
+{
+	char *pc = installed("scs4onnx.pc"), *pcdir = parent(pc), *archive = installed("libscs4onnx.a");
+	char *in = fixture("dup_basic.onnx"), *exe = path_in(dest, "consumer-static"), *out = path_in(dest, "out.onnx");
+	char *flags, *text, *lib;
+
+	cr_assert_eq(run(&flags, "PKG_CONFIG_PATH='%s' PKG_CONFIG_SYSROOT_DIR='%s' pkg-config --static --cflags --libs "
+	    "scs4onnx", pcdir, dest), 0, "pkg-config: %s", flags);
+	flags[strcspn(flags, "\n")] = '\0';
+	/* the archive in place of -lscs4onnx, so the shared library cannot be picked */
+	cr_assert_not_null(lib = strstr(flags, "-lscs4onnx "), "%s", flags);
+	memset(lib, ' ', strlen("-lscs4onnx"));
+	cr_assert_eq(run(&text, "cc -std=c11 -Wall -Wextra -Werror %s -o '%s' '%s/tests/install/consumer.c' '%s' %s",
+	    SANITIZE_FLAGS, exe, SCS_TEST_SRC_DIR, archive, flags), 0, "cc: %s", text);
+	free(text);
+	cr_assert_eq(run(&text, "ldd '%s' | grep -c scs4onnx", exe), 1, "the program loads libscs4onnx.so: %s", text);
+	free(text);
+	cr_assert_eq(run(&text, "'%s' '%s' '%s'", exe, in, out), 0, "consumer: %s", text);
+	cr_assert_not_null(strstr(text, "groups 3 bytes_before "), "%s", text);
+	free(text);
+	free(flags);
+	free(pc);
+	free(pcdir);
+	free(archive);
+	free(in);
+	free(exe);
+	free(out);
+}
+
+/* scs4onnx's README example through the installed package, on the installed library. */
+Test(install, the_installed_python_package_shrinks_as_the_tool_does, .init = install_tree, .fini = remove_tree)
+{
+	char *pkg, *site, *so, *in, *out, *text;
+
+	if (!file_exists(SCS_TEST_SRC_DIR "/python/scs4onnx_c"))
+		cr_skip_test("no python/scs4onnx_c in this tree");
+	pkg = installed("scs4onnx_c");
+	site = parent(pkg);
+	so = installed("libscs4onnx.so.0");
+	in = fixture("dup_basic.onnx");
+	out = path_in(dest, "py.onnx");
+	cr_assert_eq(run(&text, "cd '%s' && PYTHONPATH='%s' SCS4ONNX_LIBRARY='%s' /usr/bin/python3 -c '"
+	    "import sys, scs4onnx_c\n"
+	    "assert scs4onnx_c.__file__.startswith(sys.argv[1]), scs4onnx_c.__file__\n"
+	    "m, npys = scs4onnx_c.shrinking(input_onnx_file_path=sys.argv[2], output_onnx_file_path=sys.argv[3], "
+	    "non_verbose=True)\n"
+	    "print(sorted(t.name for t in m.graph.initializer), npys)' '%s' '%s' '%s'", dest, site, so, site, in, out), 0,
+	    "python: %s", text);
+	cr_assert_not_null(strstr(text, "'W1'"), "%s", text);
+	cr_assert_null(strstr(text, "'W2'"), "W2 was not merged: %s", text);
+	free(text);
+	expect_what_the_tool_writes(out, in);
+	free(pkg);
+	free(site);
+	free(so);
+	free(in);
+	free(out);
 }

@@ -20,9 +20,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include <scs4onnx/error.h>
-#include <scs4onnx/report.h>
-#include <scs4onnx/version.h>
+/* siblings: found beside this file whichever -I names it */
+#include "error.h"
+#include "report.h"
+#include "version.h"
 
 #ifdef __cplusplus
 extern "C" {
