@@ -27,6 +27,8 @@
  *
  * SCS_FUZZ_FIXPOINT=1 also checks that shrinking a shrunk model gives the
  * same bytes again (README: every tool is a fixed point).
+ *
+ * SPDX-License-Identifier: MIT
  */
 #include <dirent.h>
 #include <errno.h>

@@ -8,6 +8,7 @@
 # size, wall time per stage and in all, its ratio to `cp` of the input in the
 # same run, and peak RssAnon; and whether big's output equals
 # scs4onnx-shrink's on the same input (same bytes). Needs ~30 GB of free disk.
+# SPDX-License-Identifier: MIT
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh

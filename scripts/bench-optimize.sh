@@ -16,6 +16,7 @@
 #
 # Runs the passes with build/tools/scs4onnx-optimize when it exists, else
 # with the test helper build/tests/opt-run. Not a test: it prints figures.
+# SPDX-License-Identifier: MIT
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh >/dev/null

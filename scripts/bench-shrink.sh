@@ -9,6 +9,7 @@
 #   (c) inline: ~2.3 GiB in a single .onnx (over protobuf's 2 GiB limit)
 #   (d) many:   4,000 small distinct constants
 # Needs ~12 GB of free disk. Not a test: it prints figures.
+# SPDX-License-Identifier: MIT
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Checks that the library's rooms keep to their levels: every file in src/
 # (*.c, *.h, *.def) may include project headers of its own level or lower,
 # never higher, and a third-party header only from the rooms listed for it.

@@ -4,6 +4,7 @@
 # branches map to the source), runs the suite from zero counts, then prints
 # gcovr's summary for src/ and the branch coverage of the files named below.
 # Exits 1 when the suite fails. JOBS sets the parallelism (default 2).
+# SPDX-License-Identifier: MIT
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh

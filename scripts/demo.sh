@@ -3,6 +3,7 @@
 # scs4onnx's gmflow sample (six copies of an (8,1200,1200) mask and other
 # repeated constants), shrinks it, and checks the result with onnx.checker and
 # ONNX Runtime. Work files go to work/demo (removed at the end unless KEEP=1).
+# SPDX-License-Identifier: MIT
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh

@@ -11,6 +11,7 @@
 # work/fuzz/artifacts (replay one: build-fuzz/fuzz/scs-fuzz FILE) and the
 # whole log in work/fuzz/fuzz.log. FUZZ_DIR moves work/fuzz, FUZZ_MAX_LEN
 # caps the input size (default 65536 bytes), FUZZ_ARGS adds libFuzzer flags.
+# SPDX-License-Identifier: MIT
 set -uo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-60}

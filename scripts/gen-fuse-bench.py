@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: MIT
 """Models for scripts/bench-optimize.sh.
 
 Usage:

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Generate deterministic test ONNX models for scs4onnx-c.
 
 Usage:

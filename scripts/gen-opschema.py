@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: MIT
 """Generate src/opschema_table.c: the ONNX operator-schema facts (formal
 inputs/outputs, type variables and the types they allow) that the lossless
 downcast pass consults, for every version of every operator up to the newest
@@ -242,6 +243,7 @@ def main():
 		out.append(" *   %s (%d bytes, SHA-256 %s)" % (label, os.path.getsize(path), sha256(path)))
 	out += [" * of %s (Apache License 2.0)." % args.origin,
 		" * Do not edit by hand: re-run the generator instead.",
+		" * SPDX-License-Identifier: MIT",
 		" *",
 		" * %d schemas of %d operators, sorted by (domain, op_type, since_version)." % (len(schemas), n_ops),
 		" * Newest opsets: %s." % ", ".join("%s %d" % (d or "ai.onnx", v) for d, v in sorted(newest.items())),

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: MIT
 """measure.py CMD [ARG...]: run a command; print its wall time and the peak
 RssAnon (anonymous resident memory: heap and stacks, not the file cache or
 mapped files) sampled from /proc/PID/status every 5 ms.

@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # Installs what scs4onnx-c needs to build and test, on Debian 12. Idempotent:
 # only missing packages are installed. Run as root or with sudo available.
+# SPDX-License-Identifier: MIT
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 packages=(meson ninja-build pkg-config gcc protobuf-c-compiler libprotobuf-c-dev liblmdb-dev
-	libzstd-dev libcriterion-dev python3-onnx python3-numpy bc gcovr libonnx-testdata clang libclang-rt-14-dev)
+	libzstd-dev libcriterion-dev python3-onnx python3-numpy bc gcovr libonnx-testdata clang libclang-rt-14-dev
+	man-db groff-base binutils)
 command -v node >/dev/null 2>&1 || packages+=(nodejs)
 command -v npm >/dev/null 2>&1 || packages+=(npm)
 

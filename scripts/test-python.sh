@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Runs the Python package's tests (tests/python/test_scs4onnx_c.py).
 #
 #   scripts/test-python.sh [LIBRARY [TOOLS_DIR]]
 #
 # LIBRARY is the shared library the package loads (libscs4onnx.so.0) and
 # TOOLS_DIR the folder of the scs4onnx-* tools its outputs are compared with
-# (default build/tools). Without LIBRARY, one is linked from build/'s static
-# libraries into build/python-test/. PYTHONPATH chooses the package tested
+# (default build/tools). Without LIBRARY, build/'s own (build/src/).
+# PYTHONPATH chooses the package tested
 # (an installed tree's site-packages); without it, python/ of this tree.
 # Needs /usr/bin/python3 with python3-onnx and python3-numpy, and a C compiler.
 set -euo pipefail
@@ -14,13 +15,7 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 
 lib="${1:-}"
 tools="${2:-$root/build/tools}"
-if [ -z "$lib" ]; then
-	lib="$root/build/python-test/libscs4onnx.so.0"
-	mkdir -p "$(dirname "$lib")"
-	"${CC:-cc}" -shared -o "$lib" -Wl,-soname,libscs4onnx.so.0 \
-		-Wl,--whole-archive "$root/build/src/libscs.a" "$root/build/proto/libscs_proto.a" -Wl,--no-whole-archive \
-		-lprotobuf-c -llmdb -lzstd -lm
-fi
+[ -n "$lib" ] || lib="$root/build/src/libscs4onnx.so.0"
 [ -f "$lib" ] || { echo "test-python.sh: no library at $lib" >&2; exit 2; }
 [ -x "$tools/scs4onnx-shrink" ] || { echo "test-python.sh: no scs4onnx-shrink in $tools" >&2; exit 2; }
 

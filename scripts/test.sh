@@ -4,6 +4,7 @@
 # the same code paths as the small ones, only longer), then the fuzzer for
 # FUZZ_SECONDS (default 60; scripts/fuzz.sh), then every suite in the normal
 # build, whose Criterion Synthesis line ends the log.
+# SPDX-License-Identifier: MIT
 set -uo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh || exit 1

@@ -1,6 +1,8 @@
 /*
  * api.c: the public calls (scs4onnx.h): scan -> passes -> emit, owning the
  * store's lifetime and the output-path checks.
+ *
+ * SPDX-License-Identifier: MIT
  */
 #include "scs4onnx.h"
 

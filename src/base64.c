@@ -1,4 +1,8 @@
-/* base64.c: RFC 4648 base64 (see base64.h). */
+/*
+ * base64.c: RFC 4648 base64 (see base64.h).
+ *
+ * SPDX-License-Identifier: MIT
+ */
 #include "base64.h"
 
 #include <string.h>

@@ -1,6 +1,8 @@
 /*
  * base64.h: RFC 4648 base64, for binary values stored in string fields
  * (a shard's header in metadata_props).
+ *
+ * SPDX-License-Identifier: MIT
  */
 #ifndef SCS_BASE64_H
 #define SCS_BASE64_H

@@ -1,4 +1,8 @@
-/* buf.c: growable byte buffer (see buf.h). */
+/*
+ * buf.c: growable byte buffer (see buf.h).
+ *
+ * SPDX-License-Identifier: MIT
+ */
 #include "buf.h"
 
 #include <stdarg.h>

@@ -1,6 +1,8 @@
 /*
  * buf.h: a growable byte buffer for small things (skeleton bytes, headers,
  * names). Never used for payloads: those move in fixed pieces.
+ *
+ * SPDX-License-Identifier: MIT
  */
 #ifndef SCS_BUF_H
 #define SCS_BUF_H

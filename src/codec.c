@@ -1,4 +1,8 @@
-/* codec.c: zstd behind a "does it pay" probe (see codec.h). */
+/*
+ * codec.c: zstd behind a "does it pay" probe (see codec.h).
+ *
+ * SPDX-License-Identifier: MIT
+ */
 #include "codec.h"
 
 #include <zstd.h>

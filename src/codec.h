@@ -3,6 +3,8 @@
  * includes zstd.h. A quick probe on a sample decides: random float weights
  * are stored raw (zstd would cost time and save ~7%), masks and integer
  * tables are compressed (they shrink 10-1000x).
+ *
+ * SPDX-License-Identifier: MIT
  */
 #ifndef SCS_CODEC_H
 #define SCS_CODEC_H

@@ -1,4 +1,8 @@
-/* dtype.c: element-type facts (see dtype.h). */
+/*
+ * dtype.c: element-type facts (see dtype.h).
+ *
+ * SPDX-License-Identifier: MIT
+ */
 #include "dtype.h"
 
 #include <stddef.h>

@@ -2,6 +2,8 @@
  * dtype.h: ONNX element types (TensorProto.DataType numbers, all of the
  * current spec): bit widths, names, NumPy descriptors, and which typed
  * field of TensorProto carries them when raw_data is not used.
+ *
+ * SPDX-License-Identifier: MIT
  */
 #ifndef SCS_DTYPE_H
 #define SCS_DTYPE_H

@@ -3,6 +3,8 @@
  * length (a payload reference carries its real length, model.h) and hands
  * us the bytes field by field; a payload reference is replaced by the
  * payload itself, streamed in pieces, so no payload is ever whole in memory.
+ *
+ * SPDX-License-Identifier: MIT
  */
 #include "emit.h"
 

@@ -5,6 +5,8 @@
  * limit, otherwise (or on request) with ONNX external data in one file
  * beside the model, every payload at an offset aligned to 4096. Both files
  * appear together or not at all, as files of one commit (sink.h).
+ *
+ * SPDX-License-Identifier: MIT
  */
 #ifndef SCS_EMIT_H
 #define SCS_EMIT_H

@@ -1,6 +1,8 @@
 /*
  * err.c: the thread-local error message. Messages are bounded (a long name
  * in an input is cut, never allowed to grow the buffer).
+ *
+ * SPDX-License-Identifier: MIT
  */
 #include "err.h"
 

@@ -5,23 +5,17 @@
  * that reads outermost-first ("model.onnx: offset 12: initializer 'w':
  * length runs past end of file"). Callers add where they were with
  * scs_err_wrap(). The library never prints; the tools print scs_err_msg().
+ * The codes, scs_err_msg() and scs_err_name() are public
+ * (<scs4onnx/error.h>); setting a message is the library's own business.
+ *
+ * SPDX-License-Identifier: MIT
  */
 #ifndef SCS_ERR_H
 #define SCS_ERR_H
 
 #include <stdarg.h>
 
-enum {
-	SCS_OK = 0,
-	SCS_DONE = 1,            /* an iteration ended */
-	SCS_ENOMEM = -1,
-	SCS_EIO = -2,
-	SCS_ECORRUPT = -3,       /* the input is not a valid model */
-	SCS_ENOTFOUND = -4,
-	SCS_EUNSUPPORTED = -5,
-	SCS_ERANGE = -6,         /* a size does not fit */
-	SCS_EUSAGE = -7,         /* the caller asked for something impossible */
-};
+#include <scs4onnx/error.h>
 
 #if defined(__GNUC__)
 #define SCS_PRINTF(a, b) __attribute__((format(printf, a, b)))
@@ -38,17 +32,7 @@ int scs_err_errno(int errnum, const char *fmt, ...) SCS_PRINTF(2, 3);
 /* Prefix the current message with "<fmt>: " and return @code unchanged. */
 int scs_err_wrap(int code, const char *fmt, ...) SCS_PRINTF(2, 3);
 
-/* The current message of the calling thread (each thread has its own): a
- * buffer of the library that stays valid for the thread's life, whose text
- * the next scs_err_* call of this thread (any failing library call makes
- * one) replaces. Do not free it. */
-const char *scs_err_msg(void);
-
 /* Forget the current message. */
 void scs_err_clear(void);
-
-/* A short name for a code ("corrupt input", "I/O error", ...): a static
- * string, valid for the life of the process; do not free it. */
-const char *scs_err_name(int code);
 
 #endif

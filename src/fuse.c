@@ -5,6 +5,8 @@
  *
  * It holds no whole tensor: every loop here runs over windows of
  * SCS_FUSE_WIN elements or channels.
+ *
+ * SPDX-License-Identifier: MIT
  */
 #include "fuse.h"
 

@@ -22,6 +22,8 @@
  *
  * Room: level 4, beside the passes; includes opt.h only. The passes
  * include this header, never each other.
+ *
+ * SPDX-License-Identifier: MIT
  */
 #ifndef SCS_FUSE_H
 #define SCS_FUSE_H

@@ -1,6 +1,8 @@
 /*
  * graph.c: what the nodes of a graph read, and a stable topological order
  * (see graph.h).
+ *
+ * SPDX-License-Identifier: MIT
  */
 #include "graph.h"
 

@@ -3,6 +3,8 @@
  * and the outer-scope names its nested graphs read), and a stable
  * topological order of the nodes (a node keeps its place unless something
  * it reads comes later; sorting a sorted graph is the identity).
+ *
+ * SPDX-License-Identifier: MIT
  */
 #ifndef SCS_GRAPH_H
 #define SCS_GRAPH_H

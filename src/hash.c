@@ -2,6 +2,8 @@
  * hash.c: a four-lane multiply-rotate digest, 32 bytes a step, 128 bits out
  * (two differently mixed folds of the 256-bit state). Fast enough to hash
  * payloads at memory speed; not cryptographic, by design (see hash.h).
+ *
+ * SPDX-License-Identifier: MIT
  */
 #include "hash.h"
 

@@ -3,6 +3,8 @@
  * payload's canonical bytes plus their length. Keys only nominate
  * candidates: two payloads are merged only after their bytes were compared
  * (see payload.h), so a collision costs a compare, never a wrong model.
+ *
+ * SPDX-License-Identifier: MIT
  */
 #ifndef SCS_HASH_H
 #define SCS_HASH_H

@@ -4,6 +4,8 @@
  * Gemm, Reshape, Transpose, Gather, Concat, Slice, Squeeze/Unsqueeze,
  * reductions, Shape, Expand, ...); anything else leaves its outputs'
  * shapes unknown, and the split avoids cutting there.
+ *
+ * SPDX-License-Identifier: MIT
  */
 #include "infer.h"
 

@@ -4,6 +4,8 @@
  * declarations (inputs, outputs, value_info, initializers) and, where
  * those are silent, inferred through the standard operators. Used to
  * describe the tensors a split cuts: a graph input or output needs both.
+ *
+ * SPDX-License-Identifier: MIT
  */
 #ifndef SCS_INFER_H
 #define SCS_INFER_H

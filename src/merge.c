@@ -11,6 +11,8 @@
  * input or output shares its type variable); otherwise the shard keeps its
  * narrow copy under a fresh name. Either way every node reads what it read
  * in its shard or the original, so no decision depends on where cuts fell.
+ *
+ * SPDX-License-Identifier: MIT
  */
 #include "merge.h"
 

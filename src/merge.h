@@ -3,6 +3,8 @@
  * what a shard carries). Works from the shard models alone: shards that
  * other tools changed (renamed or merged initializers, rewritten nodes)
  * merge as long as their inputs and outputs keep their names.
+ *
+ * SPDX-License-Identifier: MIT
  */
 #ifndef SCS_MERGE_H
 #define SCS_MERGE_H

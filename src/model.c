@@ -1,6 +1,8 @@
 /*
  * model.c: the skeleton and its graph facts (see model.h). Names the file
  * and the problem when protobuf-c refuses the skeleton.
+ *
+ * SPDX-License-Identifier: MIT
  */
 #include "model.h"
 

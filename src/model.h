@@ -9,6 +9,8 @@
  * address range at offset = payload id. So packed sizes computed by
  * protobuf-c are the real sizes, and emit.c recognises the reference when
  * protobuf-c hands it the field. Never dereference such a pointer.
+ *
+ * SPDX-License-Identifier: MIT
  */
 #ifndef SCS_MODEL_H
 #define SCS_MODEL_H

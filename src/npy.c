@@ -1,4 +1,8 @@
-/* npy.c: .npy headers and file names (see npy.h). */
+/*
+ * npy.c: .npy headers and file names (see npy.h).
+ *
+ * SPDX-License-Identifier: MIT
+ */
 #include "npy.h"
 
 #include <stdio.h>

@@ -1,6 +1,8 @@
 /*
  * npy.h: NumPy .npy headers (format version 1.0, or 2.0 when the header
  * outgrows 64 KiB), so a payload streamed after it makes a valid .npy file.
+ *
+ * SPDX-License-Identifier: MIT
  */
 #ifndef SCS_NPY_H
 #define SCS_NPY_H

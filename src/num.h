@@ -1,6 +1,8 @@
 /*
  * num.h: checked arithmetic, 64-bit to size_t narrowing, alignment and
  * explicit little-endian loads and stores. Header-only; no I/O.
+ *
+ * SPDX-License-Identifier: MIT
  */
 #ifndef SCS_NUM_H
 #define SCS_NUM_H

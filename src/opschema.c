@@ -3,6 +3,8 @@
  * (src/opschema_table.c): find the schema in force at an opset, bind actual
  * argument positions to formals, answer type-variable questions, and say
  * which opset of each domain is the newest the table knows.
+ *
+ * SPDX-License-Identifier: MIT
  */
 #include <string.h>
 

@@ -8,6 +8,8 @@
  * from ONNX's operator changelogs (every operator version of every opset ONNX
  * has published; the file names the ONNX commit).  This header depends on libc
  * only.
+ *
+ * SPDX-License-Identifier: MIT
  */
 #ifndef SCS_OPSCHEMA_H
 #define SCS_OPSCHEMA_H

@@ -6,6 +6,7 @@
  *   Changelog-ml.md (56678 bytes, SHA-256 813f5f3a6f7ec939eb19945331e4dec405e9d8405ce07492079429b8fc6c4255)
  * of ONNX commit f7546912001b (VERSION_NUMBER 1.23.0) (Apache License 2.0).
  * Do not edit by hand: re-run the generator instead.
+ * SPDX-License-Identifier: MIT
  *
  * 642 schemas of 227 operators, sorted by (domain, op_type, since_version).
  * Newest opsets: ai.onnx 28, ai.onnx.ml 5, ai.onnx.preview 1, ai.onnx.preview.training 1.

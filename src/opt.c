@@ -7,6 +7,8 @@
  * passes queue is freed before the commit that rebuilds it, and names a
  * pass replaces in place are kept until then too, so the snapshot never
  * points at freed memory.
+ *
+ * SPDX-License-Identifier: MIT
  */
 #include "opt.h"
 

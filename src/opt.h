@@ -46,6 +46,8 @@
  *
  * Room: level 4, beside pass_*.c; opt_*.c include this header and nothing
  * of each other.
+ *
+ * SPDX-License-Identifier: MIT
  */
 #ifndef SCS_OPT_H
 #define SCS_OPT_H

@@ -10,6 +10,8 @@
  * Each graph is looked at on its own, enclosing graphs first; a value an
  * enclosing graph makes only for a dead node inside a body goes in the next
  * round, once that node has.
+ *
+ * SPDX-License-Identifier: MIT
  */
 #include <stdlib.h>
 #include <string.h>

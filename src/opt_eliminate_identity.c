@@ -6,6 +6,8 @@
  * value under that name; it stays when the input is a graph input, an
  * initializer or an outer-scope value (a body output may not name an outer
  * value directly). See scs_opt_forward.
+ *
+ * SPDX-License-Identifier: MIT
  */
 #include "opt.h"
 

@@ -13,6 +13,8 @@
  *
  * One If at a time, each followed by a commit: the next one is looked for
  * in the rewritten model (an If inside the taken branch included).
+ *
+ * SPDX-License-Identifier: MIT
  */
 #include <stdlib.h>
 #include <string.h>

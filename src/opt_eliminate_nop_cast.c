@@ -3,6 +3,8 @@
  * removed (a copy, bit for bit). The input's type comes from declarations,
  * constants and inference (scs_opt_facts); where it is not known the Cast
  * stays, and the report says so.
+ *
+ * SPDX-License-Identifier: MIT
  */
 #include "dtype.h"
 #include "opt.h"

@@ -7,6 +7,8 @@
  * (or a ratio of 0). The mask output must be unread: nothing here makes one.
  * training_mode and ratio count only as constants (not graph inputs, which
  * a caller may set).
+ *
+ * SPDX-License-Identifier: MIT
  */
 #include <stdio.h>
 

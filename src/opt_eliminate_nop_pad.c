@@ -4,6 +4,8 @@
  * (opset 1), `pads` (opsets 2 to 10), or from opset 11 the `pads` input,
  * which counts only as a constant (not a graph input, which a caller may
  * set).
+ *
+ * SPDX-License-Identifier: MIT
  */
 #include <stdlib.h>
 

@@ -7,6 +7,8 @@
  * dim is 0, or the one -1 when every other dim is known and not 0 (then -1
  * can only be that dim). The shape is the `shape` attribute before opset 5,
  * else the second input as a constant (not a graph input).
+ *
+ * SPDX-License-Identifier: MIT
  */
 #include <stdlib.h>
 

@@ -2,6 +2,8 @@
  * opt_eliminate_nop_transpose.c: Transpose that keeps every axis in place
  * removed: perm [0, 1, ..., n-1], or no perm on a tensor of rank 0 or 1
  * (no perm reverses the axes, so the rank must be known).
+ *
+ * SPDX-License-Identifier: MIT
  */
 #include "opt.h"
 

@@ -4,6 +4,8 @@
  * quantization annotation) removed. An initializer that is also a graph
  * input stays: it is the input's default, which a caller may rely on.
  * Sparse initializers are left as they are.
+ *
+ * SPDX-License-Identifier: MIT
  */
 #include "opt.h"
 

@@ -16,6 +16,8 @@
  * weight's shape is not known, an Add before opset 7 (its own broadcast
  * rules). An Add whose other input is computed is not a bias: skipped
  * silently.
+ *
+ * SPDX-License-Identifier: MIT
  */
 #include <stdio.h>
 #include <string.h>

@@ -13,6 +13,8 @@
  * a weight, bias or parameter that is not a constant (a graph input with a
  * default included), of another type, or with a channel count that does
  * not agree. A weight or bias other nodes also read is copied, not changed.
+ *
+ * SPDX-License-Identifier: MIT
  */
 #include <stdio.h>
 #include <string.h>

@@ -16,6 +16,8 @@
  * Left alone, with the reason: as in fuse_bn_into_conv (training, other
  * readers, non-constant or mistyped parameters, channel counts), and a
  * Gemm before opset 7 (C broadcast by its own attribute).
+ *
+ * SPDX-License-Identifier: MIT
  */
 #include <stdio.h>
 #include <stdlib.h>

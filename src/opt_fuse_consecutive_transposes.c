@@ -6,6 +6,8 @@
  * reads it (an identity result is then left to eliminate_nop_transpose).
  * Both must be in the same graph, and a missing perm (reverse the axes)
  * needs the rank: from the other perm, or from what is known of x.
+ *
+ * SPDX-License-Identifier: MIT
  */
 #include <stdio.h>
 

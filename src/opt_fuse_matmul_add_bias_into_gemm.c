@@ -10,6 +10,8 @@
  * shape is not known or would broadcast the product to a larger shape, a
  * MatMul whose output something else reads or that is a graph output, an
  * element type Gemm does not take at the model's opset, opsets before 7.
+ *
+ * SPDX-License-Identifier: MIT
  */
 #include <stdio.h>
 #include <stdlib.h>

@@ -2,6 +2,8 @@
  * pass.h: the passes over a loaded model. Each works on the skeleton and
  * its payloads, records what it did in the report, and leaves a model that
  * computes exactly what it computed before.
+ *
+ * SPDX-License-Identifier: MIT
  */
 #ifndef SCS_PASS_H
 #define SCS_PASS_H

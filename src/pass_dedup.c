@@ -18,6 +18,8 @@
  * something and refused a rename for capture, another round runs on the
  * rewritten model. Each such round removes at least one constant, and in
  * practice the second round is the last.
+ *
+ * SPDX-License-Identifier: MIT
  */
 #include <stdio.h>
 #include <stdlib.h>

@@ -35,6 +35,8 @@
  * Operators outside the default domain are not narrowed (ai.onnx.ml matches
  * input types against attributes), and nothing narrows in a model importing
  * an opset newer than the table knows (scs_opschema_newest_opset).
+ *
+ * SPDX-License-Identifier: MIT
  */
 #include <stdio.h>
 #include <stdlib.h>

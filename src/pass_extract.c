@@ -2,6 +2,8 @@
  * pass_extract.c: npy mode and forced extraction (see pass.h). Works on the
  * main graph only: a graph input can stand in for a constant there, and
  * nested graphs read it from the outer scope.
+ *
+ * SPDX-License-Identifier: MIT
  */
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,5 +1,7 @@
 /*
  * path.c: file names as strings (see path.h).
+ *
+ * SPDX-License-Identifier: MIT
  */
 #include "path.h"
 

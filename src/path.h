@@ -1,6 +1,8 @@
 /*
  * path.h: file names as strings: the folder and last component of a path,
  * and joining a folder and a name. Touches no file system.
+ *
+ * SPDX-License-Identifier: MIT
  */
 #ifndef SCS_PATH_H
 #define SCS_PATH_H

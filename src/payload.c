@@ -1,4 +1,8 @@
-/* payload.c: payload locations, reads, compares and copies (see payload.h). */
+/*
+ * payload.c: payload locations, reads, compares and copies (see payload.h).
+ *
+ * SPDX-License-Identifier: MIT
+ */
 #include "payload.h"
 
 #include <stdlib.h>

@@ -8,6 +8,8 @@
  *
  * Canonical bytes are the little-endian raw_data form of the tensor,
  * whatever encoding the file used.
+ *
+ * SPDX-License-Identifier: MIT
  */
 #ifndef SCS_PAYLOAD_H
 #define SCS_PAYLOAD_H

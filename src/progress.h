@@ -4,6 +4,8 @@
  * (bytes read or written), a few times a second at most, from the calling
  * thread; it prints nothing itself. api.c forwards these calls to the
  * public scs_progress_fn (scs4onnx.h) with the name of the current stage.
+ *
+ * SPDX-License-Identifier: MIT
  */
 #ifndef SCS_PROGRESS_H
 #define SCS_PROGRESS_H

@@ -1,4 +1,8 @@
-/* report.c: run summaries as text and JSON (see report.h). */
+/*
+ * report.c: run summaries as text and JSON (see report.h).
+ *
+ * SPDX-License-Identifier: MIT
+ */
 #include "report.h"
 
 #include <stdlib.h>

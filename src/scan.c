@@ -8,6 +8,8 @@
  * type, dims, name and where the payload lies (seeking past payload bytes),
  * the second streams the payload once through the hash (and the store when
  * the bytes must be decoded or held) and writes the skeleton tensor.
+ *
+ * SPDX-License-Identifier: MIT
  */
 #include "scan.h"
 

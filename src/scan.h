@@ -9,6 +9,8 @@
  * In the skeleton a tensor's payload is replaced by a private varint field
  * SCS_SCAN_REF_FIELD holding the payload id; string tensors keep their
  * string_data. Unknown fields are kept as they were.
+ *
+ * SPDX-License-Identifier: MIT
  */
 #ifndef SCS_SCAN_H
 #define SCS_SCAN_H

@@ -1,5 +1,7 @@
 /*
  * shard.c: the shard format's one accessor (see shard.h).
+ *
+ * SPDX-License-Identifier: MIT
  */
 #include "shard.h"
 

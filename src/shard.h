@@ -12,6 +12,8 @@
  *
  * Every key starts with SCS_META_PREFIX; merge drops such keys from the
  * merged model. Knows no algorithm of either side.
+ *
+ * SPDX-License-Identifier: MIT
  */
 #ifndef SCS_SHARD_H
 #define SCS_SHARD_H

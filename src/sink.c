@@ -14,6 +14,8 @@
  * Test builds (SCS_TEST_HOOKS: the copies of the tools the test suite makes)
  * read SCS_TEST_* environment variables in this file to kill or slow the
  * commit at a given step; installed tools and the library have none of it.
+ *
+ * SPDX-License-Identifier: MIT
  */
 #include "sink.h"
 

@@ -32,6 +32,8 @@
  *
  * Errors are sticky: after the first failed write the rest are no-ops and
  * the commit reports the first error.
+ *
+ * SPDX-License-Identifier: MIT
  */
 #ifndef SCS_SINK_H
 #define SCS_SINK_H

@@ -4,6 +4,8 @@
  * its open sources on a list, most recently used first, and closes the
  * last one's descriptor when it needs one more than its bound (or when the
  * process runs out of descriptors).
+ *
+ * SPDX-License-Identifier: MIT
  */
 #include "source.h"
 

@@ -2,6 +2,8 @@
  * source.h: input files. Opening, 64-bit sizes, complete positioned reads,
  * and the safe resolution of external-data locations (never outside the
  * model's folder). Knows nothing of ONNX.
+ *
+ * SPDX-License-Identifier: MIT
  */
 #ifndef SCS_SOURCE_H
 #define SCS_SOURCE_H

@@ -6,6 +6,8 @@
  * current shard until the next would pass the budget. A node's cost is its
  * own serialized size (nested graphs included) plus the initializers and
  * Constant nodes it reads that the shard does not hold yet.
+ *
+ * SPDX-License-Identifier: MIT
  */
 #include "split.h"
 

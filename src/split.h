@@ -8,6 +8,8 @@
  * Initializers and Constant nodes are copied into every shard that reads
  * them; a node with nested graphs stays whole. Shards describe themselves
  * in metadata_props (the format is in shard.h).
+ *
+ * SPDX-License-Identifier: MIT
  */
 #ifndef SCS_SPLIT_H
 #define SCS_SPLIT_H

@@ -23,6 +23,8 @@
  * them once); reads decode into the caller's buffer when they take a whole
  * chunk and into the store's own read buffer otherwise, which nothing else
  * touches. So a read may run while a writer is open, as the downcast does.
+ *
+ * SPDX-License-Identifier: MIT
  */
 #include "store.h"
 

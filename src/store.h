@@ -16,6 +16,8 @@
  * scs_store_read and scs_store_find may be called (the
  * writer's pending chunk is its own, and reads use their own buffer), and
  * see only blobs already finished. A store is used by one thread.
+ *
+ * SPDX-License-Identifier: MIT
  */
 #ifndef SCS_STORE_H
 #define SCS_STORE_H

@@ -1,4 +1,8 @@
-/* strmap.c: string-keyed open-addressing map (see strmap.h). */
+/*
+ * strmap.c: string-keyed open-addressing map (see strmap.h).
+ *
+ * SPDX-License-Identifier: MIT
+ */
 #include "strmap.h"
 
 #include <stdlib.h>

@@ -1,6 +1,8 @@
 /*
  * strmap.h: an open-addressing map from NUL-terminated strings to an
  * integer, for name indices. Keys are borrowed: they must outlive the map.
+ *
+ * SPDX-License-Identifier: MIT
  */
 #ifndef SCS_STRMAP_H
 #define SCS_STRMAP_H

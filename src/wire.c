@@ -1,4 +1,8 @@
-/* wire.c: protobuf wire primitives (see wire.h). */
+/*
+ * wire.c: protobuf wire primitives (see wire.h).
+ *
+ * SPDX-License-Identifier: MIT
+ */
 #include "wire.h"
 
 #include "err.h"

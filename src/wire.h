@@ -1,6 +1,8 @@
 /*
  * wire.h: the protobuf wire format over a byte window: varints (at most 10
  * bytes), tags, zigzag. Pure and bounds-checked; no I/O, no allocation.
+ *
+ * SPDX-License-Identifier: MIT
  */
 #ifndef SCS_WIRE_H
 #define SCS_WIRE_H

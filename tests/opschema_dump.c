@@ -7,6 +7,8 @@
  * an argument being {"name","tv","types":[elem types],"container","optional",
  * "variadic"} and, for inputs, "narrow": {"1": "" or a refusal, "6": ...}
  * (float32 and int32: "" where the pass may narrow to that type).
+ *
+ * SPDX-License-Identifier: MIT
  */
 #include <stdio.h>
 #include <stdlib.h>

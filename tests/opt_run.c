@@ -7,6 +7,8 @@
  *
  * Prints the report (scs_report_print) on stderr; exit status 0 done,
  * 1 failed (one line), 2 bad usage.
+ *
+ * SPDX-License-Identifier: MIT
  */
 #include <stdio.h>
 

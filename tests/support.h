@@ -2,6 +2,8 @@
  * support.h: what the test suites share: scratch folders, files, running
  * the tools and the real checkers (ONNX Runtime via node, onnx.checker),
  * and reading outputs back with protobuf-c (not with the code under test).
+ *
+ * SPDX-License-Identifier: MIT
  */
 #ifndef SCS_TEST_SUPPORT_H
 #define SCS_TEST_SUPPORT_H

@@ -1,6 +1,8 @@
 /*
  * test_bad_input.c: every kind of bad input ends with one message naming
  * the file and the problem, a corrupt-input code, and nothing at the target.
+ *
+ * SPDX-License-Identifier: MIT
  */
 #include <criterion/criterion.h>
 #include <stdlib.h>

@@ -15,6 +15,8 @@
  * No test here sets .timeout: with two timed tests running at once,
  * Criterion 2.4.1's runner leaks a little memory, which the sanitizer build
  * reports (meson's timeout for the suite stands instead).
+ *
+ * SPDX-License-Identifier: MIT
  */
 #include <criterion/criterion.h>
 #include <dirent.h>

@@ -5,6 +5,8 @@
  * computes, in ONNX Runtime, bit for bit what the original computes; every
  * run is deterministic and a fixed point. tests/e2e/conformance.py does the
  * work; known defects are named in tests/e2e/conformance-known.txt.
+ *
+ * SPDX-License-Identifier: MIT
  */
 #include <criterion/criterion.h>
 #include <stdio.h>

@@ -1,6 +1,8 @@
 /*
  * test_dedup.c: the dedup rules, checked on real models (tests/e2e/gen_models.py)
  * by reading the output back with protobuf-c.
+ *
+ * SPDX-License-Identifier: MIT
  */
 #include <criterion/criterion.h>
 #include <stdlib.h>

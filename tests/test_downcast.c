@@ -1,4 +1,8 @@
-/* test_downcast.c: the downcast rules, checked on real models read back with protobuf-c. */
+/*
+ * test_downcast.c: the downcast rules, checked on real models read back with protobuf-c.
+ *
+ * SPDX-License-Identifier: MIT
+ */
 #include <criterion/criterion.h>
 #include <stdlib.h>
 #include <string.h>

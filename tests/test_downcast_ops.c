@@ -6,6 +6,8 @@
  * been narrowed, and must compute bit for bit what its input computed in ONNX
  * Runtime (and pass onnx.checker with full_check where onnx 1.12 knows the
  * opset). Also the regression models of defects 4 and 5 of issue 6.
+ *
+ * SPDX-License-Identifier: MIT
  */
 #include <criterion/criterion.h>
 #include <stdio.h>

@@ -4,6 +4,8 @@
  * stays over 2 GiB) passes onnx.checker and computes in ONNX Runtime what
  * the same model written with external data computes. Generated here and
  * removed after (about 7 GB of disk for a minute).
+ *
+ * SPDX-License-Identifier: MIT
  */
 #include <criterion/criterion.h>
 #include <stdlib.h>

@@ -2,6 +2,8 @@
  * test_e2e_shrink.c: scs4onnx-shrink end to end: every output passes
  * onnx.checker and computes, in ONNX Runtime, bit for bit what its input
  * computed for the same inputs.
+ *
+ * SPDX-License-Identifier: MIT
  */
 #include <criterion/criterion.h>
 #include <criterion/parameterized.h>

@@ -2,6 +2,8 @@
  * test_extract.c: npy mode and forced extraction: the .npy files are valid
  * NumPy files holding the constants' values, the model takes them as graph
  * inputs, and fed back in, the model computes what it computed before.
+ *
+ * SPDX-License-Identifier: MIT
  */
 #include <criterion/criterion.h>
 #include <stdlib.h>

@@ -4,6 +4,8 @@
  * of them open (the least recently used go, and are opened again, checked
  * to be the same file, when read), so it works under the usual descriptor
  * limits.
+ *
+ * SPDX-License-Identifier: MIT
  */
 #include <criterion/criterion.h>
 #include <dirent.h>

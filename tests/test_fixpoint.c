@@ -5,6 +5,8 @@
  * the same command, take one constant held at two widths by two shards,
  * and keep what shrink keeps. Outputs are checked with ONNX Runtime and
  * onnx.checker, and read back with protobuf-c.
+ *
+ * SPDX-License-Identifier: MIT
  */
 #include <criterion/criterion.h>
 #include <criterion/parameterized.h>

@@ -11,6 +11,8 @@
  * difference seen is printed for each model ("fuse: NAME: largest
  * difference ..."). Refusals leave their nodes as they were and are
  * reported with their reason; bad input never crashes.
+ *
+ * SPDX-License-Identifier: MIT
  */
 #include <criterion/criterion.h>
 #include <stdio.h>

@@ -1,4 +1,8 @@
-/* test_hash.c: content keys. */
+/*
+ * test_hash.c: content keys.
+ *
+ * SPDX-License-Identifier: MIT
+ */
 #include <criterion/criterion.h>
 #include <stdlib.h>
 #include <string.h>

@@ -3,6 +3,8 @@
  * scs4onnx-big use it. The models (tests/e2e/gen_infer_models.py) declare
  * no value_info, so every tensor a cut passes on is described by inference:
  * a wrong type or dim makes ONNX Runtime refuse or miscompute a shard.
+ *
+ * SPDX-License-Identifier: MIT
  */
 #include <criterion/criterion.h>
 #include <stdlib.h>

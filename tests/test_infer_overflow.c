@@ -4,6 +4,8 @@
  * sanitizer build the tools report any signed overflow as "runtime error";
  * the split must either refuse cleanly or write shards that pass
  * onnx.checker, with no such report.
+ *
+ * SPDX-License-Identifier: MIT
  */
 #include <criterion/criterion.h>
 #include <stdlib.h>

@@ -2,6 +2,8 @@
  * test_layers.c: scripts/check-layers.sh passes on the tree and fails, with
  * one line naming the file, the include and both levels, on a scratch copy
  * of src/ given a wrong include.
+ *
+ * SPDX-License-Identifier: MIT
  */
 #include <criterion/criterion.h>
 #include <stdio.h>

@@ -4,6 +4,8 @@
  * an input or a data file, a file-size limit (SIGXFSZ), a full disk under
  * the output or under the store (with MDB_WRITEMAP a SIGBUS unless the
  * store reserves its blocks first).
+ *
+ * SPDX-License-Identifier: MIT
  */
 #include <criterion/criterion.h>
 #include <stdio.h>

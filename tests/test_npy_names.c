@@ -3,6 +3,8 @@
  * input name of its own. "x:y" and "x_y" map to the same scs4onnx file name,
  * and the model may already use the next one: each still gets its own .npy,
  * the model its own input, and fed back, the model computes what it did.
+ *
+ * SPDX-License-Identifier: MIT
  */
 #include <criterion/criterion.h>
 #include <stdlib.h>

@@ -2,6 +2,8 @@
  * tests/test_opschema.c - Criterion tests for src/opschema.c and the generated
  * src/opschema_table.c: lookup by opset, domain aliasing, formal binding, and
  * real ONNX schema facts that the lossless downcast pass relies on.
+ *
+ * SPDX-License-Identifier: MIT
  */
 #include <string.h>
 

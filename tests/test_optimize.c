@@ -2,6 +2,8 @@
  * test_optimize.c: the optimizer (src/opt*.c, scs_optimize, scs4onnx-optimize).
  * The rewriting tools are checked against values worked out by hand; the
  * passes against ONNX Runtime (bit-identical outputs) and onnx.checker.
+ *
+ * SPDX-License-Identifier: MIT
  */
 #include <criterion/criterion.h>
 #include <math.h>

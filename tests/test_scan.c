@@ -1,4 +1,8 @@
-/* test_scan.c: every payload encoding read into canonical bytes; unknown fields kept. */
+/*
+ * test_scan.c: every payload encoding read into canonical bytes; unknown fields kept.
+ *
+ * SPDX-License-Identifier: MIT
+ */
 #include <criterion/criterion.h>
 #include <stdlib.h>
 #include <string.h>

@@ -4,6 +4,8 @@
  * named ones the signal handler removes), the model switched last and the
  * data files it does not use removed; a folder appears whole; errors are
  * sticky; and every message is one bounded line a terminal can show.
+ *
+ * SPDX-License-Identifier: MIT
  */
 #include <criterion/criterion.h>
 #include <errno.h>

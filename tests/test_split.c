@@ -3,6 +3,8 @@
  * models. Shards are checked with onnx.checker and run in order in ONNX
  * Runtime; merged models are compared with their source structurally
  * (read back with protobuf-c) and in ONNX Runtime.
+ *
+ * SPDX-License-Identifier: MIT
  */
 #include <criterion/criterion.h>
 #include <criterion/parameterized.h>

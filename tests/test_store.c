@@ -1,4 +1,8 @@
-/* test_store.c: the LMDB payload store. */
+/*
+ * test_store.c: the LMDB payload store.
+ *
+ * SPDX-License-Identifier: MIT
+ */
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -4,6 +4,8 @@
  * writer killed between batches are given back when its kept store next
  * opens, unless another process has the store open (its writer may be
  * between batches).
+ *
+ * SPDX-License-Identifier: MIT
  */
 #include <criterion/criterion.h>
 #include <stdlib.h>

@@ -1,4 +1,8 @@
-/* test_wire.c: varints, tags and their failures. */
+/*
+ * test_wire.c: varints, tags and their failures.
+ *
+ * SPDX-License-Identifier: MIT
+ */
 #include <criterion/criterion.h>
 #include <string.h>
 

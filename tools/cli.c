@@ -1,4 +1,8 @@
-/* cli.c: the terminal side of the tools (see cli.h). */
+/*
+ * cli.c: the terminal side of the tools (see cli.h).
+ *
+ * SPDX-License-Identifier: MIT
+ */
 #include "cli.h"
 
 #include <signal.h>

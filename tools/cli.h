@@ -2,6 +2,8 @@
  * cli.h: what the tools share: the terminal (stderr only; progress only on
  * a tty), the error line and exit codes, size and list arguments.
  * Exit codes: 0 done, 1 failed (one line on stderr), 2 bad usage.
+ *
+ * SPDX-License-Identifier: MIT
  */
 #ifndef SCS_CLI_H
 #define SCS_CLI_H
@@ -10,7 +12,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "scs4onnx.h"
+#include <scs4onnx/scs4onnx.h>
 
 enum { CLI_OK = 0, CLI_FAILED = 1, CLI_USAGE = 2 };
 

@@ -1,4 +1,8 @@
-/* fdlimit.c: the tools' descriptor limit (see fdlimit.h). */
+/*
+ * fdlimit.c: the tools' descriptor limit (see fdlimit.h).
+ *
+ * SPDX-License-Identifier: MIT
+ */
 #include "fdlimit.h"
 
 #include <sys/resource.h>

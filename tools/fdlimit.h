@@ -2,6 +2,8 @@
  * fdlimit.h: the tools' descriptor limit. The library keeps a bounded set
  * of input files open whatever the limit; raising the soft limit to the
  * hard one at start leaves the outputs, the store and that set room.
+ *
+ * SPDX-License-Identifier: MIT
  */
 #ifndef SCS_FDLIMIT_H
 #define SCS_FDLIMIT_H

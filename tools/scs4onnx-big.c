@@ -1,4 +1,8 @@
-/* scs4onnx-big: split -> shrink each shard -> merge -> global dedup -> write, in one process. */
+/*
+ * scs4onnx-big: split -> shrink each shard -> merge -> global dedup -> write, in one process.
+ *
+ * SPDX-License-Identifier: MIT
+ */
 #include <stdio.h>
 
 #include "cli.h"

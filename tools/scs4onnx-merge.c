@@ -1,4 +1,8 @@
-/* scs4onnx-merge: join the shards scs4onnx-split wrote into one model, and dedup globally. */
+/*
+ * scs4onnx-merge: join the shards scs4onnx-split wrote into one model, and dedup globally.
+ *
+ * SPDX-License-Identifier: MIT
+ */
 #include <stdio.h>
 
 #include "cli.h"

@@ -2,6 +2,8 @@
  * scs4onnx-optimize: the ONNX optimizer's graph passes (onnxoptimizer's
  * names), for models of any size. -p and --skip take onnxoptimizer's pass
  * names; --list-passes prints them.
+ *
+ * SPDX-License-Identifier: MIT
  */
 #include <stdio.h>
 #include <string.h>

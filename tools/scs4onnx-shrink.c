@@ -2,6 +2,8 @@
  * scs4onnx-shrink: merge identical constants of an ONNX model of any size.
  * Accepts the Python scs4onnx's spellings too (-m, -fo, -fc, -d, -n and the
  * underscore forms), so existing scripts carry over.
+ *
+ * SPDX-License-Identifier: MIT
  */
 #include <stdio.h>
 

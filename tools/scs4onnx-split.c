@@ -1,4 +1,8 @@
-/* scs4onnx-split: cut an ONNX model of any size into standalone shards under 2 GiB. */
+/*
+ * scs4onnx-split: cut an ONNX model of any size into standalone shards under 2 GiB.
+ *
+ * SPDX-License-Identifier: MIT
+ */
 #include <stdio.h>
 
 #include "cli.h"

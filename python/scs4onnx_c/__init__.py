@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """scs4onnx_c: scs4onnx-c's library from Python (ctypes; nothing to compile).
 
     from scs4onnx_c import shrinking      # instead of: from scs4onnx import shrinking

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """The shared library through ctypes: loading, the option structs of
 scs4onnx.h mirrored field for field, and one call with its report."""
 

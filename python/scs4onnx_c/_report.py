@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """The tools' summary (scs4onnx's INFO lines), made from the JSON report."""
 
 

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: MIT
 """Run onnx.checker.check_model on one or more ONNX files.
 
 Usage:

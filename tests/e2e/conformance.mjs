@@ -26,6 +26,7 @@
 //   {"id": ..., "results": [{"tool": "shrink", "ok": true}, {"tool": "big",
 //    "ok": false, "msg": "output y: element 3 differs: ..."}]}
 // Exit status 0 when every job was read, 1 on bad usage or unreadable jobs.
+// SPDX-License-Identifier: MIT
 
 import fs from 'node:fs';
 import readline from 'node:readline';

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: MIT
 """Take every model of ONNX's conformance suite through the five tools.
 
 Usage:

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: MIT
 """Check the weights a fusion pass wrote against numpy's (gen_fuse_models.py).
 
 Usage:

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: MIT
 """Build the models of the downcast_ops suite.
 
 Usage: /usr/bin/python3 gen_downcast_ops.py OPSCHEMA_DUMP OUTDIR OPSET...

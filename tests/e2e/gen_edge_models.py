@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: MIT
 """Generate, at test time, the ONNX models of the edge-case suites.
 
 Usage:

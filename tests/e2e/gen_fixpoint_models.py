@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: MIT
 """Generate the models of the fixpoint suite (tests/test_fixpoint.c).
 
 Usage:

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: MIT
 """Generate the models of the fuse suite (tests/test_fuse.c) and, for each
 model a pass recomputes weights in, the values it must write.
 

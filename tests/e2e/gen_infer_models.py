@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: MIT
 """Generate the ONNX models the shape inference tests (tests/test_infer.c) split.
 
 Usage:

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: MIT
 """Generate the small ONNX test models used by the scs4onnx-c end-to-end tests.
 
 Usage:

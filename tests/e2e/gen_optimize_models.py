@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: MIT
 """Generate the models of the optimize suite (tests/test_optimize.c).
 
 Usage:

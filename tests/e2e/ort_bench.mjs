@@ -9,6 +9,7 @@
 // Every model gets the same seeded random input (uniform in [-2, 2]) per
 // input name. One line per model and level on stdout:
 //   ort_bench: MODEL LEVEL median_ms=M min_ms=m runs=N
+// SPDX-License-Identifier: MIT
 
 import { SESSION_OPTIONS, loadOrt } from './ort_common.mjs';
 

@@ -1,6 +1,7 @@
 // ort_common.mjs - what the ONNX Runtime checks share: loading
 // onnxruntime-node, the session options (CPU, one thread, for repeatable
 // results) and the bit-for-bit comparison of output tensors.
+// SPDX-License-Identifier: MIT
 
 import { createRequire } from 'node:module';
 

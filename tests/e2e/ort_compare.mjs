@@ -67,6 +67,7 @@
 //
 // Models are loaded by path, so external data files resolve relative to the
 // model file. Sessions run with one intra-op thread for repeatable results.
+// SPDX-License-Identifier: MIT
 
 import fs from 'node:fs';
 import os from 'node:os';

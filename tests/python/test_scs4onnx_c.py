@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: MIT
 """The Python package scs4onnx_c against the tools: scs4onnx's README
 examples (shrinking() on a file, on a ModelProto, in npy mode, with forced
 extraction) must give what the CLI gives, byte for byte; split, merge, big
@@ -10,7 +11,8 @@ library's message; the ctypes structs match the C layout.
 
 SCS4ONNX_LIBRARY  the shared library (else libscs4onnx.so.0 as dlopen finds it)
 SCS4ONNX_TOOLS    the folder of the scs4onnx-* tools (default: build/tools)
-SCS4ONNX_INCLUDE  the folder of scs4onnx.h for the layout test (default: src)
+SCS4ONNX_INCLUDE  the folders of scs4onnx.h and its siblings for the layout test, joined
+                  with ':' (default: include/scs4onnx and build/include/scs4onnx)
 CC                the C compiler of the layout test (default: cc)
 
 The package is imported from PYTHONPATH when it is there (an installed
@@ -42,7 +44,8 @@ import scs4onnx_c  # noqa: E402
 from scs4onnx_c import _lib  # noqa: E402
 
 TOOLS = os.environ.get('SCS4ONNX_TOOLS') or os.path.join(ROOT, 'build', 'tools')
-INCLUDE = os.environ.get('SCS4ONNX_INCLUDE') or os.path.join(ROOT, 'src')
+INCLUDE = (os.environ.get('SCS4ONNX_INCLUDE') or os.pathsep.join(
+    [os.path.join(ROOT, 'include', 'scs4onnx'), os.path.join(ROOT, 'build', 'include', 'scs4onnx')])).split(os.pathsep)
 E2E = os.path.join(ROOT, 'tests', 'e2e')
 
 
@@ -163,7 +166,7 @@ class TestSetup(Base):
         with open(src, 'w') as f:
             f.write('\n'.join(lines) + '\n')
         cc = os.environ.get('CC') or 'cc'
-        subprocess.run([cc, '-std=c11', '-I', INCLUDE, '-o', exe, src], check=True)
+        subprocess.run([cc, '-std=c11'] + ['-I' + d for d in INCLUDE] + ['-o', exe, src], check=True)
         got = subprocess.run([exe], stdout=subprocess.PIPE, text=True, check=True).stdout.splitlines()
         self.assertEqual(got, want)
 
