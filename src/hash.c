@@ -1,7 +1,8 @@
 /*
  * hash.c: content keys over xxHash's XXH3 (128 bits for keys, 64 for
  * checks). The only file that includes xxhash.h. Not cryptographic, by
- * design (see hash.h).
+ * design (see hash.h). The state is kept 64-byte aligned, as the AVX2 and
+ * AVX-512 code the x86 dispatcher may pick loads it.
  */
 #include "hash.h"
 
@@ -10,6 +11,9 @@
 
 #define XXH_STATIC_LINKING_ONLY  /* XXH3_state_t's size, to keep it in scs_hash */
 #include <xxhash.h>
+#ifdef SCS_XXH_DISPATCH
+#include <xxh_x86dispatch.h>     /* XXH3 calls go to the SSE2, AVX2 or AVX-512 code, as the CPU has */
+#endif
 
 #define STATE_ALIGN 64
 
