@@ -6,7 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 packages=(meson ninja-build pkg-config gcc protobuf-c-compiler libprotobuf-c-dev liblmdb-dev
-	libzstd-dev libcriterion-dev python3-onnx python3-numpy bc gcovr libonnx-testdata clang libclang-rt-14-dev
+	libzstd-dev libxxhash-dev libcriterion-dev python3-onnx python3-numpy bc gcovr libonnx-testdata clang libclang-rt-14-dev
 	man-db groff-base binutils)
 command -v node >/dev/null 2>&1 || packages+=(nodejs)
 command -v npm >/dev/null 2>&1 || packages+=(npm)

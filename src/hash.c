@@ -1,7 +1,8 @@
 /*
- * hash.c: a four-lane multiply-rotate digest, 32 bytes a step, 128 bits out
- * (two differently mixed folds of the 256-bit state). Fast enough to hash
- * payloads at memory speed; not cryptographic, by design (see hash.h).
+ * hash.c: content keys over xxHash's XXH3 (128 bits for keys, 64 for
+ * checks). The only file that includes xxhash.h. Not cryptographic, by
+ * design (see hash.h). The state is kept 64-byte aligned, as the AVX2 and
+ * AVX-512 code the x86 dispatcher may pick loads it.
  *
  * SPDX-License-Identifier: MIT
  */
@@ -10,156 +11,103 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "num.h"
+#define XXH_STATIC_LINKING_ONLY  /* XXH3_state_t's size, to keep it in scs_hash */
+#include <xxhash.h>
+#ifdef SCS_XXH_DISPATCH
+#include <xxh_x86dispatch.h>     /* XXH3 calls go to the SSE2, AVX2 or AVX-512 code, as the CPU has */
+#endif
 
-#define P1 0x9E3779B185EBCA87ULL
-#define P2 0xC2B2AE3D27D4EB4FULL
-#define P3 0x165667B19E3779F9ULL
-#define P4 0x85EBCA77C2B2AE63ULL
-#define P5 0x27D4EB2F165667C5ULL
+#define STATE_ALIGN 64
 
+_Static_assert(sizeof(XXH3_state_t) + STATE_ALIGN - 1 <= SCS_HASH_STATE_LEN,
+    "scs_hash cannot hold an aligned XXH3_state_t");
+_Static_assert(_Alignof(XXH3_state_t) <= STATE_ALIGN, "XXH3_state_t wants more alignment");
+
+#ifdef SCS_TEST_HOOKS
 static int weak;
 
 void
-scs_hash_force_collisions(int on)
+scs_hash_collide_for_tests(int on)
 {
 	weak = on;
 }
+#endif
 
-static inline uint64_t
-rotl(uint64_t x, int r)
+/* Where in @h->state an aligned state starts. */
+static size_t
+aligned_at(const scs_hash *h)
 {
-	return (x << r) | (x >> (64 - r));
+	uintptr_t p = (uintptr_t)h->state;
+
+	return (size_t)(((p + STATE_ALIGN - 1) & ~(uintptr_t)(STATE_ALIGN - 1)) - p);
 }
 
-static inline uint64_t
-lane(uint64_t acc, uint64_t in)
+/* @h's xxHash state, moved into place when @h was copied since. */
+static XXH3_state_t *
+state_of(scs_hash *h)
 {
-	return rotl(acc + in * P2, 31) * P1;
-}
+	size_t at = aligned_at(h);
 
-static inline uint64_t
-avalanche(uint64_t x)
-{
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdULL;
-	x ^= x >> 33;
-	x *= 0xc4ceb9fe1a85ec53ULL;
-	x ^= x >> 33;
-	return x;
-}
-
-static void
-stripes(scs_hash *h, const uint8_t *p, size_t n)
-{
-	uint64_t v0 = h->v[0], v1 = h->v[1], v2 = h->v[2], v3 = h->v[3];
-	size_t i;
-
-	for (i = 0; i < n; i++, p += 32) {
-		v0 = lane(v0, scs_load_le64(p));
-		v1 = lane(v1, scs_load_le64(p + 8));
-		v2 = lane(v2, scs_load_le64(p + 16));
-		v3 = lane(v3, scs_load_le64(p + 24));
+	if (at != h->at) {
+		memmove(h->state + at, h->state + h->at, sizeof(XXH3_state_t));
+		h->at = at;
 	}
-	h->v[0] = v0;
-	h->v[1] = v1;
-	h->v[2] = v2;
-	h->v[3] = v3;
+	return (XXH3_state_t *)(void *)(h->state + at);
 }
 
 void
 scs_hash_init(scs_hash *h)
 {
-	h->v[0] = P1 + P2;
-	h->v[1] = P2;
-	h->v[2] = 0;
-	h->v[3] = 0 - P1;
-	h->n_tail = 0;
 	h->len = 0;
+	h->at = aligned_at(h);
+	XXH3_128bits_reset(state_of(h));
 }
 
 void
 scs_hash_update(scs_hash *h, const void *data, size_t len)
 {
-	const uint8_t *p = data;
-	size_t take;
-
 	if (len == 0)
 		return;     /* data may be NULL then */
 	h->len += len;
-	if (h->n_tail) {
-		take = 32 - h->n_tail;
-		if (take > len)
-			take = len;
-		memcpy(h->tail + h->n_tail, p, take);
-		h->n_tail += take;
-		p += take;
-		len -= take;
-		if (h->n_tail < 32)
-			return;
-		stripes(h, h->tail, 1);
-		h->n_tail = 0;
-	}
-	stripes(h, p, len / 32);
-	p += len / 32 * 32;
-	len %= 32;
-	memcpy(h->tail, p, len);
-	h->n_tail = len;
+	XXH3_128bits_update(state_of(h), data, len);
 }
 
 static void
-digest(scs_key *out, const scs_hash *h)
+set_key(scs_key *out, XXH128_hash_t d, uint64_t len)
 {
-	uint64_t a, b, w;
-	size_t i;
-
-	a = rotl(h->v[0], 1) + rotl(h->v[1], 7) + rotl(h->v[2], 12) + rotl(h->v[3], 18);
-	b = (h->v[0] ^ rotl(h->v[1], 23)) * P3 + (rotl(h->v[2], 41) ^ h->v[3]) * P4;
-	a ^= h->len * P5;
-	b ^= h->len * P1;
-	for (i = 0; i + 8 <= h->n_tail; i += 8) {
-		w = scs_load_le64(h->tail + i);
-		a = rotl(a ^ lane(0, w), 27) * P1 + P4;
-		b = rotl(b ^ lane(P5, w), 29) * P2 + P3;
-	}
-	for (; i < h->n_tail; i++) {
-		a = rotl(a ^ (h->tail[i] * P5), 11) * P1;
-		b = rotl(b ^ (h->tail[i] * P3), 13) * P2;
-	}
-	out->h[0] = avalanche(a);
-	out->h[1] = avalanche(b ^ out->h[0]);
-	out->len = h->len;
+#ifdef SCS_TEST_HOOKS
+	if (weak)
+		d.high64 = d.low64 = 0;
+#endif
+	out->h[0] = d.high64;
+	out->h[1] = d.low64;
+	out->len = len;
 }
 
 void
 scs_hash_final(scs_key *out, const scs_hash *h)
 {
-	digest(out, h);
-	if (weak)
-		out->h[0] = out->h[1] = 0;
+	size_t at = aligned_at(h);
+	XXH3_state_t moved;
+
+	if (at == h->at) {
+		set_key(out, XXH3_128bits_digest((const XXH3_state_t *)(const void *)(h->state + at)), h->len);
+		return;
+	}
+	memcpy(&moved, h->state + h->at, sizeof(moved));
+	set_key(out, XXH3_128bits_digest(&moved), h->len);
 }
 
 void
 scs_hash_bytes(scs_key *out, const void *data, size_t len)
 {
-	scs_hash h;
-
-	scs_hash_init(&h);
-	scs_hash_update(&h, data, len);
-	scs_hash_final(out, &h);
+	set_key(out, XXH3_128bits(data, len), len);
 }
 
 uint64_t
 scs_hash64(const void *data, size_t len)
 {
-	scs_hash h;
-	scs_key k;
-
-	/* integrity checks and tables are never weakened */
-	scs_hash_init(&h);
-	scs_hash_update(&h, data, len);
-	digest(&k, &h);
-	return k.h[0];
+	return XXH3_64bits(data, len);
 }
 
 int

@@ -1,5 +1,5 @@
 /*
- * hash.h: content keys. A key is a 128-bit non-cryptographic digest of a
+ * hash.h: content keys. A key is the 128-bit XXH3 digest (xxHash) of a
  * payload's canonical bytes plus their length. Keys only nominate
  * candidates: two payloads are merged only after their bytes were compared
  * (see payload.h), so a collision costs a compare, never a wrong model.
@@ -13,16 +13,20 @@
 #include <stdint.h>
 
 typedef struct scs_key {
-	uint64_t h[2];
+	uint64_t h[2];      /* the XXH3-128 digest: high half, low half */
 	uint64_t len;       /* canonical byte length */
 } scs_key;
 
-/* Streaming state; init, update any number of times, final. */
+/*
+ * Streaming state; init, update any number of times, final. It holds
+ * xxHash's state, which wants 64-byte alignment, somewhere in @state (at
+ * @at, which hash.c moves when the struct was copied to another alignment).
+ */
+#define SCS_HASH_STATE_LEN 704
 typedef struct scs_hash {
-	uint64_t v[4];
-	uint8_t tail[32];
-	size_t n_tail;
 	uint64_t len;
+	size_t at;
+	unsigned char state[SCS_HASH_STATE_LEN];
 } scs_hash;
 
 void scs_hash_init(scs_hash *h);
@@ -32,19 +36,23 @@ void scs_hash_final(scs_key *out, const scs_hash *h);
 /* One-shot digest of @len bytes. */
 void scs_hash_bytes(scs_key *out, const void *data, size_t len);
 
-/* 64-bit digest of a small buffer (chunk integrity checks, hash tables). */
+/* 64-bit digest (XXH3-64) of a small buffer (chunk integrity checks, hash tables). */
 uint64_t scs_hash64(const void *data, size_t len);
 
 /* 1 when equal (digest and length). */
 int scs_key_eq(const scs_key *a, const scs_key *b);
 
-/* Write 32 hex digits of the digest into @out (33 bytes with NUL). */
+/* Write 32 hex digits of the digest into @out (33 bytes with NUL): what
+ * `xxhsum -H128` prints for the same bytes. */
 void scs_key_hex(char out[33], const scs_key *k);
 
+#ifdef SCS_TEST_HOOKS
 /*
- * Tests only: while @on, every digest is zero, so every pair of equal-length
- * payloads collides and must be told apart by the byte compare.
+ * Test builds only: while @on, every content key's digest is zero, so every
+ * pair of equal-length payloads collides and must be told apart by the byte
+ * compare. scs_hash64 is never weakened.
  */
-void scs_hash_force_collisions(int on);
+void scs_hash_collide_for_tests(int on);
+#endif
 
 #endif

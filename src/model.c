@@ -161,12 +161,6 @@ each_in(ProtobufCMessage *msg, scs_tensor_fn fn, void *ctx)
 }
 
 int
-scs_model_each_tensor_in(ProtobufCMessage *msg, scs_tensor_fn fn, void *ctx)
-{
-	return each_in(msg, fn, ctx);
-}
-
-int
 scs_model_each_tensor(Onnx__ModelProto *m, scs_tensor_fn fn, void *ctx)
 {
 	return each_in(&m->base, fn, ctx);

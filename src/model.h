@@ -70,9 +70,6 @@ int scs_tensors_equal(const scs_model *m, const Onnx__TensorProto *a, const Onnx
 typedef int (*scs_tensor_fn)(void *ctx, Onnx__TensorProto *t);
 int scs_model_each_tensor(Onnx__ModelProto *m, scs_tensor_fn fn, void *ctx);
 
-/* The same for every TensorProto inside @msg (any message type). */
-int scs_model_each_tensor_in(ProtobufCMessage *msg, scs_tensor_fn fn, void *ctx);
-
 /* A deep copy of @msg (any message of @m's tree), payload references
  * included; NULL on ENOMEM. The caller owns it: put it into @m's tree (which
  * then frees it) or free it with scs_model_free_message(). */

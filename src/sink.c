@@ -11,9 +11,10 @@
  * looks whether its file already has its name (same device and inode), so
  * whoever finishes a commit starts it from the top.
  *
- * Test builds (SCS_TEST_HOOKS: the copies of the tools the test suite makes)
- * read SCS_TEST_* environment variables in this file to kill or slow the
- * commit at a given step; installed tools and the library have none of it.
+ * Test builds (SCS_TEST_HOOKS: the library the test suite links, and its
+ * copies of the tools) read SCS_TEST_* environment variables in this file to
+ * kill or slow the commit at a given step; installed tools and the library
+ * have none of it.
  *
  * SPDX-License-Identifier: MIT
  */
@@ -140,15 +141,15 @@ struct scs_commit {
 	size_t n_stale_dirs;
 };
 
+#ifdef SCS_TEST_HOOKS
 static int force_named;
 
 void
-scs_commit_force_named_temporaries(int on)
+scs_commit_named_temporaries_for_tests(int on)
 {
 	force_named = on;
 }
 
-#ifdef SCS_TEST_HOOKS
 static long
 hook_value(const char *name)
 {
@@ -292,10 +293,8 @@ commit_new(void)
 	if (c == NULL)
 		return NULL;
 	c->dfd = -1;
-	c->named_temps = force_named;
 #ifdef SCS_TEST_HOOKS
-	if (hook_value("SCS_TEST_NO_TMPFILE") > 0)
-		c->named_temps = 1;
+	c->named_temps = force_named || hook_value("SCS_TEST_NO_TMPFILE") > 0;
 #endif
 	return c;
 }

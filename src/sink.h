@@ -138,8 +138,10 @@ int scs_sink_is_data_of(const char *model_name, const char *name);
  */
 void scs_temps_remove_all(void);
 
-/* Tests only: while @on, temporaries are named files, as where the filesystem
- * has no O_TMPFILE. */
-void scs_commit_force_named_temporaries(int on);
+#ifdef SCS_TEST_HOOKS
+/* Test builds only: while @on, temporaries are named files, as where the
+ * filesystem has no O_TMPFILE. */
+void scs_commit_named_temporaries_for_tests(int on);
+#endif
 
 #endif

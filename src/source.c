@@ -177,12 +177,6 @@ fail:
 	return rc;
 }
 
-int
-scs_source_open(scs_source **out, const char *path)
-{
-	return scs_source_open_in(out, path, NULL);
-}
-
 void
 scs_source_close(scs_source *src)
 {

@@ -31,8 +31,6 @@ void scs_source_pool_free(scs_source_pool *pool);
 /* Open @path read-only, in @pool (NULL: its descriptor stays open until
  * close). @out is freed with scs_source_close(). */
 int scs_source_open_in(scs_source **out, const char *path, scs_source_pool *pool);
-/* The same with no pool. */
-int scs_source_open(scs_source **out, const char *path);
 
 /* NULL is a no-op. */
 void scs_source_close(scs_source *src);

@@ -437,7 +437,7 @@ hash_append(ProtobufCBuffer *b, size_t len, const uint8_t *data)
 static void
 fingerprint(const scs_model *m, char out[33])
 {
-	hash_buf hb = { { hash_append }, { { 0 }, { 0 }, 0, 0 }, m };
+	hash_buf hb = { .base = { hash_append }, .m = m };
 	scs_key k;
 
 	scs_hash_init(&hb.h);

@@ -8,7 +8,8 @@
  * of the blobs with that key (sorted duplicates: keys only nominate, so two
  * different blobs may share one); db "chunks" maps (id, chunk index) to a
  * 16-byte header (codec, raw length, check) and the chunk bytes; db "meta"
- * holds the next id and the count of chunks given back. A finished writer's
+ * holds the store's format, the next id and the count of chunks given back.
+ * A store of another format is refused when opened. A finished writer's
  * bytes are compared with every blob already under its key, chunk by chunk,
  * and reused only when equal.
  *
@@ -55,6 +56,12 @@
 #define DROP_ROOM ((uint64_t)2 << 20)           /* map room such a transaction may take */
 
 enum { CODEC_RAW = 0, CODEC_ZSTD = 1 };
+
+/*
+ * The store format, in meta's "format" entry. 1 (no entry): content keys
+ * and chunk checks of a digest of the project's own; 2: XXH3 (hash.h).
+ */
+#define FORMAT 2
 
 struct scs_store {
 	MDB_env *env;
@@ -241,6 +248,41 @@ begin_write(scs_store *st, uint64_t need, MDB_txn **txn)
 	return SCS_OK;
 }
 
+/*
+ * A store of another format is refused: its keys and chunk checks were made
+ * by another digest. An empty store is this version's: @txn (a write) marks it.
+ */
+static int
+check_format(scs_store *st, MDB_txn *txn)
+{
+	MDB_val k = { 6, "format" }, v;
+	MDB_stat stat;
+	uint8_t word[8];
+	uint64_t format = 1;
+	int mrc;
+
+	mrc = mdb_get(txn, st->meta, &k, &v);
+	if (mrc == 0 && v.mv_size != 8)
+		return scs_err_set(SCS_ECORRUPT, "%s: damaged format entry", st->label);
+	if (mrc == 0)
+		format = scs_load_le64(v.mv_data);
+	else if (mrc != MDB_NOTFOUND)
+		return mdb_fail(mrc, "cannot read its format", st);
+	else if ((mrc = mdb_stat(txn, st->meta, &stat)) != 0)
+		return mdb_fail(mrc, "cannot read its format", st);
+	else if (stat.ms_entries == 0) {
+		scs_store_le64(word, FORMAT);
+		v.mv_size = sizeof(word);
+		v.mv_data = word;
+		return (mrc = mdb_put(txn, st->meta, &k, &v, 0)) ? mdb_fail(mrc, "cannot write its format", st) : SCS_OK;
+	}
+	if (format != FORMAT)
+		return scs_err_set(SCS_EUNSUPPORTED, "%s: written by another version of scs4onnx (store format %llu, "
+		    "this version reads format %d): remove it or name another folder", st->label,
+		    (unsigned long long)format, FORMAT);
+	return SCS_OK;
+}
+
 int
 scs_store_open(scs_store **out, const char *dir, const char *tmp_parent)
 {
@@ -282,10 +324,17 @@ scs_store_open(scs_store **out, const char *dir, const char *tmp_parent)
 	if ((mrc = mdb_txn_begin(st->env, NULL, 0, &txn)) != 0 ||
 	    (mrc = mdb_dbi_open(txn, "index", MDB_CREATE | MDB_DUPSORT, &st->index)) != 0 ||
 	    (mrc = mdb_dbi_open(txn, "chunks", MDB_CREATE, &st->chunks)) != 0 ||
-	    (mrc = mdb_dbi_open(txn, "meta", MDB_CREATE, &st->meta)) != 0 ||
-	    (mrc = mdb_txn_commit(txn)) != 0) {
-		if (txn && mrc != 0)
+	    (mrc = mdb_dbi_open(txn, "meta", MDB_CREATE, &st->meta)) != 0) {
+		if (txn)
 			mdb_txn_abort(txn);
+		rc = mdb_fail(mrc, "cannot open its tables", st);
+		goto fail;
+	}
+	if ((rc = check_format(st, txn)) < 0) {
+		mdb_txn_abort(txn);
+		goto fail;
+	}
+	if ((mrc = mdb_txn_commit(txn)) != 0) {
 		rc = mdb_fail(mrc, "cannot open its tables", st);
 		goto fail;
 	}
@@ -892,14 +941,6 @@ scs_store_writer_abort(scs_store_writer *w)
 	writer_free(w);
 }
 
-void
-scs_store_writer_crash_for_tests(scs_store_writer *w)
-{
-	if (w->txn)
-		mdb_txn_abort(w->txn);
-	writer_free(w);
-}
-
 int
 scs_store_put(scs_blob *out, scs_store *st, const void *data, size_t len)
 {
@@ -952,6 +993,15 @@ scs_store_read(scs_store *st, const scs_blob *blob, uint64_t off, void *buf, siz
 	}
 	mdb_txn_abort(txn);
 	return rc;
+}
+
+#ifdef SCS_TEST_HOOKS
+void
+scs_store_writer_crash_for_tests(scs_store_writer *w)
+{
+	if (w->txn)
+		mdb_txn_abort(w->txn);
+	writer_free(w);
 }
 
 int
@@ -1036,3 +1086,4 @@ scs_store_stat_for_tests(scs_store *st, uint64_t *n_chunks, uint64_t *n_pages)
 	*n_pages = (uint64_t)info.me_last_pgno + 1;
 	return SCS_OK;
 }
+#endif

@@ -77,15 +77,19 @@ int scs_store_put(scs_blob *out, scs_store *st, const void *data, size_t len);
  */
 int scs_store_read(scs_store *st, const scs_blob *blob, uint64_t off, void *buf, size_t len);
 
-/* Tests only: flip byte @at of the stored form of chunk @idx of @blob (its
- * header is the first 16 bytes; @at < 0 counts from the end). */
+#ifdef SCS_TEST_HOOKS
+/* Test builds only (the library the test suite links), to damage a store or
+ * look into it. */
+/* Flip byte @at of the stored form of chunk @idx of @blob (its header is the
+ * first 16 bytes; @at < 0 counts from the end). */
 int scs_store_damage_for_tests(scs_store *st, const scs_blob *blob, uint32_t idx, long at);
-/* Tests only: make @key's index entry name blob @id (and nothing else). */
+/* Make @key's index entry name blob @id (and nothing else). */
 int scs_store_misindex_for_tests(scs_store *st, const scs_key *key, uint64_t id);
-/* Tests only: the chunk entries and the pages the map uses. */
+/* The chunk entries and the pages the map uses. */
 int scs_store_stat_for_tests(scs_store *st, uint64_t *n_chunks, uint64_t *n_pages);
-/* Tests only: end @w as a killed process would, leaving the batches it
- * committed in place (and frees @w). */
+/* End @w as a killed process would, leaving the batches it committed in
+ * place (and frees @w). */
 void scs_store_writer_crash_for_tests(scs_store_writer *w);
+#endif
 
 #endif

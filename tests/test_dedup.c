@@ -112,9 +112,9 @@ Test(dedup, colliding_keys_never_merge_different_bytes, .init = shrink_setup, .f
 {
 	Onnx__GraphProto *g;
 
-	scs_hash_force_collisions(1);
+	scs_hash_collide_for_tests(1);
 	g = shrink("dup_basic.onnx");
-	scs_hash_force_collisions(0);
+	scs_hash_collide_for_tests(0);
 	/* W1 and G have equal type, dims and (forced) keys, but different bytes */
 	cr_assert_not_null(find_init(g, "W1"));
 	cr_assert_not_null(find_init(g, "G"));

@@ -53,13 +53,13 @@ static void
 make_dir_named(void)
 {
 	dir = tmpdir_new();
-	scs_commit_force_named_temporaries(1);
+	scs_commit_named_temporaries_for_tests(1);
 }
 
 static void
 drop_dir_named(void)
 {
-	scs_commit_force_named_temporaries(0);
+	scs_commit_named_temporaries_for_tests(0);
 	tmpdir_remove(dir);
 }
 

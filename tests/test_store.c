@@ -4,6 +4,7 @@
  * SPDX-License-Identifier: MIT
  */
 #include <criterion/criterion.h>
+#include <lmdb.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -106,12 +107,12 @@ Test(store, a_key_hit_is_confirmed_byte_for_byte, .init = open_store, .fini = cl
 	for (size_t i = 0; i < len; i++)
 		a[i] = b[i] = (uint8_t)(i * 2654435761u >> 11);
 	b[len - 1] ^= 1;        /* differ in the last chunk only */
-	scs_hash_force_collisions(1);
+	scs_hash_collide_for_tests(1);
 	cr_assert_eq(scs_store_put(&ka, st, a, len), SCS_OK, "%s", scs_err_msg());
 	cr_assert_eq(scs_store_put(&kb, st, b, len), SCS_OK, "%s", scs_err_msg());
 	cr_assert_eq(scs_store_put(&ka2, st, a, len), SCS_OK, "%s", scs_err_msg());
 	cr_assert_eq(scs_store_put(&kb2, st, b, len), SCS_OK, "%s", scs_err_msg());
-	scs_hash_force_collisions(0);
+	scs_hash_collide_for_tests(0);
 	cr_assert(scs_key_eq(&ka.key, &kb.key), "the hook must collide");
 	cr_assert_neq(ka.id, kb.id, "different bytes under one key are two blobs");
 	cr_assert_eq(ka2.id, ka.id);
@@ -281,9 +282,9 @@ Test(store, colliding_store_resident_constants_never_merge, .init = shrink_setup
 	char *in = fixture("typed_pair.onnx"), *out = path_in(shrunk_dir, "out.onnx");
 	Onnx__GraphProto *g;
 
-	scs_hash_force_collisions(1);
+	scs_hash_collide_for_tests(1);
 	g = shrink_fixture("typed_pair.onnx", NULL);
-	scs_hash_force_collisions(0);
+	scs_hash_collide_for_tests(0);
 	cr_assert_not_null(find_init(g, "A"));
 	cr_assert_not_null(find_init(g, "B"), "B differs from A in its last element");
 	cr_assert_null(find_init(g, "A2"), "A2 equals A");
@@ -358,6 +359,62 @@ Test(store, a_store_folder_that_is_a_file_is_refused)
 	cr_assert_not_null(strstr(scs_err_msg(), where), "%s", scs_err_msg());
 	cr_assert_lt(scs_store_open(&s, NULL, where), 0, "nor can a temporary store go under a file");
 	cr_assert_not_null(strstr(scs_err_msg(), where), "%s", scs_err_msg());
+	free(where);
+	tmpdir_remove(d);
+}
+
+/* Set (or with @format 0 drop) the "format" entry of the kept store @where,
+ * as another version of the project would have left it. */
+static void
+set_format(const char *where, uint64_t format)
+{
+	MDB_env *env;
+	MDB_txn *txn;
+	MDB_dbi meta;
+	uint8_t word[8];
+	MDB_val k = { 6, "format" }, v = { sizeof(word), word };
+
+	for (int i = 0; i < 8; i++)
+		word[i] = (uint8_t)(format >> (8 * i));
+	cr_assert_eq(mdb_env_create(&env), 0);
+	cr_assert_eq(mdb_env_set_maxdbs(env, 4), 0);
+	cr_assert_eq(mdb_env_open(env, where, 0, 0644), 0);
+	cr_assert_eq(mdb_txn_begin(env, NULL, 0, &txn), 0);
+	cr_assert_eq(mdb_dbi_open(txn, "meta", 0, &meta), 0);
+	if (format)
+		cr_assert_eq(mdb_put(txn, meta, &k, &v, 0), 0);
+	else
+		cr_assert_eq(mdb_del(txn, meta, &k, NULL), 0);
+	cr_assert_eq(mdb_txn_commit(txn), 0);
+	mdb_env_close(env);
+}
+
+/* Stores of the hand-written digest (format 1, no format entry) or of a later
+ * format hold keys and chunk checks this version would not match: refused. */
+Test(store, a_kept_store_of_another_format_is_refused)
+{
+	char *d = tmpdir_new(), *where = path_in(d, "store");
+	static const struct {
+		uint64_t format;
+		const char *says;
+	} cases[] = { { 0, "store format 1," }, { 3, "store format 3," } };
+	scs_store *s;
+	scs_blob key;
+
+	cr_assert_eq(scs_store_open(&s, where, NULL), SCS_OK, "%s", scs_err_msg());
+	cr_assert_eq(scs_store_put(&key, s, "kept!", 6), SCS_OK, "%s", scs_err_msg());
+	scs_store_close(s);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		set_format(where, cases[i].format);
+		cr_assert_eq(scs_store_open(&s, where, NULL), SCS_EUNSUPPORTED, "format %llu opened",
+		    (unsigned long long)cases[i].format);
+		cr_assert_null(s);
+		cr_assert_not_null(strstr(scs_err_msg(), cases[i].says), "%s", scs_err_msg());
+		cr_assert_not_null(strstr(scs_err_msg(), where), "%s", scs_err_msg());
+	}
+	set_format(where, 2);
+	cr_assert_eq(scs_store_open(&s, where, NULL), SCS_OK, "this version's format opens: %s", scs_err_msg());
+	scs_store_close(s);
 	free(where);
 	tmpdir_remove(d);
 }
