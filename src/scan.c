@@ -535,13 +535,29 @@ static int
 take_file_range(scan *sc, uint32_t file, uint64_t off, uint64_t len, scs_payload *pl)
 {
 	scs_store_writer *w = NULL;
+	const uint8_t *p;
 	scs_hash h;
 	int rc;
 
 	if (sc->opts->hold_bytes && (rc = scs_store_writer_open(&w, sc->set->store)) < 0)
 		return rc;
 	scs_hash_init(&h);
-	if ((rc = stream_range(sc, sc->set->files[file], off, len, &h, w)) < 0) {
+	if (file == sc->file && len <= WIN_LEN) {
+		/* from the scan window: the bytes after the payload are the scan's next ones */
+		rc = need(sc, off, (size_t)len, &p);
+	} else if (len <= SCS_PAYLOADS_SMALL_LEN) {
+		/* a small external payload: its neighbours come with it */
+		rc = scs_payloads_peek(sc->set, file, off, (size_t)len, &p);
+	} else {
+		rc = stream_range(sc, sc->set->files[file], off, len, &h, w);
+		p = NULL;
+	}
+	if (rc == SCS_OK && p) {
+		scs_hash_update(&h, p, (size_t)len);
+		if (w)
+			rc = scs_store_writer_write(w, p, (size_t)len);
+	}
+	if (rc < 0) {
 		scs_store_writer_abort(w);
 		return rc;
 	}
