@@ -76,7 +76,24 @@ typedef struct scs_report {
 	scs_report_stage stages[SCS_REPORT_MAX_STAGES];
 	size_t n_stages;
 	double seconds;
+	/* I/O of the run, from /proc/self/io at its start and at the end of each
+	 * stage (has_io 0 where /proc is not there). bytes_read is rchar: every
+	 * byte asked of the kernel by read, pread and copy_file_range (a kernel
+	 * copy into an output counts as read), from the page cache or the disk.
+	 * read_bytes would count only what came from the disk: 0 on a warm
+	 * cache, so it says nothing of how often the tool reads a byte. Pages a
+	 * compare reads through a mapping are not in rchar: they are
+	 * bytes_mapped. */
+	int has_io;
+	uint64_t bytes_read;
+	uint64_t bytes_written;   /* wchar: write, pwrite and copy_file_range's output */
+	uint64_t bytes_mapped;    /* payload bytes compared from mapped pages */
+	uint64_t io_start[3];     /* rchar, wchar and mapped bytes when the run began */
 } scs_report;
+
+/* Note the process's I/O counters at the start of a run (after the report
+ * was cleared); each scs_report_stage_add() then sets the run's I/O. */
+void scs_report_io_begin(scs_report *r);
 
 /* Record a finished stage (ignored past SCS_REPORT_MAX_STAGES). */
 void scs_report_stage_add(scs_report *r, const char *name, double seconds, uint64_t bytes);
