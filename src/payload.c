@@ -11,6 +11,9 @@
 
 #include "err.h"
 
+/* The first read-ahead after a jump. */
+#define AHEAD_MIN_LEN ((size_t)4 << 10)
+
 /* Bytes of each side mapped at once when comparing from mapped pages. */
 #define MAP_WINDOW_LEN ((size_t)32 << 20)
 
@@ -167,7 +170,17 @@ scs_payloads_peek(scs_payloads *set, uint32_t file, uint64_t off, size_t len, co
 		return scs_err_set(SCS_ERANGE, "a %zu-byte read through the read-ahead buffer", len);
 	if (off > size || len > size - off)
 		return scs_source_read(src, set->ahead, len, off);   /* names the file and the offset */
-	want = size - off < SCS_PAYLOADS_AHEAD_LEN ? (size_t)(size - off) : SCS_PAYLOADS_AHEAD_LEN;
+	/* read ahead twice as far as last time while the reads go forward in
+	 * small steps; a jump starts again from AHEAD_MIN_LEN, so a small
+	 * payload between large ones costs a few KiB more, not 64 */
+	want = AHEAD_MIN_LEN;
+	if (set->ahead_len && set->ahead_file == file && off > set->ahead_off &&
+	    off - set->ahead_off <= 2 * (uint64_t)set->ahead_len)
+		want = 2 * set->ahead_len < SCS_PAYLOADS_AHEAD_LEN ? 2 * set->ahead_len : SCS_PAYLOADS_AHEAD_LEN;
+	if (want < len)
+		want = len;
+	if (want > size - off)
+		want = (size_t)(size - off);
 	set->ahead_len = 0;
 	if ((rc = scs_source_read(src, set->ahead, want, off)) < 0)
 		return rc;

@@ -53,7 +53,7 @@ static int
 need(scan *sc, uint64_t off, size_t len, const uint8_t **p)
 {
 	uint64_t size = scs_source_size(sc->src);
-	size_t want;
+	size_t want, keep;
 	int rc;
 
 	if (off >= sc->win_off && off - sc->win_off + len <= sc->win_len) {
@@ -63,7 +63,12 @@ need(scan *sc, uint64_t off, size_t len, const uint8_t **p)
 	if (off > size || len > size - off)
 		return at(sc, off, SCS_ECORRUPT, "runs past the end of the file");
 	want = size - off < WIN_LEN ? (size_t)(size - off) : WIN_LEN;
-	if ((rc = scs_source_read(sc->src, sc->win, want, off)) < 0)
+	/* bytes the window holds already move to its front: each is read once */
+	keep = off >= sc->win_off && off - sc->win_off < sc->win_len ? (size_t)(sc->win_off + sc->win_len - off) : 0;
+	if (keep)
+		memmove(sc->win, sc->win + (off - sc->win_off), keep);
+	sc->win_len = 0;
+	if ((rc = scs_source_read(sc->src, sc->win + keep, want - keep, off + keep)) < 0)
 		return rc;
 	sc->win_off = off;
 	sc->win_len = want;
@@ -614,12 +619,16 @@ scan_tensor(scan *sc, uint64_t start, uint64_t end, scs_buf *out)
 	scs_payload pl;
 	uint64_t want = 0, off;
 	uint32_t id = 0;
+	const uint8_t *p;
 	field f;
 	int rc, external, has_payload;
 	uint8_t tag[SCS_WIRE_VARINT_MAX];
 
 	if ((ti = calloc(1, sizeof(*ti))) == NULL)
 		return scs_err_set(SCS_ENOMEM, "cannot allocate tensor info");
+	/* a tensor that fits the window is walked twice and hashed from one read */
+	if (end - start <= WIN_LEN && (rc = need(sc, start, (size_t)(end - start), &p)) < 0)
+		goto done;
 	if ((rc = tensor_first_walk(sc, ti, start, end)) < 0)
 		goto done;
 	external = ti->location == 1;
