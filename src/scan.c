@@ -11,6 +11,7 @@
  */
 #include "scan.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,6 +40,7 @@ typedef struct scan {
 	size_t win_len;
 	uint8_t *piece;           /* SCS_CHUNK_LEN, for streaming payloads */
 	uint8_t *decode;          /* DECODE_LEN, typed fields decoded to raw form */
+	struct tensor_info *ti;   /* the tensor being scanned (tensors do not nest) */
 	uint64_t last_progress;
 } scan;
 
@@ -225,18 +227,19 @@ static int scan_message(scan *sc, const ProtobufCMessageDescriptor *md, uint64_t
 typedef struct tensor_info {
 	int64_t dtype;
 	int has_dtype;
-	int64_t dims[MAX_DIMS];
 	size_t n_dims;
-	char name[NAME_MAX_LEN];
 	int64_t location;         /* data_location */
 	int has_raw;              /* raw_data seen; raw is the last one */
 	field raw;
 	int n_typed;              /* occurrences of typed fields */
 	int has_strings;
-	char ext_location[NAME_MAX_LEN];
 	int has_ext_location;
 	uint64_t ext_offset, ext_length;
 	int has_ext_offset, has_ext_length;
+	/* the arrays last: a new tensor clears only what comes before them */
+	int64_t dims[MAX_DIMS];
+	char name[NAME_MAX_LEN];
+	char ext_location[NAME_MAX_LEN];
 } tensor_info;
 
 static int
@@ -624,8 +627,10 @@ scan_tensor(scan *sc, uint64_t start, uint64_t end, scs_buf *out)
 	int rc, external, has_payload;
 	uint8_t tag[SCS_WIRE_VARINT_MAX];
 
-	if ((ti = calloc(1, sizeof(*ti))) == NULL)
-		return scs_err_set(SCS_ENOMEM, "cannot allocate tensor info");
+	ti = sc->ti;
+	memset(ti, 0, offsetof(tensor_info, dims));
+	ti->name[0] = '\0';
+	ti->ext_location[0] = '\0';
 	/* a tensor that fits the window is walked twice and hashed from one read */
 	if (end - start <= WIN_LEN && (rc = need(sc, start, (size_t)(end - start), &p)) < 0)
 		goto done;
@@ -694,7 +699,6 @@ scan_tensor(scan *sc, uint64_t start, uint64_t end, scs_buf *out)
 			rc = scs_buf_add_varint(out, id);
 	}
 done:
-	free(ti);
 	return rc;
 }
 
@@ -757,7 +761,8 @@ scs_scan_file(scs_buf *skeleton, scs_payloads *set, const char *path, const scs_
 	if (size == 0)
 		return scs_err_set(SCS_ECORRUPT, "%s: the file is empty", path);
 	if ((sc.dir = scs_path_dir(path)) == NULL || (sc.win = malloc(WIN_LEN)) == NULL ||
-	    (sc.piece = malloc(SCS_CHUNK_LEN)) == NULL || (sc.decode = malloc(DECODE_LEN)) == NULL) {
+	    (sc.piece = malloc(SCS_CHUNK_LEN)) == NULL || (sc.decode = malloc(DECODE_LEN)) == NULL ||
+	    (sc.ti = malloc(sizeof(*sc.ti))) == NULL) {
 		rc = scs_err_set(SCS_ENOMEM, "cannot allocate scan buffers");
 		goto done;
 	}
@@ -769,5 +774,6 @@ done:
 	free(sc.win);
 	free(sc.piece);
 	free(sc.decode);
+	free(sc.ti);
 	return rc;
 }
