@@ -1,14 +1,15 @@
 #!/usr/bin/python3
 """measure.py CMD [ARG...]: run a command; print its wall time, the peak
 RssAnon (anonymous resident memory: heap and stacks, not the file cache or
-mapped files) sampled from /proc/PID/status every 5 ms, and the bytes the
+mapped files) sampled from /proc/PID/status every 5 ms, its CPU time (user
+plus system: what a loaded machine changes least), and the bytes the
 kernel counted it reading and writing (rchar and wchar of /proc/PID/io,
 read once it has ended and before it is reaped: read, pread and
 copy_file_range, page cache or disk; pages read through a mapping are not
 in rchar).
 
 Output, one line on stderr: "measure: wall=S.SSS peak_rss_anon_kib=N
-exit=C rchar=N wchar=N". Exit status: the command's."""
+exit=C rchar=N wchar=N cpu=S.SSS". Exit status: the command's."""
 import os
 import subprocess
 import sys
@@ -47,9 +48,11 @@ def main():
         time.sleep(0.005)
     wall = time.monotonic() - start
     io = io_of(proc.pid)
-    proc.wait()
+    _, status, usage = os.wait4(proc.pid, 0)
+    proc.returncode = os.waitstatus_to_exitcode(status)
     print(f"measure: wall={wall:.3f} peak_rss_anon_kib={peak} exit={proc.returncode} "
-          f"rchar={io.get('rchar', 0)} wchar={io.get('wchar', 0)}", file=sys.stderr)
+          f"rchar={io.get('rchar', 0)} wchar={io.get('wchar', 0)} cpu={usage.ru_utime + usage.ru_stime:.3f}",
+          file=sys.stderr)
     return proc.returncode
 
 
