@@ -161,18 +161,20 @@ Test(e2e, payloads_across_the_scan_window_keep_every_byte)
 	tmpdir_remove(dir);
 }
 
-/* The kernel's count of the bytes the tool read (io_of.py). */
+/* The kernel's count of the bytes the tool read (scripts/measure.py reads
+ * /proc/PID/io when the tool has ended). */
 static unsigned long long
 rchar_of_shrink(const char *in, const char *out, const char *json)
 {
 	char *text, *at;
 	unsigned long long rchar;
 
-	cr_assert_eq(run(&text, "/usr/bin/python3 '%s/tests/e2e/io_of.py' '%s/scs4onnx-shrink' '%s' '%s' -n --json '%s'",
+	cr_assert_eq(run(&text, "/usr/bin/python3 '%s/scripts/measure.py' '%s/scs4onnx-shrink' '%s' '%s' -n --json '%s'",
 	    SCS_TEST_SRC_DIR, SCS_TOOLS_DIR, in, out, json), 0, "%s", text);
-	at = strstr(text, "io: rchar=");
+	at = strstr(text, " rchar=");
 	cr_assert_not_null(at, "%s", text);
-	rchar = strtoull(at + strlen("io: rchar="), NULL, 10);
+	rchar = strtoull(at + strlen(" rchar="), NULL, 10);
+	cr_assert_gt(rchar, 0, "%s", text);
 	free(text);
 	return rchar;
 }
