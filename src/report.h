@@ -83,12 +83,14 @@ typedef struct scs_report {
 	 * read_bytes would count only what came from the disk: 0 on a warm
 	 * cache, so it says nothing of how often the tool reads a byte. Pages a
 	 * compare reads through a mapping are not in rchar: they are
-	 * bytes_mapped. */
+	 * bytes_mapped. bytes_read less bytes_kernel_copied is what the tool
+	 * read into its own memory. */
 	int has_io;
 	uint64_t bytes_read;
 	uint64_t bytes_written;   /* wchar: write, pwrite and copy_file_range's output */
 	uint64_t bytes_mapped;    /* payload bytes compared from mapped pages */
-	uint64_t io_start[3];     /* rchar, wchar and mapped bytes when the run began */
+	uint64_t bytes_kernel_copied; /* bytes copy_file_range copied into outputs */
+	uint64_t io_start[4];     /* rchar, wchar, mapped and kernel-copied bytes when the run began */
 } scs_report;
 
 /* Note the process's I/O counters at the start of a run (after the report
