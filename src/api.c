@@ -63,6 +63,7 @@ static void
 begin(scs_report *rep, progress_ctx *pc, scs_progress_fn fn, void *payload)
 {
 	memset(rep, 0, sizeof(*rep));
+	scs_report_io_begin(rep);
 	pc->fn = fn;
 	pc->payload = payload;
 	pc->stage = NULL;

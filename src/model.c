@@ -483,6 +483,9 @@ add_scope(scs_scopes *s, size_t *cap, Onnx__GraphProto *g, Onnx__FunctionProto *
 #define DEF(name) do { if ((name) && (name)[0] && (rc = scs_strmap_put(&sc->defs, (name), 1)) < 0) return rc; } while (0)
 #define PIN(name) do { if ((name) && (name)[0] && (rc = scs_strmap_put(&sc->pinned, (name), 1)) < 0) return rc; } while (0)
 	if (g) {
+		/* one table for every name at once: inputs, initializers, a name a node at least */
+		if ((rc = scs_strmap_reserve(&sc->defs, g->n_input + g->n_initializer + g->n_node)) < 0)
+			return rc;
 		for (i = 0; i < g->n_input; i++) {
 			DEF(g->input[i]->name);
 			PIN(g->input[i]->name);

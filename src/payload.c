@@ -5,12 +5,25 @@
  */
 #include "payload.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "err.h"
+
+/* The first read-ahead after a jump. */
+#define AHEAD_MIN_LEN ((size_t)4 << 10)
+
+/* Bytes of each side mapped at once when comparing from mapped pages. */
+#define MAP_WINDOW_LEN ((size_t)32 << 20)
+
+/* Bytes compared from mapped pages, for the run's report (one process,
+ * one thread: the library's rule). */
+static uint64_t mapped_bytes;
 
 void
 scs_payload_at_store(scs_payload *p, const scs_blob *blob)
@@ -39,7 +52,7 @@ scs_payloads_init(scs_payloads *set, scs_store *store)
 	memset(set, 0, sizeof(*set));
 	set->store = store;
 	if ((set->piece[0] = malloc(SCS_CHUNK_LEN)) == NULL || (set->piece[1] = malloc(SCS_CHUNK_LEN)) == NULL ||
-	    scs_source_pool_new(&set->pool, max_open()) < 0) {
+	    (set->ahead = malloc(SCS_PAYLOADS_AHEAD_LEN)) == NULL || scs_source_pool_new(&set->pool, max_open()) < 0) {
 		scs_payloads_dispose(set);
 		return scs_err_set(SCS_ENOMEM, "cannot allocate payload buffers");
 	}
@@ -56,6 +69,7 @@ scs_payloads_dispose(scs_payloads *set)
 	free(set->items);
 	free(set->piece[0]);
 	free(set->piece[1]);
+	free(set->ahead);
 	memset(set, 0, sizeof(*set));
 }
 
@@ -108,8 +122,10 @@ scs_payloads_add(scs_payloads *set, const scs_payload *p, uint32_t *out)
 	return SCS_OK;
 }
 
-int
-scs_payloads_read(scs_payloads *set, uint32_t id, uint64_t off, void *buf, size_t len)
+/* Read bytes of payload @id; with @ahead, small reads go through the
+ * read-ahead buffer. */
+static int
+read_payload(scs_payloads *set, uint32_t id, uint64_t off, void *buf, size_t len, int ahead)
 {
 	const scs_payload *p = &set->items[id];
 	scs_blob blob;
@@ -117,6 +133,15 @@ scs_payloads_read(scs_payloads *set, uint32_t id, uint64_t off, void *buf, size_
 	if (off > p->key.len || len > p->key.len - off)
 		return scs_err_set(SCS_ERANGE, "read past the end of a %llu-byte payload",
 		    (unsigned long long)p->key.len);
+	if (ahead && p->where == SCS_AT_FILE && len <= SCS_PAYLOADS_SMALL_LEN) {
+		const uint8_t *q;
+		int rc;
+
+		if ((rc = scs_payloads_peek(set, p->file, p->off + off, len, &q)) < 0)
+			return rc;
+		memcpy(buf, q, len);
+		return SCS_OK;
+	}
 	if (p->where == SCS_AT_FILE)
 		return scs_source_read(set->files[p->file], buf, len, p->off + off);
 	if (set->store == NULL)
@@ -124,6 +149,110 @@ scs_payloads_read(scs_payloads *set, uint32_t id, uint64_t off, void *buf, size_
 	blob.key = p->key;
 	blob.id = p->off;
 	return scs_store_read(set->store, &blob, off, buf, len);
+}
+
+int
+scs_payloads_read(scs_payloads *set, uint32_t id, uint64_t off, void *buf, size_t len)
+{
+	return read_payload(set, id, off, buf, len, 1);
+}
+
+int
+scs_payloads_peek(scs_payloads *set, uint32_t file, uint64_t off, size_t len, const uint8_t **out)
+{
+	scs_source *src = set->files[file];
+	uint64_t size = scs_source_size(src);
+	size_t want;
+	int rc;
+
+	if (set->ahead_len && set->ahead_file == file && off >= set->ahead_off &&
+	    off - set->ahead_off <= set->ahead_len && len <= set->ahead_len - (off - set->ahead_off)) {
+		*out = set->ahead + (off - set->ahead_off);
+		return SCS_OK;
+	}
+	if (len > SCS_PAYLOADS_AHEAD_LEN)
+		return scs_err_set(SCS_ERANGE, "a %zu-byte read through the read-ahead buffer", len);
+	if (off > size || len > size - off)
+		return scs_source_read(src, set->ahead, len, off);   /* names the file and the offset */
+	/* read ahead twice as far as last time while the reads go forward in
+	 * small steps; a jump starts again from AHEAD_MIN_LEN, so a small
+	 * payload between large ones costs a few KiB more, not 64 */
+	want = AHEAD_MIN_LEN;
+	if (set->ahead_len && set->ahead_file == file && off > set->ahead_off &&
+	    off - set->ahead_off <= 2 * (uint64_t)set->ahead_len)
+		want = 2 * set->ahead_len < SCS_PAYLOADS_AHEAD_LEN ? 2 * set->ahead_len : SCS_PAYLOADS_AHEAD_LEN;
+	if (want < len)
+		want = len;
+	if (want > size - off)
+		want = (size_t)(size - off);
+	set->ahead_len = 0;
+	if ((rc = scs_source_read(src, set->ahead, want, off)) < 0)
+		return rc;
+	set->ahead_file = file;
+	set->ahead_off = off;
+	set->ahead_len = want;
+	*out = set->ahead;
+	return SCS_OK;
+}
+
+uint64_t
+scs_payloads_mapped_bytes(void)
+{
+	return mapped_bytes;
+}
+
+/* Map @len bytes of file @file from @off (page-aligned below): *base and
+ * *map_len are what to unmap, *out the first wanted byte. */
+static int
+map_range(scs_payloads *set, uint32_t file, uint64_t off, size_t len, void **base, size_t *map_len,
+    const uint8_t **out)
+{
+	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE), start = off / page * page;
+	scs_source *src = set->files[file];
+	void *p;
+	int fd;
+
+	if (off > scs_source_size(src) || len > scs_source_size(src) - off)
+		return scs_err_set(SCS_ECORRUPT, "%s: offset %llu: %zu bytes wanted, file ends at %llu",
+		    scs_source_path(src), (unsigned long long)off, len, (unsigned long long)scs_source_size(src));
+	/* the mapping keeps its own reference: the pool may close fd afterwards */
+	if ((fd = scs_source_fd(src)) < 0)
+		return fd;
+	*map_len = (size_t)(off - start) + len;
+	if ((p = mmap(NULL, *map_len, PROT_READ, MAP_SHARED, fd, (off_t)start)) == MAP_FAILED)
+		return scs_err_errno(errno, "%s: offset %llu: cannot map %zu bytes", scs_source_path(src),
+		    (unsigned long long)start, *map_len);
+	(void)madvise(p, *map_len, MADV_SEQUENTIAL);
+	*base = p;
+	*out = (const uint8_t *)p + (off - start);
+	return SCS_OK;
+}
+
+/* Compare two payloads that lie in files, window by window from mapped
+ * pages: 1 equal, 0 not, < 0 error. */
+static int
+equal_mapped(scs_payloads *set, const scs_payload *a, const scs_payload *b)
+{
+	uint64_t len = a->key.len, off;
+	void *base[2] = { NULL, NULL };
+	size_t take, map_len[2];
+	const uint8_t *pa, *pb;
+	int rc = 1;
+
+	for (off = 0; off < len && rc == 1; off += take) {
+		take = len - off > MAP_WINDOW_LEN ? MAP_WINDOW_LEN : (size_t)(len - off);
+		if ((rc = map_range(set, a->file, a->off + off, take, &base[0], &map_len[0], &pa)) < 0)
+			break;
+		if ((rc = map_range(set, b->file, b->off + off, take, &base[1], &map_len[1], &pb)) < 0) {
+			munmap(base[0], map_len[0]);
+			break;
+		}
+		rc = memcmp(pa, pb, take) == 0;
+		mapped_bytes += 2 * (uint64_t)take;
+		munmap(base[0], map_len[0]);
+		munmap(base[1], map_len[1]);
+	}
+	return rc;
 }
 
 int
@@ -140,10 +269,13 @@ scs_payloads_equal(scs_payloads *set, uint32_t a, uint32_t b)
 	/* the store keeps one blob per distinct content, confirmed on write */
 	if (set->items[a].where == SCS_AT_STORE && set->items[b].where == SCS_AT_STORE)
 		return set->items[a].off == set->items[b].off;
+	if (set->items[a].where == SCS_AT_FILE && set->items[b].where == SCS_AT_FILE && len >= SCS_PAYLOADS_MAP_MIN)
+		return equal_mapped(set, &set->items[a], &set->items[b]);
 	for (off = 0; off < len; off += take) {
 		take = len - off > SCS_CHUNK_LEN ? SCS_CHUNK_LEN : (size_t)(len - off);
-		if ((rc = scs_payloads_read(set, a, off, set->piece[0], take)) < 0 ||
-		    (rc = scs_payloads_read(set, b, off, set->piece[1], take)) < 0)
+		/* exact reads: the two copies rarely lie within one read-ahead */
+		if ((rc = read_payload(set, a, off, set->piece[0], take, 0)) < 0 ||
+		    (rc = read_payload(set, b, off, set->piece[1], take, 0)) < 0)
 			return rc;
 		if (memcmp(set->piece[0], set->piece[1], take) != 0)
 			return 0;
@@ -159,6 +291,13 @@ scs_payloads_copy(scs_payloads *set, uint32_t id, scs_sink *sink)
 	size_t take;
 	int rc, fd;
 
+	if (p->where == SCS_AT_FILE && p->key.len <= SCS_PAYLOADS_SMALL_LEN) {
+		const uint8_t *q;
+
+		if ((rc = scs_payloads_peek(set, p->file, p->off, (size_t)p->key.len, &q)) < 0)
+			return rc;
+		return scs_sink_write(sink, q, (size_t)p->key.len);
+	}
 	/* the descriptor stays valid through the copy: no other file is touched */
 	if (p->where == SCS_AT_FILE)
 		return (fd = scs_source_fd(set->files[p->file])) < 0 ? fd : scs_sink_copy_fd(sink, fd, p->off, p->key.len);

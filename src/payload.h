@@ -47,7 +47,23 @@ typedef struct scs_payloads {
 	scs_source_pool *pool;  /* the files' descriptors, SCS_PAYLOADS_MAX_OPEN at most */
 	scs_store *store;   /* borrowed; may be NULL until a payload needs it */
 	uint8_t *piece[2];  /* two SCS_CHUNK_LEN buffers for copies and compares */
+	uint8_t *ahead;     /* SCS_PAYLOADS_AHEAD_LEN bytes of one file, read ahead for small payloads */
+	uint32_t ahead_file;
+	uint64_t ahead_off;
+	size_t ahead_len;   /* 0: nothing held */
 } scs_payloads;
+
+/* Payloads up to this long are read through the read-ahead buffer (one read
+ * serves the small payloads that lie near each other) and copied into an
+ * output through its write buffer; longer ones are copied by the kernel
+ * (copy_file_range, which reflinks where the filesystem can). */
+#define SCS_PAYLOADS_SMALL_LEN ((size_t)16 << 10)
+#define SCS_PAYLOADS_AHEAD_LEN ((size_t)64 << 10)
+
+/* Payloads at least this long are compared from mapped pages of their files
+ * (bounded windows, read sequentially), so a compare copies nothing and
+ * needs no buffer; shorter ones are read. */
+#define SCS_PAYLOADS_MAP_MIN ((uint64_t)64 << 10)
 
 /* @store is borrowed and must outlive the set. */
 int scs_payloads_init(scs_payloads *set, scs_store *store);
@@ -63,12 +79,23 @@ int scs_payloads_add(scs_payloads *set, const scs_payload *p, uint32_t *out);
 /* Read @len canonical bytes of payload @id from byte @off. */
 int scs_payloads_read(scs_payloads *set, uint32_t id, uint64_t off, void *buf, size_t len);
 
+/*
+ * Bytes [off, off + len) of file @file (len <= SCS_PAYLOADS_SMALL_LEN),
+ * through the read-ahead buffer: *out stays valid until the next call on
+ * @set. SCS_ECORRUPT when the range passes the end of the file.
+ */
+int scs_payloads_peek(scs_payloads *set, uint32_t file, uint64_t off, size_t len, const uint8_t **out);
+
 /* 1 when payloads @a and @b hold the same bytes (compared byte for byte),
  * 0 when not, < 0 on error. */
 int scs_payloads_equal(scs_payloads *set, uint32_t a, uint32_t b);
 
 /* Append payload @id's bytes to @sink. */
 int scs_payloads_copy(scs_payloads *set, uint32_t id, scs_sink *sink);
+
+/* Payload bytes compared from mapped pages so far, by every set of the
+ * process: reads that /proc/self/io does not count (see report.h). */
+uint64_t scs_payloads_mapped_bytes(void);
 
 /* 1 when @path is one of the set's input files (same device and inode). */
 int scs_payloads_reads_from(const scs_payloads *set, const char *path);

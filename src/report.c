@@ -10,6 +10,53 @@
 
 #include "dtype.h"
 #include "err.h"
+#include "payload.h"
+
+/* rchar and wchar of /proc/self/io; 0 when it cannot be read. */
+static int
+read_io(uint64_t *rchar, uint64_t *wchar)
+{
+	FILE *f = fopen("/proc/self/io", "re");
+	char line[128];
+	unsigned long long v;
+	int found = 0;
+
+	if (f == NULL)
+		return 0;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "rchar: %llu", &v) == 1) {
+			*rchar = v;
+			found |= 1;
+		} else if (sscanf(line, "wchar: %llu", &v) == 1) {
+			*wchar = v;
+			found |= 2;
+		}
+	}
+	fclose(f);
+	return found == 3;
+}
+
+void
+scs_report_io_begin(scs_report *r)
+{
+	r->has_io = read_io(&r->io_start[0], &r->io_start[1]);
+	r->io_start[2] = scs_payloads_mapped_bytes();
+	r->io_start[3] = scs_sink_kernel_copied();
+}
+
+/* The run's I/O so far. */
+static void
+io_update(scs_report *r)
+{
+	uint64_t rchar, wchar;
+
+	if (!r->has_io || !read_io(&rchar, &wchar))
+		return;
+	r->bytes_read = rchar - r->io_start[0];
+	r->bytes_written = wchar - r->io_start[1];
+	r->bytes_mapped = scs_payloads_mapped_bytes() - r->io_start[2];
+	r->bytes_kernel_copied = scs_sink_kernel_copied() - r->io_start[3];
+}
 
 int
 scs_report_add_group(scs_report *r, const char *canonical, const char *const *names, size_t n_names,
@@ -111,6 +158,7 @@ scs_report_stage_add(scs_report *r, const char *name, double seconds, uint64_t b
 	r->stages[r->n_stages].seconds = seconds;
 	r->stages[r->n_stages].bytes = bytes;
 	r->n_stages++;
+	io_update(r);
 }
 
 static void
@@ -275,6 +323,11 @@ scs_report_write_json(const scs_report *r, FILE *f)
 		fprintf(f, "%s\n    {\"name\": \"%s\", \"seconds\": %.3f, \"bytes\": %llu}", i ? "," : "", r->stages[i].name,
 		    r->stages[i].seconds, (unsigned long long)r->stages[i].bytes);
 	fprintf(f, "%s]", r->n_stages ? "\n  " : "");
+	if (r->has_io)
+		fprintf(f, ",\n  \"bytes_read\": %llu,\n  \"bytes_written\": %llu,\n  \"bytes_kernel_copied\": %llu,\n"
+		    "  \"bytes_compared_mapped\": %llu", (unsigned long long)r->bytes_read,
+		    (unsigned long long)r->bytes_written, (unsigned long long)r->bytes_kernel_copied,
+		    (unsigned long long)r->bytes_mapped);
 	fprintf(f, ",\n  \"constant_bytes_before\": %llu,\n  \"constant_bytes_after\": %llu,\n"
 	    "  \"input_bytes\": %llu,\n  \"output_bytes\": %llu,\n  \"output_data_bytes\": %llu,\n"
 	    "  \"external_data\": %s,\n  \"seconds\": %.3f\n}\n",

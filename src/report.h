@@ -11,6 +11,10 @@
 
 #include <scs4onnx/report.h>
 
+/* Note the process's I/O counters at the start of a run (after the report
+ * was cleared); each scs_report_stage_add() then sets the run's I/O. */
+void scs_report_io_begin(scs_report *r);
+
 /* Record a finished stage (ignored past SCS_REPORT_MAX_STAGES). */
 void scs_report_stage_add(scs_report *r, const char *name, double seconds, uint64_t bytes);
 

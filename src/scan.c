@@ -13,6 +13,7 @@
  */
 #include "scan.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,6 +43,7 @@ typedef struct scan {
 	size_t win_len;
 	uint8_t *piece;           /* SCS_CHUNK_LEN, for streaming payloads */
 	uint8_t *decode;          /* DECODE_LEN, typed fields decoded to raw form */
+	struct tensor_info *ti;   /* the tensor being scanned (tensors do not nest) */
 	uint64_t last_progress;
 } scan;
 
@@ -56,7 +58,7 @@ static int
 need(scan *sc, uint64_t off, size_t len, const uint8_t **p)
 {
 	uint64_t size = scs_source_size(sc->src);
-	size_t want;
+	size_t want, keep;
 	int rc;
 
 	if (off >= sc->win_off && off - sc->win_off + len <= sc->win_len) {
@@ -66,7 +68,12 @@ need(scan *sc, uint64_t off, size_t len, const uint8_t **p)
 	if (off > size || len > size - off)
 		return at(sc, off, SCS_ECORRUPT, "runs past the end of the file");
 	want = size - off < WIN_LEN ? (size_t)(size - off) : WIN_LEN;
-	if ((rc = scs_source_read(sc->src, sc->win, want, off)) < 0)
+	/* bytes the window holds already move to its front: each is read once */
+	keep = off >= sc->win_off && off - sc->win_off < sc->win_len ? (size_t)(sc->win_off + sc->win_len - off) : 0;
+	if (keep)
+		memmove(sc->win, sc->win + (off - sc->win_off), keep);
+	sc->win_len = 0;
+	if ((rc = scs_source_read(sc->src, sc->win + keep, want - keep, off + keep)) < 0)
 		return rc;
 	sc->win_off = off;
 	sc->win_len = want;
@@ -223,18 +230,19 @@ static int scan_message(scan *sc, const ProtobufCMessageDescriptor *md, uint64_t
 typedef struct tensor_info {
 	int64_t dtype;
 	int has_dtype;
-	int64_t dims[MAX_DIMS];
 	size_t n_dims;
-	char name[NAME_MAX_LEN];
 	int64_t location;         /* data_location */
 	int has_raw;              /* raw_data seen; raw is the last one */
 	field raw;
 	int n_typed;              /* occurrences of typed fields */
 	int has_strings;
-	char ext_location[NAME_MAX_LEN];
 	int has_ext_location;
 	uint64_t ext_offset, ext_length;
 	int has_ext_offset, has_ext_length;
+	/* the arrays last: a new tensor clears only what comes before them */
+	int64_t dims[MAX_DIMS];
+	char name[NAME_MAX_LEN];
+	char ext_location[NAME_MAX_LEN];
 } tensor_info;
 
 static int
@@ -538,13 +546,29 @@ static int
 take_file_range(scan *sc, uint32_t file, uint64_t off, uint64_t len, scs_payload *pl)
 {
 	scs_store_writer *w = NULL;
+	const uint8_t *p;
 	scs_hash h;
 	int rc;
 
 	if (sc->opts->hold_bytes && (rc = scs_store_writer_open(&w, sc->set->store)) < 0)
 		return rc;
 	scs_hash_init(&h);
-	if ((rc = stream_range(sc, sc->set->files[file], off, len, &h, w)) < 0) {
+	if (file == sc->file && len <= WIN_LEN) {
+		/* from the scan window: the bytes after the payload are the scan's next ones */
+		rc = need(sc, off, (size_t)len, &p);
+	} else if (len <= SCS_PAYLOADS_SMALL_LEN) {
+		/* a small external payload: its neighbours come with it */
+		rc = scs_payloads_peek(sc->set, file, off, (size_t)len, &p);
+	} else {
+		rc = stream_range(sc, sc->set->files[file], off, len, &h, w);
+		p = NULL;
+	}
+	if (rc == SCS_OK && p) {
+		scs_hash_update(&h, p, (size_t)len);
+		if (w)
+			rc = scs_store_writer_write(w, p, (size_t)len);
+	}
+	if (rc < 0) {
 		scs_store_writer_abort(w);
 		return rc;
 	}
@@ -601,12 +625,18 @@ scan_tensor(scan *sc, uint64_t start, uint64_t end, scs_buf *out)
 	scs_payload pl;
 	uint64_t want = 0, off;
 	uint32_t id = 0;
+	const uint8_t *p;
 	field f;
 	int rc, external, has_payload;
 	uint8_t tag[SCS_WIRE_VARINT_MAX];
 
-	if ((ti = calloc(1, sizeof(*ti))) == NULL)
-		return scs_err_set(SCS_ENOMEM, "cannot allocate tensor info");
+	ti = sc->ti;
+	memset(ti, 0, offsetof(tensor_info, dims));
+	ti->name[0] = '\0';
+	ti->ext_location[0] = '\0';
+	/* a tensor that fits the window is walked twice and hashed from one read */
+	if (end - start <= WIN_LEN && (rc = need(sc, start, (size_t)(end - start), &p)) < 0)
+		goto done;
 	if ((rc = tensor_first_walk(sc, ti, start, end)) < 0)
 		goto done;
 	external = ti->location == 1;
@@ -672,7 +702,6 @@ scan_tensor(scan *sc, uint64_t start, uint64_t end, scs_buf *out)
 			rc = scs_buf_add_varint(out, id);
 	}
 done:
-	free(ti);
 	return rc;
 }
 
@@ -735,7 +764,8 @@ scs_scan_file(scs_buf *skeleton, scs_payloads *set, const char *path, const scs_
 	if (size == 0)
 		return scs_err_set(SCS_ECORRUPT, "%s: the file is empty", path);
 	if ((sc.dir = scs_path_dir(path)) == NULL || (sc.win = malloc(WIN_LEN)) == NULL ||
-	    (sc.piece = malloc(SCS_CHUNK_LEN)) == NULL || (sc.decode = malloc(DECODE_LEN)) == NULL) {
+	    (sc.piece = malloc(SCS_CHUNK_LEN)) == NULL || (sc.decode = malloc(DECODE_LEN)) == NULL ||
+	    (sc.ti = malloc(sizeof(*sc.ti))) == NULL) {
 		rc = scs_err_set(SCS_ENOMEM, "cannot allocate scan buffers");
 		goto done;
 	}
@@ -747,5 +777,6 @@ done:
 	free(sc.win);
 	free(sc.piece);
 	free(sc.decode);
+	free(sc.ti);
 	return rc;
 }

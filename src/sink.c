@@ -565,6 +565,15 @@ scs_sink_write(scs_sink *s, const void *data, size_t len)
 	return SCS_OK;
 }
 
+/* Bytes copied by copy_file_range, for the run's report (one thread). */
+static uint64_t kernel_copied;
+
+uint64_t
+scs_sink_kernel_copied(void)
+{
+	return kernel_copied;
+}
+
 int
 scs_sink_copy_fd(scs_sink *s, int fd, uint64_t off, uint64_t len)
 {
@@ -585,6 +594,7 @@ scs_sink_copy_fd(scs_sink *s, int fd, uint64_t off, uint64_t len)
 			break;    /* not supported here, or the source ended: fall back */
 		len -= (uint64_t)n;
 		s->pos += (uint64_t)n;
+		kernel_copied += (uint64_t)n;
 	}
 	while (len) {
 		take = len > SINK_BUF_LEN ? SINK_BUF_LEN : (size_t)len;

@@ -99,6 +99,10 @@ int scs_sink_write(scs_sink *s, const void *data, size_t len);
 /* Append @len bytes of file @fd starting at @off (kernel copy where it can). */
 int scs_sink_copy_fd(scs_sink *s, int fd, uint64_t off, uint64_t len);
 
+/* Bytes the kernel copied into outputs (copy_file_range) so far, by every
+ * sink of the process: /proc/self/io counts them as read and written. */
+uint64_t scs_sink_kernel_copied(void);
+
 /* Append zero bytes until the position is @pos (>= the position now). */
 int scs_sink_pad_to(scs_sink *s, uint64_t pos);
 

@@ -30,10 +30,11 @@ slot(const scs_strmap *m, const char *key)
 	return i;
 }
 
+/* Move the keys into a table of @cap slots (a power of two). */
 static int
-grow(scs_strmap *m)
+grow_to(scs_strmap *m, size_t cap)
 {
-	scs_strmap bigger = { NULL, NULL, 0, m->cap ? m->cap * 2 : 64 };
+	scs_strmap bigger = { NULL, NULL, 0, cap };
 	size_t i, j;
 
 	if ((bigger.keys = calloc(bigger.cap, sizeof(*bigger.keys))) == NULL ||
@@ -56,12 +57,25 @@ grow(scs_strmap *m)
 }
 
 int
+scs_strmap_reserve(scs_strmap *m, size_t n)
+{
+	size_t cap = m->cap ? m->cap : 64;
+
+	while ((n + 1) * 2 > cap) {
+		if (cap > SIZE_MAX / 4)
+			return scs_err_set(SCS_ENOMEM, "cannot grow a name index");
+		cap *= 2;
+	}
+	return cap > m->cap ? grow_to(m, cap) : SCS_OK;
+}
+
+int
 scs_strmap_put(scs_strmap *m, const char *key, int64_t val)
 {
 	size_t i;
 	int rc;
 
-	if ((m->n + 1) * 2 > m->cap && (rc = grow(m)) < 0)
+	if ((m->n + 1) * 2 > m->cap && (rc = grow_to(m, m->cap ? m->cap * 2 : 64)) < 0)
 		return rc;
 	i = slot(m, key);
 	if (!m->keys[i]) {

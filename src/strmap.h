@@ -20,6 +20,8 @@ typedef struct scs_strmap {
 
 /* Insert or overwrite; SCS_ENOMEM. */
 int scs_strmap_put(scs_strmap *m, const char *key, int64_t val);
+/* Make room for @n keys in all, so that putting them grows nothing; SCS_ENOMEM. */
+int scs_strmap_reserve(scs_strmap *m, size_t n);
 /* 1 and *val when present, 0 when not (val may be NULL). */
 int scs_strmap_get(const scs_strmap *m, const char *key, int64_t *val);
 void scs_strmap_dispose(scs_strmap *m);

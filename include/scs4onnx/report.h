@@ -84,6 +84,21 @@ typedef struct scs_report {
 	scs_report_stage stages[SCS_REPORT_MAX_STAGES];
 	size_t n_stages;
 	double seconds;
+	/* I/O of the run, from /proc/self/io at its start and at the end of each
+	 * stage (has_io 0 where /proc is not there). bytes_read is rchar: every
+	 * byte asked of the kernel by read, pread and copy_file_range (a kernel
+	 * copy into an output counts as read), from the page cache or the disk.
+	 * read_bytes would count only what came from the disk: 0 on a warm
+	 * cache, so it says nothing of how often the tool reads a byte. Pages a
+	 * compare reads through a mapping are not in rchar: they are
+	 * bytes_mapped. bytes_read less bytes_kernel_copied is what the tool
+	 * read into its own memory. */
+	int has_io;
+	uint64_t bytes_read;
+	uint64_t bytes_written;   /* wchar: write, pwrite and copy_file_range's output */
+	uint64_t bytes_mapped;    /* payload bytes compared from mapped pages */
+	uint64_t bytes_kernel_copied; /* bytes copy_file_range copied into outputs */
+	uint64_t io_start[4];     /* rchar, wchar, mapped and kernel-copied bytes when the run began */
 } scs_report;
 
 /* Human summary, one fact a line, prefixed "INFO: " like scs4onnx. */
