@@ -1,0 +1,188 @@
+/*
+ * test_fold.c: the fold_constants pass on the models of
+ * tests/e2e/gen_fold_models.py: the nodes it folds and those it leaves (with
+ * the reason), the flags --fold-size-limit and --fold-grow, and the output
+ * passes onnx.checker and computes in ONNX Runtime, bit for bit, what the
+ * input computes.
+ */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "support.h"
+
+static char *dir;
+static char *out;
+static scs_report rep;
+
+static void
+setup(void)
+{
+	dir = tmpdir_new();
+	out = NULL;
+	memset(&rep, 0, sizeof(rep));
+}
+
+static void
+teardown(void)
+{
+	scs_report_dispose(&rep);
+	free(out);
+	tmpdir_remove(dir);
+}
+
+/* fold_constants alone (then eliminate_unused_initializer) on fixture @name; the output, read back. */
+static Onnx__ModelProto *
+fold(const char *name, uint64_t limit, int grow)
+{
+	static const char *const passes[] = { "fold_constants", "eliminate_unused_initializer" };
+	scs_optimize_options o;
+	char *in = fixture(name);
+	Onnx__ModelProto *m;
+
+	memset(&o, 0, sizeof(o));
+	o.passes = passes;
+	o.n_passes = 2;
+	o.fold_size_limit = limit;
+	o.fold_grow = grow;
+	scs_report_dispose(&rep);
+	memset(&rep, 0, sizeof(rep));
+	free(out);
+	out = path_in(dir, name);
+	cr_assert_eq(scs_optimize(&rep, in, out, &o), SCS_OK, "%s: %s", name, scs_err_msg());
+	m = load_proto(out);
+	cr_assert_not_null(m, "%s: output unreadable", name);
+	free(in);
+	return m;
+}
+
+static uint64_t
+folded(void)
+{
+	for (size_t i = 0; i < SCS_REPORT_MAX_PASSES; i++)
+		if (strcmp(rep.passes[i].name, "fold_constants") == 0)
+			return rep.passes[i].changes;
+	return 0;
+}
+
+/* 1 when the report lists node @node as left alone for a reason containing @what. */
+static int
+left_has(const char *node, const char *what)
+{
+	return report_left_has(&rep, node, what);
+}
+
+static void
+expect_same_in_ort(const char *name)
+{
+	char *in = fixture(name);
+
+	expect_equivalent(in, out, NULL);
+	free(in);
+}
+
+TestSuite(fold, .init = setup, .fini = teardown, .timeout = 300);
+
+Test(fold, a_static_shape_reshape_folds_to_a_constant_shape)
+{
+	Onnx__ModelProto *m = fold("fold_reshape.onnx", 0, 0);
+
+	cr_assert_eq(folded(), 4, "folded %llu", (unsigned long long)folded());
+	cr_assert_eq(m->graph->n_node, 2);
+	cr_assert_eq(count_ops(m->graph, "Reshape"), 1);
+	cr_assert_eq(count_ops(m->graph, "Shape") + count_ops(m->graph, "Gather") + count_ops(m->graph, "Concat"), 0);
+	free_proto(m);
+	expect_same_in_ort("fold_reshape.onnx");
+}
+
+Test(fold, a_rotary_table_folds_with_fold_grow_only)
+{
+	Onnx__ModelProto *m = fold("fold_rotary.onnx", 0, 0);
+
+	cr_assert_eq(folded(), 3);
+	cr_assert_eq(count_ops(m->graph, "Mul"), 1);
+	cr_assert(left_has("mul", "--fold-grow"), "the Mul's growth is not reported");
+	free_proto(m);
+	expect_same_in_ort("fold_rotary.onnx");
+	m = fold("fold_rotary.onnx", 0, 1);
+	cr_assert_eq(folded(), 4);
+	cr_assert_eq(m->graph->n_node, 1);
+	cr_assert_eq(count_ops(m->graph, "Add"), 1);
+	free_proto(m);
+	expect_same_in_ort("fold_rotary.onnx");
+}
+
+Test(fold, constant_chains_fold_bit_for_bit_and_defaults_and_random_stay)
+{
+	Onnx__ModelProto *m = fold("fold_chain.onnx", 0, 1);
+
+	/* 3 float, 3 float16 (Concat, Less, Where), 5 int64, 11 small ones */
+	cr_assert_eq(folded(), 22, "folded %llu", (unsigned long long)folded());
+	cr_assert(left_has("add_default", "a graph input with a default"));
+	cr_assert(left_has("random", "non-deterministic"));
+	cr_assert(left_has("add_h", "float16"));
+	cr_assert(left_has("cast_a", "float16"));
+	cr_assert_eq(count_ops(m->graph, "Transpose") + count_ops(m->graph, "Where") + count_ops(m->graph, "Range") +
+	    count_ops(m->graph, "Expand"), 0);
+	cr_assert_eq(count_ops(m->graph, "Cast"), 1);
+	cr_assert_eq(count_ops(m->graph, "RandomNormal"), 1);
+	free_proto(m);
+	expect_same_in_ort("fold_chain.onnx");
+	/* without --fold-grow the int64 Range (80 bytes from 24) stays */
+	m = fold("fold_chain.onnx", 0, 0);
+	cr_assert(left_has("range_i", "--fold-grow"));
+	cr_assert_eq(count_ops(m->graph, "Range"), 1);
+	free_proto(m);
+	expect_same_in_ort("fold_chain.onnx");
+}
+
+Test(fold, a_tile_over_the_size_limit_stays)
+{
+	Onnx__ModelProto *m = fold("fold_tile.onnx", 0, 1);
+
+	cr_assert_eq(folded(), 0);
+	cr_assert_eq(count_ops(m->graph, "Tile"), 1);
+	cr_assert(left_has("tile", "--fold-size-limit"), "the Tile's size is not reported");
+	free_proto(m);
+	expect_same_in_ort("fold_tile.onnx");
+	/* under a 2M limit it fits, but grows the model: --fold-grow decides */
+	m = fold("fold_tile.onnx", 2 << 20, 0);
+	cr_assert_eq(count_ops(m->graph, "Tile"), 1);
+	cr_assert(left_has("tile", "--fold-grow"));
+	free_proto(m);
+	m = fold("fold_tile.onnx", 2 << 20, 1);
+	cr_assert_eq(count_ops(m->graph, "Tile"), 0);
+	cr_assert_eq(folded(), 1);
+	free_proto(m);
+	expect_same_in_ort("fold_tile.onnx");
+}
+
+Test(fold, the_tools_take_the_fold_flags)
+{
+	char *in = fixture("fold_tile.onnx"), *text, *o1 = path_in(dir, "t1.onnx");
+	Onnx__ModelProto *m;
+
+	cr_assert_eq(run_tool(&text, "scs4onnx-optimize", "'%s' '%s' --fold-size-limit 2M --fold-grow -n", in, o1), 0,
+	    "%s", text);
+	free(text);
+	m = load_proto(o1);
+	cr_assert_eq(count_ops(m->graph, "Tile"), 0);
+	free_proto(m);
+	cr_assert_eq(run_tool(&text, "scs4onnx-shrink", "'%s' '%s' --optimize --fold-size-limit=2M --fold-grow -n", in,
+	    o1), 0, "%s", text);
+	free(text);
+	m = load_proto(o1);
+	cr_assert_eq(count_ops(m->graph, "Tile"), 0);
+	free_proto(m);
+	cr_assert_eq(run_tool(&text, "scs4onnx-shrink", "'%s' '%s' --optimize -n", in, o1), 0, "%s", text);
+	free(text);
+	m = load_proto(o1);
+	cr_assert_eq(count_ops(m->graph, "Tile"), 1);
+	free_proto(m);
+	cr_assert_neq(run_tool(&text, "scs4onnx-optimize", "'%s' '%s' --fold-size-limit lots", in, o1), 0);
+	cr_assert_not_null(strstr(text, "--fold-size-limit"), "%s", text);
+	free(text);
+	free(o1);
+	free(in);
+}
