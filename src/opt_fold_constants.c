@@ -310,11 +310,11 @@ fold(scs_opt_ctx *ctx, int scope, Onnx__NodeProto *node, fold_io *io)
 	if (r != SCS_OK)
 		return scs_opt_refuse(ctx, scope, node, "not folded: not supported (%s)", why);
 	if (c.inexact)
-		return scs_opt_refuse(ctx, scope, node, "not folded: a float sum whose rounding depends on the order "
-		    "a runtime adds in");
+		return scs_opt_refuse(ctx, scope, node, "not folded: a float sum or product of more than two terms, "
+		    "whose rounding depends on the order a runtime takes them in");
 	if (rounds_to_half(node, io))
-		return scs_opt_refuse(ctx, scope, node, "not folded: a float16 result of arithmetic, which ONNX Runtime "
-		    "computes in float without the roundings in between");
+		return scs_opt_refuse(ctx, scope, node, "not folded: a float16 or bfloat16 result made by rounding, "
+		    "which ONNX Runtime may compute in float without the roundings in between");
 	for (size_t j = 0; j < node->n_output; j++)
 		out_bytes += scs_eval_bytes(&io->out[j]);
 	freed = bytes_freed(ctx, node, io);

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "eval.h"
 #include "support.h"
 
 static char *dir;
@@ -185,4 +186,85 @@ Test(fold, the_tools_take_the_fold_flags)
 	free(text);
 	free(o1);
 	free(in);
+}
+
+/*
+ * Every single-node conformance model of an operator the evaluator
+ * implements, its inputs made initializers (gen_fold_conformance.py):
+ * fold_constants replaces the node, or reports why not; and the folded
+ * model computes in ONNX Runtime bit for bit what the unfolded one does.
+ */
+Test(fold, conformance_models_with_constant_inputs_fold_to_what_onnx_runtime_computes)
+{
+	static const char *const passes[] = { "fold_constants", "eliminate_unused_initializer" };
+	const char *const *ops = scs_eval_ops();
+	char *text, *list_path = path_in(dir, "pairs.txt"), *p, *line;
+	char opsarg[2048] = "";
+	FILE *list;
+	int written = 0, folded_models = 0, left_models = 0, ok = 0, skipped = 0;
+
+	for (size_t i = 0; ops[i]; i++)
+		snprintf(opsarg + strlen(opsarg), sizeof(opsarg) - strlen(opsarg), "%s%s", i ? "," : "", ops[i]);
+	cr_assert_eq(run(&text, "/usr/bin/python3 '%s/tests/e2e/gen_fold_conformance.py' '%s' '%s'", SCS_TEST_SRC_DIR,
+	    opsarg, dir), 0, "%s", text);
+	p = strstr(text, "written ");
+	cr_assert_not_null(p, "%s", text);
+	written = atoi(p + 8);
+	cr_assert_gt(written, 200, "only %d models", written);
+	list = fopen(list_path, "w");
+	cr_assert_not_null(list);
+	for (line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
+		char name[256], op[64], cname[300], *in, *cand;
+		scs_optimize_options o;
+		Onnx__ModelProto *m;
+
+		if (sscanf(line, "%255s %63s", name, op) != 2 || strcmp(name, "written") == 0)
+			continue;
+		strcat(name, ".onnx");
+		in = path_in(dir, name);
+		snprintf(cname, sizeof(cname), "folded_%s", name);
+		cand = path_in(dir, cname);
+		memset(&o, 0, sizeof(o));
+		o.passes = passes;
+		o.n_passes = 2;
+		o.fold_size_limit = 64 << 20;
+		o.fold_grow = 1;
+		scs_report_dispose(&rep);
+		memset(&rep, 0, sizeof(rep));
+		cr_assert_eq(scs_optimize(&rep, in, cand, &o), SCS_OK, "%s: %s", name, scs_err_msg());
+		m = load_proto(cand);
+		cr_assert_not_null(m, "%s", cand);
+		if (count_ops(m->graph, op) == 0) {
+			folded_models++;
+			cr_assert_eq(folded(), 1, "%s", name);
+		} else if (strcmp(op, "Identity") == 0) {
+			/* an Identity making a graph output of a constant is what folding leaves */
+			cr_assert_eq(folded(), 0, "%s", name);
+			folded_models++;
+		} else {
+			/* left alone: the report says why */
+			cr_assert_geq(rep.left.n, 1, "%s: %s stays without a reason", name, op);
+			fprintf(stderr, "fold: %s left: %s\n", name, rep.left.items[0].detail);
+			left_models++;
+		}
+		free_proto(m);
+		fprintf(list, "%s\t%s\n", in, cand);
+		free(in);
+		free(cand);
+	}
+	fclose(list);
+	free(text);
+	run(&text, "node '%s/tests/e2e/ort_compare.mjs' --batch '%s'", SCS_TEST_SRC_DIR, list_path);
+	cr_assert_null(strstr(text, "FAIL:"), "ONNX Runtime: %s", text);
+	for (p = text; (p = strstr(p, "ok: ")) != NULL; p += 4)
+		ok++;
+	for (p = text; (p = strstr(p, "skip: ")) != NULL; p += 6)
+		skipped++;
+	fprintf(stderr, "fold: conformance models %d, folded %d, left %d; in ONNX Runtime identical %d, not run %d\n",
+	    written, folded_models, left_models, ok, skipped);
+	cr_assert_eq(ok + skipped, written, "%s", text);
+	cr_assert_geq(folded_models * 10, written * 8, "only %d of %d folded", folded_models, written);
+	cr_assert_geq(ok * 10, written * 8, "only %d of %d ran in ONNX Runtime", ok, written);
+	free(text);
+	free(list_path);
 }
