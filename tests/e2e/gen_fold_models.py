@@ -30,6 +30,15 @@ Files written to OUTDIR:
                      RandomNormal times 0 (stays: non-deterministic).
   fold_tile.onnx     Tile of a [16,16] float constant by [40,40]: 1.6 MB,
                      over the default 1M limit (stays); Add to X [640,640].
+  fold_op9.onnx, fold_op11.onnx, fold_op13.onnx, fold_op18.onnx,
+  fold_op19.onnx, fold_op21.onnx
+                     one node per case, every input an initializer, every
+                     output a graph output: the operators at that opset
+                     (attributes that later became inputs, negative axes
+                     and steps, pad modes, integer division and casts of
+                     negatives, broadcasting, per-axis and blocked
+                     dequantization), so that ONNX Runtime checks each
+                     folded value. Every node folds (with --fold-grow).
 """
 
 import os
@@ -165,12 +174,166 @@ def tile(outdir):
          outdir, "fold_tile.onnx")
 
 
+class Cases:
+    """Nodes on initializers, each output a graph output."""
+
+    def __init__(self, opset):
+        self.opset, self.nodes, self.inits, self.outputs, self.n = opset, [], [], [], 0
+
+    def init(self, arr):
+        name = "c%d" % len(self.inits)
+        self.inits.append(const(name, arr))
+        return name
+
+    def node(self, op, inputs, n_out=1, elem=None, **attrs):
+        ins = [i if isinstance(i, str) else self.init(i) for i in inputs]
+        outs = ["y%d_%d" % (self.n, k) for k in range(n_out)]
+        self.nodes.append(helper.make_node(op, ins, outs, name="n%d_%s" % (self.n, op), **attrs))
+        if elem is None:
+            elem = onnx.mapping.NP_TYPE_TO_TENSOR_TYPE[np.asarray(inputs[0]).dtype]
+        for o in outs:
+            if self.opset <= 17:
+                self.outputs.append(helper.make_empty_tensor_value_info(o))   # inferred at the end
+            else:
+                self.outputs.append(helper.make_tensor_value_info(o, elem, None))
+        self.n += 1
+
+    def save(self, outdir, name):
+        g = helper.make_graph(self.nodes, "g", [], self.outputs, self.inits)
+        m = helper.make_model(g, opset_imports=[helper.make_opsetid("", self.opset)], producer_name="gen_fold_models")
+        m.ir_version = 8
+        if self.opset <= 17:
+            m = onnx.shape_inference.infer_shapes(m)
+            del m.graph.value_info[:]
+            save(m, outdir, name)
+        else:
+            onnx.save(m, os.path.join(outdir, name))   # newer than python3-onnx's checker
+
+
+def opsets(outdir):
+    rng = np.random.default_rng(21)
+    x = rng.standard_normal((4, 5)).astype(np.float32)
+    x3 = rng.standard_normal((2, 3, 4)).astype(np.float32)
+    xi = rng.integers(-9, 9, size=(4, 5)).astype(np.int32)
+    xl = rng.integers(-9, 9, size=(3, 4)).astype(np.int64)
+    b1 = rng.integers(0, 2, size=(3, 4)).astype(bool)
+    b2 = rng.integers(0, 2, size=(4,)).astype(bool)
+    i64 = lambda *v: np.array(v, np.int64)
+
+    c = Cases(9)
+    c.node("Slice", [x], starts=[1, 0], ends=[3, -1], axes=[0, 1])
+    c.node("Pad", [x], pads=[1, 0, 0, 2], mode="reflect")
+    c.node("Pad", [x], pads=[2, 1, 1, 0], mode="edge")
+    c.node("Pad", [x], pads=[0, 1, 2, 0], value=1.5)
+    c.node("Unsqueeze", [x], axes=[0, 3])
+    c.node("Squeeze", [x[None]], axes=[0])
+    c.node("Split", [x], 2, axis=1, split=[2, 3])
+    c.node("ReduceSum", [xi], axes=[1], keepdims=0)
+    c.node("ReduceSum", [x[:, :2]], axes=[1])
+    c.node("Tile", [xi, i64(2, 1)])
+    c.node("Flatten", [x3], axis=2)
+    c.node("Div", [np.array([-7, 7, -7, 9], np.int32), np.array([2, -2, -2, 3], np.int32)])
+    c.node("Cast", [np.array([-2.7, 2.7, -0.5, 100.9], np.float32)], elem=TensorProto.INT32, to=TensorProto.INT32)
+    c.node("Cast", [np.array([2**40 + 3, -5], np.int64)], elem=TensorProto.FLOAT, to=TensorProto.FLOAT)
+    c.node("Cast", [np.array([0.0, 254.9, 3.5], np.float32)], elem=TensorProto.UINT8, to=TensorProto.UINT8)
+    c.node("Cast", [np.array([0.1, 1e300, -1e-300], np.float64)], elem=TensorProto.FLOAT, to=TensorProto.FLOAT)
+    c.node("Cast", [x], elem=TensorProto.DOUBLE, to=TensorProto.DOUBLE)
+    c.node("Cast", [xi], elem=TensorProto.BOOL, to=TensorProto.BOOL)
+    c.node("Where", [b1, xl, np.int64(-1)], elem=TensorProto.INT64)
+    c.node("Expand", [x[:, :1], i64(2, 4, 3)])
+    c.node("Gather", [x, i64(-1, 0, 2)], axis=1)
+    c.node("Transpose", [x3], perm=[2, 0, 1])
+    c.node("Max", [x[:3, :4], np.array([0, 1, -1, 2], np.float32), np.float32(-0.5)])
+    c.node("Min", [x, np.float32(0.25)])
+    c.node("Greater", [xl, np.int64(0)], elem=TensorProto.BOOL)
+    c.node("Less", [x, x[:1]], elem=TensorProto.BOOL)
+    c.node("Equal", [xl, xl[::-1]], elem=TensorProto.BOOL)
+    c.node("And", [b1, b2])
+    c.node("Or", [b1, b2])
+    c.node("Xor", [b1, b2])
+    c.node("Not", [b1])
+    c.node("Neg", [xi])
+    c.node("Abs", [np.array([-128, -3, 5], np.int8)])
+    c.node("Sqrt", [np.abs(x).astype(np.float64)])
+    c.node("Reciprocal", [x.astype(np.float64)])
+    c.node("Mul", [np.array([2**62, 3], np.int64), np.int64(4)])
+    c.node("Add", [x, x[:, :1]])
+    c.node("ConstantOfShape", [i64(2, 3)], elem=TensorProto.INT32, value=numpy_helper.from_array(np.array([7], np.int32)))
+    c.node("ConstantOfShape", [i64(3)], elem=TensorProto.FLOAT)
+    c.node("Concat", [xi, xi[:1]], axis=0)
+    c.node("Shape", [x3], elem=TensorProto.INT64)
+    c.node("Size", [x3], elem=TensorProto.INT64)
+    c.node("Identity", [xl])
+    c.save(outdir, "fold_op9.onnx")
+
+    c = Cases(11)
+    c.node("Pad", [x, i64(1, 2, 0, 1), np.float32(-2.5)])
+    c.node("Pad", [xi, i64(0, 1, 1, 0)], mode="reflect")
+    c.node("Range", [np.float32(0.1), np.float32(2.0), np.float32(0.3)])
+    c.node("Range", [np.int32(10), np.int32(-3), np.int32(-4)])
+    c.node("Range", [np.float64(1), np.float64(0), np.float64(0.125)])
+    c.node("Squeeze", [x3[:, :1]], axes=[-2])
+    c.node("Unsqueeze", [x], axes=[-1, 0])
+    c.node("Slice", [x, i64(-1, 10), i64(-10**18, 0), i64(0, 1), i64(-2, -1)])
+    c.node("Slice", [x3, i64(1), i64(2**62), i64(-1), i64(3)])
+    c.node("ReduceProd", [xl[:, :2]], axes=[1], keepdims=1)
+    c.node("ReduceSum", [xl], keepdims=0)
+    c.node("Concat", [x3, x3], axis=-1)
+    c.node("GatherElements", [x, np.array([[-1, 0], [2, 4]], np.int64)], axis=1)
+    c.node("Split", [x3], 3, axis=1)
+    c.node("Gather", [x3, np.array([[0, -1], [1, 1]], np.int32)], axis=-1)
+    c.node("Flatten", [x3], axis=-1)
+    c.save(outdir, "fold_op11.onnx")
+
+    c = Cases(13)
+    c.node("ReduceSum", [xi, i64(0, -1)], keepdims=1)
+    c.node("ReduceSum", [xi, np.zeros(0, np.int64)], noop_with_empty_axes=1)
+    c.node("Split", [x, i64(1, 3)], 2, axis=0)
+    c.node("Squeeze", [x3[None], i64(0)])
+    c.node("Unsqueeze", [x, i64(1, -1)])
+    c.node("Reshape", [x3, i64(0, -1)])
+    c.node("DequantizeLinear", [np.array([[-128, 0, 127], [5, -5, 1]], np.int8),
+                                np.array([0.5, 0.25, 2.0], np.float32), np.array([1, -2, 0], np.int8)], elem=TensorProto.FLOAT, axis=1)
+    c.node("DequantizeLinear", [np.array([0, 255, 7], np.uint8), np.float32(0.1), np.uint8(3)], elem=TensorProto.FLOAT)
+    c.node("DequantizeLinear", [np.array([-2**31 + 5, 2**31 - 1], np.int32), np.float32(3e-5)], elem=TensorProto.FLOAT)
+    c.save(outdir, "fold_op13.onnx")
+
+    c = Cases(18)
+    c.node("Split", [np.arange(7, dtype=np.float32)], 3, num_outputs=3)
+    c.node("Pad", [x, i64(1, 2), np.float32(0.5), i64(-1)])
+    c.node("ReduceProd", [x[:2, :2], i64(1)], keepdims=0)
+    c.node("ReduceProd", [xl[:, :3], i64(0)])
+    c.node("Sub", [np.array([3, 250], np.uint8), np.array([5, 10], np.uint8)])
+    c.node("Max", [xi[:3, :4], np.array([0, 1, -1, 2], np.int32), np.int32(-3)])
+    c.node("Min", [np.array([7, 2**63 + 5], np.uint64), np.uint64(2**63 + 1)])
+    c.node("Div", [np.array([200, 7], np.uint8), np.array([3, 2], np.uint8)])
+    c.node("Shape", [x3], elem=TensorProto.INT64, start=-2)
+    c.node("Shape", [x3], elem=TensorProto.INT64, start=1, end=2)
+    c.save(outdir, "fold_op18.onnx")
+
+    c = Cases(19)
+    c.node("Pad", [x, i64(2, 1, 1, 3)], mode="wrap")
+    c.node("Pad", [xl, i64(1, 1, 1, 1)], mode="edge")
+    c.node("CastLike", [xi, np.float64(0)], elem=TensorProto.DOUBLE)
+    c.node("Reshape", [np.zeros((0, 3), np.float32), i64(3, 0)], allowzero=1)
+    c.save(outdir, "fold_op19.onnx")
+
+    c = Cases(21)
+    c.node("DequantizeLinear", [rng.integers(-128, 127, size=(2, 6)).astype(np.int8),
+                                np.array([[0.5, 2.0], [0.25, 4.0]], np.float32),
+                                np.array([[1, -1], [0, 3]], np.int8)], elem=TensorProto.FLOAT, axis=1, block_size=3)
+    c.node("DequantizeLinear", [np.array([0, 65535, 300], np.uint16), np.float32(0.01), np.uint16(10)], elem=TensorProto.FLOAT)
+    c.node("Cast", [np.array([-1, 40000], np.int32)], elem=TensorProto.UINT16, to=TensorProto.UINT16)
+    c.save(outdir, "fold_op21.onnx")
+
+
 def main():
     outdir = sys.argv[1]
     reshape(outdir)
     rotary(outdir)
     chain(outdir)
     tile(outdir)
+    opsets(outdir)
 
 
 if __name__ == "__main__":
