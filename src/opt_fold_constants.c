@@ -14,6 +14,7 @@
  * as no growth). A node's inputs are read whole: each at most four times
  * the size limit.
  */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,6 +44,7 @@ typedef struct fold_io {
 typedef struct fold_state {
 	fold_io io;
 	int changed;                        /* a node was folded in this walk */
+	scs_strmap refused;                 /* first output -> node, of nodes refused in this run of the pass */
 } fold_state;
 
 static uint64_t
@@ -206,6 +208,13 @@ replace_output(scs_opt_ctx *ctx, int scope, Onnx__NodeProto *node, size_t j, con
 	return scs_opt_insert_node(ctx, scope, node, id);
 }
 
+/* A refusal reported (@rc from scs_opt_refuse): 2, or the error. */
+static int
+refused(int rc)
+{
+	return rc < 0 ? rc : 2;
+}
+
 static int
 is_in(const char *const *list, const char *op)
 {
@@ -255,7 +264,7 @@ fold(scs_opt_ctx *ctx, int scope, Onnx__NodeProto *node, fold_io *io)
 		return 0;
 	if (node->n_input == 0) {
 		if (is_random(node->op_type))
-			return scs_opt_refuse(ctx, scope, node, "not folded: non-deterministic");
+			return refused(scs_opt_refuse(ctx, scope, node, "not folded: non-deterministic"));
 		return 0;
 	}
 	for (size_t i = 0; i < node->n_input; i++) {
@@ -264,8 +273,8 @@ fold(scs_opt_ctx *ctx, int scope, Onnx__NodeProto *node, fold_io *io)
 		if ((kind = input_kind(ctx, scope, node, i, &io->c[i], &f[i])) < -1)
 			return kind;
 		if (kind == -1)
-			return scs_opt_refuse(ctx, scope, node, "not folded: reads '%s', a graph input with a default",
-			    node->input[i]);
+			return refused(scs_opt_refuse(ctx, scope, node, "not folded: reads '%s', a graph input with a default",
+			    node->input[i]));
 		if (kind == 0)
 			return 0;
 		io->is_const[i] = kind == 1 || kind == 3;
@@ -273,14 +282,14 @@ fold(scs_opt_ctx *ctx, int scope, Onnx__NodeProto *node, fold_io *io)
 	}
 	/* every input is known */
 	if (is_random(node->op_type))
-		return scs_opt_refuse(ctx, scope, node, "not folded: non-deterministic");
+		return refused(scs_opt_refuse(ctx, scope, node, "not folded: non-deterministic"));
 	/* an Identity making a graph output of a constant is what folding leaves */
 	if (strcmp(node->op_type, "Identity") == 0 && scs_opt_is_pinned(ctx, scope, node->output[0]))
 		return 0;
 	if ((r = scs_opt_is_op(ctx, scope, node, node->op_type)) <= 0)
 		return r;
 	if (!scs_eval_has(node->op_type))
-		return scs_opt_refuse(ctx, scope, node, "not folded: operator not supported by the evaluator");
+		return refused(scs_opt_refuse(ctx, scope, node, "not folded: operator not supported by the evaluator"));
 	for (size_t j = 0; j < node->n_output; j++)
 		n_used += node->output[j][0] && (scs_opt_n_uses(ctx, scope, node->output[j]) ||
 		    scs_opt_is_pinned(ctx, scope, node->output[j]));
@@ -290,7 +299,7 @@ fold(scs_opt_ctx *ctx, int scope, Onnx__NodeProto *node, fold_io *io)
 		if (node->input[i][0] == '\0')
 			continue;
 		if ((r = load_input(ctx, io, i, io->kind[i], &f[i], why, sizeof(why))) != SCS_OK)
-			return r < 0 ? r : scs_opt_refuse(ctx, scope, node, "not folded: %s", why);
+			return r < 0 ? r : refused(scs_opt_refuse(ctx, scope, node, "not folded: %s", why));
 	}
 	c.node = node;
 	c.opset = scs_opt_opset(ctx, scope, "");
@@ -306,21 +315,21 @@ fold(scs_opt_ctx *ctx, int scope, Onnx__NodeProto *node, fold_io *io)
 	if ((r = scs_eval_run(&c)) < 0)
 		return r;
 	if (r == SCS_EVAL_TOO_BIG)
-		return scs_opt_refuse(ctx, scope, node, "not folded: over the budget (%s; --fold-size-limit)", why);
+		return refused(scs_opt_refuse(ctx, scope, node, "not folded: over the budget (%s; --fold-size-limit)", why));
 	if (r != SCS_OK)
-		return scs_opt_refuse(ctx, scope, node, "not folded: not supported (%s)", why);
+		return refused(scs_opt_refuse(ctx, scope, node, "not folded: not supported (%s)", why));
 	if (c.inexact)
-		return scs_opt_refuse(ctx, scope, node, "not folded: a float sum or product of more than two terms, "
-		    "whose rounding depends on the order a runtime takes them in");
+		return refused(scs_opt_refuse(ctx, scope, node, "not folded: a float sum or product of more than two terms, "
+		    "whose rounding depends on the order a runtime takes them in"));
 	if (rounds_to_half(node, io))
-		return scs_opt_refuse(ctx, scope, node, "not folded: a float16 or bfloat16 result made by rounding, "
-		    "which ONNX Runtime may compute in float without the roundings in between");
+		return refused(scs_opt_refuse(ctx, scope, node, "not folded: a float16 or bfloat16 result made by rounding, "
+		    "which ONNX Runtime may compute in float without the roundings in between"));
 	for (size_t j = 0; j < node->n_output; j++)
 		out_bytes += scs_eval_bytes(&io->out[j]);
 	freed = bytes_freed(ctx, node, io);
 	if (out_bytes > freed && out_bytes > SMALL && !(ctx->settings && ctx->settings->fold_grow))
-		return scs_opt_refuse(ctx, scope, node, "not folded: over the budget: its outputs take %llu bytes, "
-		    "the constants it frees %llu (--fold-grow)", (unsigned long long)out_bytes, (unsigned long long)freed);
+		return refused(scs_opt_refuse(ctx, scope, node, "not folded: over the budget: its outputs take %llu bytes, "
+		    "the constants it frees %llu (--fold-grow)", (unsigned long long)out_bytes, (unsigned long long)freed));
 	for (size_t j = 0; j < node->n_output; j++)
 		if (node->output[j][0] && (scs_opt_n_uses(ctx, scope, node->output[j]) ||
 		    scs_opt_is_pinned(ctx, scope, node->output[j])) &&
@@ -339,10 +348,21 @@ one(scs_opt_ctx *ctx, int scope, Onnx__NodeProto *node, void *payload)
 {
 	fold_state *st = payload;
 	fold_io *io = &st->io;
+	int64_t seen;
 	int r;
 
+	/* a node refused once is not evaluated again in each later walk */
+	if (node->n_output && node->output[0][0] && scs_strmap_get(&st->refused, node->output[0], &seen) &&
+	    seen == (int64_t)(intptr_t)node)
+		return 0;
 	memset(io, 0, sizeof(*io));
 	r = fold(ctx, scope, node, io);
+	if (r == 2) {
+		r = 0;
+		if (node->n_output && node->output[0][0] &&
+		    scs_strmap_put(&st->refused, node->output[0], (int64_t)(intptr_t)node) < 0)
+			r = scs_err_set(SCS_ENOMEM, "optimizer: cannot allocate the folding state");
+	}
 	for (size_t i = 0; i < MAX_IO; i++) {
 		scs_eval_tensor_free(&io->in[i]);
 		scs_eval_tensor_free(&io->out[i]);
@@ -371,6 +391,7 @@ scs_opt_fold_constants(scs_opt_ctx *ctx, int *changed)
 		if ((rc = scs_opt_commit(ctx)) < 0)
 			break;
 	}
+	scs_strmap_dispose(&st->refused);
 	free(st);
 	return rc;
 }

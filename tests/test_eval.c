@@ -59,8 +59,8 @@ load_pb(const char *path, const Onnx__ValueInfoProto *vi, scs_eval_tensor *out, 
 	}
 	rc = scs_eval_from_proto(t, out, why, why_len);
 	onnx__tensor_proto__free_unpacked(t, NULL);
-	if (rc == SCS_OK && out->dtype == SCS_DT_UINT16 && vi && vi->type && vi->type->value_case == ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE &&
-	    vi->type->tensor_type->elem_type == SCS_DT_BFLOAT16)
+	if (rc == SCS_OK && out->dtype == SCS_DT_UINT16 && vi && vi->type &&
+	    vi->type->value_case == ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE && vi->type->tensor_type->elem_type == SCS_DT_BFLOAT16)
 		out->dtype = SCS_DT_BFLOAT16;
 	return rc;
 }
