@@ -188,6 +188,29 @@ Test(fold, the_tools_take_the_fold_flags)
 	free(in);
 }
 
+Test(fold, branches_loop_bodies_and_functions_fold_inside)
+{
+	Onnx__ModelProto *m = fold("fold_nested.onnx", 0, 0);
+	const Onnx__GraphProto *body = subgraph(m->graph, "Loop", "body");
+	const Onnx__FunctionProto *fn;
+	char *in;
+
+	cr_assert_eq(folded(), 4, "folded %llu", (unsigned long long)folded());
+	cr_assert_eq(count_ops(subgraph(m->graph, "If", "then_branch"), "Mul"), 0);
+	cr_assert_eq(count_ops(subgraph(m->graph, "If", "else_branch"), "Neg"), 0);
+	/* the constant part of the body folds, the part that reads the iteration number stays */
+	cr_assert_eq(count_ops(body, "Mul"), 1);
+	cr_assert_eq(count_ops(body, "Cast"), 1);
+	cr_assert_eq(m->n_functions, 1);
+	fn = m->functions[0];
+	for (size_t i = 0; i < fn->n_node; i++)
+		cr_assert_str_neq(fn->node[i]->op_type, "Mul", "the function's Mul stays");
+	free_proto(m);
+	in = fixture("fold_nested.onnx");
+	expect_equivalent(in, out, "--runs 4");
+	free(in);
+}
+
 /*
  * One node per case at opsets 9 to 21 (attributes that became inputs,
  * negative axes and steps, pad modes, integer division and casts of

@@ -30,6 +30,13 @@ Files written to OUTDIR:
                      RandomNormal times 0 (stays: non-deterministic).
   fold_tile.onnx     Tile of a [16,16] float constant by [40,40]: 1.6 MB,
                      over the default 1M limit (stays); Add to X [640,640].
+  fold_nested.onnx   folding in nested graphs and functions: an If whose
+                     branches compute Mul(K, 2) and Neg(K) of an outer
+                     constant K (both fold, inside the branch); a Loop whose
+                     body computes Mul(K, 0.5) (folds) and casts the
+                     iteration number (stays: it changes with the
+                     iteration); a call of a model-local function whose
+                     body squares a Constant (folds into a Constant node).
   fold_op9.onnx, fold_op11.onnx, fold_op13.onnx, fold_op18.onnx,
   fold_op19.onnx, fold_op21.onnx
                      one node per case, every input an initializer, every
@@ -172,6 +179,45 @@ def tile(outdir):
     inits = [const("T", t), const("reps", np.array([40, 40], np.int64))]
     save(model_of(nodes, [vi("X", TensorProto.FLOAT, [640, 640])], [vi("Y", TensorProto.FLOAT, [640, 640])], inits),
          outdir, "fold_tile.onnx")
+
+
+def nested(outdir):
+    k = np.arange(6, dtype=np.float32).reshape(2, 3) / 4
+    then_g = helper.make_graph([
+        helper.make_node("Mul", ["K", "two"], ["t1"], name="then_mul"),
+        helper.make_node("Add", ["X", "t1"], ["tout"], name="then_add"),
+    ], "then", [], [vi("tout", TensorProto.FLOAT, [2, 3])])
+    else_g = helper.make_graph([
+        helper.make_node("Neg", ["K"], ["e1"], name="else_neg"),
+        helper.make_node("Sub", ["X", "e1"], ["eout"], name="else_sub"),
+    ], "else", [], [vi("eout", TensorProto.FLOAT, [2, 3])])
+    body = helper.make_graph([
+        helper.make_node("Mul", ["K", "half"], ["b2"], name="body_mul"),
+        helper.make_node("Cast", ["i"], ["b1"], name="body_cast", to=TensorProto.FLOAT),
+        helper.make_node("Add", ["v", "b2"], ["v2"], name="body_add"),
+        helper.make_node("Mul", ["v2", "b1"], ["v3"], name="body_scale"),
+        helper.make_node("Identity", ["cin"], ["cout"], name="body_cond"),
+    ], "body", [vi("i", TensorProto.INT64, []), vi("cin", TensorProto.BOOL, []), vi("v", TensorProto.FLOAT, [2, 3])],
+        [vi("cout", TensorProto.BOOL, []), vi("v3", TensorProto.FLOAT, [2, 3])])
+    fn = helper.make_function("local", "AddSquares", ["x"], ["y"], [
+        helper.make_node("Constant", [], ["c"], name="fn_c", value=numpy_helper.from_array(
+            np.array([1, 2, 3], np.float32))),
+        helper.make_node("Mul", ["c", "c"], ["c2"], name="fn_mul"),
+        helper.make_node("Add", ["x", "c2"], ["y"], name="fn_add"),
+    ], [helper.make_opsetid("", 17)])
+    nodes = [
+        helper.make_node("If", ["C"], ["Y"], name="if", then_branch=then_g, else_branch=else_g),
+        helper.make_node("Loop", ["trips", "true", "X"], ["L"], name="loop", body=body),
+        helper.make_node("AddSquares", ["X"], ["F"], name="call", domain="local"),
+    ]
+    inits = [const("K", k), const("two", np.float32(2)), const("half", np.float32(0.5)),
+             const("trips", np.int64(3)), const("true", np.bool_(True))]
+    g = helper.make_graph(nodes, "g", [vi("X", TensorProto.FLOAT, [2, 3]), vi("C", TensorProto.BOOL, [])],
+                          [vi("Y", TensorProto.FLOAT, [2, 3]), vi("L", TensorProto.FLOAT, [2, 3]),
+                           vi("F", TensorProto.FLOAT, [2, 3])], inits)
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17), helper.make_opsetid("local", 1)],
+                          functions=[fn], producer_name="gen_fold_models")
+    save(m, outdir, "fold_nested.onnx")
 
 
 class Cases:
@@ -333,6 +379,7 @@ def main():
     rotary(outdir)
     chain(outdir)
     tile(outdir)
+    nested(outdir)
     opsets(outdir)
 
 
