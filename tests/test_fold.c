@@ -176,6 +176,12 @@ Test(fold, the_tools_take_the_fold_flags)
 	m = load_proto(o1);
 	cr_assert_eq(count_ops(m->graph, "Tile"), 0);
 	free_proto(m);
+	cr_assert_eq(run_tool(&text, "scs4onnx-big", "'%s' '%s' --optimize --fold-size-limit 2M --fold-grow -n", in, o1),
+	    0, "%s", text);
+	free(text);
+	m = load_proto(o1);
+	cr_assert_eq(count_ops(m->graph, "Tile"), 0);
+	free_proto(m);
 	cr_assert_eq(run_tool(&text, "scs4onnx-shrink", "'%s' '%s' --optimize -n", in, o1), 0, "%s", text);
 	free(text);
 	m = load_proto(o1);
