@@ -548,8 +548,8 @@ scs_eval_k_dequantize(scs_eval_call *c)
 		return scs_eval_decline(c, "a scale of %llu for dim %lld", (unsigned long long)sc->n,
 		    (long long)x->dims[axis]);
 	if (block > 0) {
-		if (sc->rank != x->rank)
-			return scs_eval_decline(c, "a block scale of rank %zu", sc->rank);
+		if (sc->rank != x->rank || block > (int64_t)1 << 48)
+			return scs_eval_decline(c, "a block scale of rank %zu, blocks of %lld", sc->rank, (long long)block);
 		for (size_t a = 0; a < x->rank; a++)
 			if (sc->dims[a] != (a == axis ? (x->dims[a] + block - 1) / block : x->dims[a]))
 				return scs_eval_decline(c, "a block scale of dim %lld at %zu", (long long)sc->dims[a], a);

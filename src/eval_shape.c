@@ -275,6 +275,8 @@ scs_eval_k_concat(scs_eval_call *c)
 		for (size_t a = 0; a < t->rank; a++)
 			if (a != axis && t->dims[a] != t0->dims[a])
 				return scs_eval_decline(c, "input %zu differs in dim %zu", i, a);
+		if (t->dims[axis] > INT64_MAX - dims[axis])
+			return scs_eval_decline(c, "dims overflow");
 		dims[axis] += t->dims[axis];
 	}
 	if ((rc = scs_eval_out(c, 0, t0->dtype, t0->rank, dims)) != SCS_OK)
@@ -326,8 +328,8 @@ scs_eval_k_split(scs_eval_call *c)
 	if (n != c->n_out)
 		return scs_eval_decline(c, "%zu sizes for %zu outputs", n, c->n_out);
 	for (size_t i = 0; i < n; i++) {
-		if (sizes[i] < 0)
-			return scs_eval_decline(c, "a negative size");
+		if (sizes[i] < 0 || sizes[i] > t->dims[axis])
+			return scs_eval_decline(c, "a size of %lld", (long long)sizes[i]);
 		total += sizes[i];
 	}
 	if (total != t->dims[axis])
@@ -376,7 +378,7 @@ scs_eval_k_reshape(scs_eval_call *c)
 			unknown = (int)a;
 		} else if (dims[a] < 0)
 			return scs_eval_decline(c, "dim %lld", (long long)dims[a]);
-		else if (scs_u64_mul(&(uint64_t){ 0 }, (uint64_t)known, (uint64_t)dims[a]) < 0)
+		else if (dims[a] && known > INT64_MAX / dims[a])
 			return scs_eval_decline(c, "dims overflow");
 		else
 			known *= dims[a];
@@ -697,6 +699,9 @@ scs_eval_k_pad(scs_eval_call *c)
 
 		if ((rc = scs_eval_axis(c, axes[i], t->rank, &a)) != SCS_OK)
 			return rc;
+		if (pads[i] < -((int64_t)1 << 48) || pads[i] > (int64_t)1 << 48 || pads[na + i] < -((int64_t)1 << 48) ||
+		    pads[na + i] > (int64_t)1 << 48)
+			return scs_eval_decline(c, "pads out of range");
 		all[a] = pads[i];
 		all[t->rank + a] = pads[na + i];
 	}
@@ -715,6 +720,8 @@ scs_eval_k_pad(scs_eval_call *c)
 			return scs_eval_decline(c, "mode %.*s", (int)l, s);
 	}
 	for (size_t a = 0; a < t->rank; a++) {
+		if (t->dims[a] > (int64_t)1 << 60)
+			return scs_eval_decline(c, "dim %zu out of range", a);
 		m.begin[a] = all[a];
 		dims[a] = t->dims[a] + all[a] + all[t->rank + a];
 		if (dims[a] < 0)

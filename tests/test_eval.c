@@ -535,3 +535,26 @@ Test(eval, float_sums_of_more_than_two_terms_are_marked_inexact)
 	scs_eval_tensor_free(&b);
 	node_free(n);
 }
+
+Test(eval, sizes_that_would_overflow_are_declined)
+{
+	float d[2] = { 1, 2 };
+	int64_t pads[2] = { INT64_MAX, 0 }, shape[3] = { INT64_MAX / 2, 4, -1 }, split[2] = { INT64_MAX, 2 - INT64_MAX };
+	scs_eval_tensor in[2] = { vec(SCS_DT_FLOAT, 2, d), vec(SCS_DT_INT64, 2, pads) }, out[2] = { 0 };
+	Onnx__NodeProto *n = node_new("Pad", 2, 1);
+
+	cr_assert_eq(eval1(n, in, 2, out, 0, NULL), SCS_EVAL_DECLINED, "Pad by INT64_MAX");
+	scs_eval_tensor_free(&in[1]);
+	n->op_type = "Reshape";
+	in[1] = vec(SCS_DT_INT64, 3, shape);
+	cr_assert_eq(eval1(n, in, 2, out, 0, NULL), SCS_EVAL_DECLINED, "Reshape to dims whose product overflows");
+	scs_eval_tensor_free(&in[1]);
+	n->op_type = "Split";
+	n->n_output = 2;
+	in[1] = vec(SCS_DT_INT64, 2, split);
+	cr_assert_eq(eval1(n, in, 2, out, 0, NULL), SCS_EVAL_DECLINED, "Split sizes whose sum overflows");
+	cr_assert_null(out[0].data);
+	scs_eval_tensor_free(&in[0]);
+	scs_eval_tensor_free(&in[1]);
+	node_free(n);
+}
