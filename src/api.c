@@ -130,9 +130,10 @@ static int
 shrink_passes(scs_model *m, scs_report *rep, const scs_shrink_options *opts)
 {
 	size_t narrowed = rep->narrowed.n;
+	scs_opt_settings settings = { opts->fold_size_limit, opts->fold_grow };
 	int rc;
 
-	if (opts->optimize && (rc = scs_opt_run(m, rep, NULL, 0, NULL, 0)) < 0)
+	if (opts->optimize && (rc = scs_opt_run_with(m, rep, NULL, 0, NULL, 0, &settings)) < 0)
 		return rc;
 	if ((rc = scs_pass_dedup(m, rep)) < 0)
 		return rc;
@@ -345,6 +346,7 @@ scs_optimize(scs_report *rep, const char *in, const char *out, const scs_optimiz
 {
 	static const scs_optimize_options defaults;
 	scs_shrink_options write_opts;
+	scs_opt_settings settings;
 	progress_ctx pc;
 	scs_store *store = NULL;
 	scs_model *m = NULL;
@@ -367,7 +369,9 @@ scs_optimize(scs_report *rep, const char *in, const char *out, const scs_optimiz
 	stage_end(rep, "scan", ts, rep->input_len);
 	rep->bytes_before = scs_pass_payload_bytes(m);
 	ts = stage_start(&pc, "optimize");
-	if ((rc = scs_opt_run(m, rep, opts->passes, opts->n_passes, opts->skip, opts->n_skip)) < 0)
+	settings.fold_size_limit = opts->fold_size_limit;
+	settings.fold_grow = opts->fold_grow;
+	if ((rc = scs_opt_run_with(m, rep, opts->passes, opts->n_passes, opts->skip, opts->n_skip, &settings)) < 0)
 		goto done;
 	stage_end(rep, "optimize", ts, 0);
 	memset(&write_opts, 0, sizeof(write_opts));
@@ -697,7 +701,9 @@ scs_big(scs_report *rep, const char *in, const char *out, const scs_big_options 
 	 */
 	if (so->optimize) {
 		ts = stage_start(&pc, "optimize");
-		if ((rc = scs_opt_run(m, rep, NULL, 0, NULL, 0)) < 0)
+		scs_opt_settings settings = { so->fold_size_limit, so->fold_grow };
+
+		if ((rc = scs_opt_run_with(m, rep, NULL, 0, NULL, 0, &settings)) < 0)
 			goto done;
 		stage_end(rep, "optimize", ts, 0);
 	}

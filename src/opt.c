@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "dtype.h"
+#include "eval.h"
 #include "graph.h"
 #include "num.h"
 #include "opschema.h"
@@ -867,50 +868,18 @@ scs_opt_readable(int dtype)
 	}
 }
 
-static double
-half_to_double(uint16_t h)
-{
-	int e = (h >> 10) & 0x1f, m = h & 0x3ff;
-	double v;
-
-	if (e == 0x1f)
-		v = m ? NAN : INFINITY;
-	else if (e == 0)
-		v = ldexp((double)m, -24);
-	else
-		v = ldexp((double)(m | 0x400), e - 25);
-	return (h & 0x8000) ? -v : v;
-}
-
 /* Element @k of raw little-endian bytes @p of type @dt, as a double or an int64 (*i). */
 static double
 elem_at(const uint8_t *p, int dt, int64_t *i)
 {
-	uint32_t u32;
 	uint64_t u64;
-	float f;
 	double d;
 
 	switch (dt) {
-	case SCS_DT_FLOAT:
-		u32 = scs_load_le32(p);
-		memcpy(&f, &u32, 4);
-		*i = isfinite(f) && fabs(f) < 9.2e18 ? (int64_t)f : 0;
-		return f;
-	case SCS_DT_DOUBLE:
-		u64 = scs_load_le64(p);
-		memcpy(&d, &u64, 8);
+	case SCS_DT_FLOAT: case SCS_DT_DOUBLE: case SCS_DT_FLOAT16: case SCS_DT_BFLOAT16:
+		d = scs_eval_load_float(p, dt);
 		*i = isfinite(d) && fabs(d) < 9.2e18 ? (int64_t)d : 0;
 		return d;
-	case SCS_DT_FLOAT16:
-		d = half_to_double(scs_load_le16(p));
-		*i = isfinite(d) ? (int64_t)d : 0;
-		return d;
-	case SCS_DT_BFLOAT16:
-		u32 = (uint32_t)scs_load_le16(p) << 16;
-		memcpy(&f, &u32, 4);
-		*i = isfinite(f) && fabs(f) < 9.2e18 ? (int64_t)f : 0;
-		return f;
 	case SCS_DT_INT8: *i = (int8_t)p[0]; return (double)*i;
 	case SCS_DT_UINT8: case SCS_DT_BOOL: *i = p[0]; return (double)*i;
 	case SCS_DT_INT16: *i = (int16_t)scs_load_le16(p); return (double)*i;
@@ -990,6 +959,47 @@ int
 scs_opt_read_int64s(scs_opt_ctx *ctx, const scs_opt_const *c, uint64_t first, size_t count, int64_t *out)
 {
 	return read_elems(ctx, c, first, count, NULL, out);
+}
+
+int
+scs_opt_read_raw(scs_opt_ctx *ctx, const scs_opt_const *c, uint64_t off, size_t len, void *out)
+{
+	uint8_t *p = out;
+	uint32_t id;
+	int rc;
+
+	if (c->attr) {
+		int is_float = c->dtype == SCS_DT_FLOAT;
+		size_t esize = is_float ? 4 : 8;
+		uint64_t n = (uint64_t)c->n_elems;
+
+		if (off > n * esize || len > n * esize - off)
+			return scs_err_set(SCS_ERANGE, "optimizer: bytes past the end of a constant");
+		for (size_t k = 0; k < len; k++) {
+			uint64_t at = (off + k) / esize, byte = (off + k) % esize, u = 0;
+
+			if (is_float) {
+				float f = c->rank ? c->attr->floats[at] : c->attr->f;
+				uint32_t u32;
+
+				memcpy(&u32, &f, 4);
+				u = u32;
+			} else
+				u = (uint64_t)(c->rank ? c->attr->ints[at] : c->attr->i);
+			p[k] = (uint8_t)(u >> (8 * byte));
+		}
+		return SCS_OK;
+	}
+	if (len == 0)
+		return SCS_OK;
+	if (!scs_model_payload_of(ctx->m, c->t, &id))
+		return scs_err_set(SCS_ECORRUPT, "constant '%s' has no data", c->t->name ? c->t->name : "");
+	for (size_t done = 0, take; done < len; done += take) {
+		take = len - done < SCS_CHUNK_LEN ? len - done : SCS_CHUNK_LEN;
+		if ((rc = scs_payloads_read(ctx->m->payloads, id, off + done, p + done, take)) < 0)
+			return rc;
+	}
+	return SCS_OK;
 }
 
 /* ---- writing payloads ---- */
@@ -1164,6 +1174,28 @@ scs_opt_writer_put_int64s(scs_opt_writer *w, const int64_t *v, size_t n)
 	for (size_t k = 0; k < n; k++)
 		if ((rc = writer_put(w, 0, v[k], 1)) < 0)
 			return rc;
+	return SCS_OK;
+}
+
+int
+scs_opt_writer_put_raw(scs_opt_writer *w, const void *bytes, size_t len)
+{
+	const uint8_t *p = bytes;
+	size_t esize = scs_dtype_bits(w->dtype) / 8, take;
+	int rc;
+
+	if (esize == 0 || len % esize)
+		return scs_err_set(SCS_EUSAGE, "optimizer: %zu bytes of %s values", len, scs_dtype_name(w->dtype));
+	while (len) {
+		if (w->used == SCS_CHUNK_LEN && (rc = writer_flush(w)) < 0)
+			return rc;
+		take = SCS_CHUNK_LEN - w->used < len ? SCS_CHUNK_LEN - w->used : len;
+		memcpy(w->buf + w->used, p, take);
+		w->used += take;
+		p += take;
+		len -= take;
+	}
+	w->n_elems += (uint64_t)(p - (const uint8_t *)bytes) / esize;
 	return SCS_OK;
 }
 
@@ -2005,6 +2037,13 @@ int
 scs_opt_run(scs_model *m, scs_report *rep, const char *const *only, size_t n_only, const char *const *skip,
     size_t n_skip)
 {
+	return scs_opt_run_with(m, rep, only, n_only, skip, n_skip, NULL);
+}
+
+int
+scs_opt_run_with(scs_model *m, scs_report *rep, const char *const *only, size_t n_only, const char *const *skip,
+    size_t n_skip, const scs_opt_settings *settings)
+{
 	scs_opt_ctx ctx;
 	int enabled[64] = { 0 }, rc, any = 0;
 	unsigned round;
@@ -2024,6 +2063,7 @@ scs_opt_run(scs_model *m, scs_report *rep, const char *const *only, size_t n_onl
 	}
 	if ((rc = scs_opt_begin(&ctx, m, rep)) < 0)
 		return rc;
+	ctx.settings = settings;
 	rep->nodes_before = rep->nodes_after = count_nodes(&ctx);
 	for (size_t i = 0; i < scs_opt_n_passes; i++)
 		if (enabled[i]) {

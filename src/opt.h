@@ -62,12 +62,21 @@
 
 typedef struct scs_opt_state scs_opt_state;
 
+/* What the passes may be told (NULL settings: the defaults). */
+typedef struct scs_opt_settings {
+	uint64_t fold_size_limit;           /* fold_constants: cap on each folded output; 0: 1 MiB */
+	int fold_grow;                      /* fold_constants: 1: also folds that make the model bigger */
+} scs_opt_settings;
+
+#define SCS_OPT_FOLD_SIZE_LIMIT ((uint64_t)1 << 20)
+
 typedef struct scs_opt_ctx {
 	scs_model *m;
 	scs_report *rep;
 	scs_scopes scopes;                  /* every graph and function body; rebuilt by scs_opt_commit */
 	const struct scs_opt_pass *pass;    /* the pass running (for reports) */
 	scs_opt_state *st;                  /* private to opt.c */
+	const scs_opt_settings *settings;   /* NULL: the defaults */
 } scs_opt_ctx;
 
 /* ---- the pass table ---- */
@@ -100,6 +109,10 @@ const scs_opt_pass *scs_opt_find(const char *name);
  */
 int scs_opt_run(scs_model *m, scs_report *rep, const char *const *only, size_t n_only, const char *const *skip,
     size_t n_skip);
+
+/* The same with @settings (NULL: the defaults) for the passes. */
+int scs_opt_run_with(scs_model *m, scs_report *rep, const char *const *only, size_t n_only, const char *const *skip,
+    size_t n_skip, const scs_opt_settings *settings);
 
 /*
  * A context on @m for running passes by hand (scs_opt_run does this
@@ -269,6 +282,12 @@ typedef struct scs_opt_writer {
 int scs_opt_writer_open(scs_opt_writer *w, scs_opt_ctx *ctx, int dtype);
 int scs_opt_writer_put_doubles(scs_opt_writer *w, const double *v, size_t n);
 int scs_opt_writer_put_int64s(scs_opt_writer *w, const int64_t *v, size_t n);
+/* @len bytes already in raw_data's layout for the element type (a whole number of elements). */
+int scs_opt_writer_put_raw(scs_opt_writer *w, const void *bytes, size_t len);
+
+/* Bytes [@off, @off + @len) of @c's payload in raw_data's layout, read in pieces; value_float(s) and
+ * value_int(s) give their float32 / int64 bytes. SCS_ERANGE past the end. */
+int scs_opt_read_raw(scs_opt_ctx *ctx, const scs_opt_const *c, uint64_t off, size_t len, void *out);
 /* *payload names the new payload (for scs_opt_tensor_new). Frees @w's resources on every path. */
 int scs_opt_writer_finish(uint32_t *payload, scs_opt_writer *w);
 /* NULL-safe; a writer never opened or already finished is a no-op. */

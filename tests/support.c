@@ -460,3 +460,15 @@ expect_split_merge_big(const char *model, const char *max_shard_size, int min_sh
 	free(big);
 	tmpdir_remove(dir);
 }
+
+int
+report_left_has(const scs_report *rep, const char *node, const char *what)
+{
+	char subject[256];
+
+	snprintf(subject, sizeof(subject), "node '%s' ", node);
+	for (size_t i = 0; i < rep->left.n; i++)
+		if (strstr(rep->left.items[i].detail, subject) && strstr(rep->left.items[i].detail, what))
+			return 1;
+	return 0;
+}

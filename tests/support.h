@@ -79,6 +79,9 @@ char *external_location(const char *model);
 Onnx__ModelProto *load_proto(const char *path);
 void free_proto(Onnx__ModelProto *m);
 
+/* 1 when @rep's optimizer part lists node @node as left alone for a reason containing @what. */
+int report_left_has(const scs_report *rep, const char *node, const char *what);
+
 /* Lookups in a graph; NULL when absent. */
 Onnx__TensorProto *find_init(const Onnx__GraphProto *g, const char *name);
 Onnx__NodeProto *find_node_by_output(const Onnx__GraphProto *g, const char *output);

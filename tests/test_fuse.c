@@ -96,17 +96,11 @@ expect_close(const char *name, const char *tol)
 	free(in);
 }
 
-/* 1 when the report lists, for the node named @node, a refusal containing @what. */
+/* 1 when the report lists node @node as left alone for a reason containing @what. */
 static int
 left_has(const char *node, const char *what)
 {
-	char subject[256];
-
-	snprintf(subject, sizeof(subject), "node '%s' ", node);
-	for (size_t i = 0; i < rep.left.n; i++)
-		if (strstr(rep.left.items[i].detail, subject) && strstr(rep.left.items[i].detail, what))
-			return 1;
-	return 0;
+	return report_left_has(&rep, node, what);
 }
 
 static char *

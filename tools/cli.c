@@ -236,6 +236,8 @@ cli_parse(cli_args *a, int argc, char **argv, unsigned flags, void (*usage)(FILE
 	static const char *const o_opt[] = { "--optimize", NULL };
 	static const char *const o_passes[] = { "-p", "--passes", NULL };
 	static const char *const o_skip[] = { "--skip", NULL };
+	static const char *const o_fold_limit[] = { "--fold-size-limit", "--fold_size_limit", NULL };
+	static const char *const o_fold_grow[] = { "--fold-grow", "--fold_grow", NULL };
 	static const char *const o_help[] = { "-h", "--help", NULL };
 	static const char *const o_version[] = { "--version", NULL };
 	const char *value, *v;
@@ -286,6 +288,11 @@ cli_parse(cli_args *a, int argc, char **argv, unsigned flags, void (*usage)(FILE
 			list = &a->passes;
 		} else if ((flags & CLI_PASSES) && is_opt(arg, o_skip, &value)) {
 			list = &a->skip;
+		} else if ((flags & (CLI_SHRINK | CLI_PASSES)) && is_opt(arg, o_fold_limit, &value)) {
+			if ((v = value_of(value, argc, argv, &i)) == NULL || cli_parse_size(v, &a->shrink.fold_size_limit) < 0)
+				return cli_usage_error("--fold-size-limit takes a size such as 1M, 64K or 4096");
+		} else if ((flags & (CLI_SHRINK | CLI_PASSES)) && is_opt(arg, o_fold_grow, &value) && value == NULL) {
+			a->shrink.fold_grow = 1;
 		} else if ((flags & CLI_EXTERNAL) && is_opt(arg, o_ext, &value) && value == NULL) {
 			a->shrink.external_data = 1;
 		} else if ((flags & CLI_STORE) && is_opt(arg, o_store, &value)) {

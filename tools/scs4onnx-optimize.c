@@ -15,7 +15,8 @@ usage(FILE *f)
 {
 	fprintf(f,
 	    "usage: scs4onnx-optimize INPUT.onnx OUTPUT.onnx [-p PASS ...] [--skip PASS ...]\n"
-	    "           [--list-passes] [--external-data] [--store DIR] [--json REPORT] [--non-verbose]\n"
+	    "           [--list-passes] [--fold-size-limit SIZE] [--fold-grow]\n"
+	    "           [--external-data] [--store DIR] [--json REPORT] [--non-verbose]\n"
 	    "\n"
 	    "Run graph passes (onnxoptimizer's names) on an ONNX model of any size until\n"
 	    "nothing changes: no-op nodes removed, transposes composed, constant Ifs\n"
@@ -28,6 +29,10 @@ usage(FILE *f)
 	    "      --skip PASS [PASS ...]     leave these passes out\n"
 	    "      --list-passes              print every pass, what it does, and whether it\n"
 	    "                                 is in the default set\n"
+	    "      --fold-size-limit SIZE     fold_constants: no folded output over SIZE\n"
+	    "                                 (K, M, G suffixes; default 1M)\n"
+	    "      --fold-grow                fold_constants: also folds whose outputs take\n"
+	    "                                 more bytes than the constants they free\n"
 	    "  -n, --non-verbose              print nothing but errors\n"
 	    "      --external-data            write OUTPUT.data (ONNX external data) even when\n"
 	    "                                 the model fits inline (always above 2 GiB)\n"
@@ -81,5 +86,7 @@ main(int argc, char **argv)
 	o.external_data = a.shrink.external_data;
 	o.store_dir = a.shrink.store_dir;
 	o.progress = a.shrink.progress;
+	o.fold_size_limit = a.shrink.fold_size_limit;
+	o.fold_grow = a.shrink.fold_grow;
 	return cli_finish(&a, &rep, scs_optimize(&rep, a.pos[0], a.pos[1], &o));
 }

@@ -82,6 +82,9 @@ typedef struct scs_shrink_options {
 	const char *store_dir;                      /* keep payloads in this store (NULL: temporary) */
 	scs_progress_fn progress;
 	void *progress_payload;
+	uint64_t fold_size_limit;                   /* with optimize: fold_constants' cap on each folded output
+	                                               (0: 1 MiB) */
+	int fold_grow;                              /* with optimize: 1: also folds that make the model bigger */
 } scs_shrink_options;
 
 /*
@@ -146,6 +149,8 @@ typedef struct scs_optimize_options {
 	const char *store_dir;                      /* keep payloads in this store (NULL: temporary) */
 	scs_progress_fn progress;
 	void *progress_payload;
+	uint64_t fold_size_limit;                   /* fold_constants' cap on each folded output (0: 1 MiB) */
+	int fold_grow;                              /* 1: also folds that make the model bigger */
 } scs_optimize_options;
 
 /*

@@ -70,6 +70,8 @@ class ShrinkOptions(ctypes.Structure):
         ('store_dir', ctypes.c_char_p),
         ('progress', PROGRESS_FN),
         ('progress_payload', ctypes.c_void_p),
+        ('fold_size_limit', ctypes.c_uint64),
+        ('fold_grow', ctypes.c_int),
     ]
 
 
@@ -111,6 +113,8 @@ class OptimizeOptions(ctypes.Structure):
         ('store_dir', ctypes.c_char_p),
         ('progress', PROGRESS_FN),
         ('progress_payload', ctypes.c_void_p),
+        ('fold_size_limit', ctypes.c_uint64),
+        ('fold_grow', ctypes.c_int),
     ]
 
 

@@ -18,7 +18,7 @@ CC                the C compiler of the layout test (default: cc)
 The package is imported from PYTHONPATH when it is there (an installed
 tree), else from the source tree's python/ folder. Needs python3-onnx and
 python3-numpy; fixtures come from tests/e2e/gen_models.py and
-gen_optimize_models.py, written to a temporary folder.
+gen_optimize_models.py and gen_fold_models.py, written to a temporary folder.
 """
 
 import contextlib
@@ -86,7 +86,7 @@ class Base(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         cls.fx = tempfile.mkdtemp(prefix='scs4onnx_c-fx-')
-        for gen in ('gen_models.py', 'gen_optimize_models.py'):
+        for gen in ('gen_models.py', 'gen_optimize_models.py', 'gen_fold_models.py'):
             subprocess.run([sys.executable, os.path.join(E2E, gen), cls.fx], check=True,
                            stdout=subprocess.DEVNULL)
 
@@ -407,6 +407,23 @@ class TestPathFunctions(Base):
         text = scs4onnx_c.format_report(rep, optimize_only=True)
         self.assertIn('INFO: passes: eliminate_deadend\n', text)
         self.assertNotIn('constants studied', text)
+
+    def test_optimize_fold_flags(self):
+        """fold_grow and fold_size_limit reach the library as the tools' --fold-grow and --fold-size-limit."""
+        src = self.model('fold_rotary.onnx')
+        folded = {}
+        for name, kw, flags in (('plain.onnx', {}, []),
+                                ('grow.onnx', {'fold_grow': True}, ['--fold-grow']),
+                                ('tiny.onnx', {'fold_grow': True, 'fold_size_limit': '16'},
+                                 ['--fold-grow', '--fold-size-limit', '16'])):
+            rep = scs4onnx_c.optimize(src, os.path.join(self.py, name), **kw)
+            cli('optimize', src, os.path.join(self.cli, name), *flags)
+            folded[name] = len([c for c in rep['optimize']['changes'] if c['pass'] == 'fold_constants'])
+        self.assertLess(folded['plain.onnx'], folded['grow.onnx'], folded)   # the table itself grows the model
+        self.assertLess(folded['tiny.onnx'], folded['grow.onnx'], folded)
+        self.assertSameFolders(self.py, self.cli)
+        with self.assertRaises(ValueError):
+            scs4onnx_c.optimize(src, os.path.join(self.py, 'x.onnx'), fold_size_limit='lots')
 
     def test_shrink_report(self):
         rep = scs4onnx_c.shrink(self.model('external.onnx'), os.path.join(self.py, 'out.onnx'), external_data=True)

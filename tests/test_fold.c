@@ -1,0 +1,340 @@
+/*
+ * test_fold.c: the fold_constants pass on the models of
+ * tests/e2e/gen_fold_models.py: the nodes it folds and those it leaves (with
+ * the reason), the flags --fold-size-limit and --fold-grow, and the output
+ * passes onnx.checker and computes in ONNX Runtime, bit for bit, what the
+ * input computes.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "eval.h"
+#include "support.h"
+
+static char *dir;
+static char *out;
+static scs_report rep;
+
+static void
+setup(void)
+{
+	dir = tmpdir_new();
+	out = NULL;
+	memset(&rep, 0, sizeof(rep));
+}
+
+static void
+teardown(void)
+{
+	scs_report_dispose(&rep);
+	free(out);
+	tmpdir_remove(dir);
+}
+
+/* fold_constants alone (then eliminate_unused_initializer) on fixture @name; the output, read back. */
+static Onnx__ModelProto *
+fold(const char *name, uint64_t limit, int grow)
+{
+	static const char *const passes[] = { "fold_constants", "eliminate_unused_initializer" };
+	scs_optimize_options o;
+	char *in = fixture(name);
+	Onnx__ModelProto *m;
+
+	memset(&o, 0, sizeof(o));
+	o.passes = passes;
+	o.n_passes = 2;
+	o.fold_size_limit = limit;
+	o.fold_grow = grow;
+	scs_report_dispose(&rep);
+	memset(&rep, 0, sizeof(rep));
+	free(out);
+	out = path_in(dir, name);
+	cr_assert_eq(scs_optimize(&rep, in, out, &o), SCS_OK, "%s: %s", name, scs_err_msg());
+	m = load_proto(out);
+	cr_assert_not_null(m, "%s: output unreadable", name);
+	free(in);
+	return m;
+}
+
+static uint64_t
+folded(void)
+{
+	for (size_t i = 0; i < SCS_REPORT_MAX_PASSES; i++)
+		if (strcmp(rep.passes[i].name, "fold_constants") == 0)
+			return rep.passes[i].changes;
+	return 0;
+}
+
+/* 1 when the report lists node @node as left alone for a reason containing @what. */
+static int
+left_has(const char *node, const char *what)
+{
+	return report_left_has(&rep, node, what);
+}
+
+static void
+expect_same_in_ort(const char *name)
+{
+	char *in = fixture(name);
+
+	expect_equivalent(in, out, NULL);
+	free(in);
+}
+
+TestSuite(fold, .init = setup, .fini = teardown, .timeout = 300);
+
+Test(fold, a_static_shape_reshape_folds_to_a_constant_shape)
+{
+	Onnx__ModelProto *m = fold("fold_reshape.onnx", 0, 0);
+
+	cr_assert_eq(folded(), 4, "folded %llu", (unsigned long long)folded());
+	cr_assert_eq(m->graph->n_node, 2);
+	cr_assert_eq(count_ops(m->graph, "Reshape"), 1);
+	cr_assert_eq(count_ops(m->graph, "Shape") + count_ops(m->graph, "Gather") + count_ops(m->graph, "Concat"), 0);
+	free_proto(m);
+	expect_same_in_ort("fold_reshape.onnx");
+}
+
+Test(fold, a_rotary_table_folds_with_fold_grow_only)
+{
+	Onnx__ModelProto *m = fold("fold_rotary.onnx", 0, 0);
+
+	cr_assert_eq(folded(), 3);
+	cr_assert_eq(count_ops(m->graph, "Mul"), 1);
+	cr_assert(left_has("mul", "--fold-grow"), "the Mul's growth is not reported");
+	free_proto(m);
+	expect_same_in_ort("fold_rotary.onnx");
+	m = fold("fold_rotary.onnx", 0, 1);
+	cr_assert_eq(folded(), 4);
+	cr_assert_eq(m->graph->n_node, 1);
+	cr_assert_eq(count_ops(m->graph, "Add"), 1);
+	free_proto(m);
+	expect_same_in_ort("fold_rotary.onnx");
+}
+
+Test(fold, constant_chains_fold_bit_for_bit_and_defaults_and_random_stay)
+{
+	Onnx__ModelProto *m = fold("fold_chain.onnx", 0, 1);
+
+	/* 3 float, 3 float16 (Concat, Less, Where), 5 int64, 11 small ones */
+	cr_assert_eq(folded(), 22, "folded %llu", (unsigned long long)folded());
+	cr_assert(left_has("add_default", "a graph input with a default"));
+	cr_assert(left_has("random", "non-deterministic"));
+	cr_assert(left_has("add_h", "float16"));
+	cr_assert(left_has("cast_a", "float16"));
+	cr_assert_eq(count_ops(m->graph, "Transpose") + count_ops(m->graph, "Where") + count_ops(m->graph, "Range") +
+	    count_ops(m->graph, "Expand"), 0);
+	cr_assert_eq(count_ops(m->graph, "Cast"), 1);
+	cr_assert_eq(count_ops(m->graph, "RandomNormal"), 1);
+	free_proto(m);
+	expect_same_in_ort("fold_chain.onnx");
+	/* without --fold-grow the int64 Range (80 bytes from 24) stays */
+	m = fold("fold_chain.onnx", 0, 0);
+	cr_assert(left_has("range_i", "--fold-grow"));
+	cr_assert_eq(count_ops(m->graph, "Range"), 1);
+	free_proto(m);
+	expect_same_in_ort("fold_chain.onnx");
+}
+
+Test(fold, a_tile_over_the_size_limit_stays)
+{
+	Onnx__ModelProto *m = fold("fold_tile.onnx", 0, 1);
+
+	cr_assert_eq(folded(), 0);
+	cr_assert_eq(count_ops(m->graph, "Tile"), 1);
+	cr_assert(left_has("tile", "--fold-size-limit"), "the Tile's size is not reported");
+	free_proto(m);
+	expect_same_in_ort("fold_tile.onnx");
+	/* under a 2M limit it fits, but grows the model: --fold-grow decides */
+	m = fold("fold_tile.onnx", 2 << 20, 0);
+	cr_assert_eq(count_ops(m->graph, "Tile"), 1);
+	cr_assert(left_has("tile", "--fold-grow"));
+	free_proto(m);
+	m = fold("fold_tile.onnx", 2 << 20, 1);
+	cr_assert_eq(count_ops(m->graph, "Tile"), 0);
+	cr_assert_eq(folded(), 1);
+	free_proto(m);
+	expect_same_in_ort("fold_tile.onnx");
+}
+
+Test(fold, the_tools_take_the_fold_flags)
+{
+	char *in = fixture("fold_tile.onnx"), *text, *o1 = path_in(dir, "t1.onnx");
+	Onnx__ModelProto *m;
+
+	cr_assert_eq(run_tool(&text, "scs4onnx-optimize", "'%s' '%s' --fold-size-limit 2M --fold-grow -n", in, o1), 0,
+	    "%s", text);
+	free(text);
+	m = load_proto(o1);
+	cr_assert_eq(count_ops(m->graph, "Tile"), 0);
+	free_proto(m);
+	cr_assert_eq(run_tool(&text, "scs4onnx-shrink", "'%s' '%s' --optimize --fold-size-limit=2M --fold-grow -n", in,
+	    o1), 0, "%s", text);
+	free(text);
+	m = load_proto(o1);
+	cr_assert_eq(count_ops(m->graph, "Tile"), 0);
+	free_proto(m);
+	cr_assert_eq(run_tool(&text, "scs4onnx-big", "'%s' '%s' --optimize --fold-size-limit 2M --fold-grow -n", in, o1),
+	    0, "%s", text);
+	free(text);
+	m = load_proto(o1);
+	cr_assert_eq(count_ops(m->graph, "Tile"), 0);
+	free_proto(m);
+	cr_assert_eq(run_tool(&text, "scs4onnx-shrink", "'%s' '%s' --optimize -n", in, o1), 0, "%s", text);
+	free(text);
+	m = load_proto(o1);
+	cr_assert_eq(count_ops(m->graph, "Tile"), 1);
+	free_proto(m);
+	cr_assert_neq(run_tool(&text, "scs4onnx-optimize", "'%s' '%s' --fold-size-limit lots", in, o1), 0);
+	cr_assert_not_null(strstr(text, "--fold-size-limit"), "%s", text);
+	free(text);
+	free(o1);
+	free(in);
+}
+
+Test(fold, branches_loop_bodies_and_functions_fold_inside)
+{
+	Onnx__ModelProto *m = fold("fold_nested.onnx", 0, 0);
+	const Onnx__GraphProto *body = subgraph(m->graph, "Loop", "body");
+	const Onnx__FunctionProto *fn;
+	char *in;
+
+	cr_assert_eq(folded(), 4, "folded %llu", (unsigned long long)folded());
+	cr_assert_eq(count_ops(subgraph(m->graph, "If", "then_branch"), "Mul"), 0);
+	cr_assert_eq(count_ops(subgraph(m->graph, "If", "else_branch"), "Neg"), 0);
+	/* the constant part of the body folds, the part that reads the iteration number stays */
+	cr_assert_eq(count_ops(body, "Mul"), 1);
+	cr_assert_eq(count_ops(body, "Cast"), 1);
+	cr_assert_eq(m->n_functions, 1);
+	fn = m->functions[0];
+	for (size_t i = 0; i < fn->n_node; i++)
+		cr_assert_str_neq(fn->node[i]->op_type, "Mul", "the function's Mul stays");
+	free_proto(m);
+	in = fixture("fold_nested.onnx");
+	expect_equivalent(in, out, "--runs 4");
+	free(in);
+}
+
+/*
+ * One node per case at opsets 9 to 21 (attributes that became inputs,
+ * negative axes and steps, pad modes, integer division and casts of
+ * negatives, broadcasting, dequantization per axis and by blocks): every
+ * node folds and ONNX Runtime computes the same values from the folded
+ * constants as from the nodes. python3-onnx's checker knows opsets up to
+ * 17 only: the newer models are compared in ONNX Runtime alone.
+ */
+Test(fold, every_case_at_every_opset_folds_to_what_onnx_runtime_computes)
+{
+	static const struct {
+		const char *name;
+		int checked;
+		uint64_t nodes;
+	} models[] = {
+		{ "fold_op9.onnx", 1, 42 }, { "fold_op11.onnx", 1, 16 }, { "fold_op13.onnx", 1, 9 },
+		{ "fold_op18.onnx", 0, 10 }, { "fold_op19.onnx", 0, 4 }, { "fold_op21.onnx", 0, 3 },
+	};
+
+	for (size_t i = 0; i < sizeof(models) / sizeof(models[0]); i++) {
+		Onnx__ModelProto *m = fold(models[i].name, 64 << 20, 1);
+		size_t others = m->graph->n_node - (size_t)count_ops(m->graph, "Identity");
+		char *in = fixture(models[i].name), *text;
+
+		cr_assert_eq(folded(), models[i].nodes, "%s: folded %llu", models[i].name, (unsigned long long)folded());
+		cr_assert_eq(others, 0, "%s: %zu nodes stay", models[i].name, others);
+		cr_assert_eq(rep.left.n, 0, "%s: %s", models[i].name, rep.left.n ? rep.left.items[0].detail : "");
+		free_proto(m);
+		if (models[i].checked)
+			expect_equivalent(in, out, NULL);
+		else {
+			cr_assert_eq(ort_same(&text, in, out, NULL), 0, "%s: ONNX Runtime: %s", models[i].name, text);
+			cr_assert_not_null(strstr(text, "identical"), "%s", text);
+			free(text);
+		}
+		free(in);
+	}
+}
+
+/*
+ * Every single-node conformance model of an operator the evaluator
+ * implements, its inputs made initializers (gen_fold_conformance.py):
+ * fold_constants replaces the node, or reports why not; and the folded
+ * model computes in ONNX Runtime bit for bit what the unfolded one does.
+ */
+Test(fold, conformance_models_with_constant_inputs_fold_to_what_onnx_runtime_computes)
+{
+	static const char *const passes[] = { "fold_constants", "eliminate_unused_initializer" };
+	const char *const *ops = scs_eval_ops();
+	char *text, *list_path = path_in(dir, "pairs.txt"), *p, *line;
+	char opsarg[2048] = "";
+	FILE *list;
+	int written = 0, folded_models = 0, left_models = 0, ok = 0, skipped = 0;
+
+	for (size_t i = 0; ops[i]; i++)
+		snprintf(opsarg + strlen(opsarg), sizeof(opsarg) - strlen(opsarg), "%s%s", i ? "," : "", ops[i]);
+	cr_assert_eq(run(&text, "/usr/bin/python3 '%s/tests/e2e/gen_fold_conformance.py' '%s' '%s'", SCS_TEST_SRC_DIR,
+	    opsarg, dir), 0, "%s", text);
+	p = strstr(text, "written ");
+	cr_assert_not_null(p, "%s", text);
+	written = atoi(p + 8);
+	cr_assert_gt(written, 200, "only %d models", written);
+	list = fopen(list_path, "w");
+	cr_assert_not_null(list);
+	for (line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
+		char name[256], op[64], cname[300], *in, *cand;
+		scs_optimize_options o;
+		Onnx__ModelProto *m;
+
+		if (sscanf(line, "%255s %63s", name, op) != 2 || strcmp(name, "written") == 0)
+			continue;
+		strcat(name, ".onnx");
+		in = path_in(dir, name);
+		snprintf(cname, sizeof(cname), "folded_%s", name);
+		cand = path_in(dir, cname);
+		memset(&o, 0, sizeof(o));
+		o.passes = passes;
+		o.n_passes = 2;
+		o.fold_size_limit = 64 << 20;
+		o.fold_grow = 1;
+		scs_report_dispose(&rep);
+		memset(&rep, 0, sizeof(rep));
+		cr_assert_eq(scs_optimize(&rep, in, cand, &o), SCS_OK, "%s: %s", name, scs_err_msg());
+		m = load_proto(cand);
+		cr_assert_not_null(m, "%s", cand);
+		if (count_ops(m->graph, op) == 0) {
+			folded_models++;
+			cr_assert_eq(folded(), 1, "%s", name);
+		} else if (strcmp(op, "Identity") == 0) {
+			/* an Identity making a graph output of a constant is what folding leaves */
+			cr_assert_eq(folded(), 0, "%s", name);
+			folded_models++;
+		} else {
+			/* left alone: the report says why */
+			cr_assert_geq(rep.left.n, 1, "%s: %s stays without a reason", name, op);
+			fprintf(stderr, "fold: %s left: %s\n", name, rep.left.items[0].detail);
+			left_models++;
+		}
+		free_proto(m);
+		fprintf(list, "%s\t%s\n", in, cand);
+		free(in);
+		free(cand);
+	}
+	fclose(list);
+	free(text);
+	run(&text, "node '%s/tests/e2e/ort_compare.mjs' --batch '%s'", SCS_TEST_SRC_DIR, list_path);
+	cr_assert_null(strstr(text, "FAIL:"), "ONNX Runtime: %s", text);
+	for (p = text; (p = strstr(p, "ok: ")) != NULL; p += 4)
+		ok++;
+	for (p = text; (p = strstr(p, "skip: ")) != NULL; p += 6)
+		skipped++;
+	fprintf(stderr, "fold: conformance models %d, folded %d, left %d; in ONNX Runtime identical %d, not run %d\n",
+	    written, folded_models, left_models, ok, skipped);
+	cr_assert_eq(ok + skipped, written, "%s", text);
+	cr_assert_geq(folded_models * 10, written * 8, "only %d of %d folded", folded_models, written);
+	cr_assert_geq(ok * 10, written * 8, "only %d of %d ran in ONNX Runtime", ok, written);
+	free(text);
+	free(list_path);
+}
