@@ -76,6 +76,8 @@ typedef struct scs_report {
 	scs_report_stage stages[SCS_REPORT_MAX_STAGES];
 	size_t n_stages;
 	double seconds;
+	uint64_t npy_len;         /* bytes of the .npy files written (npy mode, forced extraction) */
+	int split_only;           /* 1: scs4onnx-split (no dedup summary) */
 } scs_report;
 
 /* Record a finished stage (ignored past SCS_REPORT_MAX_STAGES). */
@@ -84,6 +86,12 @@ void scs_report_stage_add(scs_report *r, const char *name, double seconds, uint6
 /* Add a merged group; @names are copied. */
 int scs_report_add_group(scs_report *r, const char *canonical, const char *const *names, size_t n_names,
     int dtype, uint64_t bytes, int lifted);
+/*
+ * Fold the groups from index @from on that merged in several rounds (a group
+ * whose canonical a later group merged away goes into that later group): one
+ * group per kept constant, as one round would report it. SCS_ENOMEM.
+ */
+int scs_report_fold_groups(scs_report *r, size_t from);
 /* Add "name: detail" to a list; both copied. */
 int scs_report_add(scs_report_list *l, const char *name, const char *detail);
 
