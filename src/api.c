@@ -745,9 +745,6 @@ scs_big(scs_report *rep, const char *in, const char *out, const scs_big_options 
 		goto done;
 	stage_end(rep, &pc, "scan", ts, rep->input_len);
 	rep->bytes_before = scs_pass_payload_bytes(m);
-	/* each constant of the input counted once, however many shards and passes see it */
-	if ((rc = scs_pass_dedup_count(m, rep)) < 0)
-		goto done;
 	/*
 	 * the optimizer on the whole model, before the cuts: what it adds then
 	 * takes its place in the shards' order, so big(big(x)) is big(x)
@@ -758,6 +755,12 @@ scs_big(scs_report *rep, const char *in, const char *out, const scs_big_options 
 			goto done;
 		stage_end(rep, &pc, "optimize", ts, 0);
 	}
+	/*
+	 * each constant the dedup studies counted once, however many shards and
+	 * passes see it: after the optimizer, as scs4onnx-shrink --optimize counts
+	 */
+	if ((rc = scs_pass_dedup_count(m, rep)) < 0)
+		goto done;
 	ts = stage_start(&pc, "split");
 	if ((rc = scs_split_model(&shards, m, max_len)) < 0)
 		goto done;

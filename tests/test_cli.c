@@ -279,6 +279,32 @@ Test(cli, big_counts_match_shrink, .init = make_llm, .fini = scratch_teardown)
 	free(big);
 }
 
+/* With --optimize too: big counts the constants once, after the optimizer, as shrink does. */
+Test(cli, big_counts_match_shrink_with_optimize, .init = scratch_setup, .fini = scratch_teardown)
+{
+	const char *models[] = { "chain.onnx", "bn_shared.onnx", "dup_basic.onnx" };
+
+	for (size_t i = 0; i < sizeof(models) / sizeof(models[0]); i++) {
+		char *in = fixture(models[i]), *shrink, *big, *a, *b;
+
+		cr_assert_eq(sh(&shrink, "scs4onnx-shrink '%s' s.onnx --optimize -f", in), 0, "%s", shrink);
+		cr_assert_eq(sh(&big, "scs4onnx-big '%s' b.onnx --optimize --max-shard-size 300 -f", in), 0, "%s", big);
+		a = lines_with(shrink, "INFO: constants studied");
+		b = lines_with(big, "INFO: constants studied");
+		cr_expect_str_eq(b, a, "%s", models[i]);
+		free(a);
+		free(b);
+		a = lines_with(shrink, "INFO: groups merged");
+		b = lines_with(big, "INFO: groups merged");
+		cr_expect_str_eq(b, a, "%s", models[i]);
+		free(a);
+		free(b);
+		free(shrink);
+		free(big);
+		free(in);
+	}
+}
+
 Test(cli, split_summary, .init = make_llm, .fini = scratch_teardown)
 {
 	char *text, *shard, want[128];
