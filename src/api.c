@@ -45,6 +45,9 @@ typedef struct progress_ctx {
 	void *payload;
 	const char *stage;
 	uint64_t total;           /* the current stage's byte count, once it reported one */
+	uint64_t base;            /* bytes of the files this stage finished before the current one */
+	uint64_t rest;            /* bytes of the files this stage reads after the current one */
+	uint64_t last;            /* the current file's total, as last reported */
 } progress_ctx;
 
 /* Forward a room's progress (done, total) as the current stage's. */
@@ -53,6 +56,10 @@ stage_progress(void *payload, uint64_t done, uint64_t total)
 {
 	progress_ctx *p = payload;
 
+	p->last = total;
+	/* one count for a stage that reads several files (merge's shards) */
+	done += p->base;
+	total += p->base + p->rest;
 	if (total > 1)
 		p->total = total;
 	p->fn(p->payload, p->stage, done, total);
@@ -73,7 +80,7 @@ static double
 stage_start(progress_ctx *pc, const char *name)
 {
 	pc->stage = name;
-	pc->total = 0;
+	pc->total = pc->base = pc->rest = pc->last = 0;
 	if (pc->fn)
 		pc->fn(pc->payload, name, 0, 1);
 	return now();
@@ -596,6 +603,7 @@ load_shards(scs_shards *out, char ***paths, size_t *n_paths, scs_store **store, 
     const char *store_dir, const char *tmp_parent, progress_ctx *pc)
 {
 	scs_scan_options so;
+	uint64_t *sizes;          /* each shard file's bytes, for one progress count over them all */
 	int rc;
 
 	memset(out, 0, sizeof(*out));
@@ -613,13 +621,27 @@ load_shards(scs_shards *out, char ***paths, size_t *n_paths, scs_store **store, 
 		so.progress = stage_progress;
 		so.progress_payload = pc;
 	}
+	if ((sizes = calloc(*n_paths, sizeof(*sizes))) == NULL)
+		return scs_err_set(SCS_ENOMEM, "cannot allocate the shard list");
 	for (size_t i = 0; i < *n_paths; i++) {
+		struct stat st;
+
+		sizes[i] = stat((*paths)[i], &st) == 0 ? (uint64_t)st.st_size : 0;
+		pc->rest += sizes[i];
+	}
+	for (size_t i = 0; i < *n_paths; i++) {
+		pc->rest -= sizes[i];
 		rc = i == 0 ? scs_model_load(&out->items[0], (*paths)[0], *store, &so) :
 		    scs_model_load_with(&out->items[i], (*paths)[i], out->items[0], &so);
 		if (rc < 0)
-			return rc;
+			break;
 		out->n++;
+		pc->base += pc->last;
+		pc->last = 0;
 	}
+	free(sizes);
+	if (rc < 0)
+		return rc;
 	for (size_t i = 0; i < out->items[0]->payloads->n_files; i++)
 		rep->input_len += scs_source_size(out->items[0]->payloads->files[i]);
 	return SCS_OK;

@@ -401,6 +401,18 @@ Test(cli, progress_counts_every_byte, .init = make_llm, .fini = scratch_teardown
 		cr_expect_null(strstr(text, "(0.0 KiB / 0.0 KiB)"), "%s", text);
 		free(text);
 	}
+	/* merge reads several files: one count for them all, from 0 to 100% once */
+	cr_assert_eq(sh(&text, "scs4onnx-split llm.onnx sh --max-shard-size 300K -n && cat sh/* | wc -c"), 0, "%s", text);
+	in_len = strtoull(text, NULL, 10);
+	free(text);
+	cr_assert_eq(sh(&text, "script -qec 'scs4onnx-merge sh m.onnx' /dev/null"), 0, "%s", text);
+	snprintf(want, sizeof(want), "scs4onnx-merge: scan 100.0%% (%.1f KiB / %.1f KiB)", (double)in_len / 1024.0,
+	    (double)in_len / 1024.0);
+	for (const char *p = strstr(text, "scan 100.0%"); p; p = strstr(p + 1, "scan 100.0%"))
+		cr_expect(strncmp(p, want + strlen("scs4onnx-merge: "), strlen(want) - strlen("scs4onnx-merge: ")) == 0,
+		    "a shard's own 100%%, not the stage's: %.60s (want %s)", p, want);
+	cr_expect_not_null(strstr(text, want), "%s in %s", want, text);
+	free(text);
 	/* not on a terminal: no progress at all */
 	cr_assert_eq(sh(&text, "scs4onnx-shrink llm.onnx out.onnx -f"), 0, "%s", text);
 	cr_expect_null(strchr(text, '\r'), "%s", text);
