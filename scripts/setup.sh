@@ -13,11 +13,12 @@ cd "$(dirname "$0")/.."
 
 # build: compiler, C library headers, meson, the libraries; tests: Criterion,
 # onnx.checker (python3-onnx), bc, gcovr, ONNX's conformance models, clang and
-# its runtime for the fuzzer, mount (the limits suite's private tmpfs);
-# bsdutils (script, for the progress test) and coreutils are essential
+# its runtime for the fuzzer, mount (the limits suite's private tmpfs), mawk
+# (awk in the scripts); bsdutils (script, for the progress test),
+# util-linux (unshare) and coreutils are essential, named all the same
 packages=(gcc libc6-dev meson ninja-build pkg-config protobuf-c-compiler libprotobuf-c-dev liblmdb-dev
 	libzstd-dev libcriterion-dev python3-onnx python3-numpy bc gcovr libonnx-testdata clang libclang-rt-14-dev
-	mount bsdutils)
+	mount mawk bsdutils util-linux coreutils)
 node_packages=()
 command -v node >/dev/null 2>&1 || node_packages+=(nodejs)
 command -v npm >/dev/null 2>&1 || node_packages+=(npm ca-certificates)
@@ -27,7 +28,7 @@ sudo=""
 updated=0
 
 # apt-get install of the packages of $@ not installed yet
-install() {
+apt_install() {
 	local missing=() p
 	for p in "$@"; do
 		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -41,12 +42,12 @@ install() {
 	DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 }
 
-install "${packages[@]}"
+apt_install "${packages[@]}"
 
 # ONNX Runtime for the end-to-end checks: the CPU runtime ships inside the npm
 # package; its optional download step is skipped.
 node_setup() {
-	[ ${#node_packages[@]} -eq 0 ] || install "${node_packages[@]}" || return 1
+	[ ${#node_packages[@]} -eq 0 ] || apt_install "${node_packages[@]}" || return 1
 	if [ ! -d tests/e2e/node_modules/onnxruntime-node ]; then
 		echo "setup: installing onnxruntime-node for the end-to-end checks"
 		(cd tests/e2e && ONNXRUNTIME_NODE_INSTALL=skip npm ci --onnxruntime-node-install=skip --no-audit --no-fund >/dev/null)
