@@ -833,6 +833,7 @@ scs_big(scs_report *rep, const char *in, const char *out, const scs_big_options 
 	if (rc < 0 || (rc = scs_report_fold_groups(rep, first_group)) < 0 ||
 	    (rc = scs_graph_sort(merged->proto->graph, "merged model")) < 0)
 		goto done;
+	scs_report_list_unique(&rep->skipped);     /* each shard holding the pair refused it once */
 	stage_end(rep, &pc, "dedup", ts, 0);
 	ts = stage_start(&pc, "write");
 	if ((rc = write_result(merged, rep, out, so, &pc)) < 0)

@@ -130,6 +130,27 @@ scs_report_fold_groups(scs_report *r, size_t from)
 	return rc;
 }
 
+void
+scs_report_list_unique(scs_report_list *l)
+{
+	size_t kept = 0;
+
+	for (size_t i = 0; i < l->n; i++) {
+		size_t k = 0;
+
+		while (k < kept && (strcmp(l->items[k].name, l->items[i].name) != 0 ||
+		    strcmp(l->items[k].detail, l->items[i].detail) != 0))
+			k++;
+		if (k < kept) {
+			free(l->items[i].name);
+			free(l->items[i].detail);
+		} else {
+			l->items[kept++] = l->items[i];
+		}
+	}
+	l->n = kept;
+}
+
 int
 scs_report_add(scs_report_list *l, const char *name, const char *detail)
 {

@@ -94,6 +94,8 @@ int scs_report_add_group(scs_report *r, const char *canonical, const char *const
 int scs_report_fold_groups(scs_report *r, size_t from);
 /* Add "name: detail" to a list; both copied. */
 int scs_report_add(scs_report_list *l, const char *name, const char *detail);
+/* Drop the entries equal (name and detail) to an earlier one; the first stays. */
+void scs_report_list_unique(scs_report_list *l);
 
 /* Human summary, one fact a line, prefixed "INFO: " like scs4onnx. */
 void scs_report_print(const scs_report *r, FILE *f);

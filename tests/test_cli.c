@@ -231,6 +231,17 @@ lines_with(const char *text, const char *prefix)
 	return out;
 }
 
+/* The lines of @big starting with @prefix are those of @shrink (@what names the case). */
+static void
+expect_same_lines(const char *shrink, const char *big, const char *prefix, const char *what)
+{
+	char *a = lines_with(shrink, prefix), *b = lines_with(big, prefix);
+
+	cr_expect_str_eq(b, a, "%s", what);
+	free(a);
+	free(b);
+}
+
 Test(cli, summary_names_a_few_per_group, .init = make_llm, .fini = scratch_teardown)
 {
 	char *text, *json;
@@ -252,29 +263,17 @@ Test(cli, summary_names_a_few_per_group, .init = make_llm, .fini = scratch_teard
 /* big merges in rounds (each shard, then the whole model) but reports what shrink reports. */
 Test(cli, big_counts_match_shrink, .init = make_llm, .fini = scratch_teardown)
 {
-	char *shrink, *big, *a, *b;
+	char *shrink, *big;
 
 	cr_assert_eq(sh(&shrink, "scs4onnx-shrink llm.onnx s.onnx"), 0, "%s", shrink);
 	cr_assert_eq(sh(&big, "scs4onnx-big llm.onnx b.onnx --max-shard-size 300K"),
 	    0, "%s", big);
 	cr_assert_not_null(strstr(big, "INFO: shards: "), "%s", big);
 	cr_assert_null(strstr(big, "INFO: shards: 1\n"), "the model was not cut: %s", big);
-	a = lines_with(shrink, "INFO: constants studied");
-	b = lines_with(big, "INFO: constants studied");
-	cr_expect_str_eq(b, a);
-	free(a);
-	free(b);
-	a = lines_with(shrink, "INFO: groups merged");
-	b = lines_with(big, "INFO: groups merged");
-	cr_expect_str_eq(b, "INFO: groups merged: 8\n");
-	cr_expect_str_eq(b, a);
-	free(a);
-	free(b);
-	a = lines_with(shrink, "INFO: constant bytes");
-	b = lines_with(big, "INFO: constant bytes");
-	cr_expect_str_eq(b, a);
-	free(a);
-	free(b);
+	cr_expect_not_null(strstr(big, "INFO: groups merged: 8\n"), "%s", big);
+	expect_same_lines(shrink, big, "INFO: constants studied", "llm");
+	expect_same_lines(shrink, big, "INFO: groups merged", "llm");
+	expect_same_lines(shrink, big, "INFO: constant bytes", "llm");
 	free(shrink);
 	free(big);
 }
@@ -285,24 +284,32 @@ Test(cli, big_counts_match_shrink_with_optimize, .init = scratch_setup, .fini = 
 	const char *models[] = { "chain.onnx", "bn_shared.onnx", "dup_basic.onnx" };
 
 	for (size_t i = 0; i < sizeof(models) / sizeof(models[0]); i++) {
-		char *in = fixture(models[i]), *shrink, *big, *a, *b;
+		char *in = fixture(models[i]), *shrink, *big;
 
 		cr_assert_eq(sh(&shrink, "scs4onnx-shrink '%s' s.onnx --optimize -f", in), 0, "%s", shrink);
 		cr_assert_eq(sh(&big, "scs4onnx-big '%s' b.onnx --optimize --max-shard-size 300 -f", in), 0, "%s", big);
-		a = lines_with(shrink, "INFO: constants studied");
-		b = lines_with(big, "INFO: constants studied");
-		cr_expect_str_eq(b, a, "%s", models[i]);
-		free(a);
-		free(b);
-		a = lines_with(shrink, "INFO: groups merged");
-		b = lines_with(big, "INFO: groups merged");
-		cr_expect_str_eq(b, a, "%s", models[i]);
-		free(a);
-		free(b);
+		expect_same_lines(shrink, big, "INFO: constants studied", models[i]);
+		expect_same_lines(shrink, big, "INFO: groups merged", models[i]);
 		free(shrink);
 		free(big);
 		free(in);
 	}
+}
+
+/* A pair each shard refuses to merge is listed once, as shrink lists it. */
+Test(cli, big_lists_each_refusal_once, .init = scratch_setup, .fini = scratch_teardown)
+{
+	char *in = fixture("shadow.onnx"), *shrink, *big;
+
+	cr_assert_eq(sh(&shrink, "scs4onnx-shrink '%s' s.onnx", in), 0, "%s", shrink);
+	cr_assert_eq(sh(&big, "scs4onnx-big '%s' b.onnx --max-shard-size 300", in), 0, "%s", big);
+	cr_assert_null(strstr(big, "INFO: shards: 1\n"), "not cut: %s", big);
+	cr_expect_not_null(strstr(shrink, "INFO: not merged: B: equal to 'A', but a nested graph defines that name\n"),
+	    "%s", shrink);
+	expect_same_lines(shrink, big, "INFO: not merged", "shadow.onnx");
+	free(shrink);
+	free(big);
+	free(in);
 }
 
 Test(cli, split_summary, .init = make_llm, .fini = scratch_teardown)
