@@ -521,13 +521,17 @@ shard_emit_options(scs_emit_options *eo, scs_model *shard, uint64_t max_len)
 
 /* Write @shards as shard-NNN.onnx files of the folder commit @c (for @dir). */
 static int
-write_shards(scs_report *rep, const scs_shards *shards, scs_commit *c, const char *dir, uint64_t max_len)
+write_shards(scs_report *rep, const scs_shards *shards, scs_commit *c, const char *dir, uint64_t max_len,
+    progress_ctx *pc)
 {
 	int width = 3, rc = SCS_OK;
 	char name[64], bytes[32], *path;
 
 	for (size_t k = shards->n; k >= 1000; k /= 10)
 		width++;
+	/* one progress count over every shard: those still to write by their packed size */
+	for (size_t k = 0; pc->fn && k < shards->n; k++)
+		pc->rest += protobuf_c_message_get_packed_size(&shards->items[k]->proto->base);
 	for (size_t k = 0; rc == SCS_OK && k < shards->n; k++) {
 		scs_emit_options eo;
 		scs_emit_result res;
@@ -536,7 +540,15 @@ write_shards(scs_report *rep, const scs_shards *shards, scs_commit *c, const cha
 		if ((path = scs_path_join(dir, name)) == NULL)
 			return scs_err_set(SCS_ENOMEM, "cannot allocate a path");
 		shard_emit_options(&eo, shards->items[k], max_len);
+		if (pc->fn) {
+			uint64_t size = protobuf_c_message_get_packed_size(&shards->items[k]->proto->base);
+
+			pc->rest -= size < pc->rest ? size : pc->rest;
+			eo.progress = stage_progress;
+			eo.progress_payload = pc;
+		}
 		if ((rc = scs_emit_write(&res, shards->items[k], c, name, &eo)) == SCS_OK) {
+			pc->base += res.model_len + res.data_len;
 			snprintf(bytes, sizeof(bytes), "%llu", (unsigned long long)(res.model_len + res.data_len));
 			rc = scs_report_add(&rep->shards, path, bytes);
 			rep->output_len += res.model_len;
@@ -579,7 +591,7 @@ scs_split(scs_report *rep, const char *in, const char *dir, const scs_split_opti
 	stage_end(rep, &pc, "split", ts, 0);
 	rep->n_shards = shards.n;
 	ts = stage_start(&pc, "write");
-	if ((rc = write_shards(rep, &shards, c, dir, max_len)) < 0)
+	if ((rc = write_shards(rep, &shards, c, dir, max_len, &pc)) < 0)
 		goto done;
 	rc = scs_commit_run(c);
 	c = NULL;
@@ -789,7 +801,7 @@ scs_big(scs_report *rep, const char *in, const char *out, const scs_big_options 
 	stage_end(rep, &pc, "split", ts, 0);
 	rep->n_shards = shards.n;
 	/* the shards as split made them (shrink changes them next); they appear after the output */
-	if (kept && (rc = write_shards(rep, &shards, kept, shard_dir, max_len)) < 0)
+	if (kept && (rc = write_shards(rep, &shards, kept, shard_dir, max_len, &pc)) < 0)
 		goto done;
 	/*
 	 * each shard deduplicated on its own; narrowing waits for the whole
