@@ -47,6 +47,10 @@ typedef struct progress_ctx {
 	scs_progress_fn fn;
 	void *payload;
 	const char *stage;
+	uint64_t total;           /* the current stage's byte count, once it reported one */
+	uint64_t base;            /* bytes of the files this stage finished before the current one */
+	uint64_t rest;            /* bytes of the files this stage reads after the current one */
+	uint64_t last;            /* the current file's total, as last reported */
 } progress_ctx;
 
 /* Forward a room's progress (done, total) as the current stage's. */
@@ -55,6 +59,12 @@ stage_progress(void *payload, uint64_t done, uint64_t total)
 {
 	progress_ctx *p = payload;
 
+	p->last = total;
+	/* one count for a stage that reads several files (merge's shards) */
+	done += p->base;
+	total += p->base + p->rest;
+	if (total > 1)
+		p->total = total;
 	p->fn(p->payload, p->stage, done, total);
 }
 
@@ -74,14 +84,20 @@ static double
 stage_start(progress_ctx *pc, const char *name)
 {
 	pc->stage = name;
+	pc->total = pc->base = pc->rest = pc->last = 0;
 	if (pc->fn)
 		pc->fn(pc->payload, name, 0, 1);
 	return now();
 }
 
+/* End stage @name: its progress line at 100% when it counted bytes, and its time. */
 static void
-stage_end(scs_report *rep, const char *name, double t0, uint64_t bytes)
+stage_end(scs_report *rep, progress_ctx *pc, const char *name, double t0, uint64_t bytes)
 {
+	uint64_t total = bytes ? bytes : pc->total;   /* what was really read or written */
+
+	if (pc->fn && total)
+		pc->fn(pc->payload, name, total, total);
 	scs_report_stage_add(rep, name, now() - t0, bytes);
 }
 
@@ -196,6 +212,34 @@ check_outputs(const scs_model *m, const char *out)
 	return rc;
 }
 
+/*
+ * Before anything is read: the output path must name a file (not a folder)
+ * in a folder that exists, so that a run never does its work only to fail
+ * on where it was to write.
+ */
+static int
+check_output_path(const char *out)
+{
+	struct stat st;
+	size_t n = strlen(out);
+	char *dir;
+	int rc = SCS_OK;
+
+	if (n == 0)
+		return scs_err_set(SCS_EUSAGE, "the output path is empty; give a file name");
+	if (out[n - 1] == '/' || (stat(out, &st) == 0 && S_ISDIR(st.st_mode)))
+		return scs_err_set(SCS_EUSAGE, "%s is a folder; give a file name", out);
+	if ((dir = scs_path_dir(out)) == NULL)
+		return scs_err_set(SCS_ENOMEM, "cannot allocate a path");
+	if (stat(dir, &st) < 0)
+		rc = errno == ENOENT ? scs_err_set(SCS_EUSAGE, "%s: the output's folder %s does not exist", out, dir) :
+		    scs_err_errno(errno, "%s: cannot look at the output's folder %s", out, dir);
+	else if (!S_ISDIR(st.st_mode))
+		rc = scs_err_set(SCS_EUSAGE, "%s: %s is not a folder", out, dir);
+	free(dir);
+	return rc;
+}
+
 /* Write each extracted constant as a .npy beside @out, a file of commit @c. */
 static int
 write_npys(scs_commit *c, scs_model *m, scs_report *rep, const scs_extract_list *list, const char *out,
@@ -220,8 +264,10 @@ write_npys(scs_commit *c, scs_model *m, scs_report *rep, const scs_extract_list 
 		if ((rc = check_output(m, path)) < 0 || (rc = scs_npy_header(&head, e->dtype, e->dims, e->n_dims)) < 0 ||
 		    (rc = scs_commit_open(&sink, c, e->file, SCS_SINK_FILE)) < 0 ||
 		    (rc = scs_sink_write(sink, head.data, head.len)) < 0 ||
-		    (rc = scs_payloads_copy(m->payloads, e->payload, sink)) < 0 || (rc = scs_sink_park(sink)) < 0 ||
-		    (rc = scs_report_add(&rep->npy, e->constant, path)) < 0)
+		    (rc = scs_payloads_copy(m->payloads, e->payload, sink)) < 0)
+			break;
+		rep->npy_len += scs_sink_pos(sink);
+		if ((rc = scs_sink_park(sink)) < 0 || (rc = scs_report_add(&rep->npy, e->constant, path)) < 0)
 			break;
 		free(path);
 		path = NULL;
@@ -299,21 +345,23 @@ scs_shrink(scs_report *rep, const char *in, const char *out, const scs_shrink_op
 	if (opts == NULL)
 		opts = &defaults;
 	begin(rep, &pc, opts->progress, opts->progress_payload);
+	if ((rc = check_output_path(out)) < 0)
+		return rc;
 	if ((out_dir = scs_path_dir(out)) == NULL)
 		return scs_err_set(SCS_ENOMEM, "cannot allocate a path");
 	ts = stage_start(&pc, "scan");
 	if ((rc = load_input(&m, &store, rep, in, opts->store_dir, out_dir, &pc)) < 0)
 		goto done;
-	stage_end(rep, "scan", ts, rep->input_len);
+	stage_end(rep, &pc, "scan", ts, rep->input_len);
 	rep->bytes_before = scs_pass_payload_bytes(m);
 	ts = stage_start(&pc, "shrink");
 	if ((rc = shrink_passes(m, rep, opts)) < 0)
 		goto done;
-	stage_end(rep, "shrink", ts, 0);
+	stage_end(rep, &pc, "shrink", ts, 0);
 	ts = stage_start(&pc, "write");
 	if ((rc = write_result(m, rep, out, opts, &pc)) < 0)
 		goto done;
-	stage_end(rep, "write", ts, rep->output_len + rep->output_data_len);
+	stage_end(rep, &pc, "write", ts, rep->output_len + rep->output_data_len);
 done:
 	rep->seconds = now() - t0;
 	scs_model_free(m);
@@ -361,25 +409,27 @@ scs_optimize(scs_report *rep, const char *in, const char *out, const scs_optimiz
 	if ((rc = scs_opt_check_names(opts->passes, opts->n_passes)) < 0 ||
 	    (rc = scs_opt_check_names(opts->skip, opts->n_skip)) < 0)
 		return rc;
+	if ((rc = check_output_path(out)) < 0)
+		return rc;
 	if ((out_dir = scs_path_dir(out)) == NULL)
 		return scs_err_set(SCS_ENOMEM, "cannot allocate a path");
 	ts = stage_start(&pc, "scan");
 	if ((rc = load_input(&m, &store, rep, in, opts->store_dir, out_dir, &pc)) < 0 || (rc = check_outputs(m, out)) < 0)
 		goto done;
-	stage_end(rep, "scan", ts, rep->input_len);
+	stage_end(rep, &pc, "scan", ts, rep->input_len);
 	rep->bytes_before = scs_pass_payload_bytes(m);
 	ts = stage_start(&pc, "optimize");
 	settings.fold_size_limit = opts->fold_size_limit;
 	settings.fold_grow = opts->fold_grow;
 	if ((rc = scs_opt_run_with(m, rep, opts->passes, opts->n_passes, opts->skip, opts->n_skip, &settings)) < 0)
 		goto done;
-	stage_end(rep, "optimize", ts, 0);
+	stage_end(rep, &pc, "optimize", ts, 0);
 	memset(&write_opts, 0, sizeof(write_opts));
 	write_opts.external_data = opts->external_data;
 	ts = stage_start(&pc, "write");
 	if ((rc = write_result(m, rep, out, &write_opts, &pc)) < 0)
 		goto done;
-	stage_end(rep, "write", ts, rep->output_len + rep->output_data_len);
+	stage_end(rep, &pc, "write", ts, rep->output_len + rep->output_data_len);
 done:
 	rep->seconds = now() - t0;
 	scs_model_free(m);
@@ -479,13 +529,17 @@ shard_emit_options(scs_emit_options *eo, scs_model *shard, uint64_t max_len)
 
 /* Write @shards as shard-NNN.onnx files of the folder commit @c (for @dir). */
 static int
-write_shards(scs_report *rep, const scs_shards *shards, scs_commit *c, const char *dir, uint64_t max_len)
+write_shards(scs_report *rep, const scs_shards *shards, scs_commit *c, const char *dir, uint64_t max_len,
+    progress_ctx *pc)
 {
 	int width = 3, rc = SCS_OK;
 	char name[64], bytes[32], *path;
 
 	for (size_t k = shards->n; k >= 1000; k /= 10)
 		width++;
+	/* one progress count over every shard: those still to write by their packed size */
+	for (size_t k = 0; pc->fn && k < shards->n; k++)
+		pc->rest += protobuf_c_message_get_packed_size(&shards->items[k]->proto->base);
 	for (size_t k = 0; rc == SCS_OK && k < shards->n; k++) {
 		scs_emit_options eo;
 		scs_emit_result res;
@@ -494,7 +548,15 @@ write_shards(scs_report *rep, const scs_shards *shards, scs_commit *c, const cha
 		if ((path = scs_path_join(dir, name)) == NULL)
 			return scs_err_set(SCS_ENOMEM, "cannot allocate a path");
 		shard_emit_options(&eo, shards->items[k], max_len);
+		if (pc->fn) {
+			uint64_t size = protobuf_c_message_get_packed_size(&shards->items[k]->proto->base);
+
+			pc->rest -= size < pc->rest ? size : pc->rest;
+			eo.progress = stage_progress;
+			eo.progress_payload = pc;
+		}
 		if ((rc = scs_emit_write(&res, shards->items[k], c, name, &eo)) == SCS_OK) {
+			pc->base += res.model_len + res.data_len;
 			snprintf(bytes, sizeof(bytes), "%llu", (unsigned long long)(res.model_len + res.data_len));
 			rc = scs_report_add(&rep->shards, path, bytes);
 			rep->output_len += res.model_len;
@@ -521,6 +583,7 @@ scs_split(scs_report *rep, const char *in, const char *dir, const scs_split_opti
 	if (opts == NULL)
 		opts = &defaults;
 	begin(rep, &pc, opts->progress, opts->progress_payload);
+	rep->split_only = 1;
 	max_len = opts->max_shard_len ? opts->max_shard_len : SCS_SPLIT_DEFAULT_LEN;
 	/* the folder is checked first, and made only when every shard is written */
 	if ((rc = scs_commit_folder(&c, dir)) < 0)
@@ -528,21 +591,21 @@ scs_split(scs_report *rep, const char *in, const char *dir, const scs_split_opti
 	ts = stage_start(&pc, "scan");
 	if ((rc = load_input(&m, &store, rep, in, opts->store_dir, scs_commit_tmp_dir(c), &pc)) < 0)
 		goto done;
-	stage_end(rep, "scan", ts, rep->input_len);
+	stage_end(rep, &pc, "scan", ts, rep->input_len);
 	rep->bytes_before = rep->bytes_after = scs_pass_payload_bytes(m);
 	ts = stage_start(&pc, "split");
 	if ((rc = scs_split_model(&shards, m, max_len)) < 0)
 		goto done;
-	stage_end(rep, "split", ts, 0);
+	stage_end(rep, &pc, "split", ts, 0);
 	rep->n_shards = shards.n;
 	ts = stage_start(&pc, "write");
-	if ((rc = write_shards(rep, &shards, c, dir, max_len)) < 0)
+	if ((rc = write_shards(rep, &shards, c, dir, max_len, &pc)) < 0)
 		goto done;
 	rc = scs_commit_run(c);
 	c = NULL;
 	if (rc < 0)
 		goto done;
-	stage_end(rep, "write", ts, rep->output_len + rep->output_data_len);
+	stage_end(rep, &pc, "write", ts, rep->output_len + rep->output_data_len);
 done:
 	scs_commit_abort(c);
 	scs_shards_dispose(&shards);
@@ -560,6 +623,7 @@ load_shards(scs_shards *out, char ***paths, size_t *n_paths, scs_store **store, 
     const char *store_dir, const char *tmp_parent, progress_ctx *pc)
 {
 	scs_scan_options so;
+	uint64_t *sizes;          /* each shard file's bytes, for one progress count over them all */
 	int rc;
 
 	memset(out, 0, sizeof(*out));
@@ -577,13 +641,27 @@ load_shards(scs_shards *out, char ***paths, size_t *n_paths, scs_store **store, 
 		so.progress = stage_progress;
 		so.progress_payload = pc;
 	}
+	if ((sizes = calloc(*n_paths, sizeof(*sizes))) == NULL)
+		return scs_err_set(SCS_ENOMEM, "cannot allocate the shard list");
 	for (size_t i = 0; i < *n_paths; i++) {
+		struct stat st;
+
+		sizes[i] = stat((*paths)[i], &st) == 0 ? (uint64_t)st.st_size : 0;
+		pc->rest += sizes[i];
+	}
+	for (size_t i = 0; i < *n_paths; i++) {
+		pc->rest -= sizes[i];
 		rc = i == 0 ? scs_model_load(&out->items[0], (*paths)[0], *store, &so) :
 		    scs_model_load_with(&out->items[i], (*paths)[i], out->items[0], &so);
 		if (rc < 0)
-			return rc;
+			break;
 		out->n++;
+		pc->base += pc->last;
+		pc->last = 0;
 	}
+	free(sizes);
+	if (rc < 0)
+		return rc;
 	for (size_t i = 0; i < out->items[0]->payloads->n_files; i++)
 		rep->input_len += scs_source_size(out->items[0]->payloads->files[i]);
 	return SCS_OK;
@@ -606,23 +684,31 @@ scs_merge(scs_report *rep, const char *dir, const char *out, const scs_merge_opt
 	if (opts == NULL)
 		opts = &defaults;
 	begin(rep, &pc, opts->progress, opts->progress_payload);
+	if ((rc = check_output_path(out)) < 0)
+		return rc;
 	if ((out_dir = scs_path_dir(out)) == NULL)
 		return scs_err_set(SCS_ENOMEM, "cannot allocate a path");
+	/* an output among the shards would be read as one by the next merge of @dir */
+	if (same_folder(dir, out_dir)) {
+		rc = scs_err_set(SCS_EUSAGE, "%s is inside the shard folder %s, where the next merge would take it for a "
+		    "shard; write it elsewhere", out, dir);
+		goto done;
+	}
 	ts = stage_start(&pc, "scan");
 	if ((rc = load_shards(&shards, &paths, &n_paths, &store, rep, dir, opts->store_dir, out_dir, &pc)) < 0)
 		goto done;
-	stage_end(rep, "scan", ts, rep->input_len);
+	stage_end(rep, &pc, "scan", ts, rep->input_len);
 	rep->n_shards = shards.n;
 	ts = stage_start(&pc, "merge");
 	if ((rc = scs_merge_models(&merged, shards.items, (const char *const *)paths, shards.n)) < 0)
 		goto done;
-	stage_end(rep, "merge", ts, 0);
+	stage_end(rep, &pc, "merge", ts, 0);
 	rep->bytes_before = scs_pass_payload_bytes(merged);
 	if (!opts->no_dedup) {
 		ts = stage_start(&pc, "dedup");
 		if ((rc = scs_pass_dedup(merged, rep)) < 0)
 			goto done;
-		stage_end(rep, "dedup", ts, 0);
+		stage_end(rep, &pc, "dedup", ts, 0);
 	}
 	/* one node order whatever the cuts and the passes did, so merge(split(m)) is m again */
 	if ((rc = scs_graph_sort(merged->proto->graph, "merged model")) < 0)
@@ -632,7 +718,7 @@ scs_merge(scs_report *rep, const char *dir, const char *out, const scs_merge_opt
 	ts = stage_start(&pc, "write");
 	if ((rc = write_result(merged, rep, out, &write_opts, &pc)) < 0)
 		goto done;
-	stage_end(rep, "write", ts, rep->output_len + rep->output_data_len);
+	stage_end(rep, &pc, "write", ts, rep->output_len + rep->output_data_len);
 done:
 	scs_model_free(merged);
 	scs_shards_dispose(&shards);
@@ -659,6 +745,7 @@ scs_big(scs_report *rep, const char *in, const char *out, const scs_big_options 
 	char *out_dir = NULL, *shard_dir = NULL, **labels = NULL;
 	const char *work;
 	double t0 = now(), ts;
+	size_t first_group;
 	int rc, made_work = 0;
 
 	if (opts == NULL)
@@ -666,6 +753,8 @@ scs_big(scs_report *rep, const char *in, const char *out, const scs_big_options 
 	so = &opts->shrink;
 	begin(rep, &pc, so->progress, so->progress_payload);
 	max_len = opts->max_shard_len ? opts->max_shard_len : SCS_SPLIT_DEFAULT_LEN;
+	if ((rc = check_output_path(out)) < 0)
+		return rc;
 	if ((out_dir = scs_path_dir(out)) == NULL)
 		return scs_err_set(SCS_ENOMEM, "cannot allocate a path");
 	work = opts->work_dir ? opts->work_dir : out_dir;
@@ -683,18 +772,21 @@ scs_big(scs_report *rep, const char *in, const char *out, const scs_big_options 
 			rc = scs_err_set(SCS_ENOMEM, "cannot allocate a path");
 			goto done;
 		}
-		if ((rc = scs_commit_folder(&kept, shard_dir)) < 0)
+		if ((rc = scs_commit_folder(&kept, shard_dir)) < 0) {
+			struct stat st;
+
+			if (rc == SCS_EUSAGE && stat(shard_dir, &st) == 0 && S_ISDIR(st.st_mode))
+				rc = scs_err_set(rc, "%s: holds files already (the shards of an earlier --keep-work run?); "
+				    "--keep-work needs it new or empty: remove it, or give --work another folder", shard_dir);
 			goto done;
+		}
 	}
 	ts = stage_start(&pc, "scan");
 	if ((rc = load_input(&m, &store, rep, in, so->store_dir, work, &pc)) < 0 ||
 	    (rc = check_outputs(m, out)) < 0)
 		goto done;
-	stage_end(rep, "scan", ts, rep->input_len);
+	stage_end(rep, &pc, "scan", ts, rep->input_len);
 	rep->bytes_before = scs_pass_payload_bytes(m);
-	/* each constant of the input counted once, however many shards and passes see it */
-	if ((rc = scs_pass_dedup_count(m, rep)) < 0)
-		goto done;
 	/*
 	 * the optimizer on the whole model, before the cuts: what it adds then
 	 * takes its place in the shards' order, so big(big(x)) is big(x)
@@ -705,15 +797,21 @@ scs_big(scs_report *rep, const char *in, const char *out, const scs_big_options 
 
 		if ((rc = scs_opt_run_with(m, rep, NULL, 0, NULL, 0, &settings)) < 0)
 			goto done;
-		stage_end(rep, "optimize", ts, 0);
+		stage_end(rep, &pc, "optimize", ts, 0);
 	}
+	/*
+	 * each constant the dedup studies counted once, however many shards and
+	 * passes see it: after the optimizer, as scs4onnx-shrink --optimize counts
+	 */
+	if ((rc = scs_pass_dedup_count(m, rep)) < 0)
+		goto done;
 	ts = stage_start(&pc, "split");
 	if ((rc = scs_split_model(&shards, m, max_len)) < 0)
 		goto done;
-	stage_end(rep, "split", ts, 0);
+	stage_end(rep, &pc, "split", ts, 0);
 	rep->n_shards = shards.n;
 	/* the shards as split made them (shrink changes them next); they appear after the output */
-	if (kept && (rc = write_shards(rep, &shards, kept, shard_dir, max_len)) < 0)
+	if (kept && (rc = write_shards(rep, &shards, kept, shard_dir, max_len, &pc)) < 0)
 		goto done;
 	/*
 	 * each shard deduplicated on its own; narrowing waits for the whole
@@ -721,10 +819,11 @@ scs_big(scs_report *rep, const char *in, const char *out, const scs_big_options 
 	 * does extraction
 	 */
 	ts = stage_start(&pc, "shrink");
+	first_group = rep->n_groups;
 	for (size_t k = 0; k < shards.n; k++)
 		if ((rc = dedup_again(shards.items[k], rep)) < 0)
 			goto done;
-	stage_end(rep, "shrink", ts, 0);
+	stage_end(rep, &pc, "shrink", ts, 0);
 	ts = stage_start(&pc, "merge");
 	if ((labels = calloc(shards.n, sizeof(*labels))) == NULL) {
 		rc = scs_err_set(SCS_ENOMEM, "cannot allocate shard labels");
@@ -741,7 +840,7 @@ scs_big(scs_report *rep, const char *in, const char *out, const scs_big_options 
 	}
 	if ((rc = scs_merge_models(&merged, shards.items, (const char *const *)labels, shards.n)) < 0)
 		goto done;
-	stage_end(rep, "merge", ts, 0);
+	stage_end(rep, &pc, "merge", ts, 0);
 	ts = stage_start(&pc, "dedup");
 	{
 		uint64_t n_constants = rep->n_constants, n_scalars = rep->n_scalars;
@@ -752,13 +851,16 @@ scs_big(scs_report *rep, const char *in, const char *out, const scs_big_options 
 		rep->n_constants = n_constants;
 		rep->n_scalars = n_scalars;
 	}
-	if (rc < 0 || (rc = scs_graph_sort(merged->proto->graph, "merged model")) < 0)
+	/* merged in rounds (each shard, then the joined model): reported as one round would be */
+	if (rc < 0 || (rc = scs_report_fold_groups(rep, first_group)) < 0 ||
+	    (rc = scs_graph_sort(merged->proto->graph, "merged model")) < 0)
 		goto done;
-	stage_end(rep, "dedup", ts, 0);
+	scs_report_list_unique(&rep->skipped);     /* each shard holding the pair refused it once */
+	stage_end(rep, &pc, "dedup", ts, 0);
 	ts = stage_start(&pc, "write");
 	if ((rc = write_result(merged, rep, out, so, &pc)) < 0)
 		goto done;
-	stage_end(rep, "write", ts, rep->output_len + rep->output_data_len);
+	stage_end(rep, &pc, "write", ts, rep->output_len + rep->output_data_len);
 	if (kept) {
 		rc = scs_commit_run(kept);
 		kept = NULL;
@@ -795,20 +897,40 @@ scs_report_free(scs_report *rep)
 	free(rep);
 }
 
-char *
-scs_report_json(const scs_report *rep)
+/* What @write puts into a FILE, as a string in memory (NULL when out of memory or on a write error). */
+static char *
+report_string(const scs_report *rep, int (*write)(const scs_report *, FILE *))
 {
 	char *text = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&text, &len);
 	if (!f)
 		return NULL;
-	int bad = scs_report_write_json(rep, f) < 0;
+	int bad = write(rep, f) < 0;
 	if (fclose(f) != 0 || bad) {
 		free(text);
 		return NULL;
 	}
 	return text;
+}
+
+static int
+print_report(const scs_report *rep, FILE *f)
+{
+	scs_report_print(rep, f);
+	return ferror(f) ? -1 : 0;
+}
+
+char *
+scs_report_json(const scs_report *rep)
+{
+	return report_string(rep, scs_report_write_json);
+}
+
+char *
+scs_report_text(const scs_report *rep)
+{
+	return report_string(rep, print_report);
 }
 
 void

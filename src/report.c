@@ -11,6 +11,7 @@
 #include "dtype.h"
 #include "err.h"
 #include "payload.h"
+#include "strmap.h"
 
 /* rchar and wchar of /proc/self/io; 0 when it cannot be read. */
 static int
@@ -92,6 +93,115 @@ fail:
 	return scs_err_set(SCS_ENOMEM, "cannot grow the report");
 }
 
+static void
+group_dispose(scs_report_group *g)
+{
+	for (size_t j = 0; j < g->n_names; j++)
+		free(g->names[j]);
+	free(g->names);
+	free(g->canonical);
+	memset(g, 0, sizeof(*g));
+}
+
+/* 1 when @g is @name's group: its canonical or one of its names. */
+static int
+group_has(const scs_report_group *g, const char *name)
+{
+	if (strcmp(g->canonical, name) == 0)
+		return 1;
+	for (size_t k = 0; k < g->n_names; k++)
+		if (strcmp(g->names[k], name) == 0)
+			return 1;
+	return 0;
+}
+
+/*
+ * Move @from's names to the end of @to's (@from's canonical is @to's or one
+ * of its names); a name both have (a constant split copied into two shards,
+ * merged away in each) is kept once.
+ */
+static int
+group_absorb(scs_report_group *to, scs_report_group *from)
+{
+	char **grown;
+
+	if ((grown = realloc(to->names, (to->n_names + from->n_names + 1) * sizeof(*grown))) == NULL)
+		return scs_err_set(SCS_ENOMEM, "cannot grow the report");
+	to->names = grown;
+	for (size_t k = 0; k < from->n_names; k++) {
+		if (group_has(to, from->names[k]))
+			free(from->names[k]);
+		else
+			to->names[to->n_names++] = from->names[k];
+	}
+	from->n_names = 0;
+	to->lifted |= from->lifted;
+	return SCS_OK;
+}
+
+int
+scs_report_fold_groups(scs_report *r, size_t from)
+{
+	scs_strmap live = SCS_STRMAP_INIT;    /* canonical -> index of the group that holds it (keys borrowed) */
+	uint8_t *gone;                        /* groups absorbed by a later one */
+	size_t kept = from;
+	int64_t j;
+	int rc = SCS_OK;
+
+	if (r->n_groups <= from)
+		return SCS_OK;
+	if ((gone = calloc(r->n_groups, 1)) == NULL)
+		return scs_err_set(SCS_ENOMEM, "cannot grow the report");
+	for (size_t i = from; rc == SCS_OK && i < r->n_groups; i++) {
+		scs_report_group *g = &r->groups[i];
+		size_t n_names = g->n_names;
+
+		for (size_t k = 0; rc == SCS_OK && k <= n_names; k++) {
+			const char *name = k == 0 ? g->canonical : g->names[k - 1];
+
+			if (scs_strmap_get(&live, name, &j) && (size_t)j != i && !gone[j] &&
+			    strcmp(r->groups[j].canonical, name) == 0) {
+				rc = group_absorb(g, &r->groups[j]);
+				gone[j] = 1;
+			}
+		}
+		if (rc == SCS_OK)
+			rc = scs_strmap_put(&live, g->canonical, (int64_t)i);
+	}
+	scs_strmap_dispose(&live);
+	for (size_t i = from; i < r->n_groups; i++) {
+		if (gone[i] && rc == SCS_OK)
+			group_dispose(&r->groups[i]);
+		else if (rc == SCS_OK)
+			r->groups[kept++] = r->groups[i];
+	}
+	if (rc == SCS_OK)
+		r->n_groups = kept;
+	free(gone);
+	return rc;
+}
+
+void
+scs_report_list_unique(scs_report_list *l)
+{
+	size_t kept = 0;
+
+	for (size_t i = 0; i < l->n; i++) {
+		size_t k = 0;
+
+		while (k < kept && (strcmp(l->items[k].name, l->items[i].name) != 0 ||
+		    strcmp(l->items[k].detail, l->items[i].detail) != 0))
+			k++;
+		if (k < kept) {
+			free(l->items[i].name);
+			free(l->items[i].detail);
+		} else {
+			l->items[kept++] = l->items[i];
+		}
+	}
+	l->n = kept;
+}
+
 int
 scs_report_add(scs_report_list *l, const char *name, const char *detail)
 {
@@ -130,12 +240,8 @@ list_dispose(scs_report_list *l)
 void
 scs_report_dispose(scs_report *r)
 {
-	for (size_t i = 0; i < r->n_groups; i++) {
-		for (size_t j = 0; j < r->groups[i].n_names; j++)
-			free(r->groups[i].names[j]);
-		free(r->groups[i].names);
-		free(r->groups[i].canonical);
-	}
+	for (size_t i = 0; i < r->n_groups; i++)
+		group_dispose(&r->groups[i]);
 	free(r->groups);
 	list_dispose(&r->skipped);
 	list_dispose(&r->narrowed);
@@ -168,6 +274,62 @@ print_list(FILE *f, const char *title, const scs_report_list *l)
 		fprintf(f, "INFO: %s: %s: %s\n", title, l->items[i].name, l->items[i].detail);
 }
 
+/* "1.9 MiB", "512 bytes": @n for a person (powers of 1024). */
+static const char *
+human(char buf[32], uint64_t n)
+{
+	static const char *const units[] = { "KiB", "MiB", "GiB", "TiB" };
+	double v = (double)n;
+	int u = -1;
+
+	while (v >= 1024.0 && u < 3) {
+		v /= 1024.0;
+		u++;
+	}
+	if (u < 0)
+		snprintf(buf, 32, "%llu bytes", (unsigned long long)n);
+	else
+		snprintf(buf, 32, "%.1f %s", v, units[u]);
+	return buf;
+}
+
+/* "82% smaller", "3% larger", "the same size": @after against @before. */
+static void
+print_change(FILE *f, uint64_t before, uint64_t after)
+{
+	double pct = before ? 100.0 * ((double)before - (double)after) / (double)before : 0.0;
+
+	if (after == before)
+		fputs("the same size", f);
+	else if (pct >= 1.0 || pct <= -1.0)
+		fprintf(f, "%.0f%% %s", pct > 0 ? pct : -pct, pct > 0 ? "smaller" : "larger");
+	else
+		fprintf(f, "%.2f%% %s", pct > 0 ? pct : -pct, pct > 0 ? "smaller" : "larger");
+}
+
+/* The first line: what became of the files, in words. */
+static void
+print_headline(const scs_report *r, FILE *f)
+{
+	uint64_t after = r->output_len + r->output_data_len + r->npy_len;
+	char a[32], b[32];
+
+	if (r->split_only) {
+		fprintf(f, "INFO: %zu shard%s, %s in all, from %s\n", r->n_shards, r->n_shards == 1 ? "" : "s",
+		    human(a, after), human(b, r->input_len));
+		return;
+	}
+	fputs("INFO: ", f);
+	print_change(f, r->input_len, after);
+	fprintf(f, ": %s -> %s", human(b, r->input_len), human(a, after));
+	if (r->npy_len)
+		fputs(" (the model and its .npy files)", f);
+	fputc('\n', f);
+}
+
+/* Names shown on one summary line; the JSON report has them all. */
+#define SHOWN_NAMES 5
+
 /* What dedup and downcast did. */
 static void
 print_dedup(const scs_report *r, FILE *f)
@@ -176,10 +338,13 @@ print_dedup(const scs_report *r, FILE *f)
 	    (unsigned long long)r->n_constants, (unsigned long long)r->n_scalars);
 	for (size_t i = 0; i < r->n_groups; i++) {
 		const scs_report_group *g = &r->groups[i];
+		size_t shown = g->n_names <= SHOWN_NAMES + 1 ? g->n_names : SHOWN_NAMES;
 
 		fprintf(f, "INFO: merged: %s <- ", g->canonical);
-		for (size_t j = 0; j < g->n_names; j++)
+		for (size_t j = 0; j < shown; j++)
 			fprintf(f, "%s%s", j ? ", " : "", g->names[j]);
+		if (shown < g->n_names)
+			fprintf(f, " ... and %zu more", g->n_names - shown);
 		fprintf(f, " (%s, %llu bytes each%s)\n", scs_dtype_name(g->dtype), (unsigned long long)g->bytes,
 		    g->lifted ? ", lifted to the enclosing graph" : "");
 	}
@@ -192,8 +357,9 @@ print_dedup(const scs_report *r, FILE *f)
 void
 scs_report_print(const scs_report *r, FILE *f)
 {
-	double before = (double)r->bytes_before, after = (double)r->bytes_after;
+	char a[32], b[32];
 
+	print_headline(r, f);
 	if (r->optimized) {
 		print_list(f, "optimized", &r->changes);
 		print_list(f, "not optimized", &r->left);
@@ -208,24 +374,45 @@ scs_report_print(const scs_report *r, FILE *f)
 		fprintf(f, "INFO: nodes: %llu -> %llu (%u rounds)\n", (unsigned long long)r->nodes_before,
 		    (unsigned long long)r->nodes_after, r->rounds);
 	}
-	if (!r->optimize_only)
+	if (!r->optimize_only && !r->split_only)
 		print_dedup(r, f);
 	print_list(f, "exported", &r->npy);
 	print_list(f, "npy name made unique", &r->npy_renamed);
 	print_list(f, "not exported", &r->unexported);
 	if (r->n_shards)
 		fprintf(f, "INFO: shards: %zu\n", r->n_shards);
-	print_list(f, "shard", &r->shards);
+	for (size_t i = 0; i < r->shards.n; i++)
+		fprintf(f, "INFO: shard: %s: %s\n", r->shards.items[i].name,
+		    human(a, strtoull(r->shards.items[i].detail, NULL, 10)));
 	for (size_t i = 0; i < r->n_stages; i++) {
 		fprintf(f, "INFO: stage %s: %.2f s", r->stages[i].name, r->stages[i].seconds);
 		if (r->stages[i].bytes)
-			fprintf(f, ", %llu bytes", (unsigned long long)r->stages[i].bytes);
+			fprintf(f, ", %s", human(a, r->stages[i].bytes));
 		fputc('\n', f);
 	}
-	fprintf(f, "INFO: constant bytes: %llu -> %llu (%.1f%%)\n", (unsigned long long)r->bytes_before,
-	    (unsigned long long)r->bytes_after, before > 0 ? 100.0 * after / before : 100.0);
-	fprintf(f, "INFO: file bytes: %llu -> %llu%s\n", (unsigned long long)r->input_len,
-	    (unsigned long long)(r->output_len + r->output_data_len), r->external ? " (with external data)" : "");
+	if (!r->split_only) {
+		fprintf(f, "INFO: constant bytes: %llu -> %llu", (unsigned long long)r->bytes_before,
+		    (unsigned long long)r->bytes_after);
+		if (r->npy_len)
+			fprintf(f, " in the model and %llu in .npy files", (unsigned long long)r->npy_len);
+		else if (r->bytes_before) {
+			fputs(" (", f);
+			print_change(f, r->bytes_before, r->bytes_after);
+			fputc(')', f);
+		}
+		fputc('\n', f);
+	}
+	fprintf(f, "INFO: file bytes: %llu -> %llu", (unsigned long long)r->input_len,
+	    (unsigned long long)(r->output_len + r->output_data_len + r->npy_len));
+	if (r->external || r->npy_len) {
+		fputs(" (", f);
+		if (r->external)
+			fprintf(f, "%s in the external data file%s", human(a, r->output_data_len), r->npy_len ? ", " : "");
+		if (r->npy_len)
+			fprintf(f, "%s in %zu .npy file%s", human(b, r->npy_len), r->npy.n, r->npy.n == 1 ? "" : "s");
+		fputc(')', f);
+	}
+	fputc('\n', f);
 	fprintf(f, "INFO: finished in %.2f s\n", r->seconds);
 }
 
@@ -330,9 +517,10 @@ scs_report_write_json(const scs_report *r, FILE *f)
 		    (unsigned long long)r->bytes_mapped);
 	fprintf(f, ",\n  \"constant_bytes_before\": %llu,\n  \"constant_bytes_after\": %llu,\n"
 	    "  \"input_bytes\": %llu,\n  \"output_bytes\": %llu,\n  \"output_data_bytes\": %llu,\n"
-	    "  \"external_data\": %s,\n  \"seconds\": %.3f\n}\n",
+	    "  \"npy_bytes\": %llu,\n  \"external_data\": %s,\n  \"seconds\": %.3f\n}\n",
 	    (unsigned long long)r->bytes_before, (unsigned long long)r->bytes_after,
 	    (unsigned long long)r->input_len, (unsigned long long)r->output_len,
-	    (unsigned long long)r->output_data_len, r->external ? "true" : "false", r->seconds);
+	    (unsigned long long)r->output_data_len, (unsigned long long)r->npy_len, r->external ? "true" : "false",
+	    r->seconds);
 	return ferror(f) ? scs_err_set(SCS_EIO, "cannot write the JSON report") : SCS_OK;
 }

@@ -21,7 +21,15 @@ void scs_report_stage_add(scs_report *r, const char *name, double seconds, uint6
 /* Add a merged group; @names are copied. */
 int scs_report_add_group(scs_report *r, const char *canonical, const char *const *names, size_t n_names,
     int dtype, uint64_t bytes, int lifted);
+/*
+ * Fold the groups from index @from on that merged in several rounds (a group
+ * whose canonical a later group merged away goes into that later group): one
+ * group per kept constant, as one round would report it. SCS_ENOMEM.
+ */
+int scs_report_fold_groups(scs_report *r, size_t from);
 /* Add "name: detail" to a list; both copied. */
 int scs_report_add(scs_report_list *l, const char *name, const char *detail);
+/* Drop the entries equal (name and detail) to an earlier one; the first stays. */
+void scs_report_list_unique(scs_report_list *l);
 
 #endif

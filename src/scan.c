@@ -44,8 +44,26 @@ typedef struct scan {
 	uint8_t *piece;           /* SCS_CHUNK_LEN, for streaming payloads */
 	uint8_t *decode;          /* DECODE_LEN, typed fields decoded to raw form */
 	struct tensor_info *ti;   /* the tensor being scanned (tensors do not nest) */
-	uint64_t last_progress;
+	uint64_t last_progress;   /* done when progress was last reported */
+	uint64_t ext_len;         /* bytes of the external data files met so far */
+	uint64_t ext_done;        /* external bytes read so far */
 } scan;
+
+/*
+ * Report progress every 64 MiB (and when @force): every byte read so far, the
+ * model's up to @off and its external data's, of the model file and the
+ * external data files met so far.
+ */
+static void
+progress(scan *sc, uint64_t off, int force)
+{
+	uint64_t done = off + sc->ext_done;
+
+	if (sc->opts->progress && (force || done - sc->last_progress >= ((uint64_t)64 << 20))) {
+		sc->last_progress = done;
+		sc->opts->progress(sc->opts->progress_payload, done, scs_source_size(sc->src) + sc->ext_len);
+	}
+}
 
 static int
 at(const scan *sc, uint64_t off, int code, const char *what)
@@ -78,10 +96,7 @@ need(scan *sc, uint64_t off, size_t len, const uint8_t **p)
 	sc->win_off = off;
 	sc->win_len = want;
 	*p = sc->win;
-	if (sc->opts->progress && off - sc->last_progress >= ((uint64_t)64 << 20)) {
-		sc->last_progress = off;
-		sc->opts->progress(sc->opts->progress_payload, off, size);
-	}
+	progress(sc, off, 0);
 	return SCS_OK;
 }
 
@@ -585,7 +600,7 @@ static int
 take_external(scan *sc, const tensor_info *ti, uint64_t start, uint64_t want, scs_payload *pl)
 {
 	char *path = NULL;
-	uint32_t file;
+	uint32_t file, n_files = sc->set->n_files;
 	uint64_t size, off, len;
 	int rc;
 
@@ -599,6 +614,8 @@ take_external(scan *sc, const tensor_info *ti, uint64_t start, uint64_t want, sc
 	if (rc < 0)
 		return scs_err_wrap(rc, "%s: tensor '%s'", sc->path, ti->name);
 	size = scs_source_size(sc->set->files[file]);
+	if (sc->set->n_files > n_files)
+		sc->ext_len += size;
 	off = ti->has_ext_offset ? ti->ext_offset : 0;
 	len = ti->has_ext_length ? ti->ext_length : (off <= size ? size - off : 0);
 	if (len != want) {
@@ -615,7 +632,11 @@ take_external(scan *sc, const tensor_info *ti, uint64_t start, uint64_t want, sc
 		    ti->ext_location, (unsigned long long)size, (unsigned long long)len, (unsigned long long)off);
 		return tensor_fail(sc, ti, start, SCS_ECORRUPT, "%s", what);
 	}
-	return take_file_range(sc, file, off, len, pl);
+	if ((rc = take_file_range(sc, file, off, len, pl)) < 0)
+		return rc;
+	sc->ext_done += len;
+	progress(sc, start, 0);
+	return SCS_OK;
 }
 
 static int
@@ -771,7 +792,7 @@ scs_scan_file(scs_buf *skeleton, scs_payloads *set, const char *path, const scs_
 	}
 	rc = scan_message(&sc, &onnx__model_proto__descriptor, 0, size, 0, skeleton);
 	if (rc == SCS_OK && sc.opts->progress)
-		sc.opts->progress(sc.opts->progress_payload, size, size);
+		sc.opts->progress(sc.opts->progress_payload, size + sc.ext_len, size + sc.ext_len);
 done:
 	free(sc.dir);
 	free(sc.win);

@@ -16,6 +16,18 @@
 
 #include <criterion/criterion.h>
 
+/*
+ * ONNX Runtime's telemetry writes /tmp/mat-debug-<pid>.log, /tmp/.ses and a
+ * cache under ~/.cache/Microsoft/ from every process that loads it, unless
+ * ORT_DISABLE_TELEMETRY is set (CI=true has the same effect): set here, for
+ * every test process and every checker it runs.
+ */
+__attribute__((constructor)) static void
+quiet_onnx_runtime(void)
+{
+	setenv("ORT_DISABLE_TELEMETRY", "1", 1);
+}
+
 char *
 tmpdir_new(void)
 {
@@ -39,6 +51,21 @@ tmpdir_remove(char *dir)
 		return;
 	run(NULL, "rm -rf '%s'", dir);
 	free(dir);
+}
+
+char *scratch_dir;
+
+void
+scratch_setup(void)
+{
+	scratch_dir = tmpdir_new();
+}
+
+void
+scratch_teardown(void)
+{
+	tmpdir_remove(scratch_dir);
+	scratch_dir = NULL;
 }
 
 char *

@@ -18,6 +18,11 @@
 char *tmpdir_new(void);
 void tmpdir_remove(char *dir);
 
+/* A scratch folder for each test: .init = scratch_setup, .fini = scratch_teardown. */
+extern char *scratch_dir;
+void scratch_setup(void);
+void scratch_teardown(void);
+
 /* malloc'd "dir/name". */
 char *path_in(const char *dir, const char *name);
 

@@ -21,20 +21,6 @@
 #include "sink.h"
 #include "support.h"
 
-static char *dir;
-
-static void
-make_dir(void)
-{
-	dir = tmpdir_new();
-}
-
-static void
-drop_dir(void)
-{
-	tmpdir_remove(dir);
-}
-
 /* @path holds exactly @want (@len bytes). */
 static void
 expect_file(const char *path, const void *want, size_t len)
@@ -52,7 +38,7 @@ expect_file(const char *path, const void *want, size_t len)
 static void
 make_dir_named(void)
 {
-	dir = tmpdir_new();
+	scratch_dir = tmpdir_new();
 	scs_commit_named_temporaries_for_tests(1);
 }
 
@@ -60,7 +46,7 @@ static void
 drop_dir_named(void)
 {
 	scs_commit_named_temporaries_for_tests(0);
-	tmpdir_remove(dir);
+	tmpdir_remove(scratch_dir);
 }
 
 /* Entries of @dir besides . and .. */
@@ -76,7 +62,7 @@ writes_copies_and_padding(void)
 {
 	size_t big = (1u << 20) + 77;     /* over the write buffer: written straight through */
 	uint8_t *want = calloc(1, 8192 + big + 10), *src = malloc(big);
-	char *target = path_in(dir, "out.bin"), *input = path_in(dir, "in.bin");
+	char *target = path_in(scratch_dir, "out.bin"), *input = path_in(scratch_dir, "in.bin");
 	scs_commit *c;
 	scs_sink *s;
 	int fd;
@@ -87,7 +73,7 @@ writes_copies_and_padding(void)
 	memcpy(want, "head", 4);
 	memcpy(want + 8192, src, big);
 	memcpy(want + 8192 + big, src, 10);
-	cr_assert_eq(scs_commit_files(&c, dir), SCS_OK, "%s", scs_err_msg());
+	cr_assert_eq(scs_commit_files(&c, scratch_dir), SCS_OK, "%s", scs_err_msg());
 	cr_assert_eq(scs_commit_open(&s, c, "out.bin", SCS_SINK_FILE), SCS_OK, "%s", scs_err_msg());
 	cr_assert_eq(scs_sink_write(s, "head", 4), SCS_OK);
 	cr_assert_eq(scs_sink_pad_to(s, 4096), SCS_OK);
@@ -101,7 +87,7 @@ writes_copies_and_padding(void)
 	cr_assert(!file_exists(target), "nothing at the target before the commit");
 	cr_assert_eq(scs_commit_run(c), SCS_OK, "%s", scs_err_msg());
 	expect_file(target, want, 8192 + big + 10);
-	cr_assert_eq(count_files(dir, "."), 2, "only . and .. besides the files: no temporaries");
+	cr_assert_eq(count_files(scratch_dir, "."), 2, "only . and .. besides the files: no temporaries");
 	close(fd);
 	free(want);
 	free(src);
@@ -109,7 +95,7 @@ writes_copies_and_padding(void)
 	free(input);
 }
 
-Test(sink, writes_copies_and_padding_appear_whole_at_commit, .init = make_dir, .fini = drop_dir)
+Test(sink, writes_copies_and_padding_appear_whole_at_commit, .init = scratch_setup, .fini = scratch_teardown)
 {
 	writes_copies_and_padding();
 }
@@ -119,22 +105,22 @@ Test(sink, named_temporaries_appear_whole_at_commit_too, .init = make_dir_named,
 	writes_copies_and_padding();
 }
 
-Test(sink, a_temporary_has_no_name_until_the_commit, .init = make_dir, .fini = drop_dir)
+Test(sink, a_temporary_has_no_name_until_the_commit, .init = scratch_setup, .fini = scratch_teardown)
 {
 	scs_commit *c;
 	scs_sink *s;
 
-	cr_assert_eq(scs_commit_files(&c, dir), SCS_OK, "%s", scs_err_msg());
+	cr_assert_eq(scs_commit_files(&c, scratch_dir), SCS_OK, "%s", scs_err_msg());
 	cr_assert_eq(scs_commit_open(&s, c, "out.onnx", SCS_SINK_MODEL), SCS_OK, "%s", scs_err_msg());
 	cr_assert_eq(scs_sink_write(s, "abc", 3), SCS_OK);
 	cr_assert_eq(scs_sink_park(s), SCS_OK);
-	cr_assert_eq(entries(dir), 0, "a temporary being written has a name: nothing would remove it after a kill");
+	cr_assert_eq(entries(scratch_dir), 0, "a temporary being written has a name: nothing would remove it after a kill");
 	scs_commit_abort(c);
 }
 
 Test(sink, a_copy_past_the_end_of_its_input_is_a_sticky_error, .init = make_dir_named, .fini = drop_dir_named)
 {
-	char *target = path_in(dir, "out.bin"), *input = path_in(dir, "in.bin");
+	char *target = path_in(scratch_dir, "out.bin"), *input = path_in(scratch_dir, "in.bin");
 	scs_commit *c;
 	scs_sink *s;
 	int fd;
@@ -142,7 +128,7 @@ Test(sink, a_copy_past_the_end_of_its_input_is_a_sticky_error, .init = make_dir_
 	write_all(target, "old", 3);
 	write_all(input, "0123456789", 10);
 	fd = open(input, O_RDONLY);
-	cr_assert_eq(scs_commit_files(&c, dir), SCS_OK, "%s", scs_err_msg());
+	cr_assert_eq(scs_commit_files(&c, scratch_dir), SCS_OK, "%s", scs_err_msg());
 	cr_assert_eq(scs_commit_open(&s, c, "out.bin", SCS_SINK_FILE), SCS_OK, "%s", scs_err_msg());
 	cr_assert_eq(scs_sink_copy_fd(s, fd, 4, 100), SCS_ECORRUPT);
 	cr_assert_not_null(strstr(scs_err_msg(), "input ended"), "%s", scs_err_msg());
@@ -150,19 +136,19 @@ Test(sink, a_copy_past_the_end_of_its_input_is_a_sticky_error, .init = make_dir_
 	cr_assert_eq(scs_sink_write(s, "more", 4), SCS_ECORRUPT, "errors are sticky");
 	cr_assert_eq(scs_commit_run(c), SCS_ECORRUPT);
 	expect_file(target, "old", 3);
-	cr_assert_eq(count_files(dir, "."), 2, "no temporaries left");
+	cr_assert_eq(count_files(scratch_dir, "."), 2, "no temporaries left");
 	close(fd);
 	free(target);
 	free(input);
 }
 
-Test(sink, a_parked_sink_takes_no_more_bytes, .init = make_dir, .fini = drop_dir)
+Test(sink, a_parked_sink_takes_no_more_bytes, .init = scratch_setup, .fini = scratch_teardown)
 {
-	char *target = path_in(dir, "out.bin");
+	char *target = path_in(scratch_dir, "out.bin");
 	scs_commit *c;
 	scs_sink *s;
 
-	cr_assert_eq(scs_commit_files(&c, dir), SCS_OK, "%s", scs_err_msg());
+	cr_assert_eq(scs_commit_files(&c, scratch_dir), SCS_OK, "%s", scs_err_msg());
 	cr_assert_eq(scs_commit_open(&s, c, "out.bin", SCS_SINK_FILE), SCS_OK, "%s", scs_err_msg());
 	cr_assert_eq(scs_sink_write(s, "abc", 3), SCS_OK);
 	cr_assert_eq(scs_sink_park(s), SCS_OK);
@@ -170,7 +156,7 @@ Test(sink, a_parked_sink_takes_no_more_bytes, .init = make_dir, .fini = drop_dir
 	cr_assert_not_null(strstr(scs_err_msg(), "parked"), "%s", scs_err_msg());
 	scs_commit_abort(c);
 	cr_assert(!file_exists(target));
-	cr_assert_eq(count_files(dir, "."), 2, "abort leaves no temporary");
+	cr_assert_eq(count_files(scratch_dir, "."), 2, "abort leaves no temporary");
 	free(target);
 }
 
@@ -181,7 +167,7 @@ commit_pair(const char *model, const char *m, const char *data, const char *d)
 	scs_commit *c;
 	scs_sink *s;
 
-	cr_assert_eq(scs_commit_files(&c, dir), SCS_OK, "%s", scs_err_msg());
+	cr_assert_eq(scs_commit_files(&c, scratch_dir), SCS_OK, "%s", scs_err_msg());
 	if (data) {
 		cr_assert_eq(scs_commit_open(&s, c, data, SCS_SINK_DATA), SCS_OK, "%s", scs_err_msg());
 		scs_sink_write(s, d, strlen(d));
@@ -194,10 +180,10 @@ commit_pair(const char *model, const char *m, const char *data, const char *d)
 #define DATA_A "a.onnx.0123456789abcdef.data"
 #define DATA_B "a.onnx.fedcba9876543210.data"
 
-Test(sink, the_model_is_switched_last_and_unused_data_files_of_its_name_go, .init = make_dir, .fini = drop_dir)
+Test(sink, the_model_is_switched_last_and_unused_data_files_of_its_name_go, .init = scratch_setup, .fini = scratch_teardown)
 {
-	char *a = path_in(dir, "a.onnx"), *da = path_in(dir, DATA_A), *db = path_in(dir, DATA_B),
-	     *legacy = path_in(dir, "a.onnx.data"), *other = path_in(dir, "b.onnx.0123456789abcdef.data");
+	char *a = path_in(scratch_dir, "a.onnx"), *da = path_in(scratch_dir, DATA_A), *db = path_in(scratch_dir, DATA_B),
+	     *legacy = path_in(scratch_dir, "a.onnx.data"), *other = path_in(scratch_dir, "b.onnx.0123456789abcdef.data");
 
 	/* what an earlier version wrote, and a data file of another model */
 	write_all(a, "old a", 5);
@@ -218,7 +204,7 @@ Test(sink, the_model_is_switched_last_and_unused_data_files_of_its_name_go, .ini
 	/* an inline model leaves no data file of its name */
 	cr_assert_eq(commit_pair("a.onnx", "inline a", NULL, NULL), SCS_OK, "%s", scs_err_msg());
 	expect_file(a, "inline a", 8);
-	cr_assert_eq(entries(dir), 2, "a.onnx and b's data file, nothing else");
+	cr_assert_eq(entries(scratch_dir), 2, "a.onnx and b's data file, nothing else");
 	free(a);
 	free(da);
 	free(db);
@@ -226,14 +212,14 @@ Test(sink, the_model_is_switched_last_and_unused_data_files_of_its_name_go, .ini
 	free(other);
 }
 
-Test(sink, a_failed_switch_leaves_the_old_pair_and_no_new_file, .init = make_dir, .fini = drop_dir)
+Test(sink, a_failed_switch_leaves_the_old_pair_and_no_new_file, .init = scratch_setup, .fini = scratch_teardown)
 {
-	char *a = path_in(dir, "a.onnx"), *da = path_in(dir, DATA_A), *npy = path_in(dir, "x.npy");
+	char *a = path_in(scratch_dir, "a.onnx"), *da = path_in(scratch_dir, DATA_A), *npy = path_in(scratch_dir, "x.npy");
 	scs_commit *c;
 	scs_sink *s;
 
 	cr_assert_eq(commit_pair("a.onnx", "old a", DATA_A, "data A"), SCS_OK, "%s", scs_err_msg());
-	cr_assert_eq(scs_commit_files(&c, dir), SCS_OK, "%s", scs_err_msg());
+	cr_assert_eq(scs_commit_files(&c, scratch_dir), SCS_OK, "%s", scs_err_msg());
 	cr_assert_eq(scs_commit_open(&s, c, "x.npy", SCS_SINK_FILE), SCS_OK, "%s", scs_err_msg());
 	scs_sink_write(s, "npy", 3);
 	cr_assert_eq(scs_commit_open(&s, c, DATA_B, SCS_SINK_DATA), SCS_OK, "%s", scs_err_msg());
@@ -256,7 +242,7 @@ Test(sink, a_failed_switch_leaves_the_old_pair_and_no_new_file, .init = make_dir
 	cr_assert_eq(rmdir(a), 0);
 	expect_file(da, "data A", 6);
 	cr_assert(!file_exists(npy), "a new file of a failed commit stays");
-	cr_assert_eq(entries(dir), 1, "only the old data file: no temporaries, no new data file");
+	cr_assert_eq(entries(scratch_dir), 1, "only the old data file: no temporaries, no new data file");
 	free(a);
 	free(da);
 	free(npy);
@@ -264,8 +250,8 @@ Test(sink, a_failed_switch_leaves_the_old_pair_and_no_new_file, .init = make_dir
 
 Test(sink, leftovers_of_killed_runs_go_and_live_ones_stay, .init = make_dir_named, .fini = drop_dir_named)
 {
-	char *dead = path_in(dir, ".a.onnx.k1ll3d.scs-tmp"), *live = path_in(dir, ".a.onnx.al1ve0.scs-tmp"),
-	     *orphan = path_in(dir, DATA_B), *unrelated = path_in(dir, ".b.onnx.k1ll3d.scs-tmp");
+	char *dead = path_in(scratch_dir, ".a.onnx.k1ll3d.scs-tmp"), *live = path_in(scratch_dir, ".a.onnx.al1ve0.scs-tmp"),
+	     *orphan = path_in(scratch_dir, DATA_B), *unrelated = path_in(scratch_dir, ".b.onnx.k1ll3d.scs-tmp");
 	int fd;
 
 	write_all(dead, "x", 1);
@@ -294,14 +280,14 @@ Test(sink, the_signal_handler_removes_every_named_temporary, .init = make_dir_na
 	char name[32];
 
 	/* far more than a fixed table would hold */
-	cr_assert_eq(scs_commit_files(&c, dir), SCS_OK, "%s", scs_err_msg());
+	cr_assert_eq(scs_commit_files(&c, scratch_dir), SCS_OK, "%s", scs_err_msg());
 	for (int i = 0; i < 300; i++) {
 		snprintf(name, sizeof(name), "f%03d.npy", i);
 		cr_assert_eq(scs_commit_open(&s, c, name, SCS_SINK_FILE), SCS_OK, "%s", scs_err_msg());
 	}
-	cr_assert_eq(count_files(dir, ".f"), 300);
+	cr_assert_eq(count_files(scratch_dir, ".f"), 300);
 	scs_temps_remove_all();
-	cr_assert_eq(entries(dir), 0, "%d temporaries left", entries(dir));
+	cr_assert_eq(entries(scratch_dir), 0, "%d temporaries left", entries(scratch_dir));
 	scs_commit_abort(c);
 }
 
@@ -326,8 +312,8 @@ commit_folder(const char *target)
 static void
 folder_cases(void)
 {
-	char *target = path_in(dir, "set"), *one = path_in(target, "one"), *two = path_in(target, "two"),
-	     *stale = path_in(dir, ".set.k1ll3d.scs-dir"), *stale_file = path_in(stale, "one");
+	char *target = path_in(scratch_dir, "set"), *one = path_in(target, "one"), *two = path_in(target, "two"),
+	     *stale = path_in(scratch_dir, ".set.k1ll3d.scs-dir"), *stale_file = path_in(stale, "one");
 
 	/* a missing folder appears whole, with what a killed commit left removed */
 	cr_assert_eq(mkdir(stale, 0777), 0);
@@ -335,7 +321,7 @@ folder_cases(void)
 	cr_assert_eq(commit_folder(target), SCS_OK, "%s", scs_err_msg());
 	expect_file(one, "1", 1);
 	expect_file(two, "2", 1);
-	cr_assert_eq(entries(dir), 1, "only the new folder is left beside it");
+	cr_assert_eq(entries(scratch_dir), 1, "only the new folder is left beside it");
 	/* a folder with files in it is refused at once */
 	cr_assert_eq(commit_folder(target), SCS_EUSAGE);
 	cr_assert_not_null(strstr(scs_err_msg(), "not empty"), "%s", scs_err_msg());
@@ -343,7 +329,7 @@ folder_cases(void)
 	cr_assert_eq(run(NULL, "rm -rf '%s' && mkdir '%s'", target, target), 0);
 	cr_assert_eq(commit_folder(target), SCS_OK, "%s", scs_err_msg());
 	expect_file(one, "1", 1);
-	cr_assert_eq(entries(dir), 1, "no temporaries beside it");
+	cr_assert_eq(entries(scratch_dir), 1, "no temporaries beside it");
 	free(target);
 	free(one);
 	free(two);
@@ -351,7 +337,7 @@ folder_cases(void)
 	free(stale_file);
 }
 
-Test(sink, a_folder_appears_whole, .init = make_dir, .fini = drop_dir)
+Test(sink, a_folder_appears_whole, .init = scratch_setup, .fini = scratch_teardown)
 {
 	folder_cases();
 }
@@ -361,9 +347,9 @@ Test(sink, a_folder_of_named_temporaries_appears_whole, .init = make_dir_named, 
 	folder_cases();
 }
 
-Test(sink, a_folder_that_fills_before_the_commit_is_left_alone, .init = make_dir, .fini = drop_dir)
+Test(sink, a_folder_that_fills_before_the_commit_is_left_alone, .init = scratch_setup, .fini = scratch_teardown)
 {
-	char *target = path_in(dir, "set"), *theirs = path_in(target, "theirs");
+	char *target = path_in(scratch_dir, "set"), *theirs = path_in(target, "theirs");
 	scs_commit *c;
 	scs_sink *s;
 
@@ -375,14 +361,14 @@ Test(sink, a_folder_that_fills_before_the_commit_is_left_alone, .init = make_dir
 	cr_assert_not_null(strstr(scs_err_msg(), "not empty"), "%s", scs_err_msg());
 	expect_file(theirs, "t", 1);
 	cr_assert_eq(entries(target), 1);
-	cr_assert_eq(entries(dir), 1, "no hidden folder left beside it");
+	cr_assert_eq(entries(scratch_dir), 1, "no hidden folder left beside it");
 	free(target);
 	free(theirs);
 }
 
-Test(sink, a_target_in_a_missing_folder_is_refused, .init = make_dir, .fini = drop_dir)
+Test(sink, a_target_in_a_missing_folder_is_refused, .init = scratch_setup, .fini = scratch_teardown)
 {
-	char *missing = path_in(dir, "missing"), *deeper = path_in(dir, "missing/set");
+	char *missing = path_in(scratch_dir, "missing"), *deeper = path_in(scratch_dir, "missing/set");
 	scs_commit *c;
 
 	cr_assert_lt(scs_commit_files(&c, missing), 0);

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -102,26 +103,65 @@ cli_stderr_is_tty(void)
 	return isatty(STDERR_FILENO);
 }
 
+/* "12.3 MiB": @n in the unit of @scale (KiB below 1 MiB, else MiB, GiB from 10 GiB). */
+static void
+put_size(char buf[24], uint64_t n, uint64_t scale)
+{
+	if (scale < ((uint64_t)1 << 20))
+		snprintf(buf, 24, "%.1f KiB", (double)n / 1024.0);
+	else if (scale < ((uint64_t)10 << 30))
+		snprintf(buf, 24, "%.1f MiB", (double)n / (1024.0 * 1024.0));
+	else
+		snprintf(buf, 24, "%.2f GiB", (double)n / (1024.0 * 1024.0 * 1024.0));
+}
+
+static double
+seconds_since(const struct timespec *t0, const struct timespec *t)
+{
+	return (double)(t->tv_sec - t0->tv_sec) + (double)(t->tv_nsec - t0->tv_nsec) / 1e9;
+}
+
+/* Stages shorter than this show no throughput (too few samples to mean anything). */
+#define RATE_AFTER_S 2.0
+
 void
 cli_progress(void *payload, const char *stage, uint64_t done, uint64_t total)
 {
-	static struct timespec last;
+	static struct timespec last, started;
 	static const char *last_stage;
 	struct timespec now;
+	char d[24], t[24], rate[24];
+	double secs;
 
 	(void)payload;
 	/* a few redraws a second at most, but every new stage and every end */
 	clock_gettime(CLOCK_MONOTONIC, &now);
-	if (stage == last_stage && done < total &&
-	    (now.tv_sec - last.tv_sec) * 1000000000L + (now.tv_nsec - last.tv_nsec) < 250000000L)
+	if (stage != last_stage)
+		started = now;
+	else if (done < total && seconds_since(&last, &now) < 0.25)
 		return;
 	last = now;
 	last_stage = stage;
-	if (total > 1)
-		fprintf(stderr, "\r%s: %s %5.1f%% (%llu / %llu MiB)   ", prog, stage, 100.0 * (double)done / (double)total,
-		    (unsigned long long)(done >> 20), (unsigned long long)(total >> 20));
-	else
-		fprintf(stderr, "\r%s: %s ...%30s", prog, stage, "");
+	if (total <= 1) {
+		fprintf(stderr, "\r%s: %s ...%50s", prog, stage, "");
+	} else {
+		if (done > total)
+			done = total;
+		put_size(d, done, total);
+		put_size(t, total, total);
+		fprintf(stderr, "\r%s: %s %5.1f%% (%s / %s", prog, stage, 100.0 * (double)done / (double)total, d, t);
+		secs = seconds_since(&started, &now);
+		if (secs >= RATE_AFTER_S && done > 0) {
+			double per_s = (double)done / secs;
+
+			put_size(rate, (uint64_t)per_s, (uint64_t)per_s);
+			if (done < total)
+				fprintf(stderr, ", %s/s, %.0f s left", rate, (double)(total - done) / per_s);
+			else
+				fprintf(stderr, ", %s/s, %.1f s", rate, secs);
+		}
+		fputs(")          ", stderr);
+	}
 	fflush(stderr);
 	progress_shown = 1;
 }
@@ -208,6 +248,15 @@ is_model_path(const char *s)
 	return n > 5 && strcmp(s + n - 5, ".onnx") == 0;
 }
 
+/* A regular file nobody may write to (chmod a-w), whatever our own rights (root writes anything). */
+static int
+is_read_only(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && S_ISREG(st.st_mode) && (st.st_mode & 0222) == 0;
+}
+
 /* The option's value: after '=' or the next argument. */
 static const char *
 value_of(const char *value, int argc, char **argv, int *i)
@@ -238,6 +287,7 @@ cli_parse(cli_args *a, int argc, char **argv, unsigned flags, void (*usage)(FILE
 	static const char *const o_skip[] = { "--skip", NULL };
 	static const char *const o_fold_limit[] = { "--fold-size-limit", "--fold_size_limit", NULL };
 	static const char *const o_fold_grow[] = { "--fold-grow", "--fold_grow", NULL };
+	static const char *const o_force[] = { "-f", "--force", NULL };
 	static const char *const o_help[] = { "-h", "--help", NULL };
 	static const char *const o_version[] = { "--version", NULL };
 	const char *value, *v;
@@ -308,6 +358,8 @@ cli_parse(cli_args *a, int argc, char **argv, unsigned flags, void (*usage)(FILE
 				return cli_usage_error("--work needs a folder");
 		} else if ((flags & CLI_WORK) && is_opt(arg, o_keep, &value) && value == NULL) {
 			a->keep_work = 1;
+		} else if ((flags & CLI_FORCE) && is_opt(arg, o_force, &value) && value == NULL) {
+			a->force = 1;
 		} else {
 			return cli_usage_error("unknown option '%s'", arg);
 		}
@@ -326,7 +378,12 @@ cli_parse(cli_args *a, int argc, char **argv, unsigned flags, void (*usage)(FILE
 		}
 	}
 	if (n_pos < 2)
-		return cli_usage_error("needs two arguments (see --help)");
+		return cli_usage_error(n_pos ? "needs two arguments; only one was given" : "needs two arguments");
+	/* as gzip does: a write-protected output is replaced only when asked to */
+	if ((flags & CLI_FORCE) && !a->force && is_read_only(a->pos[1])) {
+		fprintf(stderr, "%s: error: %s is read-only; give --force to replace it\n", prog, a->pos[1]);
+		return CLI_FAILED;
+	}
 	a->shrink.forced_op_names = (const char *const *)a->op_names.items;
 	a->shrink.n_forced_op_names = a->op_names.n;
 	a->shrink.forced_constant_names = (const char *const *)a->constant_names.items;

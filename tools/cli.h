@@ -30,6 +30,7 @@ enum {
 	CLI_MERGE = 16,           /* --no-dedup */
 	CLI_WORK = 32,            /* --work DIR, --keep-work */
 	CLI_PASSES = 64,          /* -p/--passes NAME..., --skip NAME... */
+	CLI_FORCE = 128,          /* -f/--force: replace a read-only OUTPUT */
 };
 
 typedef struct cli_args {
@@ -41,6 +42,7 @@ typedef struct cli_args {
 	uint64_t max_shard_len;
 	const char *work_dir;
 	int keep_work, no_dedup;
+	int force;                /* -f / --force */
 	cli_list passes, skip;    /* -p, --skip */
 } cli_args;
 

@@ -18,7 +18,7 @@ usage(FILE *f)
 	    "The one-shot driver for models of any size (2 GiB and over): reads INPUT once,\n"
 	    "cuts it into shards, shrinks each as scs4onnx-shrink would, joins them, merges\n"
 	    "identical constants across the whole model and writes OUTPUT (with its data\n"
-	    "file OUTPUT.<16 hex>.data beside it when over 2 GiB). The result equals\n"
+	    "file OUTPUT.onnx.<16 hex>.data beside it when over 2 GiB). The result equals\n"
 	    "scs4onnx-split, then scs4onnx-shrink on each shard, then scs4onnx-merge. npy\n"
 	    "mode and forced extraction apply to the joined model.\n"
 	    "\n"
@@ -41,6 +41,7 @@ usage(FILE *f)
 	    "                               empty folder), after OUTPUT, for inspection\n"
 	    "  -n, --non-verbose            print nothing but errors\n"
 	    "      --json FILE              write the report as JSON (- for stdout)\n"
+	    "  -f, --force                  replace OUTPUT even when it is read-only\n"
 	    "  -h, --help                   show this help\n"
 	    "      --version                show the version\n"
 	    "\n"
@@ -57,7 +58,8 @@ main(int argc, char **argv)
 
 	cli_set_prog("scs4onnx-big");
 	cli_raise_fd_limit();
-	if ((rc = cli_parse(&a, argc, argv, CLI_SHRINK | CLI_EXTERNAL | CLI_STORE | CLI_SHARDS | CLI_WORK, usage)) >= 0) {
+	if ((rc = cli_parse(&a, argc, argv, CLI_SHRINK | CLI_EXTERNAL | CLI_STORE | CLI_SHARDS | CLI_WORK | CLI_FORCE,
+	    usage)) >= 0) {
 		cli_args_dispose(&a);
 		return rc;
 	}

@@ -13,12 +13,14 @@ usage(FILE *f)
 {
 	fprintf(f,
 	    "usage: scs4onnx-merge SHARDDIR OUTPUT.onnx [--no-dedup] [--external-data] [--store DIR]\n"
+	    "           [--json REPORT] [--non-verbose] [--force]\n"
 	    "\n"
 	    "Join the shard models in SHARDDIR (every *.onnx there, as scs4onnx-split wrote\n"
 	    "them, possibly changed since by other tools that kept their input and output\n"
 	    "names) into one model with the original inputs, outputs, opsets and metadata,\n"
 	    "then merge identical constants across the whole model. The output is one file\n"
 	    "under 2 GiB, otherwise OUTPUT.onnx plus its data file OUTPUT.onnx.<16 hex>.data.\n"
+	    "OUTPUT goes outside SHARDDIR (the next merge would read it as a shard).\n"
 	    "\n"
 	    "options:\n"
 	    "      --no-dedup          join only; no global dedup\n"
@@ -26,6 +28,7 @@ usage(FILE *f)
 	    "      --store DIR         keep payloads in this store folder (reused)\n"
 	    "  -n, --non-verbose       print nothing but errors\n"
 	    "      --json FILE         write the report as JSON (- for stdout)\n"
+	    "  -f, --force             replace OUTPUT even when it is read-only\n"
 	    "  -h, --help              show this help\n"
 	    "      --version           show the version\n"
 	    "\n"
@@ -42,7 +45,7 @@ main(int argc, char **argv)
 
 	cli_set_prog("scs4onnx-merge");
 	cli_raise_fd_limit();
-	if ((rc = cli_parse(&a, argc, argv, CLI_MERGE | CLI_EXTERNAL | CLI_STORE, usage)) >= 0) {
+	if ((rc = cli_parse(&a, argc, argv, CLI_MERGE | CLI_EXTERNAL | CLI_STORE | CLI_FORCE, usage)) >= 0) {
 		cli_args_dispose(&a);
 		return rc;
 	}

@@ -17,6 +17,7 @@ usage(FILE *f)
 	    "usage: scs4onnx-optimize INPUT.onnx OUTPUT.onnx [-p PASS ...] [--skip PASS ...]\n"
 	    "           [--list-passes] [--fold-size-limit SIZE] [--fold-grow]\n"
 	    "           [--external-data] [--store DIR] [--json REPORT] [--non-verbose]\n"
+	    "           [--force]\n"
 	    "\n"
 	    "Run graph passes (onnxoptimizer's names) on an ONNX model of any size until\n"
 	    "nothing changes: no-op nodes removed, transposes composed, constant Ifs\n"
@@ -34,10 +35,12 @@ usage(FILE *f)
 	    "      --fold-grow                fold_constants: also folds whose outputs take\n"
 	    "                                 more bytes than the constants they free\n"
 	    "  -n, --non-verbose              print nothing but errors\n"
-	    "      --external-data            write OUTPUT.data (ONNX external data) even when\n"
-	    "                                 the model fits inline (always above 2 GiB)\n"
+	    "      --external-data            write the data file OUTPUT.onnx.<16 hex>.data (ONNX\n"
+	    "                                 external data) even when the model fits inline\n"
+	    "                                 (always above 2 GiB)\n"
 	    "      --store DIR                keep payloads in this store folder (reused)\n"
 	    "      --json FILE                write the report as JSON (- for stdout)\n"
+	    "  -f, --force                    replace OUTPUT even when it is read-only\n"
 	    "  -h, --help                     show this help\n"
 	    "      --version                  show the version\n"
 	    "\n"
@@ -68,7 +71,7 @@ main(int argc, char **argv)
 	for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
 		if (strcmp(argv[i], "--list-passes") == 0 || strcmp(argv[i], "--list_passes") == 0)
 			return list_passes();
-	if ((rc = cli_parse(&a, argc, argv, CLI_EXTERNAL | CLI_STORE | CLI_PASSES, usage)) >= 0) {
+	if ((rc = cli_parse(&a, argc, argv, CLI_EXTERNAL | CLI_STORE | CLI_PASSES | CLI_FORCE, usage)) >= 0) {
 		cli_args_dispose(&a);
 		return rc;
 	}

@@ -33,10 +33,12 @@ usage(FILE *f)
 	    "                               (K, M, G suffixes; default 1M)\n"
 	    "      --fold-grow              with --optimize: also folds that make the model bigger\n"
 	    "  -n, --non-verbose            print nothing but errors\n"
-	    "      --external-data          write OUTPUT.<16 hex>.data (ONNX external data)\n"
-	    "                               even when inline fits (always above 2 GiB)\n"
+	    "      --external-data          write the data file OUTPUT.onnx.<16 hex>.data (ONNX\n"
+	    "                               external data) even when inline fits (always\n"
+	    "                               above 2 GiB)\n"
 	    "      --store DIR              keep payloads in this store folder (reused)\n"
 	    "      --json FILE              write the report as JSON (- for stdout)\n"
+	    "  -f, --force                  replace OUTPUT even when it is read-only\n"
 	    "  -h, --help                   show this help\n"
 	    "      --version                show the version\n"
 	    "\n"
@@ -56,7 +58,7 @@ main(int argc, char **argv)
 
 	cli_set_prog("scs4onnx-shrink");
 	cli_raise_fd_limit();
-	if ((rc = cli_parse(&a, argc, argv, CLI_SHRINK | CLI_EXTERNAL | CLI_STORE, usage)) >= 0) {
+	if ((rc = cli_parse(&a, argc, argv, CLI_SHRINK | CLI_EXTERNAL | CLI_STORE | CLI_FORCE, usage)) >= 0) {
 		cli_args_dispose(&a);
 		return rc;
 	}

@@ -13,6 +13,7 @@ usage(FILE *f)
 {
 	fprintf(f,
 	    "usage: scs4onnx-split INPUT.onnx OUTDIR [--max-shard-size 1.8G] [--store DIR]\n"
+	    "           [--json REPORT] [--non-verbose]\n"
 	    "\n"
 	    "Cut a model, in topological order, into standalone shard models\n"
 	    "OUTDIR/shard-000.onnx, shard-001.onnx, ... that ONNX Runtime, onnx and other\n"

@@ -194,6 +194,9 @@ void scs_remove_temporaries(void);
 scs_report *scs_report_new(void);
 void scs_report_free(scs_report *rep);
 char *scs_report_json(const scs_report *rep);
+/* Its summary as the tools print it (the INFO lines of scs_report_print), in
+ * memory the caller frees with scs_free (NULL when out of memory). */
+char *scs_report_text(const scs_report *rep);
 void scs_free(void *p);
 /* scs_version(): a static string, valid for the life of the process; do not
  * free it. */

@@ -154,6 +154,8 @@ def library():
     lib.scs_report_free.restype = None
     lib.scs_report_json.argtypes = [rep]
     lib.scs_report_json.restype = ctypes.c_void_p    # freed with scs_free, so not c_char_p
+    lib.scs_report_text.argtypes = [rep]
+    lib.scs_report_text.restype = ctypes.c_void_p
     lib.scs_free.argtypes = [ctypes.c_void_p]
     lib.scs_free.restype = None
     lib.scs_version.argtypes = []
@@ -187,14 +189,26 @@ def names_arg(names):
     return ctypes.cast(arr, _names), len(encoded), (arr, encoded)
 
 
-def _report_dict(lib, rep):
-    text = lib.scs_report_json(rep)
+def _taken_string(lib, text):
+    """A string the library made (freed here with scs_free); None for NULL."""
     if not text:
         return None
     try:
-        return json.loads(ctypes.string_at(text).decode('utf-8', 'replace'))
+        return ctypes.string_at(text).decode('utf-8', 'replace')
     finally:
         lib.scs_free(text)
+
+
+def _report_dict(lib, rep):
+    """The report as the tools' --json writes it, plus 'summary': the INFO
+    lines the tools print (scs_report_text). None when out of memory."""
+    text = _taken_string(lib, lib.scs_report_json(rep))
+    summary = _taken_string(lib, lib.scs_report_text(rep))
+    if text is None or summary is None:
+        return None
+    report = json.loads(text)
+    report['summary'] = summary
+    return report
 
 
 def call(name, src, dst, opts):
