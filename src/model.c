@@ -402,9 +402,17 @@ scs_tensor_copy_named(const scs_model *m, Onnx__TensorProto *src, const char *na
 int
 scs_array_insert(void *arr, size_t *n, void *item, int front)
 {
-	void ***a = arr, **grown = realloc(*a, (*n + 1) * sizeof(void *));
+	void ***a = arr, **grown;
+	size_t cap = 4;
 
-	if (grown == NULL)
+	/*
+	 * The array's capacity is not recorded (protobuf-c allocates exactly
+	 * *n), so ask for the next power of two each time: realloc leaves a
+	 * block already that large in place, and appends cost amortized O(1).
+	 */
+	while (cap < *n + 1)
+		cap *= 2;
+	if ((grown = realloc(*a, cap * sizeof(void *))) == NULL)
 		return scs_err_set(SCS_ENOMEM, "cannot grow a message list");
 	if (front) {
 		memmove(grown + 1, grown, *n * sizeof(void *));
@@ -490,6 +498,9 @@ add_scope(scs_scopes *s, size_t *cap, Onnx__GraphProto *g, Onnx__FunctionProto *
 		for (i = 0; i < g->n_input; i++) {
 			DEF(g->input[i]->name);
 			PIN(g->input[i]->name);
+			if (g->input[i]->name && g->input[i]->name[0] &&
+			    (rc = scs_strmap_put(&sc->inputs, g->input[i]->name, 1)) < 0)
+				return rc;
 		}
 		for (i = 0; i < g->n_output; i++)
 			PIN(g->output[i]->name);
@@ -575,6 +586,7 @@ scs_scopes_dispose(scs_scopes *s)
 	for (size_t i = 0; i < s->n; i++) {
 		scs_strmap_dispose(&s->items[i].defs);
 		scs_strmap_dispose(&s->items[i].pinned);
+		scs_strmap_dispose(&s->items[i].inputs);
 	}
 	free(s->items);
 	memset(s, 0, sizeof(*s));

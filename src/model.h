@@ -103,6 +103,7 @@ typedef struct scs_scope {
 	int depth;
 	scs_strmap defs;              /* names defined here: inputs, initializers, node outputs */
 	scs_strmap pinned;            /* names that must keep their definition: inputs and outputs */
+	scs_strmap inputs;            /* a graph's inputs */
 } scs_scope;
 
 typedef struct scs_scopes {

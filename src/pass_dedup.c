@@ -41,6 +41,13 @@ typedef struct cand {
 	int removed;
 } cand;
 
+/* A Constant node to put at the front of its scope's nodes (later ones before earlier ones). */
+typedef struct front {
+	int scope;
+	int fresh;                /* a lifted copy, not yet in the model */
+	Onnx__NodeProto *node;
+} front;
+
 typedef struct dedup {
 	scs_model *m;
 	scs_report *rep;
@@ -55,6 +62,8 @@ typedef struct dedup {
 	int count;                /* 1: add what is studied to the report (first round) */
 	size_t n_captured;        /* renames refused for capture this round */
 	size_t n_merged;          /* classes merged this round */
+	front *fronts;            /* nodes for the front of their scope, in the order they came */
+	size_t n_fronts, cap_fronts;
 } dedup;
 
 static int
@@ -103,15 +112,9 @@ add_cand(void *ctx, int scope, Onnx__TensorProto *t, Onnx__NodeProto *node, cons
 
 	if (name == NULL || name[0] == '\0')
 		return SCS_OK;
-	if (scs_strmap_get(&d->scopes.items[scope].defs, name, NULL) &&
-	    d->scopes.items[scope].graph && kind == K_INIT) {
-		/* an initializer that is also a graph input is an overridable default */
-		Onnx__GraphProto *g = d->scopes.items[scope].graph;
-
-		for (size_t i = 0; i < g->n_input; i++)
-			if (g->input[i]->name && strcmp(g->input[i]->name, name) == 0)
-				return SCS_OK;
-	}
+	/* an initializer that is also a graph input is an overridable default */
+	if (kind == K_INIT && scs_strmap_get(&d->scopes.items[scope].inputs, name, NULL))
+		return SCS_OK;
 	/* scalars (rank 0) are left alone, as scs4onnx does */
 	if (t->n_dims == 0) {
 		d->rep->n_scalars += d->count;
@@ -228,15 +231,30 @@ own(dedup *d, char *s)
 	return scs_strmap_put(&d->taken, s, 1);
 }
 
+/* Put @node at the front of scope @s's nodes when the round settles. */
+static int
+add_front(dedup *d, int s, Onnx__NodeProto *node, int fresh)
+{
+	front *grown;
+
+	if (d->n_fronts == d->cap_fronts) {
+		d->cap_fronts = d->cap_fronts ? d->cap_fronts * 2 : 16;
+		if ((grown = realloc(d->fronts, d->cap_fronts * sizeof(*grown))) == NULL)
+			return scs_err_set(SCS_ENOMEM, "cannot grow the node list");
+		d->fronts = grown;
+	}
+	d->fronts[d->n_fronts++] = (front){ s, fresh, node };
+	return SCS_OK;
+}
+
 /* Place a lifted copy in scope @s: an initializer in a graph (IR >= 4),
  * otherwise a Constant node at the front of the scope's nodes. */
 static int
 place_copy(dedup *d, int s, Onnx__TensorProto *t)
 {
 	scs_scope *sc = &d->scopes.items[s];
-	Onnx__NodeProto *node, ***nodes;
+	Onnx__NodeProto *node;
 	Onnx__AttributeProto *a;
-	size_t *n;
 
 	if (sc->graph && d->ir_version >= 4) {
 		if (scs_array_insert(&sc->graph->initializer, &sc->graph->n_initializer, t, 0) < 0)
@@ -274,8 +292,7 @@ place_copy(dedup *d, int s, Onnx__TensorProto *t)
 	node->n_output = 1;
 	node->attribute[0] = a;
 	node->n_attribute = 1;
-	nodes = scs_scope_nodes(sc, &n);
-	if (scs_array_insert(nodes, n, node, 1) < 0) {
+	if (add_front(d, s, node, 1) < 0) {
 		scs_model_free_message(d->m, &node->base);
 		return scs_err_set(SCS_ENOMEM, "cannot add a Constant node");
 	}
@@ -285,21 +302,6 @@ fail:
 	return scs_err_set(SCS_ENOMEM, "cannot add a lifted constant");
 }
 
-/* Move a kept Constant node to the front of its scope, before every use. */
-static void
-to_front(dedup *d, const cand *keep)
-{
-	Onnx__NodeProto **nodes;
-	size_t *n, i;
-
-	nodes = *scs_scope_nodes(&d->scopes.items[keep->scope], &n);
-	for (i = 0; i < *n && nodes[i] != keep->node; i++)
-		;
-	if (i == *n)
-		return;
-	memmove(nodes + 1, nodes, i * sizeof(*nodes));
-	nodes[0] = keep->node;
-}
 
 /* Merge one class of equal constants, @cls[0..n) in first-seen order. */
 static int
@@ -308,7 +310,7 @@ merge_class(dedup *d, cand **cls, size_t n)
 	const cand *keep = NULL, *first = NULL;
 	const char **names = NULL;
 	char *target = NULL;
-	size_t n_free = 0, n_names = 0, i;
+	size_t n_free = 0, n_names = 0, i, w;
 	int nca = -1, lifted = 0, rc = SCS_OK, target_scope;
 
 	for (i = 0; i < n; i++) {
@@ -369,16 +371,16 @@ merge_class(dedup *d, cand **cls, size_t n)
 	}
 	if (n_names == 0 || (lifted && n_names < 2))
 		goto done;
-	for (i = 0; i < n; i++) {
+	/* names[] follows cls[] (each copy's own name string) */
+	for (i = 0, w = 0; i < n && w < n_names; i++) {
 		cand *c = cls[i];
 
-		for (size_t j = 0; j < n_names; j++) {
-			if (names[j] != c->name)
-				continue;
-			c->removed = 1;
-			if (strcmp(c->name, target) != 0 && (rc = scs_renames_add(&d->renames, c->scope, c->name, target)) < 0)
-				goto done;
-		}
+		if (names[w] != c->name)
+			continue;
+		w++;
+		c->removed = 1;
+		if (strcmp(c->name, target) != 0 && (rc = scs_renames_add(&d->renames, c->scope, c->name, target)) < 0)
+			goto done;
 	}
 	if (lifted) {
 		Onnx__TensorProto *copy = scs_tensor_copy_named(d->m, first->t, target);
@@ -390,7 +392,9 @@ merge_class(dedup *d, cand **cls, size_t n)
 		if ((rc = place_copy(d, target_scope, copy)) < 0)
 			goto done;
 	} else if (keep->kind == K_CONST) {
-		to_front(d, keep);
+		/* a kept Constant node goes to the front of its scope, before every use */
+		if ((rc = add_front(d, keep->scope, keep->node, 0)) < 0)
+			goto done;
 	}
 	{
 		uint32_t id;
@@ -413,21 +417,106 @@ done:
 	return rc;
 }
 
-/* Drop removed copies from their graphs and node lists. */
-static void
-drop_removed(dedup *d)
+static int
+cmp_ptr(const void *pa, const void *pb)
 {
-	for (size_t i = 0; i < d->n; i++) {
-		cand *c = &d->c[i];
-		scs_scope *sc = &d->scopes.items[c->scope];
+	uintptr_t a = (uintptr_t)*(void *const *)pa, b = (uintptr_t)*(void *const *)pb;
 
-		if (!c->removed)
-			continue;
-		if (c->kind == K_INIT)
-			scs_scope_drop_initializer(d->m, sc, c->t);
-		else
-			scs_scope_drop_node(d->m, sc, c->node);
+	return a < b ? -1 : a > b;
+}
+
+/* Keep the items of @arr[0..*n) not in @gone (sorted), in order; free those @free_gone says. */
+static void
+keep_all_but(dedup *d, void **arr, size_t *n, void **gone, size_t n_gone, int free_gone)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < *n; i++) {
+		if (!bsearch(&arr[i], gone, n_gone, sizeof(*gone), cmp_ptr))
+			arr[k++] = arr[i];
+		else if (free_gone)
+			scs_model_free_message(d->m, (ProtobufCMessage *)arr[i]);
 	}
+	*n = k;
+}
+
+/*
+ * Settle the round's edits of node and initializer lists, each list in one
+ * pass: removed copies dropped (and freed), the front nodes put first
+ * (the last one to come first, as if each had been moved there in turn).
+ */
+static int
+settle_lists(dedup *d)
+{
+	void **gone = NULL, **moved = NULL;
+	size_t n_gone = 0, n_moved = 0, *at = calloc(d->scopes.n ? d->scopes.n : 1, sizeof(*at));
+	char *touched = calloc(d->scopes.n ? d->scopes.n : 1, 1);
+	int rc = SCS_OK;
+
+	if (at == NULL || touched == NULL || (gone = malloc((d->n ? d->n : 1) * sizeof(*gone))) == NULL ||
+	    (moved = malloc((d->n_fronts ? d->n_fronts : 1) * sizeof(*moved))) == NULL) {
+		rc = scs_err_set(SCS_ENOMEM, "cannot allocate the list edits");
+		goto done;
+	}
+	for (size_t i = 0; i < d->n; i++) {
+		if (!d->c[i].removed)
+			continue;
+		gone[n_gone++] = d->c[i].kind == K_INIT ? (void *)d->c[i].t : (void *)d->c[i].node;
+		touched[d->c[i].scope] = 1;
+	}
+	for (size_t i = 0; i < d->n_fronts; i++) {
+		if (!d->fronts[i].fresh)
+			moved[n_moved++] = d->fronts[i].node;
+		touched[d->fronts[i].scope] = 1;
+		at[d->fronts[i].scope]++;
+	}
+	qsort(gone, n_gone, sizeof(*gone), cmp_ptr);
+	qsort(moved, n_moved, sizeof(*moved), cmp_ptr);
+	/* room for the front nodes first, so that a failure changes no list */
+	for (size_t s = 0; s < d->scopes.n; s++) {
+		Onnx__NodeProto ***nodes, **grown;
+		size_t *n;
+
+		if (at[s] == 0)
+			continue;
+		nodes = scs_scope_nodes(&d->scopes.items[s], &n);
+		if ((grown = realloc(*nodes, (*n + at[s]) * sizeof(*grown))) == NULL) {
+			rc = scs_err_set(SCS_ENOMEM, "cannot grow a node list");
+			goto done;
+		}
+		*nodes = grown;
+	}
+	/* each touched list compacted, its front left free */
+	for (size_t s = 0; s < d->scopes.n; s++) {
+		scs_scope *sc = &d->scopes.items[s];
+		Onnx__NodeProto **nodes;
+		size_t *n;
+
+		if (!touched[s])
+			continue;
+		if (sc->graph)
+			keep_all_but(d, (void **)sc->graph->initializer, &sc->graph->n_initializer, gone, n_gone, 1);
+		nodes = *scs_scope_nodes(sc, &n);
+		keep_all_but(d, (void **)nodes, n, gone, n_gone, 1);
+		keep_all_but(d, (void **)nodes, n, moved, n_moved, 0);
+		memmove(nodes + at[s], nodes, *n * sizeof(*nodes));
+		*n += at[s];
+		at[s] = 0;
+	}
+	/* the front nodes, the last one first */
+	for (size_t i = d->n_fronts; i-- > 0;) {
+		size_t *n;
+		Onnx__NodeProto **nodes = *scs_scope_nodes(&d->scopes.items[d->fronts[i].scope], &n);
+
+		nodes[at[d->fronts[i].scope]++] = d->fronts[i].node;
+		d->fronts[i].fresh = 0;       /* in the model now */
+	}
+done:
+	free(at);
+	free(touched);
+	free(gone);
+	free(moved);
+	return rc;
 }
 
 /* One round over the model; *@again when another round may merge more. */
@@ -487,8 +576,12 @@ dedup_round(scs_model *m, scs_report *rep, int count, int *again)
 		d.c[i].removed = d.c[i].removed == 1;
 	if ((rc = scs_renames_apply(&d.renames, &d.scopes)) < 0)
 		goto done;
-	drop_removed(&d);
+	rc = settle_lists(&d);
 done:
+	for (i = 0; i < d.n_fronts; i++)
+		if (d.fronts[i].fresh)
+			scs_model_free_message(m, &d.fronts[i].node->base);
+	free(d.fronts);
 	free(cls);
 	free(d.c);
 	scs_renames_dispose(&d.renames);
