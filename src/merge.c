@@ -43,6 +43,10 @@ typedef struct merge {
 	char **fresh;             /* names given to kept narrow copies (owned) */
 	const char **fresh_from;  /* the narrow name each fresh name stands for (borrowed) */
 	size_t n_fresh;
+	scs_strmap inits;         /* merged initializer name -> index in g->initializer */
+	scs_strmap makers;        /* merged node output -> index in g->node of its first maker */
+	scs_strmap described;     /* names the merged value_info describes */
+	scs_strmap annotated;     /* the merged annotations, each packed and in hex (keys owned) */
 } merge;
 
 #define APPEND(arr, n, item, rc) \
@@ -152,23 +156,59 @@ start_from_header(merge *mg)
 	return SCS_OK;
 }
 
+/* The merged graph's initializer named @name, or NULL. */
 static Onnx__TensorProto *
-find_init(const Onnx__GraphProto *g, const char *name)
+find_init(const merge *mg, const char *name)
 {
-	for (size_t i = 0; i < g->n_initializer; i++)
-		if (g->initializer[i]->name && strcmp(g->initializer[i]->name, name) == 0)
-			return g->initializer[i];
-	return NULL;
+	int64_t i;
+
+	return scs_strmap_get(&mg->inits, name, &i) ? mg->g->initializer[i] : NULL;
 }
 
+/* The merged graph's first node making @name, or NULL. */
 static Onnx__NodeProto *
-find_maker(const Onnx__GraphProto *g, const char *name)
+find_maker(const merge *mg, const char *name)
 {
-	for (size_t i = 0; i < g->n_node; i++)
-		for (size_t j = 0; j < g->node[i]->n_output; j++)
-			if (strcmp(g->node[i]->output[j], name) == 0)
-				return g->node[i];
-	return NULL;
+	int64_t i;
+
+	return scs_strmap_get(&mg->makers, name, &i) ? mg->g->node[i] : NULL;
+}
+
+/* Append @t to the merged initializers, defined by shard @at. */
+static int
+add_init(merge *mg, Onnx__TensorProto *t, size_t at)
+{
+	int rc;
+
+	if ((rc = scs_array_insert(&mg->g->initializer, &mg->g->n_initializer, t, 0)) < 0) {
+		scs_model_free_message(mg->out, &t->base);
+		return rc;
+	}
+	if (t->name && !scs_strmap_get(&mg->inits, t->name, NULL) &&
+	    (rc = scs_strmap_put(&mg->inits, t->name, (int64_t)mg->g->n_initializer - 1)) < 0)
+		return rc;
+	return scs_strmap_put(&mg->defined, t->name ? t->name : "", (int64_t)at);
+}
+
+/* Append @n to the merged nodes; its outputs are defined by shard @at. */
+static int
+add_node(merge *mg, Onnx__NodeProto *n, size_t at)
+{
+	int rc;
+
+	if ((rc = scs_array_insert(&mg->g->node, &mg->g->n_node, n, 0)) < 0) {
+		scs_model_free_message(mg->out, &n->base);
+		return rc;
+	}
+	for (size_t j = 0; rc == SCS_OK && j < n->n_output; j++) {
+		if (!n->output[j][0])
+			continue;
+		if (!scs_strmap_get(&mg->makers, n->output[j], NULL) &&
+		    (rc = scs_strmap_put(&mg->makers, n->output[j], (int64_t)mg->g->n_node - 1)) < 0)
+			return rc;
+		rc = scs_strmap_put(&mg->defined, n->output[j], (int64_t)at);
+	}
+	return rc;
 }
 
 
@@ -457,37 +497,48 @@ retype_value_info(merge *mg)
 
 	for (size_t i = 0; i < g->n_value_info; i++) {
 		Onnx__ValueInfoProto *vi = g->value_info[i];
-		Onnx__TensorProto *t = vi->name ? find_init(g, vi->name) : NULL;
+		Onnx__TensorProto *t = vi->name ? find_init(mg, vi->name) : NULL;
 		Onnx__NodeProto *n;
 
-		if (t == NULL && vi->name && (n = find_maker(g, vi->name)) != NULL)
+		if (t == NULL && vi->name && (n = find_maker(mg, vi->name)) != NULL)
 			t = scs_node_constant(n);
 		if (t && vi->type && vi->type->tensor_type)
 			vi->type->tensor_type->elem_type = t->data_type;
 	}
 }
 
-/* 1 when @g holds an annotation packed like @a. */
+/*
+ * 1 when the merged graph holds an annotation packed like @a already;
+ * otherwise 0, and @a's packing is remembered as held.
+ */
 static int
-has_annotation(const Onnx__GraphProto *g, const Onnx__TensorAnnotation *a)
+annotation_held(merge *mg, const Onnx__TensorAnnotation *a)
 {
-	size_t len = protobuf_c_message_get_packed_size(&a->base), ol;
-	uint8_t *mine = malloc(len ? len : 1), *other;
-	int found = 0;
+	static const char hex[] = "0123456789abcdef";
+	size_t len = protobuf_c_message_get_packed_size(&a->base);
+	uint8_t *packed = malloc(len ? len : 1);
+	char *key = malloc(2 * len + 1);
+	int rc;
 
-	if (mine == NULL)
-		return 0;
-	protobuf_c_message_pack(&a->base, mine);
-	for (size_t i = 0; !found && i < g->n_quantization_annotation; i++) {
-		ol = protobuf_c_message_get_packed_size(&g->quantization_annotation[i]->base);
-		if (ol != len || (other = malloc(ol ? ol : 1)) == NULL)
-			continue;
-		protobuf_c_message_pack(&g->quantization_annotation[i]->base, other);
-		found = memcmp(mine, other, len) == 0;
-		free(other);
+	if (packed == NULL || key == NULL) {
+		free(packed);
+		free(key);
+		return scs_err_set(SCS_ENOMEM, "cannot compare an annotation");
 	}
-	free(mine);
-	return found;
+	protobuf_c_message_pack(&a->base, packed);
+	for (size_t i = 0; i < len; i++) {
+		key[2 * i] = hex[packed[i] >> 4];
+		key[2 * i + 1] = hex[packed[i] & 15];
+	}
+	key[2 * len] = '\0';
+	free(packed);
+	if (scs_strmap_get(&mg->annotated, key, NULL)) {
+		free(key);
+		return 1;
+	}
+	if ((rc = scs_strmap_put(&mg->annotated, key, 1)) < 0)
+		free(key);
+	return rc < 0 ? rc : 0;
 }
 
 static int
@@ -498,19 +549,26 @@ take_shard(merge *mg, size_t k)
 	Onnx__GraphProto *src = sh->proto->graph;
 	ProtobufCMessage *copy;
 	size_t fresh_at = mg->n_fresh, node_at = mg->g->n_node;
+	scs_strmap own = SCS_STRMAP_INIT;
 	int64_t where;
 	int rc = SCS_OK;
 
-	/* every input is an input of the source or made by an earlier shard */
-	for (size_t i = 0; i < src->n_input; i++) {
+	/* every input is an input of the source, made by an earlier shard or held by this one */
+	for (size_t i = 0; rc == SCS_OK && i < src->n_initializer; i++)
+		if (src->initializer[i]->name)
+			rc = scs_strmap_put(&own, src->initializer[i]->name, 1);
+	for (size_t i = 0; rc == SCS_OK && i < src->n_input; i++) {
 		const char *name = src->input[i]->name;
 
 		if (!name || scs_strmap_get(&mg->origin_in, name, NULL) || scs_strmap_get(&mg->defined, name, NULL) ||
-		    find_init(src, name))
+		    scs_strmap_get(&own, name, NULL))
 			continue;
-		return scs_err_set(SCS_ECORRUPT, "%s: input '%s' is neither an input of the model nor made by an earlier shard",
+		rc = scs_err_set(SCS_ECORRUPT, "%s: input '%s' is neither an input of the model nor made by an earlier shard",
 		    mg->labels[at], name);
 	}
+	scs_strmap_dispose(&own);
+	if (rc < 0)
+		return rc;
 	for (size_t i = 0; rc == SCS_OK && i < src->n_initializer; i++) {
 		Onnx__TensorProto *t = src->initializer[i], *had;
 		const char *fresh;
@@ -524,16 +582,14 @@ take_shard(merge *mg, size_t k)
 			/* the narrow copy under a fresh name, or the wide value held by a Constant elsewhere */
 			const char *name = fresh ? fresh : src->initializer[i]->name;
 
-			if (!fresh && find_init(mg->g, name))
+			if (!fresh && find_init(mg, name))
 				continue;
 			if ((copy = (ProtobufCMessage *)scs_tensor_copy_named(mg->out, t, name)) == NULL)
 				return scs_err_set(SCS_ENOMEM, "cannot copy a constant");
-			APPEND(mg->g->initializer, mg->g->n_initializer, (Onnx__TensorProto *)copy, rc);
-			if (rc == SCS_OK)
-				rc = scs_strmap_put(&mg->defined, ((Onnx__TensorProto *)copy)->name, (int64_t)at);
+			rc = add_init(mg, (Onnx__TensorProto *)copy, at);
 			continue;
 		}
-		if ((had = find_init(mg->g, t->name)) != NULL) {
+		if ((had = find_init(mg, t->name)) != NULL) {
 			int eq = scs_tensors_equal(mg->out, had, t);
 
 			if (eq < 0)
@@ -547,9 +603,7 @@ take_shard(merge *mg, size_t k)
 		}
 		if ((copy = scs_model_copy(mg->out, &t->base)) == NULL)
 			return SCS_ENOMEM;
-		APPEND(mg->g->initializer, mg->g->n_initializer, (Onnx__TensorProto *)copy, rc);
-		if (rc == SCS_OK)
-			rc = scs_strmap_put(&mg->defined, ((Onnx__TensorProto *)copy)->name, (int64_t)at);
+		rc = add_init(mg, (Onnx__TensorProto *)copy, at);
 	}
 	for (size_t i = 0; rc == SCS_OK && i < src->n_sparse_initializer; i++) {
 		if ((copy = scs_model_copy(mg->out, &src->sparse_initializer[i]->base)) == NULL)
@@ -571,7 +625,7 @@ take_shard(merge *mg, size_t k)
 			Onnx__NodeProto *c;
 			Onnx__TensorProto *tv;
 
-			if (!fresh && find_maker(mg->g, n->output[0]))
+			if (!fresh && find_maker(mg, n->output[0]))
 				continue;
 			if ((c = (Onnx__NodeProto *)scs_model_copy(mg->out, &n->base)) == NULL)
 				return SCS_ENOMEM;
@@ -588,12 +642,10 @@ take_shard(merge *mg, size_t k)
 				scs_model_free_message(mg->out, &c->base);
 				return scs_err_set(SCS_ENOMEM, "cannot copy a constant");
 			}
-			APPEND(mg->g->node, mg->g->n_node, c, rc);
-			if (rc == SCS_OK)
-				rc = scs_strmap_put(&mg->defined, c->output[0], (int64_t)at);
+			rc = add_node(mg, c, at);
 			continue;
 		}
-		if (value && (had = find_maker(mg->g, n->output[0])) != NULL) {
+		if (value && (had = find_maker(mg, n->output[0])) != NULL) {
 			Onnx__TensorProto *old = scs_node_constant(had);
 			int eq = old ? scs_tensors_equal(mg->out, old, value) : 0;
 
@@ -614,10 +666,7 @@ take_shard(merge *mg, size_t k)
 		if ((copy = scs_model_copy(mg->out, &n->base)) == NULL)
 			return SCS_ENOMEM;
 		/* Constants lead their shard; they keep leading when merged */
-		APPEND(mg->g->node, mg->g->n_node, (Onnx__NodeProto *)copy, rc);
-		for (size_t j = 0; rc == SCS_OK && j < n->n_output; j++)
-			if (n->output[j][0])
-				rc = scs_strmap_put(&mg->defined, ((Onnx__NodeProto *)copy)->output[j], (int64_t)at);
+		rc = add_node(mg, (Onnx__NodeProto *)copy, at);
 	}
 	/* this shard's readers of a narrow copy kept apart read it under its fresh name */
 	for (size_t f = fresh_at; rc == SCS_OK && f < mg->n_fresh; f++) {
@@ -630,19 +679,22 @@ take_shard(merge *mg, size_t k)
 	}
 	for (size_t i = 0; rc == SCS_OK && i < src->n_value_info; i++) {
 		const char *name = src->value_info[i]->name;
-		int dup = 0;
 
-		for (size_t j = 0; name && j < mg->g->n_value_info; j++)
-			dup |= mg->g->value_info[j]->name && strcmp(mg->g->value_info[j]->name, name) == 0;
-		if (dup)
+		if (name && scs_strmap_get(&mg->described, name, NULL))
 			continue;
 		if ((copy = scs_model_copy(mg->out, &src->value_info[i]->base)) == NULL)
 			return SCS_ENOMEM;
 		APPEND(mg->g->value_info, mg->g->n_value_info, (Onnx__ValueInfoProto *)copy, rc);
+		if (rc == SCS_OK && name)
+			rc = scs_strmap_put(&mg->described, ((Onnx__ValueInfoProto *)copy)->name, 1);
 	}
 	for (size_t i = 0; rc == SCS_OK && i < src->n_quantization_annotation; i++) {
 		/* split gives each shard the annotations of what it holds: keep one of each */
-		if (has_annotation(mg->g, src->quantization_annotation[i]))
+		int held = annotation_held(mg, src->quantization_annotation[i]);
+
+		if (held < 0)
+			return held;
+		if (held)
 			continue;
 		if ((copy = scs_model_copy(mg->out, &src->quantization_annotation[i]->base)) == NULL)
 			return SCS_ENOMEM;
@@ -715,6 +767,12 @@ done:
 	*out = mg.out;
 	free(mg.by_index);
 	scs_strmap_dispose(&mg.defined);
+	scs_strmap_dispose(&mg.inits);
+	scs_strmap_dispose(&mg.makers);
+	scs_strmap_dispose(&mg.described);
+	for (size_t i = 0; i < mg.annotated.cap; i++)
+		free((char *)mg.annotated.keys[i]);
+	scs_strmap_dispose(&mg.annotated);
 	scs_strmap_dispose(&mg.origin_in);
 	scs_strmap_dispose(&mg.all_names);
 	scs_strmap_dispose(&mg.wide);
