@@ -26,6 +26,19 @@
 #include "opschema.h"
 #include "split.h"
 
+/*
+ * Where a shard graph's names are read: first[name] is the first read,
+ * next[r] the one after read r (SIZE_MAX: none); a read is input @input of
+ * node @node, or (input SIZE_MAX) somewhere in the node's nested graphs.
+ * And the shard's outputs by name.
+ */
+typedef struct readers {
+	const Onnx__GraphProto *of;
+	scs_strmap first, outputs;
+	struct read { size_t node, input, next; } *reads;
+	size_t n, cap;
+} readers;
+
 typedef struct merge {
 	scs_model *out;
 	Onnx__GraphProto *g;
@@ -47,6 +60,7 @@ typedef struct merge {
 	scs_strmap makers;        /* merged node output -> index in g->node of its first maker */
 	scs_strmap described;     /* names the merged value_info describes */
 	scs_strmap annotated;     /* the merged annotations, each packed and in hex (keys owned) */
+	readers rd;               /* who reads what in the shard being taken (built when first needed) */
 } merge;
 
 #define APPEND(arr, n, item, rc) \
@@ -335,61 +349,113 @@ same_values(merge *mg, const Onnx__TensorProto *narrow, const Onnx__TensorProto 
 	return 1;
 }
 
-/*
- * 1 when every reader of @name in shard graph @g takes element type @wide
- * there as well, alone: a known schema, a type that no other input and no
- * output shares, and no nested graph reading it.
- */
-static int
-wide_serves(merge *mg, const Onnx__GraphProto *g, const char *name, int wide)
+static void
+readers_dispose(readers *r)
 {
-	for (size_t i = 0; i < g->n_output; i++)
-		if (g->output[i]->name && strcmp(g->output[i]->name, name) == 0)
-			return 0;
-	for (size_t i = 0; i < g->n_node; i++) {
+	scs_strmap_dispose(&r->first);
+	scs_strmap_dispose(&r->outputs);
+	free(r->reads);
+	memset(r, 0, sizeof(*r));
+}
+
+/* Note that node @node reads @name at input @input (SIZE_MAX: in a nested graph). */
+static int
+add_read(readers *r, const char *name, size_t node, size_t input)
+{
+	struct read *grown;
+	int64_t at;
+
+	if (r->n == r->cap) {
+		r->cap = r->cap ? r->cap * 2 : 64;
+		if ((grown = realloc(r->reads, r->cap * sizeof(*grown))) == NULL)
+			return scs_err_set(SCS_ENOMEM, "cannot index the readers");
+		r->reads = grown;
+	}
+	/* chains run backwards; the answer does not depend on their order */
+	r->reads[r->n] = (struct read){ node, input, scs_strmap_get(&r->first, name, &at) ? (size_t)at : SIZE_MAX };
+	return scs_strmap_put(&r->first, name, (int64_t)r->n++);
+}
+
+/* Index the reads and outputs of shard graph @g (once per shard). */
+static int
+readers_of(readers *r, const Onnx__GraphProto *g)
+{
+	int rc = SCS_OK;
+
+	if (r->of == g)
+		return SCS_OK;
+	readers_dispose(r);
+	for (size_t i = 0; rc == SCS_OK && i < g->n_output; i++)
+		if (g->output[i]->name)
+			rc = scs_strmap_put(&r->outputs, g->output[i]->name, 1);
+	for (size_t i = 0; rc == SCS_OK && i < g->n_node; i++) {
 		const Onnx__NodeProto *n = g->node[i];
-		const scs_opschema *s = NULL;
 		int bodies = 0;
 
 		for (size_t j = 0; j < n->n_attribute; j++)
 			bodies |= n->attribute[j]->g != NULL || n->attribute[j]->n_graphs > 0;
 		if (bodies) {
-			/* a node with nested graphs that reads the name: not looked into */
 			scs_names reads = { NULL, 0, 0 };
-			int hit = 0;
 
-			if (scs_node_reads(n, &reads) < 0) {
-				free(reads.items);
-				return 0;
-			}
-			for (size_t j = 0; j < reads.n; j++)
-				hit |= strcmp(reads.items[j], name) == 0;
+			rc = scs_node_reads(n, &reads);
+			for (size_t j = 0; rc == SCS_OK && j < reads.n; j++)
+				rc = add_read(r, reads.items[j], i, SIZE_MAX);
 			free(reads.items);
-			if (hit)
-				return 0;
 			continue;
 		}
-		for (size_t j = 0; j < n->n_input; j++) {
-			int fi, tv;
+		for (size_t j = 0; rc == SCS_OK && j < n->n_input; j++)
+			rc = add_read(r, n->input[j], i, j);
+	}
+	if (rc < 0) {
+		readers_dispose(r);
+		return rc;
+	}
+	r->of = g;
+	return SCS_OK;
+}
 
-			if (strcmp(n->input[j], name) != 0)
-				continue;
-			if (s == NULL && (s = scs_opschema_find(n->domain, n->op_type,
-			    scs_model_opset(mg->out->proto, n->domain ? n->domain : ""))) == NULL)
-				return 0;
-			if ((fi = scs_opschema_input_formal(s, j)) < 0 ||
-			    !(scs_opschema_input_allowed(s, j) & SCS_OPSCHEMA_BIT(wide)))
-				return 0;
-			if ((tv = s->inputs[fi].type_var) < 0)
-				continue;
-			if (scs_opschema_typevar_types_output(s, tv))
-				return 0;
-			for (size_t o = 0; o < n->n_input; o++) {
-				int fo = o == j || !n->input[o][0] ? -1 : scs_opschema_input_formal(s, o);
+/*
+ * 1 when every reader of @name in shard graph @g takes element type @wide
+ * there as well, alone: a known schema, a type that no other input and no
+ * output shares, and no nested graph reading it. <0 on ENOMEM.
+ */
+static int
+wide_serves(merge *mg, const Onnx__GraphProto *g, const char *name, int wide)
+{
+	readers *r = &mg->rd;
+	int64_t first;
+	int rc;
 
-				if (fo >= 0 && s->inputs[fo].type_var == tv)
-					return 0;
-			}
+	if ((rc = readers_of(r, g)) < 0)
+		return rc;
+	if (scs_strmap_get(&r->outputs, name, NULL))
+		return 0;
+	if (!scs_strmap_get(&r->first, name, &first))
+		return 1;
+	for (size_t at = (size_t)first; at != SIZE_MAX; at = r->reads[at].next) {
+		const Onnx__NodeProto *n = g->node[r->reads[at].node];
+		size_t j = r->reads[at].input;
+		const scs_opschema *s;
+		int fi, tv;
+
+		/* a node with nested graphs that reads the name: not looked into */
+		if (j == SIZE_MAX)
+			return 0;
+		if ((s = scs_opschema_find(n->domain, n->op_type,
+		    scs_model_opset(mg->out->proto, n->domain ? n->domain : ""))) == NULL)
+			return 0;
+		if ((fi = scs_opschema_input_formal(s, j)) < 0 ||
+		    !(scs_opschema_input_allowed(s, j) & SCS_OPSCHEMA_BIT(wide)))
+			return 0;
+		if ((tv = s->inputs[fi].type_var) < 0)
+			continue;
+		if (scs_opschema_typevar_types_output(s, tv))
+			return 0;
+		for (size_t o = 0; o < n->n_input; o++) {
+			int fo = o == j || !n->input[o][0] ? -1 : scs_opschema_input_formal(s, o);
+
+			if (fo >= 0 && s->inputs[fo].type_var == tv)
+				return 0;
 		}
 	}
 	return 1;
@@ -460,7 +526,9 @@ settle_width(merge *mg, const Onnx__GraphProto *src, const char *name, Onnx__Ten
 		return 0;
 	if ((eq = same_values(mg, *t, mg->wide_t[w])) <= 0)
 		return eq;
-	if (wide_serves(mg, src, name, mg->wide_t[w]->data_type)) {
+	if ((rc = wide_serves(mg, src, name, mg->wide_t[w]->data_type)) < 0)
+		return rc;
+	if (rc) {
 		*t = mg->wide_t[w];
 		if (node)
 			*node = mg->wide_node[w];
@@ -773,6 +841,7 @@ done:
 	for (size_t i = 0; i < mg.annotated.cap; i++)
 		free((char *)mg.annotated.keys[i]);
 	scs_strmap_dispose(&mg.annotated);
+	readers_dispose(&mg.rd);
 	scs_strmap_dispose(&mg.origin_in);
 	scs_strmap_dispose(&mg.all_names);
 	scs_strmap_dispose(&mg.wide);
