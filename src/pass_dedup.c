@@ -64,6 +64,10 @@ typedef struct dedup {
 	size_t n_merged;          /* classes merged this round */
 	front *fronts;            /* nodes for the front of their scope, in the order they came */
 	size_t n_fronts, cap_fronts;
+	/* the names nested scopes (not roots) define: first[name] and next, into nested_def */
+	scs_strmap nested_first;
+	struct nested_def { int scope; size_t next; } *nested_def;
+	size_t n_nested_def;
 } dedup;
 
 static int
@@ -176,18 +180,73 @@ cmp_cand(const void *pa, const void *pb)
 	return r ? r : cmp_u64(a->order, b->order);
 }
 
+/*
+ * Index what nested scopes define (d->nested_*), so that a question about
+ * the scopes below one, or about every scope, looks at the scopes that
+ * define the name only. Roots (the main graph, functions) are few and
+ * are asked directly.
+ */
+static int
+index_nested_defs(dedup *d)
+{
+	size_t n = 0, k = 0;
+	int64_t at;
+	int rc = SCS_OK;
+
+	for (size_t s = 0; s < d->scopes.n; s++)
+		n += d->scopes.items[s].parent >= 0 ? d->scopes.items[s].defs.n : 0;
+	if (n == 0)
+		return SCS_OK;
+	if ((d->nested_def = malloc(n * sizeof(*d->nested_def))) == NULL)
+		return scs_err_set(SCS_ENOMEM, "cannot index the nested names");
+	for (size_t s = 0; rc == SCS_OK && s < d->scopes.n; s++) {
+		const scs_strmap *defs = &d->scopes.items[s].defs;
+
+		if (d->scopes.items[s].parent < 0)
+			continue;
+		for (size_t i = 0; rc == SCS_OK && i < defs->cap; i++) {
+			if (!defs->keys[i])
+				continue;
+			d->nested_def[k] = (struct nested_def){ (int)s,
+				scs_strmap_get(&d->nested_first, defs->keys[i], &at) ? (size_t)at : SIZE_MAX };
+			rc = scs_strmap_put(&d->nested_first, defs->keys[i], (int64_t)k++);
+		}
+	}
+	d->n_nested_def = k;
+	return rc;
+}
+
+/* How many scopes define @name (at most 2 counted). */
+static int
+count_defs(const dedup *d, const char *name)
+{
+	int64_t at;
+	int n = 0;
+
+	for (size_t s = 0; s < d->scopes.n && n < 2; s++)
+		if (d->scopes.items[s].parent < 0)
+			n += scs_strmap_get(&d->scopes.items[s].defs, name, NULL);
+	if (scs_strmap_get(&d->nested_first, name, &at))
+		for (size_t e = (size_t)at; e != SIZE_MAX && n < 2; e = d->nested_def[e].next)
+			n++;
+	return n;
+}
+
 /* 1 when no scope from @from up to (not including) @top, nor any scope
  * below @from, defines @name, apart from the definition @self. */
 static int
 capture_free(dedup *d, int from, int top, const char *name, const cand *self)
 {
+	int64_t at;
+
 	for (int s = from; s != top && s >= 0; s = d->scopes.items[s].parent)
 		if (scs_strmap_get(&d->scopes.items[s].defs, name, NULL) && !(self && self->scope == s))
 			return 0;
-	for (size_t s = 0; s < d->scopes.n; s++)
-		if ((int)s != from && scs_scope_encloses(&d->scopes, from, (int)s) &&
-		    scs_strmap_get(&d->scopes.items[s].defs, name, NULL))
-			return 0;
+	/* a scope below @from is nested: among those the index holds */
+	if (scs_strmap_get(&d->nested_first, name, &at))
+		for (size_t e = (size_t)at; e != SIZE_MAX; e = d->nested_def[e].next)
+			if (d->nested_def[e].scope != from && scs_scope_encloses(&d->scopes, from, d->nested_def[e].scope))
+				return 0;
 	return 1;
 }
 
@@ -197,10 +256,8 @@ fresh_name(dedup *d, const char *base, const cand *first, char **out)
 {
 	size_t n = strlen(base) + 32;
 	char *name;
-	int defs = 0;
+	int defs = count_defs(d, base);
 
-	for (size_t s = 0; s < d->scopes.n; s++)
-		defs += scs_strmap_get(&d->scopes.items[s].defs, base, NULL);
 	if ((name = malloc(n)) == NULL)
 		return scs_err_set(SCS_ENOMEM, "cannot allocate a name");
 	if (defs == 1 && scs_strmap_get(&d->scopes.items[first->scope].defs, base, NULL) &&
@@ -209,7 +266,7 @@ fresh_name(dedup *d, const char *base, const cand *first, char **out)
 	} else {
 		for (unsigned i = 1;; i++) {
 			snprintf(name, n, "%s_scs%u", base, i);
-			if (!scs_scopes_defined_anywhere(&d->scopes, name) && !scs_strmap_get(&d->taken, name, NULL))
+			if (count_defs(d, name) == 0 && !scs_strmap_get(&d->taken, name, NULL))
 				break;
 		}
 	}
@@ -533,7 +590,7 @@ dedup_round(scs_model *m, scs_report *rep, int count, int *again)
 	d.rep = rep;
 	d.count = count;
 	d.ir_version = m->proto->has_ir_version ? m->proto->ir_version : 0;
-	if ((rc = scs_scopes_build(&d.scopes, m->proto)) < 0 ||
+	if ((rc = scs_scopes_build(&d.scopes, m->proto)) < 0 || (rc = index_nested_defs(&d)) < 0 ||
 	    (rc = scs_scopes_each_constant(&d.scopes, add_cand, &d)) < 0)
 		goto done;
 	if (d.n)
@@ -582,6 +639,8 @@ done:
 		if (d.fronts[i].fresh)
 			scs_model_free_message(m, &d.fronts[i].node->base);
 	free(d.fronts);
+	free(d.nested_def);
+	scs_strmap_dispose(&d.nested_first);
 	free(cls);
 	free(d.c);
 	scs_renames_dispose(&d.renames);
