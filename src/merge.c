@@ -461,49 +461,84 @@ wide_serves(merge *mg, const Onnx__GraphProto *g, const char *name, int wide)
 	return 1;
 }
 
-/* References to @from in @g (and the graphs nested in it that do not define it) become @to. */
-static int
-rename_reads(Onnx__GraphProto *g, const char *from, const char *to, int nested)
-{
-	if (nested) {
-		for (size_t i = 0; i < g->n_input; i++)
-			if (g->input[i]->name && strcmp(g->input[i]->name, from) == 0)
-				return SCS_OK;
-		for (size_t i = 0; i < g->n_initializer; i++)
-			if (g->initializer[i]->name && strcmp(g->initializer[i]->name, from) == 0)
-				return SCS_OK;
-		for (size_t i = 0; i < g->n_node; i++)
-			for (size_t j = 0; j < g->node[i]->n_output; j++)
-				if (strcmp(g->node[i]->output[j], from) == 0)
-					return SCS_OK;
-		for (size_t i = 0; i < g->n_output; i++)
-			if (g->output[i]->name && strcmp(g->output[i]->name, from) == 0) {
-				free(g->output[i]->name);
-				if ((g->output[i]->name = strdup(to)) == NULL)
-					return scs_err_set(SCS_ENOMEM, "cannot copy a name");
-			}
-	}
-	for (size_t i = 0; i < g->n_node; i++) {
-		Onnx__NodeProto *n = g->node[i];
-		int rc;
+/* What a rename pass knows: the renames, and the names the nested graphs on the way down define. */
+typedef struct renamer {
+	const scs_strmap *to;     /* from -> index in names */
+	char *const *names;
+	const scs_strmap **shadow;
+	size_t depth, cap;
+} renamer;
 
-		for (size_t j = 0; j < n->n_input; j++)
-			if (strcmp(n->input[j], from) == 0) {
-				free(n->input[j]);
-				if ((n->input[j] = strdup(to)) == NULL)
-					return scs_err_set(SCS_ENOMEM, "cannot copy a name");
-			}
-		for (size_t j = 0; j < n->n_attribute; j++) {
+/* The name @from becomes, or NULL when none (or a nested graph on the way defines it). */
+static const char *
+renamed(const renamer *r, const char *from)
+{
+	int64_t i;
+
+	if (!scs_strmap_get(r->to, from, &i))
+		return NULL;
+	for (size_t d = 0; d < r->depth; d++)
+		if (scs_strmap_get(r->shadow[d], from, NULL))
+			return NULL;
+	return r->names[i];
+}
+
+/* References in @g (and the graphs nested in it that do not define the name) renamed by @r. */
+static int
+rename_reads(Onnx__GraphProto *g, renamer *r, int nested)
+{
+	scs_strmap defs = SCS_STRMAP_INIT;
+	const char *to;
+	int rc = SCS_OK;
+
+	if (nested) {
+		const scs_strmap **grown;
+
+		for (size_t i = 0; rc == SCS_OK && i < g->n_input; i++)
+			if (g->input[i]->name)
+				rc = scs_strmap_put(&defs, g->input[i]->name, 1);
+		for (size_t i = 0; rc == SCS_OK && i < g->n_initializer; i++)
+			if (g->initializer[i]->name)
+				rc = scs_strmap_put(&defs, g->initializer[i]->name, 1);
+		for (size_t i = 0; rc == SCS_OK && i < g->n_node; i++)
+			for (size_t j = 0; rc == SCS_OK && j < g->node[i]->n_output; j++)
+				rc = scs_strmap_put(&defs, g->node[i]->output[j], 1);
+		if (rc == SCS_OK && r->depth == r->cap) {
+			r->cap = r->cap ? r->cap * 2 : 8;
+			if ((grown = realloc(r->shadow, r->cap * sizeof(*grown))) == NULL)
+				rc = scs_err_set(SCS_ENOMEM, "cannot rename");
+			else
+				r->shadow = grown;
+		}
+		if (rc < 0) {
+			scs_strmap_dispose(&defs);
+			return rc;
+		}
+		r->shadow[r->depth++] = &defs;
+		for (size_t i = 0; rc == SCS_OK && i < g->n_output; i++)
+			if (g->output[i]->name && (to = renamed(r, g->output[i]->name)) != NULL)
+				rc = scs_name_swap(&g->output[i]->name, to);
+	}
+	for (size_t i = 0; rc == SCS_OK && i < g->n_node; i++) {
+		Onnx__NodeProto *n = g->node[i];
+
+		for (size_t j = 0; rc == SCS_OK && j < n->n_input; j++)
+			if ((to = renamed(r, n->input[j])) != NULL)
+				rc = scs_name_swap(&n->input[j], to);
+		for (size_t j = 0; rc == SCS_OK && j < n->n_attribute; j++) {
 			Onnx__AttributeProto *a = n->attribute[j];
 
-			if (a->g && (rc = rename_reads(a->g, from, to, 1)) < 0)
-				return rc;
-			for (size_t k = 0; k < a->n_graphs; k++)
-				if ((rc = rename_reads(a->graphs[k], from, to, 1)) < 0)
-					return rc;
+			if (a->g)
+				rc = rename_reads(a->g, r, 1);
+			for (size_t k = 0; rc == SCS_OK && k < a->n_graphs; k++)
+				rc = rename_reads(a->graphs[k], r, 1);
 		}
 	}
-	return SCS_OK;
+	if (nested) {
+		r->depth--;
+		scs_strmap_dispose(&defs);
+	}
+	return rc;
 }
 
 /*
@@ -737,13 +772,21 @@ take_shard(merge *mg, size_t k)
 		rc = add_node(mg, (Onnx__NodeProto *)copy, at);
 	}
 	/* this shard's readers of a narrow copy kept apart read it under its fresh name */
-	for (size_t f = fresh_at; rc == SCS_OK && f < mg->n_fresh; f++) {
+	if (rc == SCS_OK && fresh_at < mg->n_fresh) {
+		scs_strmap to = SCS_STRMAP_INIT;
+		renamer r = { &to, mg->fresh, NULL, 0, 0 };
 		Onnx__GraphProto part;
 
+		for (size_t f = fresh_at; rc == SCS_OK && f < mg->n_fresh; f++)
+			if (!scs_strmap_get(&to, mg->fresh_from[f], NULL))
+				rc = scs_strmap_put(&to, mg->fresh_from[f], (int64_t)f);
 		onnx__graph_proto__init(&part);
 		part.node = mg->g->node + node_at;
 		part.n_node = mg->g->n_node - node_at;
-		rc = rename_reads(&part, mg->fresh_from[f], mg->fresh[f], 0);
+		if (rc == SCS_OK)
+			rc = rename_reads(&part, &r, 0);
+		free(r.shadow);
+		scs_strmap_dispose(&to);
 	}
 	for (size_t i = 0; rc == SCS_OK && i < src->n_value_info; i++) {
 		const char *name = src->value_info[i]->name;

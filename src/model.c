@@ -762,8 +762,8 @@ scs_renames_lookup(const scs_renames *r, const scs_scopes *s, int at, const char
 	return NULL;
 }
 
-static int
-swap_name(char **slot, const char *to)
+int
+scs_name_swap(char **slot, const char *to)
 {
 	char *copy = strdup(to);
 
@@ -787,7 +787,7 @@ apply_in(scs_renames *r, scs_scopes *s, int at)
 	for (i = 0; i < *n; i++)
 		for (j = 0; j < nodes[i]->n_input; j++)
 			if (nodes[i]->input[j][0] && (to = scs_renames_lookup(r, s, at, nodes[i]->input[j])) &&
-			    (rc = swap_name(&nodes[i]->input[j], to)) < 0)
+			    (rc = scs_name_swap(&nodes[i]->input[j], to)) < 0)
 				return rc;
 	if (sc->graph == NULL)
 		return SCS_OK;
@@ -795,18 +795,18 @@ apply_in(scs_renames *r, scs_scopes *s, int at)
 	if (sc->parent >= 0)
 		for (i = 0; i < sc->graph->n_output; i++)
 			if (sc->graph->output[i]->name && (to = scs_renames_lookup(r, s, at, sc->graph->output[i]->name)) &&
-			    (rc = swap_name(&sc->graph->output[i]->name, to)) < 0)
+			    (rc = scs_name_swap(&sc->graph->output[i]->name, to)) < 0)
 				return rc;
 	/* quantization annotations name tensors too: the annotated one and its parameters */
 	for (i = 0; i < sc->graph->n_quantization_annotation; i++) {
 		Onnx__TensorAnnotation *a = sc->graph->quantization_annotation[i];
 
-		if (a->tensor_name && (to = scs_renames_lookup(r, s, at, a->tensor_name)) && (rc = swap_name(&a->tensor_name, to)) < 0)
+		if (a->tensor_name && (to = scs_renames_lookup(r, s, at, a->tensor_name)) && (rc = scs_name_swap(&a->tensor_name, to)) < 0)
 			return rc;
 		for (j = 0; j < a->n_quant_parameter_tensor_names; j++) {
 			char **v = &a->quant_parameter_tensor_names[j]->value;
 
-			if (*v && (to = scs_renames_lookup(r, s, at, *v)) && (rc = swap_name(v, to)) < 0)
+			if (*v && (to = scs_renames_lookup(r, s, at, *v)) && (rc = scs_name_swap(v, to)) < 0)
 				return rc;
 		}
 	}

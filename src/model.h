@@ -153,6 +153,9 @@ void scs_renames_dispose(scs_renames *r);
  * value_info entries of renamed names. */
 int scs_renames_apply(scs_renames *r, scs_scopes *s);
 
+/* Replace the string *@slot (freed) with a copy of @to; SCS_ENOMEM leaves it. */
+int scs_name_swap(char **slot, const char *to);
+
 /* The name a reference to @name in scope @at becomes under @r, or NULL when none covers it. */
 const char *scs_renames_lookup(const scs_renames *r, const scs_scopes *s, int at, const char *name);
 

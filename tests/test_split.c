@@ -585,3 +585,58 @@ Test(split, a_long_chain_cuts_into_shards_that_chain)
 	free(merged);
 	tmpdir_remove(dir);
 }
+
+/* Slice reads K with E (one type variable), Reshape reads K as its shape. */
+static const char kept_apart_py[] =
+    "import sys, numpy as np, onnx\n"
+    "from onnx import helper as h, numpy_helper as nh, TensorProto as T\n"
+    "nodes = [h.make_node(\"Slice\", [\"X\", \"K\", \"E\"], [\"s\"], name=\"slice\"),\n"
+    "         h.make_node(\"ReduceSum\", [\"s\"], [\"r\"], keepdims=1, name=\"sum\"),\n"
+    "         h.make_node(\"Reshape\", [\"r\", \"K\"], [\"Y\"], name=\"reshape\")]\n"
+    "inits = [nh.from_array(np.array([1], np.int64), \"K\"), nh.from_array(np.array([3], np.int64), \"E\")]\n"
+    "g = h.make_graph(nodes, \"kept_apart\", [h.make_tensor_value_info(\"X\", T.FLOAT, [4])],\n"
+    "                [h.make_tensor_value_info(\"Y\", T.FLOAT, [1])], inits)\n"
+    "m = h.make_model(g, opset_imports=[h.make_opsetid(\"\", 13)])\n"
+    "m.ir_version = 8\n"
+    "onnx.checker.check_model(m)\n"
+    "onnx.save(m, sys.argv[1])\n";
+
+/*
+ * Shards shrunk on their own hold K at two widths: narrowed with E where
+ * Slice reads it, int64 where Reshape does. The wide K cannot serve Slice
+ * alone (E shares its type variable), so merge keeps the narrow copy under
+ * a fresh name and only Slice reads it.
+ */
+Test(merge, a_narrow_copy_kept_apart_is_read_under_its_fresh_name)
+{
+	char *dir = tmpdir_new(), *in = path_in(dir, "kept.onnx"), *shards = path_in(dir, "shards"),
+	     *shrunk = path_in(dir, "shrunk"), *out = path_in(dir, "merged.onnx"), *text;
+	Onnx__ModelProto *m;
+	Onnx__TensorProto *k, *fresh;
+
+	cr_assert_eq(run(&text, "/usr/bin/python3 -c '%s' '%s'", kept_apart_py, in), 0, "%s", text);
+	free(text);
+	cr_assert_eq(run_tool(&text, "scs4onnx-split", "'%s' '%s' --max-shard-size 1 -n", in, shards), 0, "%s", text);
+	free(text);
+	cr_assert_eq(run(&text, "mkdir '%s' && for f in '%s'/*.onnx; do '%s/scs4onnx-shrink' \"$f\" '%s'/$(basename \"$f\") -n || exit 1; done",
+	    shrunk, shards, SCS_TOOLS_DIR, shrunk), 0, "%s", text);
+	free(text);
+	cr_assert_eq(run_tool(&text, "scs4onnx-merge", "'%s' '%s' -n", shrunk, out), 0, "%s", text);
+	free(text);
+	m = load_proto(out);
+	cr_assert_not_null(m);
+	k = find_init(m->graph, "K");
+	fresh = find_init(m->graph, "K_scs1");
+	cr_assert(k && fresh, "K and its narrow copy K_scs1 are both kept");
+	cr_assert_eq(k->data_type, ONNX__TENSOR_PROTO__DATA_TYPE__INT64);
+	cr_assert_eq(fresh->data_type, ONNX__TENSOR_PROTO__DATA_TYPE__INT32);
+	cr_assert_str_eq(find_node_by_output(m->graph, "s")->input[1], "K_scs1", "Slice reads the narrow copy");
+	cr_assert_str_eq(find_node_by_output(m->graph, "Y")->input[1], "K", "Reshape reads the wide K");
+	free_proto(m);
+	expect_equivalent(in, out, NULL);
+	free(in);
+	free(shards);
+	free(shrunk);
+	free(out);
+	tmpdir_remove(dir);
+}
