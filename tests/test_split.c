@@ -618,9 +618,7 @@ Test(merge, a_narrow_copy_kept_apart_is_read_under_its_fresh_name)
 	free(text);
 	cr_assert_eq(run_tool(&text, "scs4onnx-split", "'%s' '%s' --max-shard-size 1 -n", in, shards), 0, "%s", text);
 	free(text);
-	cr_assert_eq(run(&text, "mkdir '%s' && for f in '%s'/*.onnx; do '%s/scs4onnx-shrink' \"$f\" '%s'/$(basename \"$f\") -n || exit 1; done",
-	    shrunk, shards, SCS_TOOLS_DIR, shrunk), 0, "%s", text);
-	free(text);
+	shrink_shards(shards, shrunk);
 	cr_assert_eq(run_tool(&text, "scs4onnx-merge", "'%s' '%s' -n", shrunk, out), 0, "%s", text);
 	free(text);
 	m = load_proto(out);
