@@ -8,6 +8,8 @@
 # size, wall time per stage and in all, its ratio to `cp` of the input in the
 # same run, and peak RssAnon; and whether big's output equals
 # scs4onnx-shrink's on the same input (same bytes). Needs ~30 GB of free disk.
+# Then scripts/bench-scale.sh split: a chain of 32,000 nodes split at a 64 KiB
+# budget, and at 2x and 4x the nodes (time and memory growth beside cp).
 # SPDX-License-Identifier: MIT
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -72,3 +74,4 @@ for c in e i; do
 	rm -rf "$work/big" "$work/shrink" "$work/big.json"
 done
 [ "${KEEP:-0}" = 1 ] || rm -rf "$work"
+scripts/bench-scale.sh split

@@ -15,6 +15,8 @@
 #   (d) many:   4,000 small distinct constants
 #   (e) many:   256,000 small distinct constants (~24 MB)
 # Needs ~12 GB of free disk. Not a test: it prints figures.
+# Then scripts/bench-scale.sh dups: 10,000, 20,000 and 40,000 duplicates
+# shrunk (time and memory growth beside cp).
 # SPDX-License-Identifier: MIT
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -43,18 +45,7 @@ bytes_of() {     # total size of the files named
 	echo $n
 }
 
-seconds_of() {   # wall seconds of a command, after a sync so earlier writes do not count
-	local t0 t1
-	sync
-	t0=$(date +%s.%N)
-	"$@"
-	t1=$(date +%s.%N)
-	echo "$t1 - $t0" | bc
-}
-
-median3() {      # the middle of three numbers
-	printf "%s\n" "$@" | sort -g | sed -n 2p
-}
+. scripts/bench-lib.sh     # seconds_of, median3
 
 runs=3           # each timing is the median of three runs
 
@@ -101,3 +92,4 @@ for c in a b c d e; do
 	rm -f "$work/$c-out.onnx" "$work/$c-out.onnx".*.data
 done
 [ "${KEEP:-0}" = 1 ] || rm -rf "$work"
+scripts/bench-scale.sh dups

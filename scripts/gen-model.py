@@ -19,7 +19,12 @@ Kinds:
   inline   the llm kind, always inline (a single .onnx, default --size 2.3G,
            i.e. larger than the 2 GiB protobuf limit).
   many     --count N (default 4000) small DISTINCT float32 [4] constants, each
-           Added in a chain to input X [4]; nothing is duplicated.
+           Added in a chain to input X [4]; nothing is duplicated.  A chain of
+           N nodes: the split benchmark's input.
+  dups     --count N (default 4000) float32 [4] constants in --groups G
+           (default 1) groups of equal values (constant i in group i mod G),
+           each Added in a chain to input X [4]: dedup keeps const_0 ..
+           const_<G-1> and removes the other N - G.
 
 Options:
   --size SIZE        total file size target (K/M/G/T suffixes, binary units,
@@ -36,7 +41,8 @@ Options:
                      too, and ONNX Runtime then refuses the model)
   --layers/--hidden/--vocab/--seq  override the llm dimensions
   --hw N             gmflow spatial size (default 1200)
-  --count N          many: number of constants (default 4000)
+  --count N          many/dups: number of constants (default 4000)
+  --groups G         dups: number of distinct values (default 1)
 
 The protobuf wire format is written directly and streamed: every message size
 is computed before writing, tensor payloads are produced and written in pieces
@@ -582,13 +588,16 @@ def build_llm(a):
     return g
 
 
-def build_many(a):
+def build_many(a, same=False):
     n = a.count
-    g = Graph("many_constants")
+    g = Graph("duplicate_constants" if same else "many_constants")
     x = g.input("X", FLOAT, [4])
     rng = np.random.Generator(np.random.PCG64(np.random.SeedSequence([a.seed, 7])))
     vals = rng.standard_normal((n, 4)).astype(np.float32)
-    vals[:, 0] = np.arange(n, dtype=np.float32)       # makes every row distinct
+    if same:
+        vals[:] = vals[np.arange(n) % a.groups]       # row i equals row i mod G
+    else:
+        vals[:, 0] = np.arange(n, dtype=np.float32)   # makes every row distinct
     h = x
     for i in range(n):
         c = g.init_array("const_%d" % i, vals[i])
@@ -635,7 +644,7 @@ def main(argv=None):
         description="Generate deterministic test ONNX models (streamed wire format).",
         formatter_class=argparse.RawDescriptionHelpFormatter,
         epilog="Kinds:" + __doc__.split("Kinds:", 1)[1].split("Options:", 1)[0])
-    ap.add_argument("kind", choices=["gmflow", "llm", "inline", "many"])
+    ap.add_argument("kind", choices=["gmflow", "llm", "inline", "many", "dups"])
     ap.add_argument("out", metavar="OUT.onnx")
     ap.add_argument("--size", type=parse_size, default=None,
                     help="target total size (llm default 3G, inline 2.3G)")
@@ -653,7 +662,8 @@ def main(argv=None):
     ap.add_argument("--vocab", type=positive_int)
     ap.add_argument("--seq", type=positive_int)
     ap.add_argument("--hw", type=positive_int, default=1200, help="gmflow spatial size")
-    ap.add_argument("--count", type=int, default=4000, help="many: number of constants")
+    ap.add_argument("--count", type=int, default=4000, help="many/dups: number of constants")
+    ap.add_argument("--groups", type=positive_int, default=1, help="dups: number of distinct values")
     a = ap.parse_args(argv)
 
     if a.seed < 0 or a.seed >= 1 << 63:
@@ -671,11 +681,13 @@ def main(argv=None):
         for opt in ("size", "big_tensor", "layers", "hidden", "vocab", "seq"):
             if getattr(a, opt) is not None:
                 ap.error("--%s applies to llm/inline only" % opt.replace("_", "-"))
-    if a.kind == "many" and a.count < 0:
+    if a.kind != "dups" and a.groups != 1:
+        ap.error("--groups applies to dups only")
+    if a.kind in ("many", "dups") and a.count < 0:
         ap.error("--count must be >= 0")
 
     g = {"gmflow": build_gmflow, "llm": build_llm, "inline": build_llm,
-         "many": build_many}[a.kind](a)
+         "many": build_many, "dups": lambda a: build_many(a, same=True)}[a.kind](a)
     sizes = save(g, a.out, a.external, a.data, a.ext_threshold)
 
     total = sum(t.nbytes for t in g.inits)

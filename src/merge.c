@@ -28,6 +28,19 @@
 #include "opschema.h"
 #include "shard.h"
 
+/*
+ * Where a shard graph's names are read: first[name] is the first read,
+ * next[r] the one after read r (SIZE_MAX: none); a read is input @input of
+ * node @node, or (input SIZE_MAX) somewhere in the node's nested graphs.
+ * And the shard's outputs by name.
+ */
+typedef struct readers {
+	const Onnx__GraphProto *of;
+	scs_strmap first, outputs;
+	struct read { size_t node, input, next; } *reads;
+	size_t n, cap;
+} readers;
+
 typedef struct merge {
 	scs_model *out;
 	Onnx__GraphProto *g;
@@ -45,6 +58,11 @@ typedef struct merge {
 	char **fresh;             /* names given to kept narrow copies (owned) */
 	const char **fresh_from;  /* the narrow name each fresh name stands for (borrowed) */
 	size_t n_fresh;
+	scs_strmap inits;         /* merged initializer name -> index in g->initializer */
+	scs_strmap makers;        /* merged node output -> index in g->node of its first maker */
+	scs_strmap described;     /* names the merged value_info describes */
+	scs_strmap annotated;     /* the merged annotations, each packed and in hex (keys owned) */
+	readers rd;               /* who reads what in the shard being taken (built when first needed) */
 } merge;
 
 #define APPEND(arr, n, item, rc) \
@@ -154,23 +172,59 @@ start_from_header(merge *mg)
 	return SCS_OK;
 }
 
+/* The merged graph's initializer named @name, or NULL. */
 static Onnx__TensorProto *
-find_init(const Onnx__GraphProto *g, const char *name)
+find_init(const merge *mg, const char *name)
 {
-	for (size_t i = 0; i < g->n_initializer; i++)
-		if (g->initializer[i]->name && strcmp(g->initializer[i]->name, name) == 0)
-			return g->initializer[i];
-	return NULL;
+	int64_t i;
+
+	return scs_strmap_get(&mg->inits, name, &i) ? mg->g->initializer[i] : NULL;
 }
 
+/* The merged graph's first node making @name, or NULL. */
 static Onnx__NodeProto *
-find_maker(const Onnx__GraphProto *g, const char *name)
+find_maker(const merge *mg, const char *name)
 {
-	for (size_t i = 0; i < g->n_node; i++)
-		for (size_t j = 0; j < g->node[i]->n_output; j++)
-			if (strcmp(g->node[i]->output[j], name) == 0)
-				return g->node[i];
-	return NULL;
+	int64_t i;
+
+	return scs_strmap_get(&mg->makers, name, &i) ? mg->g->node[i] : NULL;
+}
+
+/* Append @t to the merged initializers, defined by shard @at. */
+static int
+add_init(merge *mg, Onnx__TensorProto *t, size_t at)
+{
+	int rc;
+
+	if ((rc = scs_array_insert(&mg->g->initializer, &mg->g->n_initializer, t, 0)) < 0) {
+		scs_model_free_message(mg->out, &t->base);
+		return rc;
+	}
+	if (t->name && !scs_strmap_get(&mg->inits, t->name, NULL) &&
+	    (rc = scs_strmap_put(&mg->inits, t->name, (int64_t)mg->g->n_initializer - 1)) < 0)
+		return rc;
+	return scs_strmap_put(&mg->defined, t->name ? t->name : "", (int64_t)at);
+}
+
+/* Append @n to the merged nodes; its outputs are defined by shard @at. */
+static int
+add_node(merge *mg, Onnx__NodeProto *n, size_t at)
+{
+	int rc;
+
+	if ((rc = scs_array_insert(&mg->g->node, &mg->g->n_node, n, 0)) < 0) {
+		scs_model_free_message(mg->out, &n->base);
+		return rc;
+	}
+	for (size_t j = 0; rc == SCS_OK && j < n->n_output; j++) {
+		if (!n->output[j][0])
+			continue;
+		if (!scs_strmap_get(&mg->makers, n->output[j], NULL) &&
+		    (rc = scs_strmap_put(&mg->makers, n->output[j], (int64_t)mg->g->n_node - 1)) < 0)
+			return rc;
+		rc = scs_strmap_put(&mg->defined, n->output[j], (int64_t)at);
+	}
+	return rc;
 }
 
 
@@ -297,109 +351,196 @@ same_values(merge *mg, const Onnx__TensorProto *narrow, const Onnx__TensorProto 
 	return 1;
 }
 
-/*
- * 1 when every reader of @name in shard graph @g takes element type @wide
- * there as well, alone: a known schema, a type that no other input and no
- * output shares, and no nested graph reading it.
- */
-static int
-wide_serves(merge *mg, const Onnx__GraphProto *g, const char *name, int wide)
+static void
+readers_dispose(readers *r)
 {
-	for (size_t i = 0; i < g->n_output; i++)
-		if (g->output[i]->name && strcmp(g->output[i]->name, name) == 0)
-			return 0;
-	for (size_t i = 0; i < g->n_node; i++) {
+	scs_strmap_dispose(&r->first);
+	scs_strmap_dispose(&r->outputs);
+	free(r->reads);
+	memset(r, 0, sizeof(*r));
+}
+
+/* Note that node @node reads @name at input @input (SIZE_MAX: in a nested graph). */
+static int
+add_read(readers *r, const char *name, size_t node, size_t input)
+{
+	struct read *grown;
+	int64_t at;
+
+	if (r->n == r->cap) {
+		r->cap = r->cap ? r->cap * 2 : 64;
+		if ((grown = realloc(r->reads, r->cap * sizeof(*grown))) == NULL)
+			return scs_err_set(SCS_ENOMEM, "cannot index the readers");
+		r->reads = grown;
+	}
+	/* chains run backwards; the answer does not depend on their order */
+	r->reads[r->n] = (struct read){ node, input, scs_strmap_get(&r->first, name, &at) ? (size_t)at : SIZE_MAX };
+	return scs_strmap_put(&r->first, name, (int64_t)r->n++);
+}
+
+/* Index the reads and outputs of shard graph @g (once per shard). */
+static int
+readers_of(readers *r, const Onnx__GraphProto *g)
+{
+	int rc = SCS_OK;
+
+	if (r->of == g)
+		return SCS_OK;
+	readers_dispose(r);
+	for (size_t i = 0; rc == SCS_OK && i < g->n_output; i++)
+		if (g->output[i]->name)
+			rc = scs_strmap_put(&r->outputs, g->output[i]->name, 1);
+	for (size_t i = 0; rc == SCS_OK && i < g->n_node; i++) {
 		const Onnx__NodeProto *n = g->node[i];
-		const scs_opschema *s = NULL;
 		int bodies = 0;
 
 		for (size_t j = 0; j < n->n_attribute; j++)
 			bodies |= n->attribute[j]->g != NULL || n->attribute[j]->n_graphs > 0;
 		if (bodies) {
-			/* a node with nested graphs that reads the name: not looked into */
 			scs_names reads = { NULL, 0, 0 };
-			int hit = 0;
 
-			if (scs_node_reads(n, &reads) < 0) {
-				free(reads.items);
-				return 0;
-			}
-			for (size_t j = 0; j < reads.n; j++)
-				hit |= strcmp(reads.items[j], name) == 0;
+			rc = scs_node_reads(n, &reads);
+			for (size_t j = 0; rc == SCS_OK && j < reads.n; j++)
+				rc = add_read(r, reads.items[j], i, SIZE_MAX);
 			free(reads.items);
-			if (hit)
-				return 0;
 			continue;
 		}
-		for (size_t j = 0; j < n->n_input; j++) {
-			int fi, tv;
+		for (size_t j = 0; rc == SCS_OK && j < n->n_input; j++)
+			rc = add_read(r, n->input[j], i, j);
+	}
+	if (rc < 0) {
+		readers_dispose(r);
+		return rc;
+	}
+	r->of = g;
+	return SCS_OK;
+}
 
-			if (strcmp(n->input[j], name) != 0)
-				continue;
-			if (s == NULL && (s = scs_opschema_find(n->domain, n->op_type,
-			    scs_model_opset(mg->out->proto, n->domain ? n->domain : ""))) == NULL)
-				return 0;
-			if ((fi = scs_opschema_input_formal(s, j)) < 0 ||
-			    !(scs_opschema_input_allowed(s, j) & SCS_OPSCHEMA_BIT(wide)))
-				return 0;
-			if ((tv = s->inputs[fi].type_var) < 0)
-				continue;
-			if (scs_opschema_typevar_types_output(s, tv))
-				return 0;
-			for (size_t o = 0; o < n->n_input; o++) {
-				int fo = o == j || !n->input[o][0] ? -1 : scs_opschema_input_formal(s, o);
+/*
+ * 1 when every reader of @name in shard graph @g takes element type @wide
+ * there as well, alone: a known schema, a type that no other input and no
+ * output shares, and no nested graph reading it. <0 on ENOMEM.
+ */
+static int
+wide_serves(merge *mg, const Onnx__GraphProto *g, const char *name, int wide)
+{
+	readers *r = &mg->rd;
+	int64_t first;
+	int rc;
 
-				if (fo >= 0 && s->inputs[fo].type_var == tv)
-					return 0;
-			}
+	if ((rc = readers_of(r, g)) < 0)
+		return rc;
+	if (scs_strmap_get(&r->outputs, name, NULL))
+		return 0;
+	if (!scs_strmap_get(&r->first, name, &first))
+		return 1;
+	for (size_t at = (size_t)first; at != SIZE_MAX; at = r->reads[at].next) {
+		const Onnx__NodeProto *n = g->node[r->reads[at].node];
+		size_t j = r->reads[at].input;
+		const scs_opschema *s;
+		int fi, tv;
+
+		/* a node with nested graphs that reads the name: not looked into */
+		if (j == SIZE_MAX)
+			return 0;
+		if ((s = scs_opschema_find(n->domain, n->op_type,
+		    scs_model_opset(mg->out->proto, n->domain ? n->domain : ""))) == NULL)
+			return 0;
+		if ((fi = scs_opschema_input_formal(s, j)) < 0 ||
+		    !(scs_opschema_input_allowed(s, j) & SCS_OPSCHEMA_BIT(wide)))
+			return 0;
+		if ((tv = s->inputs[fi].type_var) < 0)
+			continue;
+		if (scs_opschema_typevar_types_output(s, tv))
+			return 0;
+		for (size_t o = 0; o < n->n_input; o++) {
+			int fo = o == j || !n->input[o][0] ? -1 : scs_opschema_input_formal(s, o);
+
+			if (fo >= 0 && s->inputs[fo].type_var == tv)
+				return 0;
 		}
 	}
 	return 1;
 }
 
-/* References to @from in @g (and the graphs nested in it that do not define it) become @to. */
-static int
-rename_reads(Onnx__GraphProto *g, const char *from, const char *to, int nested)
-{
-	if (nested) {
-		for (size_t i = 0; i < g->n_input; i++)
-			if (g->input[i]->name && strcmp(g->input[i]->name, from) == 0)
-				return SCS_OK;
-		for (size_t i = 0; i < g->n_initializer; i++)
-			if (g->initializer[i]->name && strcmp(g->initializer[i]->name, from) == 0)
-				return SCS_OK;
-		for (size_t i = 0; i < g->n_node; i++)
-			for (size_t j = 0; j < g->node[i]->n_output; j++)
-				if (strcmp(g->node[i]->output[j], from) == 0)
-					return SCS_OK;
-		for (size_t i = 0; i < g->n_output; i++)
-			if (g->output[i]->name && strcmp(g->output[i]->name, from) == 0) {
-				free(g->output[i]->name);
-				if ((g->output[i]->name = strdup(to)) == NULL)
-					return scs_err_set(SCS_ENOMEM, "cannot copy a name");
-			}
-	}
-	for (size_t i = 0; i < g->n_node; i++) {
-		Onnx__NodeProto *n = g->node[i];
-		int rc;
+/* What a rename pass knows: the renames, and the names the nested graphs on the way down define. */
+typedef struct renamer {
+	const scs_strmap *to;     /* from -> index in names */
+	char *const *names;
+	const scs_strmap **shadow;
+	size_t depth, cap;
+} renamer;
 
-		for (size_t j = 0; j < n->n_input; j++)
-			if (strcmp(n->input[j], from) == 0) {
-				free(n->input[j]);
-				if ((n->input[j] = strdup(to)) == NULL)
-					return scs_err_set(SCS_ENOMEM, "cannot copy a name");
-			}
-		for (size_t j = 0; j < n->n_attribute; j++) {
+/* The name @from becomes, or NULL when none (or a nested graph on the way defines it). */
+static const char *
+renamed(const renamer *r, const char *from)
+{
+	int64_t i;
+
+	if (!scs_strmap_get(r->to, from, &i))
+		return NULL;
+	for (size_t d = 0; d < r->depth; d++)
+		if (scs_strmap_get(r->shadow[d], from, NULL))
+			return NULL;
+	return r->names[i];
+}
+
+/* References in @g (and the graphs nested in it that do not define the name) renamed by @r. */
+static int
+rename_reads(Onnx__GraphProto *g, renamer *r, int nested)
+{
+	scs_strmap defs = SCS_STRMAP_INIT;
+	const char *to;
+	int rc = SCS_OK;
+
+	if (nested) {
+		const scs_strmap **grown;
+
+		for (size_t i = 0; rc == SCS_OK && i < g->n_input; i++)
+			if (g->input[i]->name)
+				rc = scs_strmap_put(&defs, g->input[i]->name, 1);
+		for (size_t i = 0; rc == SCS_OK && i < g->n_initializer; i++)
+			if (g->initializer[i]->name)
+				rc = scs_strmap_put(&defs, g->initializer[i]->name, 1);
+		for (size_t i = 0; rc == SCS_OK && i < g->n_node; i++)
+			for (size_t j = 0; rc == SCS_OK && j < g->node[i]->n_output; j++)
+				rc = scs_strmap_put(&defs, g->node[i]->output[j], 1);
+		if (rc == SCS_OK && r->depth == r->cap) {
+			r->cap = r->cap ? r->cap * 2 : 8;
+			if ((grown = realloc(r->shadow, r->cap * sizeof(*grown))) == NULL)
+				rc = scs_err_set(SCS_ENOMEM, "cannot rename");
+			else
+				r->shadow = grown;
+		}
+		if (rc < 0) {
+			scs_strmap_dispose(&defs);
+			return rc;
+		}
+		r->shadow[r->depth++] = &defs;
+		for (size_t i = 0; rc == SCS_OK && i < g->n_output; i++)
+			if (g->output[i]->name && (to = renamed(r, g->output[i]->name)) != NULL)
+				rc = scs_name_swap(&g->output[i]->name, to);
+	}
+	for (size_t i = 0; rc == SCS_OK && i < g->n_node; i++) {
+		Onnx__NodeProto *n = g->node[i];
+
+		for (size_t j = 0; rc == SCS_OK && j < n->n_input; j++)
+			if ((to = renamed(r, n->input[j])) != NULL)
+				rc = scs_name_swap(&n->input[j], to);
+		for (size_t j = 0; rc == SCS_OK && j < n->n_attribute; j++) {
 			Onnx__AttributeProto *a = n->attribute[j];
 
-			if (a->g && (rc = rename_reads(a->g, from, to, 1)) < 0)
-				return rc;
-			for (size_t k = 0; k < a->n_graphs; k++)
-				if ((rc = rename_reads(a->graphs[k], from, to, 1)) < 0)
-					return rc;
+			if (a->g)
+				rc = rename_reads(a->g, r, 1);
+			for (size_t k = 0; rc == SCS_OK && k < a->n_graphs; k++)
+				rc = rename_reads(a->graphs[k], r, 1);
 		}
 	}
-	return SCS_OK;
+	if (nested) {
+		r->depth--;
+		scs_strmap_dispose(&defs);
+	}
+	return rc;
 }
 
 /*
@@ -422,7 +563,9 @@ settle_width(merge *mg, const Onnx__GraphProto *src, const char *name, Onnx__Ten
 		return 0;
 	if ((eq = same_values(mg, *t, mg->wide_t[w])) <= 0)
 		return eq;
-	if (wide_serves(mg, src, name, mg->wide_t[w]->data_type)) {
+	if ((rc = wide_serves(mg, src, name, mg->wide_t[w]->data_type)) < 0)
+		return rc;
+	if (rc) {
 		*t = mg->wide_t[w];
 		if (node)
 			*node = mg->wide_node[w];
@@ -459,37 +602,48 @@ retype_value_info(merge *mg)
 
 	for (size_t i = 0; i < g->n_value_info; i++) {
 		Onnx__ValueInfoProto *vi = g->value_info[i];
-		Onnx__TensorProto *t = vi->name ? find_init(g, vi->name) : NULL;
+		Onnx__TensorProto *t = vi->name ? find_init(mg, vi->name) : NULL;
 		Onnx__NodeProto *n;
 
-		if (t == NULL && vi->name && (n = find_maker(g, vi->name)) != NULL)
+		if (t == NULL && vi->name && (n = find_maker(mg, vi->name)) != NULL)
 			t = scs_node_constant(n);
 		if (t && vi->type && vi->type->tensor_type)
 			vi->type->tensor_type->elem_type = t->data_type;
 	}
 }
 
-/* 1 when @g holds an annotation packed like @a. */
+/*
+ * 1 when the merged graph holds an annotation packed like @a already;
+ * otherwise 0, and @a's packing is remembered as held.
+ */
 static int
-has_annotation(const Onnx__GraphProto *g, const Onnx__TensorAnnotation *a)
+annotation_held(merge *mg, const Onnx__TensorAnnotation *a)
 {
-	size_t len = protobuf_c_message_get_packed_size(&a->base), ol;
-	uint8_t *mine = malloc(len ? len : 1), *other;
-	int found = 0;
+	static const char hex[] = "0123456789abcdef";
+	size_t len = protobuf_c_message_get_packed_size(&a->base);
+	uint8_t *packed = malloc(len ? len : 1);
+	char *key = malloc(2 * len + 1);
+	int rc;
 
-	if (mine == NULL)
-		return 0;
-	protobuf_c_message_pack(&a->base, mine);
-	for (size_t i = 0; !found && i < g->n_quantization_annotation; i++) {
-		ol = protobuf_c_message_get_packed_size(&g->quantization_annotation[i]->base);
-		if (ol != len || (other = malloc(ol ? ol : 1)) == NULL)
-			continue;
-		protobuf_c_message_pack(&g->quantization_annotation[i]->base, other);
-		found = memcmp(mine, other, len) == 0;
-		free(other);
+	if (packed == NULL || key == NULL) {
+		free(packed);
+		free(key);
+		return scs_err_set(SCS_ENOMEM, "cannot compare an annotation");
 	}
-	free(mine);
-	return found;
+	protobuf_c_message_pack(&a->base, packed);
+	for (size_t i = 0; i < len; i++) {
+		key[2 * i] = hex[packed[i] >> 4];
+		key[2 * i + 1] = hex[packed[i] & 15];
+	}
+	key[2 * len] = '\0';
+	free(packed);
+	if (scs_strmap_get(&mg->annotated, key, NULL)) {
+		free(key);
+		return 1;
+	}
+	if ((rc = scs_strmap_put(&mg->annotated, key, 1)) < 0)
+		free(key);
+	return rc < 0 ? rc : 0;
 }
 
 static int
@@ -500,19 +654,26 @@ take_shard(merge *mg, size_t k)
 	Onnx__GraphProto *src = sh->proto->graph;
 	ProtobufCMessage *copy;
 	size_t fresh_at = mg->n_fresh, node_at = mg->g->n_node;
+	scs_strmap own = SCS_STRMAP_INIT;
 	int64_t where;
 	int rc = SCS_OK;
 
-	/* every input is an input of the source or made by an earlier shard */
-	for (size_t i = 0; i < src->n_input; i++) {
+	/* every input is an input of the source, made by an earlier shard or held by this one */
+	for (size_t i = 0; rc == SCS_OK && i < src->n_initializer; i++)
+		if (src->initializer[i]->name)
+			rc = scs_strmap_put(&own, src->initializer[i]->name, 1);
+	for (size_t i = 0; rc == SCS_OK && i < src->n_input; i++) {
 		const char *name = src->input[i]->name;
 
 		if (!name || scs_strmap_get(&mg->origin_in, name, NULL) || scs_strmap_get(&mg->defined, name, NULL) ||
-		    find_init(src, name))
+		    scs_strmap_get(&own, name, NULL))
 			continue;
-		return scs_err_set(SCS_ECORRUPT, "%s: input '%s' is neither an input of the model nor made by an earlier shard",
+		rc = scs_err_set(SCS_ECORRUPT, "%s: input '%s' is neither an input of the model nor made by an earlier shard",
 		    mg->labels[at], name);
 	}
+	scs_strmap_dispose(&own);
+	if (rc < 0)
+		return rc;
 	for (size_t i = 0; rc == SCS_OK && i < src->n_initializer; i++) {
 		Onnx__TensorProto *t = src->initializer[i], *had;
 		const char *fresh;
@@ -526,16 +687,14 @@ take_shard(merge *mg, size_t k)
 			/* the narrow copy under a fresh name, or the wide value held by a Constant elsewhere */
 			const char *name = fresh ? fresh : src->initializer[i]->name;
 
-			if (!fresh && find_init(mg->g, name))
+			if (!fresh && find_init(mg, name))
 				continue;
 			if ((copy = (ProtobufCMessage *)scs_tensor_copy_named(mg->out, t, name)) == NULL)
 				return scs_err_set(SCS_ENOMEM, "cannot copy a constant");
-			APPEND(mg->g->initializer, mg->g->n_initializer, (Onnx__TensorProto *)copy, rc);
-			if (rc == SCS_OK)
-				rc = scs_strmap_put(&mg->defined, ((Onnx__TensorProto *)copy)->name, (int64_t)at);
+			rc = add_init(mg, (Onnx__TensorProto *)copy, at);
 			continue;
 		}
-		if ((had = find_init(mg->g, t->name)) != NULL) {
+		if ((had = find_init(mg, t->name)) != NULL) {
 			int eq = scs_tensors_equal(mg->out, had, t);
 
 			if (eq < 0)
@@ -549,9 +708,7 @@ take_shard(merge *mg, size_t k)
 		}
 		if ((copy = scs_model_copy(mg->out, &t->base)) == NULL)
 			return SCS_ENOMEM;
-		APPEND(mg->g->initializer, mg->g->n_initializer, (Onnx__TensorProto *)copy, rc);
-		if (rc == SCS_OK)
-			rc = scs_strmap_put(&mg->defined, ((Onnx__TensorProto *)copy)->name, (int64_t)at);
+		rc = add_init(mg, (Onnx__TensorProto *)copy, at);
 	}
 	for (size_t i = 0; rc == SCS_OK && i < src->n_sparse_initializer; i++) {
 		if ((copy = scs_model_copy(mg->out, &src->sparse_initializer[i]->base)) == NULL)
@@ -573,7 +730,7 @@ take_shard(merge *mg, size_t k)
 			Onnx__NodeProto *c;
 			Onnx__TensorProto *tv;
 
-			if (!fresh && find_maker(mg->g, n->output[0]))
+			if (!fresh && find_maker(mg, n->output[0]))
 				continue;
 			if ((c = (Onnx__NodeProto *)scs_model_copy(mg->out, &n->base)) == NULL)
 				return SCS_ENOMEM;
@@ -590,12 +747,10 @@ take_shard(merge *mg, size_t k)
 				scs_model_free_message(mg->out, &c->base);
 				return scs_err_set(SCS_ENOMEM, "cannot copy a constant");
 			}
-			APPEND(mg->g->node, mg->g->n_node, c, rc);
-			if (rc == SCS_OK)
-				rc = scs_strmap_put(&mg->defined, c->output[0], (int64_t)at);
+			rc = add_node(mg, c, at);
 			continue;
 		}
-		if (value && (had = find_maker(mg->g, n->output[0])) != NULL) {
+		if (value && (had = find_maker(mg, n->output[0])) != NULL) {
 			Onnx__TensorProto *old = scs_node_constant(had);
 			int eq = old ? scs_tensors_equal(mg->out, old, value) : 0;
 
@@ -616,35 +771,43 @@ take_shard(merge *mg, size_t k)
 		if ((copy = scs_model_copy(mg->out, &n->base)) == NULL)
 			return SCS_ENOMEM;
 		/* Constants lead their shard; they keep leading when merged */
-		APPEND(mg->g->node, mg->g->n_node, (Onnx__NodeProto *)copy, rc);
-		for (size_t j = 0; rc == SCS_OK && j < n->n_output; j++)
-			if (n->output[j][0])
-				rc = scs_strmap_put(&mg->defined, ((Onnx__NodeProto *)copy)->output[j], (int64_t)at);
+		rc = add_node(mg, (Onnx__NodeProto *)copy, at);
 	}
 	/* this shard's readers of a narrow copy kept apart read it under its fresh name */
-	for (size_t f = fresh_at; rc == SCS_OK && f < mg->n_fresh; f++) {
+	if (rc == SCS_OK && fresh_at < mg->n_fresh) {
+		scs_strmap to = SCS_STRMAP_INIT;
+		renamer r = { &to, mg->fresh, NULL, 0, 0 };
 		Onnx__GraphProto part;
 
+		for (size_t f = fresh_at; rc == SCS_OK && f < mg->n_fresh; f++)
+			if (!scs_strmap_get(&to, mg->fresh_from[f], NULL))
+				rc = scs_strmap_put(&to, mg->fresh_from[f], (int64_t)f);
 		onnx__graph_proto__init(&part);
 		part.node = mg->g->node + node_at;
 		part.n_node = mg->g->n_node - node_at;
-		rc = rename_reads(&part, mg->fresh_from[f], mg->fresh[f], 0);
+		if (rc == SCS_OK)
+			rc = rename_reads(&part, &r, 0);
+		free(r.shadow);
+		scs_strmap_dispose(&to);
 	}
 	for (size_t i = 0; rc == SCS_OK && i < src->n_value_info; i++) {
 		const char *name = src->value_info[i]->name;
-		int dup = 0;
 
-		for (size_t j = 0; name && j < mg->g->n_value_info; j++)
-			dup |= mg->g->value_info[j]->name && strcmp(mg->g->value_info[j]->name, name) == 0;
-		if (dup)
+		if (name && scs_strmap_get(&mg->described, name, NULL))
 			continue;
 		if ((copy = scs_model_copy(mg->out, &src->value_info[i]->base)) == NULL)
 			return SCS_ENOMEM;
 		APPEND(mg->g->value_info, mg->g->n_value_info, (Onnx__ValueInfoProto *)copy, rc);
+		if (rc == SCS_OK && name)
+			rc = scs_strmap_put(&mg->described, ((Onnx__ValueInfoProto *)copy)->name, 1);
 	}
 	for (size_t i = 0; rc == SCS_OK && i < src->n_quantization_annotation; i++) {
 		/* split gives each shard the annotations of what it holds: keep one of each */
-		if (has_annotation(mg->g, src->quantization_annotation[i]))
+		int held = annotation_held(mg, src->quantization_annotation[i]);
+
+		if (held < 0)
+			return held;
+		if (held)
 			continue;
 		if ((copy = scs_model_copy(mg->out, &src->quantization_annotation[i]->base)) == NULL)
 			return SCS_ENOMEM;
@@ -717,6 +880,13 @@ done:
 	*out = mg.out;
 	free(mg.by_index);
 	scs_strmap_dispose(&mg.defined);
+	scs_strmap_dispose(&mg.inits);
+	scs_strmap_dispose(&mg.makers);
+	scs_strmap_dispose(&mg.described);
+	for (size_t i = 0; i < mg.annotated.cap; i++)
+		free((char *)mg.annotated.keys[i]);
+	scs_strmap_dispose(&mg.annotated);
+	readers_dispose(&mg.rd);
 	scs_strmap_dispose(&mg.origin_in);
 	scs_strmap_dispose(&mg.all_names);
 	scs_strmap_dispose(&mg.wide);

@@ -398,9 +398,17 @@ scs_tensor_copy_named(const scs_model *m, Onnx__TensorProto *src, const char *na
 int
 scs_array_insert(void *arr, size_t *n, void *item, int front)
 {
-	void ***a = arr, **grown = realloc(*a, (*n + 1) * sizeof(void *));
+	void ***a = arr, **grown;
+	size_t cap = 4;
 
-	if (grown == NULL)
+	/*
+	 * The array's capacity is not recorded (protobuf-c allocates exactly
+	 * *n), so ask for the next power of two each time: realloc leaves a
+	 * block already that large in place, and appends cost amortized O(1).
+	 */
+	while (cap < *n + 1)
+		cap *= 2;
+	if ((grown = realloc(*a, cap * sizeof(void *))) == NULL)
 		return scs_err_set(SCS_ENOMEM, "cannot grow a message list");
 	if (front) {
 		memmove(grown + 1, grown, *n * sizeof(void *));
@@ -489,6 +497,9 @@ add_scope(scs_scopes *s, size_t *cap, Onnx__GraphProto *g, Onnx__FunctionProto *
 		for (i = 0; i < g->n_input; i++) {
 			DEF(g->input[i]->name);
 			PIN(g->input[i]->name);
+			if (g->input[i]->name && g->input[i]->name[0] &&
+			    (rc = scs_strmap_put(&sc->inputs, g->input[i]->name, 1)) < 0)
+				return rc;
 		}
 		for (i = 0; i < g->n_output; i++)
 			PIN(g->output[i]->name);
@@ -574,6 +585,7 @@ scs_scopes_dispose(scs_scopes *s)
 	for (size_t i = 0; i < s->n; i++) {
 		scs_strmap_dispose(&s->items[i].defs);
 		scs_strmap_dispose(&s->items[i].pinned);
+		scs_strmap_dispose(&s->items[i].inputs);
 	}
 	free(s->items);
 	memset(s, 0, sizeof(*s));
@@ -749,8 +761,8 @@ scs_renames_lookup(const scs_renames *r, const scs_scopes *s, int at, const char
 	return NULL;
 }
 
-static int
-swap_name(char **slot, const char *to)
+int
+scs_name_swap(char **slot, const char *to)
 {
 	char *copy = strdup(to);
 
@@ -774,7 +786,7 @@ apply_in(scs_renames *r, scs_scopes *s, int at)
 	for (i = 0; i < *n; i++)
 		for (j = 0; j < nodes[i]->n_input; j++)
 			if (nodes[i]->input[j][0] && (to = scs_renames_lookup(r, s, at, nodes[i]->input[j])) &&
-			    (rc = swap_name(&nodes[i]->input[j], to)) < 0)
+			    (rc = scs_name_swap(&nodes[i]->input[j], to)) < 0)
 				return rc;
 	if (sc->graph == NULL)
 		return SCS_OK;
@@ -782,18 +794,18 @@ apply_in(scs_renames *r, scs_scopes *s, int at)
 	if (sc->parent >= 0)
 		for (i = 0; i < sc->graph->n_output; i++)
 			if (sc->graph->output[i]->name && (to = scs_renames_lookup(r, s, at, sc->graph->output[i]->name)) &&
-			    (rc = swap_name(&sc->graph->output[i]->name, to)) < 0)
+			    (rc = scs_name_swap(&sc->graph->output[i]->name, to)) < 0)
 				return rc;
 	/* quantization annotations name tensors too: the annotated one and its parameters */
 	for (i = 0; i < sc->graph->n_quantization_annotation; i++) {
 		Onnx__TensorAnnotation *a = sc->graph->quantization_annotation[i];
 
-		if (a->tensor_name && (to = scs_renames_lookup(r, s, at, a->tensor_name)) && (rc = swap_name(&a->tensor_name, to)) < 0)
+		if (a->tensor_name && (to = scs_renames_lookup(r, s, at, a->tensor_name)) && (rc = scs_name_swap(&a->tensor_name, to)) < 0)
 			return rc;
 		for (j = 0; j < a->n_quant_parameter_tensor_names; j++) {
 			char **v = &a->quant_parameter_tensor_names[j]->value;
 
-			if (*v && (to = scs_renames_lookup(r, s, at, *v)) && (rc = swap_name(v, to)) < 0)
+			if (*v && (to = scs_renames_lookup(r, s, at, *v)) && (rc = scs_name_swap(v, to)) < 0)
 				return rc;
 		}
 	}

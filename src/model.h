@@ -110,6 +110,7 @@ typedef struct scs_scope {
 	int depth;
 	scs_strmap defs;              /* names defined here: inputs, initializers, node outputs */
 	scs_strmap pinned;            /* names that must keep their definition: inputs and outputs */
+	scs_strmap inputs;            /* a graph's inputs */
 } scs_scope;
 
 typedef struct scs_scopes {
@@ -161,6 +162,9 @@ void scs_renames_dispose(scs_renames *r);
  * the names in quantization annotations) the renames cover, and drop
  * value_info entries of renamed names. */
 int scs_renames_apply(scs_renames *r, scs_scopes *s);
+
+/* Replace the string *@slot (freed) with a copy of @to; SCS_ENOMEM leaves it. */
+int scs_name_swap(char **slot, const char *to);
 
 /* The name a reference to @name in scope @at becomes under @r, or NULL when none covers it.
  * Borrowed from @r: valid until scs_renames_dispose(@r); do not free it. */

@@ -43,6 +43,13 @@ typedef struct cand {
 	int removed;
 } cand;
 
+/* A Constant node to put at the front of its scope's nodes (later ones before earlier ones). */
+typedef struct front {
+	int scope;
+	int fresh;                /* a lifted copy, not yet in the model */
+	Onnx__NodeProto *node;
+} front;
+
 typedef struct dedup {
 	scs_model *m;
 	scs_report *rep;
@@ -57,6 +64,12 @@ typedef struct dedup {
 	int count;                /* 1: add what is studied to the report (first round) */
 	size_t n_captured;        /* renames refused for capture this round */
 	size_t n_merged;          /* classes merged this round */
+	front *fronts;            /* nodes for the front of their scope, in the order they came */
+	size_t n_fronts, cap_fronts;
+	/* the names nested scopes (not roots) define: first[name] and next, into nested_def */
+	scs_strmap nested_first;
+	struct nested_def { int scope; size_t next; } *nested_def;
+	size_t n_nested_def;
 } dedup;
 
 static int
@@ -105,15 +118,9 @@ add_cand(void *ctx, int scope, Onnx__TensorProto *t, Onnx__NodeProto *node, cons
 
 	if (name == NULL || name[0] == '\0')
 		return SCS_OK;
-	if (scs_strmap_get(&d->scopes.items[scope].defs, name, NULL) &&
-	    d->scopes.items[scope].graph && kind == K_INIT) {
-		/* an initializer that is also a graph input is an overridable default */
-		Onnx__GraphProto *g = d->scopes.items[scope].graph;
-
-		for (size_t i = 0; i < g->n_input; i++)
-			if (g->input[i]->name && strcmp(g->input[i]->name, name) == 0)
-				return SCS_OK;
-	}
+	/* an initializer that is also a graph input is an overridable default */
+	if (kind == K_INIT && scs_strmap_get(&d->scopes.items[scope].inputs, name, NULL))
+		return SCS_OK;
 	/* scalars (rank 0) are left alone, as scs4onnx does */
 	if (t->n_dims == 0) {
 		d->rep->n_scalars += d->count;
@@ -175,18 +182,73 @@ cmp_cand(const void *pa, const void *pb)
 	return r ? r : cmp_u64(a->order, b->order);
 }
 
+/*
+ * Index what nested scopes define (d->nested_*), so that a question about
+ * the scopes below one, or about every scope, looks at the scopes that
+ * define the name only. Roots (the main graph, functions) are few and
+ * are asked directly.
+ */
+static int
+index_nested_defs(dedup *d)
+{
+	size_t n = 0, k = 0;
+	int64_t at;
+	int rc = SCS_OK;
+
+	for (size_t s = 0; s < d->scopes.n; s++)
+		n += d->scopes.items[s].parent >= 0 ? d->scopes.items[s].defs.n : 0;
+	if (n == 0)
+		return SCS_OK;
+	if ((d->nested_def = malloc(n * sizeof(*d->nested_def))) == NULL)
+		return scs_err_set(SCS_ENOMEM, "cannot index the nested names");
+	for (size_t s = 0; rc == SCS_OK && s < d->scopes.n; s++) {
+		const scs_strmap *defs = &d->scopes.items[s].defs;
+
+		if (d->scopes.items[s].parent < 0)
+			continue;
+		for (size_t i = 0; rc == SCS_OK && i < defs->cap; i++) {
+			if (!defs->keys[i])
+				continue;
+			d->nested_def[k] = (struct nested_def){ (int)s,
+				scs_strmap_get(&d->nested_first, defs->keys[i], &at) ? (size_t)at : SIZE_MAX };
+			rc = scs_strmap_put(&d->nested_first, defs->keys[i], (int64_t)k++);
+		}
+	}
+	d->n_nested_def = k;
+	return rc;
+}
+
+/* How many scopes define @name (at most 2 counted). */
+static int
+count_defs(const dedup *d, const char *name)
+{
+	int64_t at;
+	int n = 0;
+
+	for (size_t s = 0; s < d->scopes.n && n < 2; s++)
+		if (d->scopes.items[s].parent < 0)
+			n += scs_strmap_get(&d->scopes.items[s].defs, name, NULL);
+	if (scs_strmap_get(&d->nested_first, name, &at))
+		for (size_t e = (size_t)at; e != SIZE_MAX && n < 2; e = d->nested_def[e].next)
+			n++;
+	return n;
+}
+
 /* 1 when no scope from @from up to (not including) @top, nor any scope
  * below @from, defines @name, apart from the definition @self. */
 static int
 capture_free(dedup *d, int from, int top, const char *name, const cand *self)
 {
+	int64_t at;
+
 	for (int s = from; s != top && s >= 0; s = d->scopes.items[s].parent)
 		if (scs_strmap_get(&d->scopes.items[s].defs, name, NULL) && !(self && self->scope == s))
 			return 0;
-	for (size_t s = 0; s < d->scopes.n; s++)
-		if ((int)s != from && scs_scope_encloses(&d->scopes, from, (int)s) &&
-		    scs_strmap_get(&d->scopes.items[s].defs, name, NULL))
-			return 0;
+	/* a scope below @from is nested: among those the index holds */
+	if (scs_strmap_get(&d->nested_first, name, &at))
+		for (size_t e = (size_t)at; e != SIZE_MAX; e = d->nested_def[e].next)
+			if (d->nested_def[e].scope != from && scs_scope_encloses(&d->scopes, from, d->nested_def[e].scope))
+				return 0;
 	return 1;
 }
 
@@ -196,10 +258,8 @@ fresh_name(dedup *d, const char *base, const cand *first, char **out)
 {
 	size_t n = strlen(base) + 32;
 	char *name;
-	int defs = 0;
+	int defs = count_defs(d, base);
 
-	for (size_t s = 0; s < d->scopes.n; s++)
-		defs += scs_strmap_get(&d->scopes.items[s].defs, base, NULL);
 	if ((name = malloc(n)) == NULL)
 		return scs_err_set(SCS_ENOMEM, "cannot allocate a name");
 	if (defs == 1 && scs_strmap_get(&d->scopes.items[first->scope].defs, base, NULL) &&
@@ -208,7 +268,7 @@ fresh_name(dedup *d, const char *base, const cand *first, char **out)
 	} else {
 		for (unsigned i = 1;; i++) {
 			snprintf(name, n, "%s_scs%u", base, i);
-			if (!scs_scopes_defined_anywhere(&d->scopes, name) && !scs_strmap_get(&d->taken, name, NULL))
+			if (count_defs(d, name) == 0 && !scs_strmap_get(&d->taken, name, NULL))
 				break;
 		}
 	}
@@ -230,15 +290,30 @@ own(dedup *d, char *s)
 	return scs_strmap_put(&d->taken, s, 1);
 }
 
+/* Put @node at the front of scope @s's nodes when the round settles. */
+static int
+add_front(dedup *d, int s, Onnx__NodeProto *node, int fresh)
+{
+	front *grown;
+
+	if (d->n_fronts == d->cap_fronts) {
+		d->cap_fronts = d->cap_fronts ? d->cap_fronts * 2 : 16;
+		if ((grown = realloc(d->fronts, d->cap_fronts * sizeof(*grown))) == NULL)
+			return scs_err_set(SCS_ENOMEM, "cannot grow the node list");
+		d->fronts = grown;
+	}
+	d->fronts[d->n_fronts++] = (front){ s, fresh, node };
+	return SCS_OK;
+}
+
 /* Place a lifted copy in scope @s: an initializer in a graph (IR >= 4),
  * otherwise a Constant node at the front of the scope's nodes. */
 static int
 place_copy(dedup *d, int s, Onnx__TensorProto *t)
 {
 	scs_scope *sc = &d->scopes.items[s];
-	Onnx__NodeProto *node, ***nodes;
+	Onnx__NodeProto *node;
 	Onnx__AttributeProto *a;
-	size_t *n;
 
 	if (sc->graph && d->ir_version >= 4) {
 		if (scs_array_insert(&sc->graph->initializer, &sc->graph->n_initializer, t, 0) < 0)
@@ -276,8 +351,7 @@ place_copy(dedup *d, int s, Onnx__TensorProto *t)
 	node->n_output = 1;
 	node->attribute[0] = a;
 	node->n_attribute = 1;
-	nodes = scs_scope_nodes(sc, &n);
-	if (scs_array_insert(nodes, n, node, 1) < 0) {
+	if (add_front(d, s, node, 1) < 0) {
 		scs_model_free_message(d->m, &node->base);
 		return scs_err_set(SCS_ENOMEM, "cannot add a Constant node");
 	}
@@ -287,21 +361,6 @@ fail:
 	return scs_err_set(SCS_ENOMEM, "cannot add a lifted constant");
 }
 
-/* Move a kept Constant node to the front of its scope, before every use. */
-static void
-to_front(dedup *d, const cand *keep)
-{
-	Onnx__NodeProto **nodes;
-	size_t *n, i;
-
-	nodes = *scs_scope_nodes(&d->scopes.items[keep->scope], &n);
-	for (i = 0; i < *n && nodes[i] != keep->node; i++)
-		;
-	if (i == *n)
-		return;
-	memmove(nodes + 1, nodes, i * sizeof(*nodes));
-	nodes[0] = keep->node;
-}
 
 /* Merge one class of equal constants, @cls[0..n) in first-seen order. */
 static int
@@ -310,7 +369,7 @@ merge_class(dedup *d, cand **cls, size_t n)
 	const cand *keep = NULL, *first = NULL;
 	const char **names = NULL;
 	char *target = NULL;
-	size_t n_free = 0, n_names = 0, i;
+	size_t n_free = 0, n_names = 0, i, w;
 	int nca = -1, lifted = 0, rc = SCS_OK, target_scope;
 
 	for (i = 0; i < n; i++) {
@@ -371,16 +430,16 @@ merge_class(dedup *d, cand **cls, size_t n)
 	}
 	if (n_names == 0 || (lifted && n_names < 2))
 		goto done;
-	for (i = 0; i < n; i++) {
+	/* names[] follows cls[] (each copy's own name string) */
+	for (i = 0, w = 0; i < n && w < n_names; i++) {
 		cand *c = cls[i];
 
-		for (size_t j = 0; j < n_names; j++) {
-			if (names[j] != c->name)
-				continue;
-			c->removed = 1;
-			if (strcmp(c->name, target) != 0 && (rc = scs_renames_add(&d->renames, c->scope, c->name, target)) < 0)
-				goto done;
-		}
+		if (names[w] != c->name)
+			continue;
+		w++;
+		c->removed = 1;
+		if (strcmp(c->name, target) != 0 && (rc = scs_renames_add(&d->renames, c->scope, c->name, target)) < 0)
+			goto done;
 	}
 	if (lifted) {
 		Onnx__TensorProto *copy = scs_tensor_copy_named(d->m, first->t, target);
@@ -392,7 +451,9 @@ merge_class(dedup *d, cand **cls, size_t n)
 		if ((rc = place_copy(d, target_scope, copy)) < 0)
 			goto done;
 	} else if (keep->kind == K_CONST) {
-		to_front(d, keep);
+		/* a kept Constant node goes to the front of its scope, before every use */
+		if ((rc = add_front(d, keep->scope, keep->node, 0)) < 0)
+			goto done;
 	}
 	{
 		uint32_t id;
@@ -415,21 +476,106 @@ done:
 	return rc;
 }
 
-/* Drop removed copies from their graphs and node lists. */
-static void
-drop_removed(dedup *d)
+static int
+cmp_ptr(const void *pa, const void *pb)
 {
-	for (size_t i = 0; i < d->n; i++) {
-		cand *c = &d->c[i];
-		scs_scope *sc = &d->scopes.items[c->scope];
+	uintptr_t a = (uintptr_t)*(void *const *)pa, b = (uintptr_t)*(void *const *)pb;
 
-		if (!c->removed)
-			continue;
-		if (c->kind == K_INIT)
-			scs_scope_drop_initializer(d->m, sc, c->t);
-		else
-			scs_scope_drop_node(d->m, sc, c->node);
+	return a < b ? -1 : a > b;
+}
+
+/* Keep the items of @arr[0..*n) not in @gone (sorted), in order; free those @free_gone says. */
+static void
+keep_all_but(dedup *d, void **arr, size_t *n, void **gone, size_t n_gone, int free_gone)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < *n; i++) {
+		if (!bsearch(&arr[i], gone, n_gone, sizeof(*gone), cmp_ptr))
+			arr[k++] = arr[i];
+		else if (free_gone)
+			scs_model_free_message(d->m, (ProtobufCMessage *)arr[i]);
 	}
+	*n = k;
+}
+
+/*
+ * Settle the round's edits of node and initializer lists, each list in one
+ * pass: removed copies dropped (and freed), the front nodes put first
+ * (the last one to come first, as if each had been moved there in turn).
+ */
+static int
+settle_lists(dedup *d)
+{
+	void **gone = NULL, **moved = NULL;
+	size_t n_gone = 0, n_moved = 0, *at = calloc(d->scopes.n ? d->scopes.n : 1, sizeof(*at));
+	char *touched = calloc(d->scopes.n ? d->scopes.n : 1, 1);
+	int rc = SCS_OK;
+
+	if (at == NULL || touched == NULL || (gone = malloc((d->n ? d->n : 1) * sizeof(*gone))) == NULL ||
+	    (moved = malloc((d->n_fronts ? d->n_fronts : 1) * sizeof(*moved))) == NULL) {
+		rc = scs_err_set(SCS_ENOMEM, "cannot allocate the list edits");
+		goto done;
+	}
+	for (size_t i = 0; i < d->n; i++) {
+		if (!d->c[i].removed)
+			continue;
+		gone[n_gone++] = d->c[i].kind == K_INIT ? (void *)d->c[i].t : (void *)d->c[i].node;
+		touched[d->c[i].scope] = 1;
+	}
+	for (size_t i = 0; i < d->n_fronts; i++) {
+		if (!d->fronts[i].fresh)
+			moved[n_moved++] = d->fronts[i].node;
+		touched[d->fronts[i].scope] = 1;
+		at[d->fronts[i].scope]++;
+	}
+	qsort(gone, n_gone, sizeof(*gone), cmp_ptr);
+	qsort(moved, n_moved, sizeof(*moved), cmp_ptr);
+	/* room for the front nodes first, so that a failure changes no list */
+	for (size_t s = 0; s < d->scopes.n; s++) {
+		Onnx__NodeProto ***nodes, **grown;
+		size_t *n;
+
+		if (at[s] == 0)
+			continue;
+		nodes = scs_scope_nodes(&d->scopes.items[s], &n);
+		if ((grown = realloc(*nodes, (*n + at[s]) * sizeof(*grown))) == NULL) {
+			rc = scs_err_set(SCS_ENOMEM, "cannot grow a node list");
+			goto done;
+		}
+		*nodes = grown;
+	}
+	/* each touched list compacted, its front left free */
+	for (size_t s = 0; s < d->scopes.n; s++) {
+		scs_scope *sc = &d->scopes.items[s];
+		Onnx__NodeProto **nodes;
+		size_t *n;
+
+		if (!touched[s])
+			continue;
+		if (sc->graph)
+			keep_all_but(d, (void **)sc->graph->initializer, &sc->graph->n_initializer, gone, n_gone, 1);
+		nodes = *scs_scope_nodes(sc, &n);
+		keep_all_but(d, (void **)nodes, n, gone, n_gone, 1);
+		keep_all_but(d, (void **)nodes, n, moved, n_moved, 0);
+		memmove(nodes + at[s], nodes, *n * sizeof(*nodes));
+		*n += at[s];
+		at[s] = 0;
+	}
+	/* the front nodes, the last one first */
+	for (size_t i = d->n_fronts; i-- > 0;) {
+		size_t *n;
+		Onnx__NodeProto **nodes = *scs_scope_nodes(&d->scopes.items[d->fronts[i].scope], &n);
+
+		nodes[at[d->fronts[i].scope]++] = d->fronts[i].node;
+		d->fronts[i].fresh = 0;       /* in the model now */
+	}
+done:
+	free(at);
+	free(touched);
+	free(gone);
+	free(moved);
+	return rc;
 }
 
 /* One round over the model; *@again when another round may merge more. */
@@ -446,7 +592,7 @@ dedup_round(scs_model *m, scs_report *rep, int count, int *again)
 	d.rep = rep;
 	d.count = count;
 	d.ir_version = m->proto->has_ir_version ? m->proto->ir_version : 0;
-	if ((rc = scs_scopes_build(&d.scopes, m->proto)) < 0 ||
+	if ((rc = scs_scopes_build(&d.scopes, m->proto)) < 0 || (rc = index_nested_defs(&d)) < 0 ||
 	    (rc = scs_scopes_each_constant(&d.scopes, add_cand, &d)) < 0)
 		goto done;
 	if (d.n)
@@ -489,8 +635,14 @@ dedup_round(scs_model *m, scs_report *rep, int count, int *again)
 		d.c[i].removed = d.c[i].removed == 1;
 	if ((rc = scs_renames_apply(&d.renames, &d.scopes)) < 0)
 		goto done;
-	drop_removed(&d);
+	rc = settle_lists(&d);
 done:
+	for (i = 0; i < d.n_fronts; i++)
+		if (d.fronts[i].fresh)
+			scs_model_free_message(m, &d.fronts[i].node->base);
+	free(d.fronts);
+	free(d.nested_def);
+	scs_strmap_dispose(&d.nested_first);
 	free(cls);
 	free(d.c);
 	scs_renames_dispose(&d.renames);

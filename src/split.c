@@ -7,6 +7,10 @@
  * own serialized size (nested graphs included) plus the initializers and
  * Constant nodes it reads that the shard does not hold yet.
  *
+ * Shards are built in time linear in the graph: a shard's nodes are one
+ * run of the sorted order, and what it copies from the source is looked up
+ * by name from the names it wants (never a scan of the source per shard).
+ *
  * SPDX-License-Identifier: MIT
  */
 #include "split.h"
@@ -24,6 +28,16 @@
 #include "opschema.h"
 #include "shard.h"
 
+/*
+ * The items of one of the source graph's lists (initializers, inputs,
+ * value_info, ...) by name: first[name] is the first item of that name,
+ * next[i] the next one after item i (SIZE_MAX: none).
+ */
+typedef struct name_index {
+	scs_strmap first;
+	size_t *next;
+} name_index;
+
 typedef struct split {
 	scs_model *m;
 	Onnx__GraphProto *g;
@@ -39,7 +53,108 @@ typedef struct split {
 	scs_strmap inits;         /* initializer (or sparse) name -> index in g->initializer, or -1 - sparse index */
 	scs_strmap inputs;        /* graph input name -> index */
 	scs_infer inf;            /* element types and shapes of the main graph's values */
+	size_t *shard_start;      /* per shard: its first position in order (n_shards + 1 entries) */
+	scs_strmap last_shard;    /* name -> the last shard whose nodes read it */
+	scs_strmap outputs;       /* graph output names */
+	size_t *out_order;        /* graph outputs by the shard that gives them, in their order */
+	size_t *out_start;        /* per shard: its first position in out_order (n_shards + 1 entries) */
+	name_index *ix;           /* the source's lists by name (IX_*) */
 } split;
+
+/* The source graph's lists that shards copy from, indexed by name. */
+enum { IX_CONSTANT, IX_INIT, IX_SPARSE, IX_INPUT, IX_VALUE_INFO, IX_ANNOTATION, IX_N };
+
+/* A growing list of item indices, sorted before use. */
+typedef struct index_list {
+	size_t *items;
+	size_t n, cap;
+} index_list;
+
+/* ---- name indices ---- */
+
+static const char *item_name(const split *s, int ix, size_t i);
+
+/* Index the @n items of the source's list @ix by name. */
+static int
+index_build(split *s, int ix, size_t n)
+{
+	name_index *x = &s->ix[ix];
+	const char *name;
+	int64_t f;
+	int rc = SCS_OK;
+
+	if ((x->next = malloc((n ? n : 1) * sizeof(*x->next))) == NULL)
+		return scs_err_set(SCS_ENOMEM, "cannot allocate a name index");
+	/* from the last item back, so chains run in the items' order */
+	for (size_t i = n; rc == SCS_OK && i-- > 0;) {
+		x->next[i] = SIZE_MAX;
+		if ((name = item_name(s, ix, i)) == NULL || !name[0])
+			continue;
+		if (scs_strmap_get(&x->first, name, &f))
+			x->next[i] = (size_t)f;
+		rc = scs_strmap_put(&x->first, name, (int64_t)i);
+	}
+	return rc;
+}
+
+static void
+index_dispose(name_index *x)
+{
+	scs_strmap_dispose(&x->first);
+	free(x->next);
+	memset(x, 0, sizeof(*x));
+}
+
+static int
+list_add(index_list *l, size_t v)
+{
+	size_t *grown;
+
+	if (l->n == l->cap) {
+		l->cap = l->cap ? l->cap * 2 : 16;
+		if ((grown = realloc(l->items, l->cap * sizeof(*grown))) == NULL)
+			return scs_err_set(SCS_ENOMEM, "cannot grow an index list");
+		l->items = grown;
+	}
+	l->items[l->n++] = v;
+	return SCS_OK;
+}
+
+/* Add every item of @x named @name to @l. */
+static int
+list_add_named(index_list *l, const name_index *x, const char *name)
+{
+	int64_t f;
+	int rc = SCS_OK;
+
+	if (!scs_strmap_get(&x->first, name, &f))
+		return SCS_OK;
+	for (size_t i = (size_t)f; rc == SCS_OK && i != SIZE_MAX; i = x->next[i])
+		rc = list_add(l, i);
+	return rc;
+}
+
+static int
+cmp_size(const void *a, const void *b)
+{
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Sort @l and drop repeats: the source order of the items it names. */
+static void
+list_settle(index_list *l)
+{
+	size_t k = 0;
+
+	if (l->n)
+		qsort(l->items, l->n, sizeof(*l->items), cmp_size);
+	for (size_t i = 0; i < l->n; i++)
+		if (k == 0 || l->items[i] != l->items[k - 1])
+			l->items[k++] = l->items[i];
+	l->n = k;
+}
 
 /* ---- topological order ---- */
 
@@ -161,8 +276,8 @@ typedef struct shard_build {
 	scs_names want_list;
 } shard_build;
 
-#define APPEND(arr, n, item) \
-	do { if ((rc = scs_array_insert(&(arr), &(n), (item), 0)) < 0) return rc; } while (0)
+#define APPEND_OR_DONE(arr, n, item) \
+	do { if ((rc = scs_array_insert(&(arr), &(n), (item), 0)) < 0) goto done; } while (0)
 
 static int
 add_copy(shard_build *b, ProtobufCMessage *msg, ProtobufCMessage **out)
@@ -172,27 +287,13 @@ add_copy(shard_build *b, ProtobufCMessage *msg, ProtobufCMessage **out)
 	return SCS_OK;
 }
 
-/* Is @name produced by a node of a shard later than @k, or read by one? */
+/* Is @name read by a node of a shard later than @k? */
 static int
 read_after(split *s, const char *name, int k)
 {
-	for (size_t i = 0; i < s->n_nodes; i++) {
-		if (s->shard_of[i] <= k)
-			continue;
-		for (size_t j = 0; j < s->uses[i].n; j++)
-			if (strcmp(s->uses[i].items[j], name) == 0)
-				return 1;
-	}
-	return 0;
-}
+	int64_t last;
 
-static int
-is_graph_output(split *s, const char *name)
-{
-	for (size_t i = 0; i < s->g->n_output; i++)
-		if (s->g->output[i]->name && strcmp(s->g->output[i]->name, name) == 0)
-			return 1;
-	return 0;
+	return scs_strmap_get(&s->last_shard, name, &last) && last > k;
 }
 
 /* The shard where an original output that no node makes is given: the last. */
@@ -204,6 +305,97 @@ output_home(split *s, const char *name)
 	if (scs_strmap_get(&s->producer, name, &p) && !s->replicable[p])
 		return s->shard_of[p];
 	return (int)s->n_shards - 1;
+}
+
+/* The name of item @i of the source's list @ix (NULL: none). */
+static const char *
+item_name(const split *s, int ix, size_t i)
+{
+	const Onnx__GraphProto *g = s->g;
+
+	switch (ix) {
+	case IX_CONSTANT:
+		return s->replicable[i] ? g->node[i]->output[0] : NULL;
+	case IX_INIT:
+		return g->initializer[i]->name;
+	case IX_SPARSE:
+		return g->sparse_initializer[i]->values ? g->sparse_initializer[i]->values->name : NULL;
+	case IX_INPUT:
+		return g->input[i]->name;
+	case IX_VALUE_INFO:
+		return g->value_info[i]->name;
+	default:
+		return g->quantization_annotation[i]->tensor_name;
+	}
+}
+
+/* Index the source's lists that shards copy from by name (s->ix). */
+static int
+index_source(split *s)
+{
+	const Onnx__GraphProto *g = s->g;
+	size_t n[IX_N] = { s->n_nodes, g->n_initializer, g->n_sparse_initializer, g->n_input, g->n_value_info,
+		g->n_quantization_annotation };
+	int rc = SCS_OK;
+
+	if ((s->ix = calloc(IX_N, sizeof(*s->ix))) == NULL)
+		return scs_err_set(SCS_ENOMEM, "cannot allocate the name indices");
+	for (int ix = 0; rc == SCS_OK && ix < IX_N; ix++)
+		rc = index_build(s, ix, n[ix]);
+	return rc;
+}
+
+/*
+ * What every shard build looks up: where each shard's run of the order
+ * starts, the last shard reading each name, the graph outputs by name and
+ * by the shard giving them, and the source's lists by name.
+ */
+static int
+plan_shards(split *s)
+{
+	size_t n_out = s->g->n_output, *at = NULL;
+	int *home = NULL;
+	int64_t last;
+	int rc = SCS_OK;
+
+	if ((s->shard_start = calloc(s->n_shards + 1, sizeof(*s->shard_start))) == NULL ||
+	    (s->out_start = calloc(s->n_shards + 1, sizeof(*s->out_start))) == NULL ||
+	    (s->out_order = malloc((n_out ? n_out : 1) * sizeof(*s->out_order))) == NULL ||
+	    (home = malloc((n_out ? n_out : 1) * sizeof(*home))) == NULL) {
+		free(home);
+		return scs_err_set(SCS_ENOMEM, "cannot allocate the shard plan");
+	}
+	/* assign() fills shards in the order's sequence: each shard is one run of it */
+	for (size_t k = s->n_order; k-- > 0;)
+		s->shard_start[s->shard_of[s->order[k]]] = k;
+	s->shard_start[s->n_shards] = s->n_order;
+	for (size_t k = 0; rc == SCS_OK && k < s->n_order; k++) {
+		size_t i = s->order[k];
+
+		for (size_t j = 0; rc == SCS_OK && j < s->uses[i].n; j++)
+			if (!scs_strmap_get(&s->last_shard, s->uses[i].items[j], &last) || last < s->shard_of[i])
+				rc = scs_strmap_put(&s->last_shard, s->uses[i].items[j], s->shard_of[i]);
+	}
+	/* the outputs, stably bucketed by the shard that gives them */
+	for (size_t i = 0; rc == SCS_OK && i < n_out; i++) {
+		const char *name = s->g->output[i]->name;
+
+		home[i] = name ? output_home(s, name) : -1;
+		if (home[i] >= 0)
+			s->out_start[home[i] + 1]++;
+		if (name)
+			rc = scs_strmap_put(&s->outputs, name, 1);
+	}
+	for (size_t k = 0; k < s->n_shards; k++)
+		s->out_start[k + 1] += s->out_start[k];
+	if (rc == SCS_OK && (at = calloc(s->n_shards, sizeof(*at))) == NULL)
+		rc = scs_err_set(SCS_ENOMEM, "cannot allocate the shard plan");
+	for (size_t i = 0; rc == SCS_OK && i < n_out; i++)
+		if (home[i] >= 0)
+			s->out_order[s->out_start[home[i]] + at[home[i]]++] = i;
+	free(at);
+	free(home);
+	return rc == SCS_OK ? index_source(s) : rc;
 }
 
 static int
@@ -218,6 +410,99 @@ want_name(shard_build *b, const char *name)
 	return scs_names_add(&b->want_list, name);
 }
 
+static int describe_shard(shard_build *b, const char *fingerprint, const char *header);
+
+/*
+ * The items of source list @ix that names in @b->want_list (and, with
+ * @own, the values the shard's own nodes make) may bring, in source order.
+ */
+static int
+candidates(shard_build *b, index_list *l, int ix, int own)
+{
+	split *s = b->s;
+	int rc = SCS_OK;
+
+	l->n = 0;
+	for (size_t w = 0; rc == SCS_OK && w < b->want_list.n; w++)
+		rc = list_add_named(l, &s->ix[ix], b->want_list.items[w]);
+	for (size_t k = s->shard_start[b->k]; own && rc == SCS_OK && k < s->shard_start[b->k + 1]; k++) {
+		Onnx__NodeProto *n = s->g->node[s->order[k]];
+
+		for (size_t j = 0; rc == SCS_OK && j < n->n_output; j++)
+			if (n->output[j][0])
+				rc = list_add_named(l, &s->ix[ix], n->output[j]);
+	}
+	list_settle(l);
+	return rc;
+}
+
+/* Does a value_info or annotation of @name belong in the shard? */
+static int
+describes(shard_build *b, const char *name, int annotation)
+{
+	split *s = b->s;
+	int64_t p, at;
+
+	if (!name)
+		return 0;
+	if (annotation)
+		return scs_strmap_get(&b->want, name, NULL) ||
+		    (scs_strmap_get(&s->producer, name, &p) && s->shard_of[p] == b->k);
+	/* value_info of what this shard's nodes make and of the constants it holds */
+	return scs_strmap_get(&s->producer, name, &p) ? (s->replicable[p] ?
+	    scs_strmap_get(&b->want, name, NULL) : s->shard_of[p] == b->k) :
+	    (scs_strmap_get(&s->inits, name, &at) && scs_strmap_get(&b->want, name, NULL));
+}
+
+/*
+ * Copy into the shard (to @dst[0..*n_dst)) the items of source list
+ * @items that the shard takes: those named by what it wants, and for
+ * value_info and annotations, those the describes() rule keeps. @l is
+ * scratch.
+ */
+static int
+copy_listed(shard_build *b, index_list *l, int ix, ProtobufCMessage **items, void *dst, size_t *n_dst)
+{
+	int described = ix == IX_VALUE_INFO || ix == IX_ANNOTATION;
+	ProtobufCMessage *copy;
+	int rc;
+
+	if ((rc = candidates(b, l, ix, described)) < 0)
+		return rc;
+	for (size_t c = 0; c < l->n; c++) {
+		ProtobufCMessage *m = items[l->items[c]];
+
+		if (ix == IX_VALUE_INFO && !describes(b, ((Onnx__ValueInfoProto *)m)->name, 0))
+			continue;
+		if (ix == IX_ANNOTATION && !describes(b, ((Onnx__TensorAnnotation *)m)->tensor_name, 1))
+			continue;
+		if ((rc = add_copy(b, m, &copy)) < 0)
+			return rc;
+		if ((rc = scs_array_insert(dst, n_dst, copy, 0)) < 0) {
+			scs_model_free_message(b->s->m, copy);
+			return rc;
+		}
+	}
+	return SCS_OK;
+}
+
+/* The value_info of cut tensor @name, which shard @from passes to shard @to (-1: to later ones). */
+static int
+cut_info(split *s, const char *name, int from, int to, Onnx__ValueInfoProto **out)
+{
+	if (!scs_infer_describable(&s->inf, name)) {
+		if (to < 0)
+			return scs_err_set(SCS_EUNSUPPORTED,
+			    "cannot tell the type and rank of '%s', which shard %d passes on (add value_info for it)", name, from);
+		return scs_err_set(SCS_EUNSUPPORTED,
+		    "cannot tell the type and rank of '%s', which shard %d passes to shard %d (add value_info for it)",
+		    name, from, to);
+	}
+	if ((*out = scs_infer_value_info(&s->inf, name)) == NULL)
+		return scs_err_set(SCS_ENOMEM, "cannot describe a cut tensor");
+	return SCS_OK;
+}
+
 static int
 build_graph(shard_build *b, const char *fingerprint, const char *header)
 {
@@ -225,23 +510,21 @@ build_graph(shard_build *b, const char *fingerprint, const char *header)
 	Onnx__GraphProto *g = b->p->graph, *src = s->g;
 	ProtobufCMessage *copy;
 	Onnx__ValueInfoProto *vi;
+	index_list l = { NULL, 0, 0 };
+	size_t first = s->shard_start[b->k], end = s->shard_start[b->k + 1];
 	int64_t p;
-	char shard_tag[64];
 	int rc;
 
 	/* the nodes, in topological order, and everything they read */
-	for (size_t k = 0; k < s->n_order; k++) {
+	for (size_t k = first; k < end; k++) {
 		size_t i = s->order[k];
 
-		if (s->shard_of[i] != b->k)
-			continue;
 		for (size_t j = 0; j < s->uses[i].n; j++)
 			if ((rc = want_name(b, s->uses[i].items[j])) < 0)
 				return rc;
 	}
-	for (size_t i = 0; i < src->n_output; i++)
-		if (src->output[i]->name && output_home(s, src->output[i]->name) == b->k &&
-		    (rc = want_name(b, src->output[i]->name)) < 0)
+	for (size_t o = s->out_start[b->k]; o < s->out_start[b->k + 1]; o++)
+		if ((rc = want_name(b, src->output[s->out_order[o]]->name)) < 0)
 			return rc;
 	/* constants no node reads stay in the model (as shrink keeps them): in the last shard */
 	if ((size_t)b->k == s->n_shards - 1) {
@@ -271,107 +554,66 @@ unread_done:
 			return rc;
 	}
 	/* Constant nodes first (copied where read), then the shard's own nodes */
-	for (size_t i = 0; i < s->n_nodes; i++) {
-		if (!s->replicable[i] || !scs_strmap_get(&b->want, src->node[i]->output[0], NULL))
-			continue;
-		if ((rc = add_copy(b, &src->node[i]->base, &copy)) < 0)
-			return rc;
-		APPEND(g->node, g->n_node, (Onnx__NodeProto *)copy);
-	}
-	for (size_t k = 0; k < s->n_order; k++) {
-		if (s->shard_of[s->order[k]] != b->k)
-			continue;
+	if ((rc = copy_listed(b, &l, IX_CONSTANT, (ProtobufCMessage **)src->node, &g->node, &g->n_node)) < 0)
+		goto done;
+	for (size_t k = first; k < end; k++) {
 		if ((rc = add_copy(b, &src->node[s->order[k]]->base, &copy)) < 0)
-			return rc;
-		APPEND(g->node, g->n_node, (Onnx__NodeProto *)copy);
+			goto done;
+		APPEND_OR_DONE(g->node, g->n_node, (Onnx__NodeProto *)copy);
 	}
-	for (size_t i = 0; i < src->n_initializer; i++) {
-		if (!src->initializer[i]->name || !scs_strmap_get(&b->want, src->initializer[i]->name, NULL))
-			continue;
-		if ((rc = add_copy(b, &src->initializer[i]->base, &copy)) < 0)
-			return rc;
-		APPEND(g->initializer, g->n_initializer, (Onnx__TensorProto *)copy);
-	}
-	for (size_t i = 0; i < src->n_sparse_initializer; i++) {
-		Onnx__SparseTensorProto *sp = src->sparse_initializer[i];
-
-		if (!sp->values || !sp->values->name || !scs_strmap_get(&b->want, sp->values->name, NULL))
-			continue;
-		if ((rc = add_copy(b, &sp->base, &copy)) < 0)
-			return rc;
-		APPEND(g->sparse_initializer, g->n_sparse_initializer, (Onnx__SparseTensorProto *)copy);
-	}
+	if ((rc = copy_listed(b, &l, IX_INIT, (ProtobufCMessage **)src->initializer, &g->initializer, &g->n_initializer)) < 0 ||
+	    (rc = copy_listed(b, &l, IX_SPARSE, (ProtobufCMessage **)src->sparse_initializer, &g->sparse_initializer,
+	    &g->n_sparse_initializer)) < 0)
+		goto done;
 	/* inputs: the original ones it reads, in their order, then the cut tensors */
-	for (size_t i = 0; i < src->n_input; i++) {
-		if (!src->input[i]->name || !scs_strmap_get(&b->want, src->input[i]->name, NULL))
-			continue;
-		if ((rc = add_copy(b, &src->input[i]->base, &copy)) < 0)
-			return rc;
-		APPEND(g->input, g->n_input, (Onnx__ValueInfoProto *)copy);
-	}
+	if ((rc = copy_listed(b, &l, IX_INPUT, (ProtobufCMessage **)src->input, &g->input, &g->n_input)) < 0)
+		goto done;
 	for (size_t w = 0; w < b->want_list.n; w++) {
 		const char *name = b->want_list.items[w];
 
 		if (!scs_strmap_get(&s->producer, name, &p) || s->replicable[p] || s->shard_of[p] >= b->k)
 			continue;
-		if (!scs_infer_describable(&s->inf, name))
-			return scs_err_set(SCS_EUNSUPPORTED,
-			    "cannot tell the type and rank of '%s', which shard %d passes to shard %d (add value_info for it)",
-			    name, s->shard_of[p], b->k);
-		if ((vi = scs_infer_value_info(&s->inf, name)) == NULL)
-			return scs_err_set(SCS_ENOMEM, "cannot describe a cut tensor");
-		APPEND(g->input, g->n_input, vi);
+		if ((rc = cut_info(s, name, s->shard_of[p], b->k, &vi)) < 0)
+			goto done;
+		APPEND_OR_DONE(g->input, g->n_input, vi);
 	}
 	/* outputs: the original ones made here, in their order, then what later shards read */
-	for (size_t i = 0; i < src->n_output; i++) {
-		if (!src->output[i]->name || output_home(s, src->output[i]->name) != b->k)
-			continue;
-		if ((rc = add_copy(b, &src->output[i]->base, &copy)) < 0)
-			return rc;
-		APPEND(g->output, g->n_output, (Onnx__ValueInfoProto *)copy);
+	for (size_t o = s->out_start[b->k]; o < s->out_start[b->k + 1]; o++) {
+		if ((rc = add_copy(b, &src->output[s->out_order[o]]->base, &copy)) < 0)
+			goto done;
+		APPEND_OR_DONE(g->output, g->n_output, (Onnx__ValueInfoProto *)copy);
 	}
-	for (size_t k = 0; k < s->n_order; k++) {
+	for (size_t k = first; k < end; k++) {
 		Onnx__NodeProto *n = src->node[s->order[k]];
 
-		if (s->shard_of[s->order[k]] != b->k)
-			continue;
 		for (size_t j = 0; j < n->n_output; j++) {
-			if (!n->output[j][0] || is_graph_output(s, n->output[j]) || !read_after(s, n->output[j], b->k))
+			if (!n->output[j][0] || scs_strmap_get(&s->outputs, n->output[j], NULL) || !read_after(s, n->output[j], b->k))
 				continue;
-			if (!scs_infer_describable(&s->inf, n->output[j]))
-				return scs_err_set(SCS_EUNSUPPORTED,
-				    "cannot tell the type and rank of '%s', which shard %d passes on (add value_info for it)",
-				    n->output[j], b->k);
-			if ((vi = scs_infer_value_info(&s->inf, n->output[j])) == NULL)
-				return scs_err_set(SCS_ENOMEM, "cannot describe a cut tensor");
-			APPEND(g->output, g->n_output, vi);
+			if ((rc = cut_info(s, n->output[j], b->k, -1, &vi)) < 0)
+				goto done;
+			APPEND_OR_DONE(g->output, g->n_output, vi);
 		}
 	}
-	/* value_info of what this shard's nodes make and of the constants it holds */
-	for (size_t i = 0; i < src->n_value_info; i++) {
-		const char *name = src->value_info[i]->name;
-		int64_t at;
+	/* value_info of what this shard's nodes make and of the constants it holds, and their annotations */
+	if ((rc = copy_listed(b, &l, IX_VALUE_INFO, (ProtobufCMessage **)src->value_info, &g->value_info,
+	    &g->n_value_info)) < 0 ||
+	    (rc = copy_listed(b, &l, IX_ANNOTATION, (ProtobufCMessage **)src->quantization_annotation,
+	    &g->quantization_annotation, &g->n_quantization_annotation)) < 0)
+		goto done;
+	rc = describe_shard(b, fingerprint, header);
+done:
+	free(l.items);
+	return rc;
+}
 
-		if (!name || !(scs_strmap_get(&s->producer, name, &p) ? (s->replicable[p] ?
-		    scs_strmap_get(&b->want, name, NULL) : s->shard_of[p] == b->k) :
-		    (scs_strmap_get(&s->inits, name, &at) && scs_strmap_get(&b->want, name, NULL))))
-			continue;
-		if ((rc = add_copy(b, &src->value_info[i]->base, &copy)) < 0)
-			return rc;
-		APPEND(g->value_info, g->n_value_info, (Onnx__ValueInfoProto *)copy);
-	}
-	for (size_t i = 0; i < src->n_quantization_annotation; i++) {
-		const char *name = src->quantization_annotation[i]->tensor_name;
+/* What the shard says of itself. */
+static int
+describe_shard(shard_build *b, const char *fingerprint, const char *header)
+{
+	char shard_tag[64];
+	int rc;
 
-		if (!name || !(scs_strmap_get(&b->want, name, NULL) ||
-		    (scs_strmap_get(&s->producer, name, &p) && s->shard_of[p] == b->k)))
-			continue;
-		if ((rc = add_copy(b, &src->quantization_annotation[i]->base, &copy)) < 0)
-			return rc;
-		APPEND(g->quantization_annotation, g->n_quantization_annotation, (Onnx__TensorAnnotation *)copy);
-	}
-	/* what the shard says of itself */
-	snprintf(shard_tag, sizeof(shard_tag), "%d/%zu", b->k, s->n_shards);
+	snprintf(shard_tag, sizeof(shard_tag), "%d/%zu", b->k, b->s->n_shards);
 	{
 		Onnx__StringStringEntryProto *e[3] = { scs_entry_new(SCS_META_SHARD, shard_tag),
 			scs_entry_new(SCS_META_SOURCE, fingerprint), scs_entry_new(SCS_META_HEADER, header) };
@@ -489,6 +731,14 @@ split_dispose(split *s)
 	scs_strmap_dispose(&s->inits);
 	scs_strmap_dispose(&s->inputs);
 	scs_infer_dispose(&s->inf);
+	free(s->shard_start);
+	free(s->out_order);
+	free(s->out_start);
+	scs_strmap_dispose(&s->last_shard);
+	scs_strmap_dispose(&s->outputs);
+	for (int i = 0; s->ix && i < IX_N; i++)
+		index_dispose(&s->ix[i]);
+	free(s->ix);
 }
 
 void
@@ -541,7 +791,8 @@ scs_split_model(scs_shards *out, scs_model *m, uint64_t max_len)
 	for (size_t i = 0; rc == SCS_OK && i < s.g->n_sparse_initializer; i++)
 		if (s.g->sparse_initializer[i]->values && s.g->sparse_initializer[i]->values->name)
 			rc = scs_strmap_put(&s.inits, s.g->sparse_initializer[i]->values->name, -1 - (int64_t)i);
-	if (rc < 0 || (rc = topo_sort(&s)) < 0 || (rc = scs_infer_graph(&s.inf, m, s.order, s.n_order)) < 0 || (rc = assign(&s)) < 0)
+	if (rc < 0 || (rc = topo_sort(&s)) < 0 || (rc = scs_infer_graph(&s.inf, m, s.order, s.n_order)) < 0 || (rc = assign(&s)) < 0 ||
+	    (rc = plan_shards(&s)) < 0)
 		goto done;
 	fingerprint(m, fp);
 	if ((rc = make_header(&s, &header)) < 0)

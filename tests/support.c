@@ -463,6 +463,16 @@ expect_shards_compute(const char *model, const char *dir)
 }
 
 void
+shrink_shards(const char *shards, const char *shrunk)
+{
+	char *text;
+
+	cr_assert_eq(run(&text, "mkdir '%s' && for f in '%s'/*.onnx; do '%s/scs4onnx-shrink' \"$f\" '%s'/$(basename \"$f\") -n || exit 1; done",
+	    shrunk, shards, SCS_TOOLS_DIR, shrunk), 0, "%s", text);
+	free(text);
+}
+
+void
 expect_split_merge_big(const char *model, const char *max_shard_size, int min_shards)
 {
 	char *dir = tmpdir_new(), *shards = path_in(dir, "shards"), *merged = path_in(dir, "merged.onnx"),

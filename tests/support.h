@@ -63,6 +63,9 @@ char *shard_list(const char *dir, int *count);
  * they compute what @model computes, bit for bit. */
 void expect_shards_compute(const char *model, const char *dir);
 
+/* Shrink each shard of folder @shards on its own into new folder @shrunk (same file names). */
+void shrink_shards(const char *shards, const char *shrunk);
+
 /* Split @model with budget @max_shard_size ("300", "1K") into @min_shards
  * shards or more, run them in order, merge them back, and run scs4onnx-big
  * with the same budget: each result computes what @model computes. */

@@ -5,6 +5,7 @@
  * SPDX-License-Identifier: MIT
  */
 #include <criterion/criterion.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -169,4 +170,52 @@ Test(dedup, a_heap_report_gives_the_json_the_tools_write)
 	free(out);
 	free(in);
 	tmpdir_remove(dir);
+}
+
+/*
+ * Thousands of copies in a few groups (scripts/gen-model.py dups: constant
+ * i of the chain equals constant i mod 7): one group per value, kept under
+ * the first name, the others listed in the model's order; every reference
+ * rewritten, and the model computes what it did.
+ */
+Test(dedup, thousands_of_copies_merge_into_their_groups, .init = shrink_setup, .fini = shrink_teardown)
+{
+	enum { COUNT = 6000, GROUPS = 7 };
+	char *in = path_in(shrunk_dir, "dups.onnx"), *out = path_in(shrunk_dir, "out.onnx"), *text, name[32];
+	Onnx__GraphProto *g;
+	size_t seen[GROUPS] = { 0 };
+
+	cr_assert_eq(run(&text, "/usr/bin/python3 '%s/scripts/gen-model.py' dups '%s' --count %d --groups %d",
+	    SCS_TEST_SRC_DIR, in, COUNT, GROUPS), 0, "%s", text);
+	free(text);
+	cr_assert_eq(scs_shrink(&rep, in, out, NULL), SCS_OK, "%s", scs_err_msg());
+	cr_assert_eq(rep.n_constants, COUNT);
+	cr_assert_eq(rep.n_groups, GROUPS, "groups: %zu", rep.n_groups);
+	for (size_t k = 0; k < rep.n_groups; k++) {
+		scs_report_group *gr = &rep.groups[k];
+		int v;
+
+		cr_assert_eq(sscanf(gr->canonical, "const_%d", &v), 1, "canonical %s", gr->canonical);
+		cr_assert(v >= 0 && v < GROUPS, "canonical %s: not the first copy", gr->canonical);
+		cr_assert_eq(seen[v]++, 0, "two groups keep %s", gr->canonical);
+		cr_assert_not(gr->lifted);
+		cr_assert_eq(gr->n_names, (COUNT - v + GROUPS - 1) / GROUPS - 1, "%s: %zu names", gr->canonical, gr->n_names);
+		for (size_t j = 0; j < gr->n_names; j++) {
+			snprintf(name, sizeof(name), "const_%zu", (size_t)v + (j + 1) * GROUPS);
+			cr_assert_str_eq(gr->names[j], name, "%s: name %zu", gr->canonical, j);
+		}
+	}
+	shrunk_model = load_proto(out);
+	cr_assert_not_null(shrunk_model);
+	g = shrunk_model->graph;
+	cr_assert_eq(g->n_initializer, GROUPS, "initializers: %zu", g->n_initializer);
+	cr_assert_eq(g->n_node, COUNT);
+	for (size_t i = 0; i < g->n_node; i++) {
+		snprintf(name, sizeof(name), "const_%zu", i % GROUPS);
+		cr_assert_eq(g->node[i]->n_input, 2);
+		cr_assert_str_eq(g->node[i]->input[1], name, "node %zu reads %s", i, g->node[i]->input[1]);
+	}
+	expect_equivalent(in, out, NULL);
+	free(in);
+	free(out);
 }

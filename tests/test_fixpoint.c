@@ -127,9 +127,7 @@ Test(fixpoint, merge_takes_a_constant_held_at_two_widths)
 
 	cr_assert_eq(run_tool(&text, "scs4onnx-split", "'%s' '%s' --max-shard-size 100 -n", in, shards), 0, "%s", text);
 	free(text);
-	cr_assert_eq(run(&text, "mkdir '%s' && for f in '%s'/*.onnx; do '%s/scs4onnx-shrink' \"$f\" '%s'/$(basename \"$f\") -n || exit 1; done",
-	    shrunk, shards, SCS_TOOLS_DIR, shrunk), 0, "%s", text);
-	free(text);
+	shrink_shards(shards, shrunk);
 	cr_assert_eq(run_tool(&text, "scs4onnx-merge", "'%s' '%s' -n", shrunk, step), 0, "%s", text);
 	free(text);
 	expect_equivalent(in, step, NULL);

@@ -503,3 +503,140 @@ Test(merge, shards_rewritten_by_another_tool_merge_by_name)
 	free(out);
 	tmpdir_remove(dir);
 }
+
+/*
+ * A chain of 3,000 Adds (scripts/gen-model.py many: node i adds constant
+ * const_i) cut at a 4 KiB budget: tens of shards, each a run of the chain
+ * holding the constants its nodes read, whose one cut input is the one cut
+ * output of the shard before; merged back, the chain is whole again; the
+ * shards, the merged model and scs4onnx-big's output compute what the
+ * chain computes.
+ */
+Test(split, a_long_chain_cuts_into_shards_that_chain)
+{
+	enum { COUNT = 3000 };
+	char *dir = tmpdir_new(), *in = path_in(dir, "chain.onnx"), *shards = path_in(dir, "shards"),
+	     *merged = path_in(dir, "merged.onnx"), *text, name[64];
+	const char *prev_out = NULL;
+	Onnx__ModelProto *prev = NULL, *m;
+	size_t at = 0;
+	int count, tagged;
+
+	cr_assert_eq(run(&text, "/usr/bin/python3 '%s/scripts/gen-model.py' many '%s' --count %d", SCS_TEST_SRC_DIR, in,
+	    COUNT), 0, "%s", text);
+	free(text);
+	cr_assert_eq(run_tool(&text, "scs4onnx-split", "'%s' '%s' --max-shard-size 4K -n", in, shards), 0, "%s", text);
+	free(text);
+	free(shard_list(shards, &count));
+	cr_assert_geq(count, 30, "shards: %d", count);
+	for (int k = 0; k < count; k++) {
+		Onnx__GraphProto *g;
+		char *p;
+
+		snprintf(name, sizeof(name), "shard-%03d.onnx", k);
+		p = path_in(shards, name);
+		m = load_proto(p);
+		free(p);
+		cr_assert_not_null(m, "shard %d does not parse", k);
+		g = m->graph;
+		cr_assert_gt(g->n_node, 0, "shard %d is empty", k);
+		cr_assert_eq(g->n_initializer, g->n_node, "shard %d: %zu constants for %zu nodes", k, g->n_initializer, g->n_node);
+		/* its nodes are the next run of the chain, each with its own constant */
+		for (size_t i = 0; i < g->n_node; i++, at++) {
+			snprintf(name, sizeof(name), "n%zu_Add", at);
+			cr_assert_str_eq(g->node[i]->name, name, "shard %d, node %zu", k, i);
+			snprintf(name, sizeof(name), "const_%zu", at);
+			cr_assert_str_eq(g->node[i]->input[1], name);
+			cr_assert_not_null(find_init(g, name), "shard %d lacks %s", k, name);
+		}
+		/* one input: the model's X, or what the shard before passes on */
+		cr_assert_eq(g->n_input, 1, "shard %d: %zu inputs", k, g->n_input);
+		cr_assert_str_eq(g->input[0]->name, k == 0 ? "X" : prev_out, "shard %d reads %s", k, g->input[0]->name);
+		cr_assert_str_eq(g->node[0]->input[0], g->input[0]->name);
+		/* one output: its last node's, Y at the end */
+		cr_assert_eq(g->n_output, 1, "shard %d: %zu outputs", k, g->n_output);
+		cr_assert_str_eq(g->output[0]->name, g->node[g->n_node - 1]->output[0]);
+		if (k == count - 1)
+			cr_assert_str_eq(g->output[0]->name, "Y");
+		snprintf(name, sizeof(name), "%d/%d", k, count);
+		tagged = 0;
+		for (size_t i = 0; i < m->n_metadata_props; i++) {
+			if (strcmp(m->metadata_props[i]->key, "scs4onnx.shard") != 0)
+				continue;
+			cr_assert_str_eq(m->metadata_props[i]->value, name, "shard %d says %s", k, m->metadata_props[i]->value);
+			tagged++;
+		}
+		cr_assert_eq(tagged, 1, "shard %d: %d shard tags", k, tagged);
+		free_proto(prev);
+		prev = m;
+		prev_out = g->output[0]->name;
+	}
+	free_proto(prev);
+	cr_assert_eq(at, COUNT, "the shards hold %zu nodes", at);
+	cr_assert_eq(run_tool(&text, "scs4onnx-merge", "'%s' '%s' -n", shards, merged), 0, "%s", text);
+	free(text);
+	m = load_proto(merged);
+	cr_assert_not_null(m);
+	cr_assert_eq(m->graph->n_node, COUNT, "merged: %zu nodes", m->graph->n_node);
+	cr_assert_eq(m->graph->n_initializer, COUNT, "merged: %zu constants", m->graph->n_initializer);
+	cr_assert_eq(m->n_metadata_props, 0);
+	free_proto(m);
+	expect_split_merge_big(in, "4K", 30);
+	free(in);
+	free(shards);
+	free(merged);
+	tmpdir_remove(dir);
+}
+
+/* Slice reads K with E (one type variable), Reshape reads K as its shape. */
+static const char kept_apart_py[] =
+    "import sys, numpy as np, onnx\n"
+    "from onnx import helper as h, numpy_helper as nh, TensorProto as T\n"
+    "nodes = [h.make_node(\"Slice\", [\"X\", \"K\", \"E\"], [\"s\"], name=\"slice\"),\n"
+    "         h.make_node(\"ReduceSum\", [\"s\"], [\"r\"], keepdims=1, name=\"sum\"),\n"
+    "         h.make_node(\"Reshape\", [\"r\", \"K\"], [\"Y\"], name=\"reshape\")]\n"
+    "inits = [nh.from_array(np.array([1], np.int64), \"K\"), nh.from_array(np.array([3], np.int64), \"E\")]\n"
+    "g = h.make_graph(nodes, \"kept_apart\", [h.make_tensor_value_info(\"X\", T.FLOAT, [4])],\n"
+    "                [h.make_tensor_value_info(\"Y\", T.FLOAT, [1])], inits)\n"
+    "m = h.make_model(g, opset_imports=[h.make_opsetid(\"\", 13)])\n"
+    "m.ir_version = 8\n"
+    "onnx.checker.check_model(m)\n"
+    "onnx.save(m, sys.argv[1])\n";
+
+/*
+ * Shards shrunk on their own hold K at two widths: narrowed with E where
+ * Slice reads it, int64 where Reshape does. The wide K cannot serve Slice
+ * alone (E shares its type variable), so merge keeps the narrow copy under
+ * a fresh name and only Slice reads it.
+ */
+Test(merge, a_narrow_copy_kept_apart_is_read_under_its_fresh_name)
+{
+	char *dir = tmpdir_new(), *in = path_in(dir, "kept.onnx"), *shards = path_in(dir, "shards"),
+	     *shrunk = path_in(dir, "shrunk"), *out = path_in(dir, "merged.onnx"), *text;
+	Onnx__ModelProto *m;
+	Onnx__TensorProto *k, *fresh;
+
+	cr_assert_eq(run(&text, "/usr/bin/python3 -c '%s' '%s'", kept_apart_py, in), 0, "%s", text);
+	free(text);
+	cr_assert_eq(run_tool(&text, "scs4onnx-split", "'%s' '%s' --max-shard-size 1 -n", in, shards), 0, "%s", text);
+	free(text);
+	shrink_shards(shards, shrunk);
+	cr_assert_eq(run_tool(&text, "scs4onnx-merge", "'%s' '%s' -n", shrunk, out), 0, "%s", text);
+	free(text);
+	m = load_proto(out);
+	cr_assert_not_null(m);
+	k = find_init(m->graph, "K");
+	fresh = find_init(m->graph, "K_scs1");
+	cr_assert(k && fresh, "K and its narrow copy K_scs1 are both kept");
+	cr_assert_eq(k->data_type, ONNX__TENSOR_PROTO__DATA_TYPE__INT64);
+	cr_assert_eq(fresh->data_type, ONNX__TENSOR_PROTO__DATA_TYPE__INT32);
+	cr_assert_str_eq(find_node_by_output(m->graph, "s")->input[1], "K_scs1", "Slice reads the narrow copy");
+	cr_assert_str_eq(find_node_by_output(m->graph, "Y")->input[1], "K", "Reshape reads the wide K");
+	free_proto(m);
+	expect_equivalent(in, out, NULL);
+	free(in);
+	free(shards);
+	free(shrunk);
+	free(out);
+	tmpdir_remove(dir);
+}
