@@ -377,6 +377,43 @@ has_input(const Onnx__GraphProto *g, const char *name)
 	return 0;
 }
 
+char *run_dir;
+char *run_out;
+scs_report run_rep;
+
+void
+run_setup(void)
+{
+	run_dir = tmpdir_new();
+	run_out = NULL;
+	memset(&run_rep, 0, sizeof(run_rep));
+}
+
+void
+run_teardown(void)
+{
+	scs_report_dispose(&run_rep);
+	free(run_out);
+	tmpdir_remove(run_dir);
+}
+
+Onnx__ModelProto *
+run_optimize(const char *name, const scs_optimize_options *o)
+{
+	char *in = fixture(name);
+	Onnx__ModelProto *m;
+
+	scs_report_dispose(&run_rep);
+	memset(&run_rep, 0, sizeof(run_rep));
+	free(run_out);
+	run_out = path_in(run_dir, name);
+	cr_assert_eq(scs_optimize(&run_rep, in, run_out, o), SCS_OK, "%s: %s", name, scs_err_msg());
+	m = load_proto(run_out);
+	cr_assert_not_null(m, "%s: output unreadable", name);
+	free(in);
+	return m;
+}
+
 char *shrunk_dir;
 scs_report shrunk_rep;
 Onnx__ModelProto *shrunk_model;

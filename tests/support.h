@@ -105,6 +105,20 @@ int has_input(const Onnx__GraphProto *g, const char *name);
  * Shrink a fixture into a scratch folder and read the output back: used as
  * .init = shrink_setup, .fini = shrink_teardown; then shrink_fixture().
  */
+/*
+ * A scratch folder (run_dir), an output path a test may set (run_out,
+ * malloc'd, freed at teardown) and a report (run_rep, disposed at teardown):
+ * .init = run_setup, .fini = run_teardown.
+ */
+extern char *run_dir;
+extern char *run_out;
+extern scs_report run_rep;
+void run_setup(void);
+void run_teardown(void);
+/* scs_optimize() of fixture @name into run_out (run_dir/@name), run_rep
+ * holding its report; the output, read back (free_proto). */
+Onnx__ModelProto *run_optimize(const char *name, const scs_optimize_options *o);
+
 extern char *shrunk_dir;
 extern scs_report shrunk_rep;
 extern Onnx__ModelProto *shrunk_model;

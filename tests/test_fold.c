@@ -15,49 +15,21 @@
 #include "eval.h"
 #include "support.h"
 
-static char *dir;
-static char *out;
-static scs_report rep;
-
-static void
-setup(void)
-{
-	dir = tmpdir_new();
-	out = NULL;
-	memset(&rep, 0, sizeof(rep));
-}
-
-static void
-teardown(void)
-{
-	scs_report_dispose(&rep);
-	free(out);
-	tmpdir_remove(dir);
-}
+/* the scratch folder, output path and report of support.c's run_setup() */
+#define dir run_dir
+#define out run_out
+#define rep run_rep
+#define setup run_setup
+#define teardown run_teardown
 
 /* fold_constants alone (then eliminate_unused_initializer) on fixture @name; the output, read back. */
 static Onnx__ModelProto *
 fold(const char *name, uint64_t limit, int grow)
 {
 	static const char *const passes[] = { "fold_constants", "eliminate_unused_initializer" };
-	scs_optimize_options o;
-	char *in = fixture(name);
-	Onnx__ModelProto *m;
+	scs_optimize_options o = { .passes = passes, .n_passes = 2, .fold_size_limit = limit, .fold_grow = grow };
 
-	memset(&o, 0, sizeof(o));
-	o.passes = passes;
-	o.n_passes = 2;
-	o.fold_size_limit = limit;
-	o.fold_grow = grow;
-	scs_report_dispose(&rep);
-	memset(&rep, 0, sizeof(rep));
-	free(out);
-	out = path_in(dir, name);
-	cr_assert_eq(scs_optimize(&rep, in, out, &o), SCS_OK, "%s: %s", name, scs_err_msg());
-	m = load_proto(out);
-	cr_assert_not_null(m, "%s: output unreadable", name);
-	free(in);
-	return m;
+	return run_optimize(name, &o);
 }
 
 static uint64_t

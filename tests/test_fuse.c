@@ -21,46 +21,22 @@
 
 #include "support.h"
 
-static char *dir;
-static char *out;
-static scs_report rep;
-
-static void
-setup(void)
-{
-	dir = tmpdir_new();
-	out = NULL;
-	memset(&rep, 0, sizeof(rep));
-}
-
-static void
-teardown(void)
-{
-	scs_report_dispose(&rep);
-	free(out);
-	tmpdir_remove(dir);
-}
+/* the scratch folder, output path and report of support.c's run_setup() */
+#define dir run_dir
+#define out run_out
+#define rep run_rep
+#define setup run_setup
+#define teardown run_teardown
 
 /* Run @passes (NULL-terminated; NULL: the default set) on fixture @name; the output, read back. */
 static Onnx__ModelProto *
 optimize(const char *name, const char *const *passes)
 {
-	scs_optimize_options o;
-	char *in = fixture(name);
-	size_t n = 0;
-	Onnx__ModelProto *m;
+	scs_optimize_options o = { .passes = passes };
 
-	while (passes && passes[n])
-		n++;
-	memset(&o, 0, sizeof(o));
-	o.passes = passes;
-	o.n_passes = n;
-	out = path_in(dir, name);
-	cr_assert_eq(scs_optimize(&rep, in, out, &o), SCS_OK, "%s: %s", name, scs_err_msg());
-	m = load_proto(out);
-	cr_assert_not_null(m, "%s: output unreadable", name);
-	free(in);
-	return m;
+	while (passes && passes[o.n_passes])
+		o.n_passes++;
+	return run_optimize(name, &o);
 }
 
 /*
