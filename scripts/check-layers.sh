@@ -18,7 +18,7 @@ levels='
 1 source sink
 2 codec store payload
 3 dtype opschema opschema_table report shard scan
-4 model graph infer eval eval_*
+4 model array scope rename graph infer eval eval_*
 5 pass pass_* opt opt_* fuse split merge emit npy
 6 api scs4onnx
 '
@@ -29,7 +29,7 @@ lmdb.h store
 zstd.h codec
 xxhash.h hash
 protobuf-c/protobuf-c.h scan model shard emit
-onnx.pb-c.h scan model shard emit eval
+onnx.pb-c.h scan model array shard emit eval
 '
 
 root=${1:-"$(dirname "$0")/.."}

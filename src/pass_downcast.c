@@ -47,6 +47,7 @@
 #include "num.h"
 #include "opschema.h"
 #include "pass.h"
+#include "scope.h"
 
 typedef struct dcand {
 	int scope;
