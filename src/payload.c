@@ -283,12 +283,38 @@ scs_payloads_equal(scs_payloads *set, uint32_t a, uint32_t b)
 	return 1;
 }
 
+void
+scs_payloads_pieces(scs_pieces *pc, scs_payloads *set, uint32_t id, uint8_t *buf)
+{
+	pc->set = set;
+	pc->id = id;
+	pc->buf = buf;
+	pc->off = 0;
+	pc->len = 0;
+}
+
+int
+scs_payloads_next_piece(scs_pieces *pc)
+{
+	uint64_t len = pc->set->items[pc->id].key.len;
+	int rc;
+
+	pc->off += pc->len;
+	if (pc->off >= len) {
+		pc->len = 0;
+		return SCS_DONE;
+	}
+	pc->len = len - pc->off > SCS_CHUNK_LEN ? SCS_CHUNK_LEN : (size_t)(len - pc->off);
+	if ((rc = scs_payloads_read(pc->set, pc->id, pc->off, pc->buf, pc->len)) < 0)
+		return rc;
+	return SCS_OK;
+}
+
 int
 scs_payloads_copy(scs_payloads *set, uint32_t id, scs_sink *sink)
 {
 	const scs_payload *p = &set->items[id];
-	uint64_t off;
-	size_t take;
+	scs_pieces pc;
 	int rc, fd;
 
 	if (p->where == SCS_AT_FILE && p->key.len <= SCS_PAYLOADS_SMALL_LEN) {
@@ -301,13 +327,11 @@ scs_payloads_copy(scs_payloads *set, uint32_t id, scs_sink *sink)
 	/* the descriptor stays valid through the copy: no other file is touched */
 	if (p->where == SCS_AT_FILE)
 		return (fd = scs_source_fd(set->files[p->file])) < 0 ? fd : scs_sink_copy_fd(sink, fd, p->off, p->key.len);
-	for (off = 0; off < p->key.len; off += take) {
-		take = p->key.len - off > SCS_CHUNK_LEN ? SCS_CHUNK_LEN : (size_t)(p->key.len - off);
-		if ((rc = scs_payloads_read(set, id, off, set->piece[0], take)) < 0 ||
-		    (rc = scs_sink_write(sink, set->piece[0], take)) < 0)
+	scs_payloads_pieces(&pc, set, id, set->piece[0]);
+	while ((rc = scs_payloads_next_piece(&pc)) == SCS_OK)
+		if ((rc = scs_sink_write(sink, pc.buf, pc.len)) < 0)
 			return rc;
-	}
-	return SCS_OK;
+	return rc == SCS_DONE ? SCS_OK : rc;
 }
 
 int
