@@ -119,51 +119,10 @@ scs_tensor_elems(const Onnx__TensorProto *t)
 	return n;
 }
 
-/* ---- walking ---- */
-
-/*
- * Every TensorProto inside @msg, found through protobuf-c's descriptors, so
- * no message type that can hold a tensor is ever forgotten.
- */
-static int
-each_in(ProtobufCMessage *msg, scs_tensor_fn fn, void *ctx)
-{
-	const ProtobufCMessageDescriptor *md = msg->descriptor;
-	int rc;
-
-	if (md == &onnx__tensor_proto__descriptor)
-		return fn(ctx, (Onnx__TensorProto *)msg);
-	for (unsigned i = 0; i < md->n_fields; i++) {
-		const ProtobufCFieldDescriptor *f = &md->fields[i];
-		char *base = (char *)msg;
-
-		if (f->type != PROTOBUF_C_TYPE_MESSAGE)
-			continue;
-		if (f->flags & PROTOBUF_C_FIELD_FLAG_ONEOF) {
-			if (*(uint32_t *)(base + f->quantifier_offset) != f->id)
-				continue;
-		}
-		if (f->label == PROTOBUF_C_LABEL_REPEATED) {
-			size_t n = *(size_t *)(base + f->quantifier_offset);
-			ProtobufCMessage **arr = *(ProtobufCMessage ***)(base + f->offset);
-
-			for (size_t k = 0; k < n; k++)
-				if ((rc = each_in(arr[k], fn, ctx)) != 0)
-					return rc;
-		} else {
-			ProtobufCMessage *sub = *(ProtobufCMessage **)(base + f->offset);
-
-			if (sub && (rc = each_in(sub, fn, ctx)) != 0)
-				return rc;
-		}
-	}
-	return 0;
-}
-
 int
 scs_model_each_tensor(Onnx__ModelProto *m, scs_tensor_fn fn, void *ctx)
 {
-	return each_in(&m->base, fn, ctx);
+	return scs_walk_tensors(&m->base, fn, ctx);
 }
 
 /* ---- loading ---- */
@@ -242,7 +201,7 @@ scs_model_copy(const scs_model *m, ProtobufCMessage *msg)
 	size_t len;
 
 	/* references travel through packing as the scanner wrote them */
-	each_in(msg, unbind_ref, &b);
+	scs_walk_tensors(msg, unbind_ref, &b);
 	len = protobuf_c_message_get_packed_size(msg);
 	if (b.rc == SCS_OK && (bytes = malloc(len ? len : 1)) != NULL) {
 		protobuf_c_message_pack(msg, bytes);
@@ -250,9 +209,9 @@ scs_model_copy(const scs_model *m, ProtobufCMessage *msg)
 		free(bytes);
 	}
 	b.rc = SCS_OK;
-	each_in(msg, bind_ref, &b);
+	scs_walk_tensors(msg, bind_ref, &b);
 	if (copy) {
-		each_in(copy, bind_ref, &b);
+		scs_walk_tensors(copy, bind_ref, &b);
 		if (b.rc < 0) {
 			scs_model_free_message(m, copy);
 			copy = NULL;

@@ -1,7 +1,8 @@
 /*
  * model.h: the skeleton in memory (a protobuf-c ModelProto without payload
  * bytes), its payloads, every tensor in it, and deep copies. Scopes are in
- * scope.h, renaming in rename.h, repeated-field helpers in array.h.
+ * scope.h, renaming in rename.h, repeated-field helpers in array.h, the
+ * descriptor walk in walk.h.
  *
  * A tensor's payload is referenced through raw_data: raw_data.len is the
  * payload's length and raw_data.data points into a reserved, inaccessible
@@ -21,6 +22,7 @@
 #include "payload.h"
 #include "scan.h"
 #include "strmap.h"
+#include "walk.h"
 
 typedef struct scs_model {
 	Onnx__ModelProto *proto;
@@ -65,8 +67,7 @@ int scs_tensors_equal(const scs_model *m, const Onnx__TensorProto *a, const Onnx
 
 /* Call @fn on every TensorProto in the model (initializers, attribute
  * tensors, sparse tensors, nested graphs, functions, training info) until it
- * returns non-zero, which is then returned. */
-typedef int (*scs_tensor_fn)(void *ctx, Onnx__TensorProto *t);
+ * returns non-zero, which is then returned (scs_walk_tensors on the model). */
 int scs_model_each_tensor(Onnx__ModelProto *m, scs_tensor_fn fn, void *ctx);
 
 /* A deep copy of @msg (any message of @m's tree), payload references
