@@ -101,9 +101,12 @@ typedef struct scs_pieces {
 	uint8_t *buf;             /* SCS_CHUNK_LEN bytes, the caller's */
 	uint64_t off;             /* where the piece in buf starts in the payload */
 	size_t len;               /* the piece's length; 0 before the first */
+	int exact;                /* 1: not through the read-ahead buffer */
 } scs_pieces;
 
-/* Start reading payload @id of @set into @buf (SCS_CHUNK_LEN bytes). */
+/* Start reading payload @id of @set into @buf (SCS_CHUNK_LEN bytes), small
+ * pieces of files through the read-ahead buffer (set exact to 1 after this
+ * call to read only the piece's bytes). */
 void scs_payloads_pieces(scs_pieces *pc, scs_payloads *set, uint32_t id, uint8_t *buf);
 
 /* Read the next piece: SCS_OK, SCS_DONE past the last one, < 0 on error. */
