@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "array.h"
 #include "err.h"
 #include "hash.h"
 #include "num.h"

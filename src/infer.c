@@ -16,6 +16,7 @@
 #include "err.h"
 #include "num.h"
 #include "opschema.h"
+#include "scope.h"
 
 #define MAX_CONST 64
 

@@ -21,11 +21,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "array.h"
 #include "base64.h"
 #include "dtype.h"
 #include "err.h"
 #include "graph.h"
 #include "opschema.h"
+#include "rename.h"
+#include "scope.h"
 #include "shard.h"
 
 /*

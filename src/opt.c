@@ -18,11 +18,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "array.h"
 #include "dtype.h"
 #include "eval.h"
 #include "graph.h"
 #include "num.h"
 #include "opschema.h"
+#include "rename.h"
+#include "scope.h"
 #include "store.h"
 
 #define MAX_ROUNDS 100

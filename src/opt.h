@@ -59,6 +59,7 @@
 #include "infer.h"
 #include "model.h"
 #include "report.h"
+#include "scope.h"
 
 typedef struct scs_opt_state scs_opt_state;
 

@@ -19,6 +19,7 @@
 #include "graph.h"
 #include "opschema.h"
 #include "opt.h"
+#include "scope.h"
 
 /* 1 when the passes know what @n does (so that making its outputs is all it does). */
 static int

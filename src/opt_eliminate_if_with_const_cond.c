@@ -21,6 +21,7 @@
 
 #include "dtype.h"
 #include "opt.h"
+#include "scope.h"
 
 typedef struct found {
 	Onnx__NodeProto **refused;       /* Ifs left alone in this run, not looked at again */

@@ -25,9 +25,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "array.h"
 #include "dtype.h"
 #include "err.h"
 #include "pass.h"
+#include "rename.h"
+#include "scope.h"
 
 enum { K_INIT = 1, K_CONST = 2 };
 

@@ -47,6 +47,7 @@
 #include "num.h"
 #include "opschema.h"
 #include "pass.h"
+#include "scope.h"
 
 typedef struct dcand {
 	int scope;
@@ -393,17 +394,17 @@ check_uses(downcast *d)
 static int
 survives(downcast *d, int i, char *why, size_t why_len)
 {
+	scs_pieces pc;
 	uint32_t id;
-	uint64_t len, off;
+	uint64_t off;
 	size_t take, k;
 	int dt = d->c[i].t->data_type, rc;
 
 	scs_model_payload_of(d->m, d->c[i].t, &id);
-	len = d->m->payloads->items[id].key.len;
-	for (off = 0; off < len; off += take) {
-		take = len - off > SCS_CHUNK_LEN ? SCS_CHUNK_LEN : (size_t)(len - off);
-		if ((rc = scs_payloads_read(d->m->payloads, id, off, d->in, take)) < 0)
-			return rc;
+	scs_payloads_pieces(&pc, d->m->payloads, id, d->in);
+	while ((rc = scs_payloads_next_piece(&pc)) == SCS_OK) {
+		off = pc.off;
+		take = pc.len;
 		for (k = 0; k + 8 <= take; k += 8) {
 			uint64_t bits = scs_load_le64(d->in + k);
 
@@ -430,7 +431,7 @@ survives(downcast *d, int i, char *why, size_t why_len)
 			}
 		}
 	}
-	return 1;
+	return rc == SCS_DONE ? 1 : rc;
 }
 
 /* Write the narrowed payload and retype the tensor. */
@@ -440,21 +441,19 @@ narrow(downcast *d, int i)
 	scs_store_writer *w;
 	scs_payload pl;
 	scs_blob blob;
+	scs_pieces pc;
 	uint32_t id, new_id;
-	uint64_t len, off;
 	size_t take, k;
 	int dt = d->c[i].t->data_type, rc;
 
 	if (d->m->payloads->store == NULL)
 		return scs_err_set(SCS_EUSAGE, "narrowing needs a store");
 	scs_model_payload_of(d->m, d->c[i].t, &id);
-	len = d->m->payloads->items[id].key.len;
 	if ((rc = scs_store_writer_open(&w, d->m->payloads->store)) < 0)
 		return rc;
-	for (off = 0; off < len; off += take) {
-		take = len - off > SCS_CHUNK_LEN ? SCS_CHUNK_LEN : (size_t)(len - off);
-		if ((rc = scs_payloads_read(d->m->payloads, id, off, d->in, take)) < 0)
-			goto fail;
+	scs_payloads_pieces(&pc, d->m->payloads, id, d->in);
+	while ((rc = scs_payloads_next_piece(&pc)) == SCS_OK) {
+		take = pc.len;
 		for (k = 0; k + 8 <= take; k += 8) {
 			uint64_t bits = scs_load_le64(d->in + k);
 
@@ -474,6 +473,8 @@ narrow(downcast *d, int i)
 		if ((rc = scs_store_writer_write(w, d->out, take / 2)) < 0)
 			goto fail;
 	}
+	if (rc < 0)
+		goto fail;
 	memset(&pl, 0, sizeof(pl));
 	if ((rc = scs_store_writer_finish(&blob, w)) < 0)
 		return rc;

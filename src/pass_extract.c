@@ -13,6 +13,8 @@
 #include "err.h"
 #include "npy.h"
 #include "pass.h"
+#include "rename.h"
+#include "scope.h"
 
 typedef struct extract {
 	scs_model *m;

@@ -258,8 +258,8 @@ equal_mapped(scs_payloads *set, const scs_payload *a, const scs_payload *b)
 int
 scs_payloads_equal(scs_payloads *set, uint32_t a, uint32_t b)
 {
-	uint64_t len = set->items[a].key.len, off;
-	size_t take;
+	uint64_t len = set->items[a].key.len;
+	scs_pieces pa, pb;
 	int rc;
 
 	if (a == b)
@@ -271,24 +271,49 @@ scs_payloads_equal(scs_payloads *set, uint32_t a, uint32_t b)
 		return set->items[a].off == set->items[b].off;
 	if (set->items[a].where == SCS_AT_FILE && set->items[b].where == SCS_AT_FILE && len >= SCS_PAYLOADS_MAP_MIN)
 		return equal_mapped(set, &set->items[a], &set->items[b]);
-	for (off = 0; off < len; off += take) {
-		take = len - off > SCS_CHUNK_LEN ? SCS_CHUNK_LEN : (size_t)(len - off);
-		/* exact reads: the two copies rarely lie within one read-ahead */
-		if ((rc = read_payload(set, a, off, set->piece[0], take, 0)) < 0 ||
-		    (rc = read_payload(set, b, off, set->piece[1], take, 0)) < 0)
-			return rc;
-		if (memcmp(set->piece[0], set->piece[1], take) != 0)
+	scs_payloads_pieces(&pa, set, a, set->piece[0]);
+	scs_payloads_pieces(&pb, set, b, set->piece[1]);
+	/* exact reads: the two copies rarely lie within one read-ahead */
+	pa.exact = pb.exact = 1;
+	while ((rc = scs_payloads_next_piece(&pa)) == SCS_OK && (rc = scs_payloads_next_piece(&pb)) == SCS_OK)
+		if (memcmp(pa.buf, pb.buf, pa.len) != 0)
 			return 0;
+	return rc == SCS_DONE ? 1 : rc;
+}
+
+void
+scs_payloads_pieces(scs_pieces *pc, scs_payloads *set, uint32_t id, uint8_t *buf)
+{
+	pc->set = set;
+	pc->id = id;
+	pc->buf = buf;
+	pc->off = 0;
+	pc->len = 0;
+	pc->exact = 0;
+}
+
+int
+scs_payloads_next_piece(scs_pieces *pc)
+{
+	uint64_t len = pc->set->items[pc->id].key.len;
+	int rc;
+
+	pc->off += pc->len;
+	if (pc->off >= len) {
+		pc->len = 0;
+		return SCS_DONE;
 	}
-	return 1;
+	pc->len = len - pc->off > SCS_CHUNK_LEN ? SCS_CHUNK_LEN : (size_t)(len - pc->off);
+	if ((rc = read_payload(pc->set, pc->id, pc->off, pc->buf, pc->len, !pc->exact)) < 0)
+		return rc;
+	return SCS_OK;
 }
 
 int
 scs_payloads_copy(scs_payloads *set, uint32_t id, scs_sink *sink)
 {
 	const scs_payload *p = &set->items[id];
-	uint64_t off;
-	size_t take;
+	scs_pieces pc;
 	int rc, fd;
 
 	if (p->where == SCS_AT_FILE && p->key.len <= SCS_PAYLOADS_SMALL_LEN) {
@@ -301,13 +326,11 @@ scs_payloads_copy(scs_payloads *set, uint32_t id, scs_sink *sink)
 	/* the descriptor stays valid through the copy: no other file is touched */
 	if (p->where == SCS_AT_FILE)
 		return (fd = scs_source_fd(set->files[p->file])) < 0 ? fd : scs_sink_copy_fd(sink, fd, p->off, p->key.len);
-	for (off = 0; off < p->key.len; off += take) {
-		take = p->key.len - off > SCS_CHUNK_LEN ? SCS_CHUNK_LEN : (size_t)(p->key.len - off);
-		if ((rc = scs_payloads_read(set, id, off, set->piece[0], take)) < 0 ||
-		    (rc = scs_sink_write(sink, set->piece[0], take)) < 0)
+	scs_payloads_pieces(&pc, set, id, set->piece[0]);
+	while ((rc = scs_payloads_next_piece(&pc)) == SCS_OK)
+		if ((rc = scs_sink_write(sink, pc.buf, pc.len)) < 0)
 			return rc;
-	}
-	return SCS_OK;
+	return rc == SCS_DONE ? SCS_OK : rc;
 }
 
 int

@@ -90,6 +90,28 @@ int scs_payloads_peek(scs_payloads *set, uint32_t file, uint64_t off, size_t len
  * 0 when not, < 0 on error. */
 int scs_payloads_equal(scs_payloads *set, uint32_t a, uint32_t b);
 
+/*
+ * A payload read from its start in pieces of SCS_CHUNK_LEN bytes (the last
+ * one shorter) into the caller's buffer: after each scs_payloads_next_piece()
+ * that gives SCS_OK, bytes [off, off + len) of the payload are in buf.
+ */
+typedef struct scs_pieces {
+	scs_payloads *set;
+	uint32_t id;
+	uint8_t *buf;             /* SCS_CHUNK_LEN bytes, the caller's */
+	uint64_t off;             /* where the piece in buf starts in the payload */
+	size_t len;               /* the piece's length; 0 before the first */
+	int exact;                /* 1: not through the read-ahead buffer */
+} scs_pieces;
+
+/* Start reading payload @id of @set into @buf (SCS_CHUNK_LEN bytes), small
+ * pieces of files through the read-ahead buffer (set exact to 1 after this
+ * call to read only the piece's bytes). */
+void scs_payloads_pieces(scs_pieces *pc, scs_payloads *set, uint32_t id, uint8_t *buf);
+
+/* Read the next piece: SCS_OK, SCS_DONE past the last one, < 0 on error. */
+int scs_payloads_next_piece(scs_pieces *pc);
+
 /* Append payload @id's bytes to @sink. */
 int scs_payloads_copy(scs_payloads *set, uint32_t id, scs_sink *sink);
 

@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "array.h"
 #include "base64.h"
 #include "dtype.h"
 #include "err.h"
@@ -26,6 +27,7 @@
 #include "graph.h"
 #include "infer.h"
 #include "opschema.h"
+#include "scope.h"
 #include "shard.h"
 
 /*

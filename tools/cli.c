@@ -4,6 +4,7 @@
  * SPDX-License-Identifier: MIT
  */
 #include "cli.h"
+#include "fdlimit.h"
 
 #include <signal.h>
 #include <stdarg.h>
@@ -391,6 +392,48 @@ cli_parse(cli_args *a, int argc, char **argv, unsigned flags, void (*usage)(FILE
 	if (!a->quiet && cli_stderr_is_tty())
 		a->shrink.progress = cli_progress;
 	return -1;
+}
+
+int
+cli_start(cli_args *a, const char *p, int argc, char **argv, unsigned flags, void (*usage)(FILE *))
+{
+	int rc;
+
+	cli_set_prog(p);
+	cli_raise_fd_limit();
+	if ((rc = cli_parse(a, argc, argv, flags, usage)) >= 0)
+		cli_args_dispose(a);
+	return rc;
+}
+
+void
+cli_help_options(FILE *f, int col, const cli_help *opts, const char *note)
+{
+	fputs("options:\n", f);
+	for (; opts->flags; opts++) {
+		const char *what = opts->what, *nl;
+		int shown = 2 + (int)strlen(opts->flags);
+
+		fprintf(f, "  %s", opts->flags);
+		if (*what && shown >= col) {
+			fputc('\n', f);
+			shown = 0;
+		}
+		while (*what) {
+			int len = (nl = strchr(what, '\n')) ? (int)(nl - what) : (int)strlen(what);
+
+			fprintf(f, "%*s%.*s", col - shown, "", len, what);
+			what += nl ? len + 1 : len;
+			if (*what)
+				fputc('\n', f);
+			shown = 0;
+		}
+		fputc('\n', f);
+	}
+	fputc('\n', f);
+	if (note)
+		fprintf(f, "%s\n", note);
+	fputs("Exit status: 0 done, 1 failed (nothing written), 2 bad usage.\n", f);
 }
 
 void

@@ -55,6 +55,39 @@ typedef struct cli_args {
 int cli_parse(cli_args *a, int argc, char **argv, unsigned flags, void (*usage)(FILE *));
 void cli_args_dispose(cli_args *a);
 
+/*
+ * The prologue of a tool that reads and writes models: cli_set_prog(@prog),
+ * cli_raise_fd_limit(), then cli_parse(). Returns -1 when the tool should
+ * run (dispose @a with cli_finish), otherwise the exit status to leave with
+ * (@a already disposed).
+ */
+int cli_start(cli_args *a, const char *prog, int argc, char **argv, unsigned flags, void (*usage)(FILE *));
+
+/* One entry of a tool's options block: the flags as shown, and what the
+ * option does ("" for nothing; a '\n' starts a line under the column). */
+typedef struct cli_help {
+	const char *flags;
+	const char *what;
+} cli_help;
+
+/* The entries several tools show the same way. */
+#define CLI_HELP_STORE { "    --store DIR", "keep payloads in this store folder (reused)" }
+#define CLI_HELP_QUIET { "-n, --non-verbose", "print nothing but errors" }
+#define CLI_HELP_JSON { "    --json FILE", "write the report as JSON (- for stdout)" }
+#define CLI_HELP_FORCE { "-f, --force", "replace OUTPUT even when it is read-only" }
+#define CLI_HELP_FOLD_LIMIT { "    --fold-size-limit SIZE", "with --optimize: no folded output over SIZE\n" \
+	"(K, M, G suffixes; default 1M)" }
+#define CLI_HELP_FOLD_GROW { "    --fold-grow", "with --optimize: also folds that make the model bigger" }
+#define CLI_HELP_END { "-h, --help", "show this help" }, { "    --version", "show the version" }, { NULL, NULL }
+
+/*
+ * The end of a tool's --help: "options:", each entry of @opts (up to the
+ * one whose flags are NULL) with what it does from column @col (on the next
+ * line when the flags reach it), a blank line, @note (whole lines) and a blank line when
+ * @note is not NULL, and the exit status line.
+ */
+void cli_help_options(FILE *f, int col, const cli_help *opts, const char *note);
+
 /* "1.8G", "512M", "4096": bytes (K, M, G, T are powers of 1024); -1 when bad. */
 int cli_parse_size(const char *s, uint64_t *out);
 

@@ -6,11 +6,28 @@
 #include <stdio.h>
 
 #include "cli.h"
-#include "fdlimit.h"
 
 static void
 usage(FILE *f)
 {
+	static const cli_help opts[] = {
+		{ "-m, --mode {shrink,npy}", "as in scs4onnx-shrink" },
+		{ "-fo, --forced-extraction-op-names NAME[,NAME...]", "" },
+		{ "-fc, --forced-extraction-constant-names NAME[,NAME...]", "" },
+		{ "-d, --disable-auto-downcast", "" },
+		{ "    --optimize", "scs4onnx-optimize's default passes on the whole model\n"
+		  "first (before the cuts and the global dedup)" },
+		CLI_HELP_FOLD_LIMIT, CLI_HELP_FOLD_GROW,
+		{ "    --external-data", "write a data file even when the model fits inline" },
+		CLI_HELP_STORE,
+		{ "    --max-shard-size SIZE", "shard budget (K, M, G suffixes; default 1.8G)" },
+		{ "    --work DIR", "folder for the temporary store (default: beside\n"
+		  "OUTPUT); made when missing, removed at the end" },
+		{ "    --keep-work", "also write the shards to DIR/shards (a new or\n"
+		  "empty folder), after OUTPUT, for inspection" },
+		CLI_HELP_QUIET, CLI_HELP_JSON, CLI_HELP_FORCE, CLI_HELP_END,
+	};
+
 	fprintf(f,
 	    "usage: scs4onnx-big INPUT.onnx OUTPUT.onnx [scs4onnx-shrink options]\n"
 	    "           [--max-shard-size SIZE] [--work DIR] [--keep-work]\n"
@@ -21,31 +38,8 @@ usage(FILE *f)
 	    "file OUTPUT.onnx.<16 hex>.data beside it when over 2 GiB). The result equals\n"
 	    "scs4onnx-split, then scs4onnx-shrink on each shard, then scs4onnx-merge. npy\n"
 	    "mode and forced extraction apply to the joined model.\n"
-	    "\n"
-	    "options:\n"
-	    "  -m, --mode {shrink,npy}      as in scs4onnx-shrink\n"
-	    "  -fo, --forced-extraction-op-names NAME[,NAME...]\n"
-	    "  -fc, --forced-extraction-constant-names NAME[,NAME...]\n"
-	    "  -d, --disable-auto-downcast\n"
-	    "      --optimize               scs4onnx-optimize's default passes on the whole model\n"
-	    "                               first (before the cuts and the global dedup)\n"
-	    "      --fold-size-limit SIZE   with --optimize: no folded output over SIZE\n"
-	    "                               (K, M, G suffixes; default 1M)\n"
-	    "      --fold-grow              with --optimize: also folds that make the model bigger\n"
-	    "      --external-data          write a data file even when the model fits inline\n"
-	    "      --store DIR              keep payloads in this store folder (reused)\n"
-	    "      --max-shard-size SIZE    shard budget (K, M, G suffixes; default 1.8G)\n"
-	    "      --work DIR               folder for the temporary store (default: beside\n"
-	    "                               OUTPUT); made when missing, removed at the end\n"
-	    "      --keep-work              also write the shards to DIR/shards (a new or\n"
-	    "                               empty folder), after OUTPUT, for inspection\n"
-	    "  -n, --non-verbose            print nothing but errors\n"
-	    "      --json FILE              write the report as JSON (- for stdout)\n"
-	    "  -f, --force                  replace OUTPUT even when it is read-only\n"
-	    "  -h, --help                   show this help\n"
-	    "      --version                show the version\n"
-	    "\n"
-	    "Exit status: 0 done, 1 failed (nothing written), 2 bad usage.\n");
+	    "\n");
+	cli_help_options(f, 31, opts, NULL);
 }
 
 int
@@ -56,13 +50,9 @@ main(int argc, char **argv)
 	cli_args a;
 	int rc;
 
-	cli_set_prog("scs4onnx-big");
-	cli_raise_fd_limit();
-	if ((rc = cli_parse(&a, argc, argv, CLI_SHRINK | CLI_EXTERNAL | CLI_STORE | CLI_SHARDS | CLI_WORK | CLI_FORCE,
-	    usage)) >= 0) {
-		cli_args_dispose(&a);
+	if ((rc = cli_start(&a, "scs4onnx-big", argc, argv,
+	    CLI_SHRINK | CLI_EXTERNAL | CLI_STORE | CLI_SHARDS | CLI_WORK | CLI_FORCE, usage)) >= 0)
 		return rc;
-	}
 	o.shrink = a.shrink;
 	o.max_shard_len = a.max_shard_len;
 	o.work_dir = a.work_dir;

@@ -6,11 +6,16 @@
 #include <stdio.h>
 
 #include "cli.h"
-#include "fdlimit.h"
 
 static void
 usage(FILE *f)
 {
+	static const cli_help opts[] = {
+		{ "    --no-dedup", "join only; no global dedup" },
+		{ "    --external-data", "write a data file even when the model fits inline" },
+		CLI_HELP_STORE, CLI_HELP_QUIET, CLI_HELP_JSON, CLI_HELP_FORCE, CLI_HELP_END,
+	};
+
 	fprintf(f,
 	    "usage: scs4onnx-merge SHARDDIR OUTPUT.onnx [--no-dedup] [--external-data] [--store DIR]\n"
 	    "           [--json REPORT] [--non-verbose] [--force]\n"
@@ -21,18 +26,8 @@ usage(FILE *f)
 	    "then merge identical constants across the whole model. The output is one file\n"
 	    "under 2 GiB, otherwise OUTPUT.onnx plus its data file OUTPUT.onnx.<16 hex>.data.\n"
 	    "OUTPUT goes outside SHARDDIR (the next merge would read it as a shard).\n"
-	    "\n"
-	    "options:\n"
-	    "      --no-dedup          join only; no global dedup\n"
-	    "      --external-data     write a data file even when the model fits inline\n"
-	    "      --store DIR         keep payloads in this store folder (reused)\n"
-	    "  -n, --non-verbose       print nothing but errors\n"
-	    "      --json FILE         write the report as JSON (- for stdout)\n"
-	    "  -f, --force             replace OUTPUT even when it is read-only\n"
-	    "  -h, --help              show this help\n"
-	    "      --version           show the version\n"
-	    "\n"
-	    "Exit status: 0 done, 1 failed (nothing written), 2 bad usage.\n");
+	    "\n");
+	cli_help_options(f, 26, opts, NULL);
 }
 
 int
@@ -43,12 +38,9 @@ main(int argc, char **argv)
 	cli_args a;
 	int rc;
 
-	cli_set_prog("scs4onnx-merge");
-	cli_raise_fd_limit();
-	if ((rc = cli_parse(&a, argc, argv, CLI_MERGE | CLI_EXTERNAL | CLI_STORE | CLI_FORCE, usage)) >= 0) {
-		cli_args_dispose(&a);
+	if ((rc = cli_start(&a, "scs4onnx-merge", argc, argv, CLI_MERGE | CLI_EXTERNAL | CLI_STORE | CLI_FORCE,
+	    usage)) >= 0)
 		return rc;
-	}
 	o.no_dedup = a.no_dedup;
 	o.external_data = a.shrink.external_data;
 	o.store_dir = a.shrink.store_dir;

@@ -13,6 +13,22 @@
 static void
 usage(FILE *f)
 {
+	static const cli_help opts[] = {
+		{ "-p, --passes PASS [PASS ...]", "run only these passes (default: the default set)" },
+		{ "    --skip PASS [PASS ...]", "leave these passes out" },
+		{ "    --list-passes", "print every pass, what it does, and whether it\n"
+		  "is in the default set" },
+		{ "    --fold-size-limit SIZE", "fold_constants: no folded output over SIZE\n"
+		  "(K, M, G suffixes; default 1M)" },
+		{ "    --fold-grow", "fold_constants: also folds whose outputs take\n"
+		  "more bytes than the constants they free" },
+		CLI_HELP_QUIET,
+		{ "    --external-data", "write the data file OUTPUT.onnx.<16 hex>.data (ONNX\n"
+		  "external data) even when the model fits inline\n"
+		  "(always above 2 GiB)" },
+		CLI_HELP_STORE, CLI_HELP_JSON, CLI_HELP_FORCE, CLI_HELP_END,
+	};
+
 	fprintf(f,
 	    "usage: scs4onnx-optimize INPUT.onnx OUTPUT.onnx [-p PASS ...] [--skip PASS ...]\n"
 	    "           [--list-passes] [--fold-size-limit SIZE] [--fold-grow]\n"
@@ -24,29 +40,8 @@ usage(FILE *f)
 	    "replaced by their branch, dead nodes and unread initializers removed, in every\n"
 	    "graph and nested body. Graph inputs and outputs keep their names, order, types\n"
 	    "and shapes; what a pass leaves alone is reported with the reason.\n"
-	    "\n"
-	    "options:\n"
-	    "  -p, --passes PASS [PASS ...]   run only these passes (default: the default set)\n"
-	    "      --skip PASS [PASS ...]     leave these passes out\n"
-	    "      --list-passes              print every pass, what it does, and whether it\n"
-	    "                                 is in the default set\n"
-	    "      --fold-size-limit SIZE     fold_constants: no folded output over SIZE\n"
-	    "                                 (K, M, G suffixes; default 1M)\n"
-	    "      --fold-grow                fold_constants: also folds whose outputs take\n"
-	    "                                 more bytes than the constants they free\n"
-	    "  -n, --non-verbose              print nothing but errors\n"
-	    "      --external-data            write the data file OUTPUT.onnx.<16 hex>.data (ONNX\n"
-	    "                                 external data) even when the model fits inline\n"
-	    "                                 (always above 2 GiB)\n"
-	    "      --store DIR                keep payloads in this store folder (reused)\n"
-	    "      --json FILE                write the report as JSON (- for stdout)\n"
-	    "  -f, --force                    replace OUTPUT even when it is read-only\n"
-	    "  -h, --help                     show this help\n"
-	    "      --version                  show the version\n"
-	    "\n"
-	    "Lists take several words or comma-separated names.\n"
-	    "\n"
-	    "Exit status: 0 done, 1 failed (nothing written), 2 bad usage.\n");
+	    "\n");
+	cli_help_options(f, 33, opts, "Lists take several words or comma-separated names.\n");
 }
 
 static int

@@ -6,11 +6,17 @@
 #include <stdio.h>
 
 #include "cli.h"
-#include "fdlimit.h"
 
 static void
 usage(FILE *f)
 {
+	static const cli_help opts[] = {
+		{ "    --max-shard-size SIZE", "the largest shard file (K, M, G suffixes; default 1.8G);\n"
+		  "a tensor larger than that goes to a data file\n"
+		  "beside its shard" },
+		CLI_HELP_STORE, CLI_HELP_QUIET, CLI_HELP_JSON, CLI_HELP_END,
+	};
+
 	fprintf(f,
 	    "usage: scs4onnx-split INPUT.onnx OUTDIR [--max-shard-size 1.8G] [--store DIR]\n"
 	    "           [--json REPORT] [--non-verbose]\n"
@@ -23,18 +29,8 @@ usage(FILE *f)
 	    "feeding each the outputs of earlier ones, computes the original model.\n"
 	    "scs4onnx-merge joins them again. OUTDIR must be missing or empty; it appears\n"
 	    "with every shard in it at once, or not at all.\n"
-	    "\n"
-	    "options:\n"
-	    "      --max-shard-size SIZE  the largest shard file (K, M, G suffixes; default 1.8G);\n"
-	    "                             a tensor larger than that goes to a data file\n"
-	    "                             beside its shard\n"
-	    "      --store DIR            keep payloads in this store folder (reused)\n"
-	    "  -n, --non-verbose          print nothing but errors\n"
-	    "      --json FILE            write the report as JSON (- for stdout)\n"
-	    "  -h, --help                 show this help\n"
-	    "      --version              show the version\n"
-	    "\n"
-	    "Exit status: 0 done, 1 failed (nothing written), 2 bad usage.\n");
+	    "\n");
+	cli_help_options(f, 29, opts, NULL);
 }
 
 int
@@ -45,12 +41,8 @@ main(int argc, char **argv)
 	cli_args a;
 	int rc;
 
-	cli_set_prog("scs4onnx-split");
-	cli_raise_fd_limit();
-	if ((rc = cli_parse(&a, argc, argv, CLI_STORE | CLI_SHARDS, usage)) >= 0) {
-		cli_args_dispose(&a);
+	if ((rc = cli_start(&a, "scs4onnx-split", argc, argv, CLI_STORE | CLI_SHARDS, usage)) >= 0)
 		return rc;
-	}
 	o.max_shard_len = a.max_shard_len;
 	o.store_dir = a.shrink.store_dir;
 	o.progress = a.shrink.progress;
