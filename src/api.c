@@ -146,7 +146,7 @@ static int
 shrink_passes(scs_model *m, scs_report *rep, const scs_shrink_options *opts)
 {
 	size_t narrowed = rep->narrowed.n;
-	scs_opt_settings settings = { opts->fold_size_limit, opts->fold_grow };
+	scs_opt_settings settings = { opts->fold_size_limit, opts->fold_grow, opts->fold_inexact };
 	int rc;
 
 	if (opts->optimize && (rc = scs_opt_run_with(m, rep, NULL, 0, NULL, 0, &settings)) < 0)
@@ -421,6 +421,7 @@ scs_optimize(scs_report *rep, const char *in, const char *out, const scs_optimiz
 	ts = stage_start(&pc, "optimize");
 	settings.fold_size_limit = opts->fold_size_limit;
 	settings.fold_grow = opts->fold_grow;
+	settings.fold_inexact = opts->fold_inexact;
 	if ((rc = scs_opt_run_with(m, rep, opts->passes, opts->n_passes, opts->skip, opts->n_skip, &settings)) < 0)
 		goto done;
 	stage_end(rep, &pc, "optimize", ts, 0);
@@ -793,7 +794,7 @@ scs_big(scs_report *rep, const char *in, const char *out, const scs_big_options 
 	 */
 	if (so->optimize) {
 		ts = stage_start(&pc, "optimize");
-		scs_opt_settings settings = { so->fold_size_limit, so->fold_grow };
+		scs_opt_settings settings = { so->fold_size_limit, so->fold_grow, so->fold_inexact };
 
 		if ((rc = scs_opt_run_with(m, rep, NULL, 0, NULL, 0, &settings)) < 0)
 			goto done;

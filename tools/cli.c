@@ -287,6 +287,7 @@ cli_parse(cli_args *a, int argc, char **argv, unsigned flags, void (*usage)(FILE
 	static const char *const o_skip[] = { "--skip", NULL };
 	static const char *const o_fold_limit[] = { "--fold-size-limit", "--fold_size_limit", NULL };
 	static const char *const o_fold_grow[] = { "--fold-grow", "--fold_grow", NULL };
+	static const char *const o_fold_inexact[] = { "--fold-inexact", "--fold_inexact", NULL };
 	static const char *const o_force[] = { "-f", "--force", NULL };
 	static const char *const o_help[] = { "-h", "--help", NULL };
 	static const char *const o_version[] = { "--version", NULL };
@@ -343,6 +344,8 @@ cli_parse(cli_args *a, int argc, char **argv, unsigned flags, void (*usage)(FILE
 				return cli_usage_error("--fold-size-limit takes a size such as 1M, 64K or 4096");
 		} else if ((flags & (CLI_SHRINK | CLI_PASSES)) && is_opt(arg, o_fold_grow, &value) && value == NULL) {
 			a->shrink.fold_grow = 1;
+		} else if ((flags & (CLI_SHRINK | CLI_PASSES)) && is_opt(arg, o_fold_inexact, &value) && value == NULL) {
+			a->shrink.fold_inexact = 1;
 		} else if ((flags & CLI_EXTERNAL) && is_opt(arg, o_ext, &value) && value == NULL) {
 			a->shrink.external_data = 1;
 		} else if ((flags & CLI_STORE) && is_opt(arg, o_store, &value)) {

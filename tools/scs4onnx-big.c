@@ -32,6 +32,8 @@ usage(FILE *f)
 	    "      --fold-size-limit SIZE   with --optimize: no folded output over SIZE\n"
 	    "                               (K, M, G suffixes; default 1M)\n"
 	    "      --fold-grow              with --optimize: also folds that make the model bigger\n"
+	    "      --fold-inexact           with --optimize: also fold Exp, Pow, Tanh, ... and\n"
+	    "                               float sums, which a runtime may round otherwise\n"
 	    "      --external-data          write a data file even when the model fits inline\n"
 	    "      --store DIR              keep payloads in this store folder (reused)\n"
 	    "      --max-shard-size SIZE    shard budget (K, M, G suffixes; default 1.8G)\n"

@@ -15,7 +15,7 @@ usage(FILE *f)
 {
 	fprintf(f,
 	    "usage: scs4onnx-optimize INPUT.onnx OUTPUT.onnx [-p PASS ...] [--skip PASS ...]\n"
-	    "           [--list-passes] [--fold-size-limit SIZE] [--fold-grow]\n"
+	    "           [--list-passes] [--fold-size-limit SIZE] [--fold-grow] [--fold-inexact]\n"
 	    "           [--external-data] [--store DIR] [--json REPORT] [--non-verbose]\n"
 	    "           [--force]\n"
 	    "\n"
@@ -34,6 +34,10 @@ usage(FILE *f)
 	    "                                 (K, M, G suffixes; default 1M)\n"
 	    "      --fold-grow                fold_constants: also folds whose outputs take\n"
 	    "                                 more bytes than the constants they free\n"
+	    "      --fold-inexact             fold_constants: also fold the math library's\n"
+	    "                                 functions (Exp, Pow, Tanh, ...) and float sums of\n"
+	    "                                 more than two terms, which a runtime may round\n"
+	    "                                 otherwise\n"
 	    "  -n, --non-verbose              print nothing but errors\n"
 	    "      --external-data            write the data file OUTPUT.onnx.<16 hex>.data (ONNX\n"
 	    "                                 external data) even when the model fits inline\n"
@@ -91,5 +95,6 @@ main(int argc, char **argv)
 	o.progress = a.shrink.progress;
 	o.fold_size_limit = a.shrink.fold_size_limit;
 	o.fold_grow = a.shrink.fold_grow;
+	o.fold_inexact = a.shrink.fold_inexact;
 	return cli_finish(&a, &rep, scs_optimize(&rep, a.pos[0], a.pos[1], &o));
 }

@@ -32,6 +32,8 @@ usage(FILE *f)
 	    "      --fold-size-limit SIZE   with --optimize: no folded output over SIZE\n"
 	    "                               (K, M, G suffixes; default 1M)\n"
 	    "      --fold-grow              with --optimize: also folds that make the model bigger\n"
+	    "      --fold-inexact           with --optimize: also fold Exp, Pow, Tanh, ... and\n"
+	    "                               float sums, which a runtime may round otherwise\n"
 	    "  -n, --non-verbose            print nothing but errors\n"
 	    "      --external-data          write the data file OUTPUT.onnx.<16 hex>.data (ONNX\n"
 	    "                               external data) even when inline fits (always\n"

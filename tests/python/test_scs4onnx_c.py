@@ -425,6 +425,20 @@ class TestPathFunctions(Base):
         with self.assertRaises(ValueError):
             scs4onnx_c.optimize(src, os.path.join(self.py, 'x.onnx'), fold_size_limit='lots')
 
+    def test_fold_inexact(self):
+        """fold_inexact reaches the library as the tools' --fold-inexact, in optimize(), shrink() and big()."""
+        src = self.model('fold_inexact.onnx')
+        for fn, kw, flags in ((scs4onnx_c.optimize, {}, ['optimize']),
+                              (scs4onnx_c.shrink, {'optimize': True}, ['shrink', '--optimize']),
+                              (scs4onnx_c.big, {'optimize': True}, ['big', '--optimize'])):
+            for inexact in (False, True):
+                name = '%s_%d.onnx' % (flags[0], inexact)
+                rep = fn(src, os.path.join(self.py, name), fold_inexact=inexact, **kw)
+                cli(flags[0], src, os.path.join(self.cli, name), *(flags[1:] + (['--fold-inexact'] if inexact else [])))
+                nodes = len(onnx.load(os.path.join(self.py, name)).graph.node)
+                self.assertEqual(nodes, 10 if inexact else 19, (name, rep['optimize']))
+        self.assertSameFolders(self.py, self.cli)
+
     def test_shrink_report(self):
         rep = scs4onnx_c.shrink(self.model('external.onnx'), os.path.join(self.py, 'out.onnx'), external_data=True)
         cli('shrink', self.model('external.onnx'), os.path.join(self.cli, 'out.onnx'), '--external-data', '--json',
