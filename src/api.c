@@ -400,6 +400,7 @@ scs_optimize(scs_report *rep, const char *in, const char *out, const scs_optimiz
 	scs_model *m = NULL;
 	char *out_dir = NULL;
 	double t0 = now(), ts;
+	size_t n_shapes;
 	int rc;
 
 	if (opts == NULL)
@@ -422,7 +423,12 @@ scs_optimize(scs_report *rep, const char *in, const char *out, const scs_optimiz
 	settings.fold_size_limit = opts->fold_size_limit;
 	settings.fold_grow = opts->fold_grow;
 	settings.fold_inexact = opts->fold_inexact;
+	for (size_t i = 0; i < opts->n_input_shapes; i++)
+		if ((rc = scs_infer_set_input_shape(m, opts->input_shapes[i])) < 0)
+			goto done;
 	if ((rc = scs_opt_run_with(m, rep, opts->passes, opts->n_passes, opts->skip, opts->n_skip, &settings)) < 0)
+		goto done;
+	if (opts->write_shapes && (rc = scs_opt_write_shapes(m, &n_shapes)) < 0)
 		goto done;
 	stage_end(rep, &pc, "optimize", ts, 0);
 	memset(&write_opts, 0, sizeof(write_opts));

@@ -116,6 +116,14 @@ int scs_opt_run_with(scs_model *m, scs_report *rep, const char *const *only, siz
     size_t n_skip, const scs_opt_settings *settings);
 
 /*
+ * Write what shape inference knows of each value the main graph's nodes
+ * make (element type; rank and dims where known) to its value_info, for
+ * values the model declares nowhere yet (not a graph output, not in
+ * value_info). *n_written gets the count.
+ */
+int scs_opt_write_shapes(scs_model *m, size_t *n_written);
+
+/*
  * A context on @m for running passes by hand (scs_opt_run does this
  * itself): the snapshot is built; ctx->pass may be set for reports.
  * Release with scs_opt_end (also after a failed begin: a no-op).

@@ -4,7 +4,8 @@
  * the reason), the flags --fold-size-limit, --fold-grow and --fold-inexact,
  * and the output passes onnx.checker and computes in ONNX Runtime, bit for
  * bit, what the input computes (with --fold-inexact: within the ONNX test
- * runner's tolerance, rtol 1e-3, atol 1e-7).
+ * runner's tolerance, rtol 1e-3, atol 1e-7); --input-shape, and
+ * --write-shapes checked against onnx.shape_inference.
  *
  * SPDX-License-Identifier: MIT
  */
@@ -91,6 +92,20 @@ expect_same_in_ort(const char *name)
 
 	expect_equivalent(in, out, NULL);
 	free(in);
+}
+
+/* @tool run on @in with @flags (and -n) into @o1, which is read back. */
+static Onnx__ModelProto *
+tool_output(const char *tool, const char *in, const char *o1, const char *flags)
+{
+	Onnx__ModelProto *m;
+	char *text;
+
+	cr_assert_eq(run_tool(&text, tool, "'%s' '%s' %s -n", in, o1, flags), 0, "%s %s: %s", tool, flags, text);
+	free(text);
+	m = load_proto(o1);
+	cr_assert_not_null(m, "%s: output unreadable", tool);
+	return m;
 }
 
 TestSuite(fold, .init = setup, .fini = teardown, .timeout = 300);
@@ -212,20 +227,18 @@ Test(fold, the_tools_take_fold_inexact)
 {
 	static const char *const tools[][2] = { { "scs4onnx-optimize", "" }, { "scs4onnx-shrink", "--optimize" },
 		{ "scs4onnx-big", "--optimize" } };
-	char *in = fixture("fold_inexact.onnx"), *text, *o1 = path_in(dir, "t1.onnx");
+	char *in = fixture("fold_inexact.onnx"), *o1 = path_in(dir, "t1.onnx");
 	Onnx__ModelProto *m;
 
 	for (size_t t = 0; t < 3; t++) {
-		cr_assert_eq(run_tool(&text, tools[t][0], "'%s' '%s' %s --fold-inexact -n", in, o1, tools[t][1]), 0, "%s: %s",
-		    tools[t][0], text);
-		free(text);
-		m = load_proto(o1);
+		char flags[64];
+
+		snprintf(flags, sizeof(flags), "%s --fold-inexact", tools[t][1]);
+		m = tool_output(tools[t][0], in, o1, flags);
 		cr_assert_eq(m->graph->n_node, 10, "%s: %zu nodes", tools[t][0], m->graph->n_node);
 		free_proto(m);
 		expect_close_in_ort("fold_inexact.onnx", o1);
-		cr_assert_eq(run_tool(&text, tools[t][0], "'%s' '%s' %s -n", in, o1, tools[t][1]), 0, "%s", text);
-		free(text);
-		m = load_proto(o1);
+		m = tool_output(tools[t][0], in, o1, tools[t][1]);
 		cr_assert_eq(count_ops(m->graph, "Exp"), 1, "%s", tools[t][0]);
 		free_proto(m);
 	}
@@ -233,34 +246,134 @@ Test(fold, the_tools_take_fold_inexact)
 	free(in);
 }
 
+/* fold_constants alone on fixture @name with @spec as an --input-shape (NULL: none); the return code. */
+static int
+fold_shaped(const char *name, const char *spec, int write_shapes)
+{
+	static const char *const passes[] = { "fold_constants", "eliminate_unused_initializer" };
+	scs_optimize_options o;
+	char *in = fixture(name);
+	int rc;
+
+	memset(&o, 0, sizeof(o));
+	o.passes = passes;
+	o.n_passes = 2;
+	o.input_shapes = &spec;
+	o.n_input_shapes = spec != NULL;
+	o.write_shapes = write_shapes;
+	scs_report_dispose(&rep);
+	memset(&rep, 0, sizeof(rep));
+	free(out);
+	out = path_in(dir, name);
+	rc = scs_optimize(&rep, in, out, &o);
+	free(in);
+	return rc;
+}
+
+Test(fold, a_reshape_of_a_symbolic_input_folds_only_with_input_shape)
+{
+	Onnx__ModelProto *m;
+	Onnx__TensorShapeProto *shape;
+
+	cr_assert_eq(fold_shaped("fold_dynamic.onnx", NULL, 0), SCS_OK, "%s", scs_err_msg());
+	cr_assert_eq(folded(), 0);
+	m = load_proto(out);
+	cr_assert_eq(count_ops(m->graph, "Shape"), 1);
+	free_proto(m);
+	cr_assert_eq(fold_shaped("fold_dynamic.onnx", "X=2,3,4", 0), SCS_OK, "%s", scs_err_msg());
+	cr_assert_eq(folded(), 4, "folded %llu", (unsigned long long)folded());
+	m = load_proto(out);
+	cr_assert_eq(m->graph->n_node, 2);
+	cr_assert_eq(count_ops(m->graph, "Reshape"), 1);
+	shape = m->graph->input[0]->type->tensor_type->shape;
+	cr_assert_eq(shape->n_dim, 3);
+	cr_assert(shape->dim[0]->dim_value == 2 && shape->dim[1]->dim_value == 3 && shape->dim[2]->dim_value == 4);
+	free_proto(m);
+	expect_same_in_ort("fold_dynamic.onnx");
+	cr_assert_eq(fold_shaped("fold_dynamic.onnx", "Q=2,3,4", 0), SCS_EUSAGE);
+	cr_assert_not_null(strstr(scs_err_msg(), "no tensor input"), "%s", scs_err_msg());
+	cr_assert_eq(fold_shaped("fold_dynamic.onnx", "X=2,x,4", 0), SCS_EUSAGE);
+	cr_assert_eq(fold_shaped("fold_dynamic.onnx", "X", 0), SCS_EUSAGE);
+}
+
+/*
+ * --write-shapes on the generated models (opsets up to 17, which Debian's
+ * onnx 1.12 knows), nothing folded: every value the main graph's nodes make
+ * gets a value_info whose element type and dims are what
+ * onnx.shape_inference infers, wherever it infers them (compare_shapes.py).
+ */
+Test(fold, written_shapes_agree_with_onnx_shape_inference)
+{
+	static const char *const models[] = { "fold_reshape.onnx", "fold_rotary.onnx", "fold_chain.onnx",
+		"fold_tile.onnx", "fold_inexact.onnx", "fold_dynamic.onnx" };
+	static const char *const passes[] = { "eliminate_deadend" };
+	char list[4096] = "", *text;
+	size_t written = 0;
+
+	for (size_t i = 0; i < sizeof(models) / sizeof(models[0]); i++) {
+		scs_optimize_options o;
+		char *in = fixture(models[i]), *o1 = path_in(dir, models[i]);
+		Onnx__ModelProto *m = load_proto(in);
+
+		cr_assert_eq(m->graph->n_value_info, 0, "%s declares value_info already", models[i]);
+		free_proto(m);
+		memset(&o, 0, sizeof(o));
+		o.passes = passes;
+		o.n_passes = 1;
+		o.write_shapes = 1;
+		scs_report_dispose(&rep);
+		memset(&rep, 0, sizeof(rep));
+		cr_assert_eq(scs_optimize(&rep, in, o1, &o), SCS_OK, "%s: %s", models[i], scs_err_msg());
+		m = load_proto(o1);
+		written += m->graph->n_value_info;
+		free_proto(m);
+		snprintf(list + strlen(list), sizeof(list) - strlen(list), " '%s'", o1);
+		free(in);
+		free(o1);
+	}
+	cr_assert_geq(written, 40, "only %zu value_info written", written);
+	cr_assert_eq(run(&text, "/usr/bin/python3 '%s/tests/e2e/compare_shapes.py'%s", SCS_TEST_SRC_DIR, list), 0, "%s",
+	    text);
+	free(text);
+}
+
+Test(fold, the_optimizer_takes_input_shape_and_write_shapes)
+{
+	char *in = fixture("fold_dynamic.onnx"), *text, *o1 = path_in(dir, "t1.onnx");
+	Onnx__ModelProto *m;
+
+	m = tool_output("scs4onnx-optimize", in, o1, "--input-shape X=2,3,4 --write-shapes");
+	cr_assert_eq(count_ops(m->graph, "Shape"), 0);
+	cr_assert_eq(m->graph->n_value_info, 1, "%zu", m->graph->n_value_info);     /* Reshape's output */
+	cr_assert_str_eq(m->graph->value_info[0]->name, "r");
+	free_proto(m);
+	m = tool_output("scs4onnx-optimize", in, o1, "");
+	cr_assert_eq(count_ops(m->graph, "Shape"), 1);
+	cr_assert_eq(m->graph->n_value_info, 0);
+	free_proto(m);
+	cr_assert_eq(run_tool(&text, "scs4onnx-optimize", "'%s' '%s' --input-shape X", in, o1), 2, "%s", text);
+	cr_assert_not_null(strstr(text, "--input-shape"), "%s", text);
+	free(text);
+	cr_assert_eq(run_tool(&text, "scs4onnx-optimize", "'%s' '%s' --input-shape Q=1", in, o1), 1, "%s", text);
+	free(text);
+	free(o1);
+	free(in);
+}
+
 Test(fold, the_tools_take_the_fold_flags)
 {
 	char *in = fixture("fold_tile.onnx"), *text, *o1 = path_in(dir, "t1.onnx");
+	static const char *const runs[][3] = { { "scs4onnx-optimize", "--fold-size-limit 2M --fold-grow", "0" },
+		{ "scs4onnx-shrink", "--optimize --fold-size-limit=2M --fold-grow", "0" },
+		{ "scs4onnx-big", "--optimize --fold-size-limit 2M --fold-grow", "0" },
+		{ "scs4onnx-shrink", "--optimize", "1" } };
 	Onnx__ModelProto *m;
 
-	cr_assert_eq(run_tool(&text, "scs4onnx-optimize", "'%s' '%s' --fold-size-limit 2M --fold-grow -n", in, o1), 0,
-	    "%s", text);
-	free(text);
-	m = load_proto(o1);
-	cr_assert_eq(count_ops(m->graph, "Tile"), 0);
-	free_proto(m);
-	cr_assert_eq(run_tool(&text, "scs4onnx-shrink", "'%s' '%s' --optimize --fold-size-limit=2M --fold-grow -n", in,
-	    o1), 0, "%s", text);
-	free(text);
-	m = load_proto(o1);
-	cr_assert_eq(count_ops(m->graph, "Tile"), 0);
-	free_proto(m);
-	cr_assert_eq(run_tool(&text, "scs4onnx-big", "'%s' '%s' --optimize --fold-size-limit 2M --fold-grow -n", in, o1),
-	    0, "%s", text);
-	free(text);
-	m = load_proto(o1);
-	cr_assert_eq(count_ops(m->graph, "Tile"), 0);
-	free_proto(m);
-	cr_assert_eq(run_tool(&text, "scs4onnx-shrink", "'%s' '%s' --optimize -n", in, o1), 0, "%s", text);
-	free(text);
-	m = load_proto(o1);
-	cr_assert_eq(count_ops(m->graph, "Tile"), 1);
-	free_proto(m);
+	for (size_t r = 0; r < sizeof(runs) / sizeof(runs[0]); r++) {
+		m = tool_output(runs[r][0], in, o1, runs[r][1]);
+		cr_assert_eq(count_ops(m->graph, "Tile"), atoi(runs[r][2]), "%s %s", runs[r][0], runs[r][1]);
+		free_proto(m);
+	}
 	cr_assert_neq(run_tool(&text, "scs4onnx-optimize", "'%s' '%s' --fold-size-limit lots", in, o1), 0);
 	cr_assert_not_null(strstr(text, "--fold-size-limit"), "%s", text);
 	free(text);

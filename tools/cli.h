@@ -44,6 +44,8 @@ typedef struct cli_args {
 	int keep_work, no_dedup;
 	int force;                /* -f / --force */
 	cli_list passes, skip;    /* -p, --skip */
+	cli_list input_shapes;    /* --input-shape NAME=DIMS (repeatable) */
+	int write_shapes;         /* --write-shapes */
 } cli_args;
 
 /*
@@ -77,6 +79,8 @@ int cli_usage_error(const char *fmt, ...)
 
 /* Split @arg on commas and append each non-empty part. */
 int cli_list_add(cli_list *l, const char *arg);
+/* Append @arg whole. */
+int cli_list_push(cli_list *l, const char *arg, size_t len);
 void cli_list_dispose(cli_list *l);
 
 /* The progress callback for scs_*_options: a line on a tty, redrawn in place. */

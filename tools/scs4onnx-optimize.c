@@ -16,6 +16,7 @@ usage(FILE *f)
 	fprintf(f,
 	    "usage: scs4onnx-optimize INPUT.onnx OUTPUT.onnx [-p PASS ...] [--skip PASS ...]\n"
 	    "           [--list-passes] [--fold-size-limit SIZE] [--fold-grow] [--fold-inexact]\n"
+	    "           [--input-shape NAME=DIMS ...] [--write-shapes]\n"
 	    "           [--external-data] [--store DIR] [--json REPORT] [--non-verbose]\n"
 	    "           [--force]\n"
 	    "\n"
@@ -38,6 +39,11 @@ usage(FILE *f)
 	    "                                 functions (Exp, Pow, Tanh, ...) and float sums of\n"
 	    "                                 more than two terms, which a runtime may round\n"
 	    "                                 otherwise\n"
+	    "      --input-shape NAME=DIMS    graph input NAME takes these dims (such as\n"
+	    "                                 x=1,3,224,224; repeatable), for shape inference\n"
+	    "                                 and folding, and in OUTPUT\n"
+	    "      --write-shapes             write the inferred shapes of the main graph's\n"
+	    "                                 values to value_info\n"
 	    "  -n, --non-verbose              print nothing but errors\n"
 	    "      --external-data            write the data file OUTPUT.onnx.<16 hex>.data (ONNX\n"
 	    "                                 external data) even when the model fits inline\n"
@@ -96,5 +102,8 @@ main(int argc, char **argv)
 	o.fold_size_limit = a.shrink.fold_size_limit;
 	o.fold_grow = a.shrink.fold_grow;
 	o.fold_inexact = a.shrink.fold_inexact;
+	o.input_shapes = (const char *const *)a.input_shapes.items;
+	o.n_input_shapes = a.input_shapes.n;
+	o.write_shapes = a.write_shapes;
 	return cli_finish(&a, &rep, scs_optimize(&rep, a.pos[0], a.pos[1], &o));
 }

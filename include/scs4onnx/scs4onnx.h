@@ -155,6 +155,11 @@ typedef struct scs_optimize_options {
 	int fold_grow;                              /* 1: also folds that make the model bigger */
 	int fold_inexact;                           /* 1: also fold the math library's functions (Exp, Pow,
 	                                               Tanh, ...) and float sums of more than two terms */
+	const char *const *input_shapes;            /* "NAME=1,3,224,224": graph input NAME takes these dims
+	                                               (for inference and Shape folding, and in the output) */
+	size_t n_input_shapes;
+	int write_shapes;                           /* 1: write the inferred shapes of the main graph's values
+	                                               to value_info */
 } scs_optimize_options;
 
 /*

@@ -284,7 +284,7 @@ def _pass_names(names):
 
 
 def optimize(input, output, passes=None, skip=None, external_data=False, store=None, fold_size_limit=None,
-             fold_grow=False, fold_inexact=False):
+             fold_grow=False, fold_inexact=False, input_shape=None, write_shapes=False):
     """scs4onnx-optimize: run the optimizer's passes (onnxoptimizer's names)
     on the model at @input until nothing changes and write @output. passes:
     run only these (default: the default set); skip: leave these out; both
@@ -296,12 +296,19 @@ def optimize(input, output, passes=None, skip=None, external_data=False, store=N
     fold_grow: also make folds whose outputs are bigger than the constants
     they free; fold_inexact: also fold the math library's functions (Exp,
     Pow, Tanh, ...) and float sums of more than two terms, whose values a
-    runtime may round otherwise. Raises Error."""
+    runtime may round otherwise; input_shape: {name: dims} (or a list of
+    "NAME=1,3,224,224" strings), graph inputs given these dims, as
+    --input-shape; write_shapes: write the inferred shapes to value_info.
+    Raises Error."""
     o = _lib.OptimizeOptions()
     o.passes, o.n_passes, keep_passes = _lib.names_arg(_pass_names(passes))
     o.skip, o.n_skip, keep_skip = _lib.names_arg(_pass_names(skip))
     o.fold_size_limit, o.fold_grow = _size(fold_size_limit, 'fold_size_limit'), 1 if fold_grow else 0
     o.fold_inexact = 1 if fold_inexact else 0
+    if isinstance(input_shape, dict):
+        input_shape = ['%s=%s' % (k, ','.join(str(int(d)) for d in v)) for k, v in input_shape.items()]
+    o.input_shapes, o.n_input_shapes, keep_shapes = _lib.names_arg(input_shape)
+    o.write_shapes = 1 if write_shapes else 0
     o.external_data = 1 if external_data else 0
     o.store_dir = _dir_arg(store)
     return _lib.call('scs_optimize', input, output, o)
