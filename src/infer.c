@@ -274,17 +274,20 @@ static const char *const same_rank[] = {
 static int
 broadcast(const scs_vfacts *a, const scs_vfacts *b, scs_vfacts *out)
 {
+	int64_t dims[SCS_INFER_MAX_RANK];
 	int r;
 
 	if (a->rank < 0 || b->rank < 0)
 		return 0;
 	r = a->rank > b->rank ? a->rank : b->rank;
+	/* into a copy: @out may be @a, whose dims are read at lower positions than they are written */
 	for (int i = 0; i < r; i++) {
 		int ia = i - (r - a->rank), ib = i - (r - b->rank);
 		int64_t da = ia >= 0 ? a->dims[ia] : 1, db = ib >= 0 ? b->dims[ib] : 1;
 
-		out->dims[i] = da == 1 ? db : db == 1 ? da : (da == db ? da : (da < 0 ? db : da));
+		dims[i] = da == 1 ? db : db == 1 ? da : (da == db ? da : (da < 0 ? db : da));
 	}
+	memcpy(out->dims, dims, (size_t)r * sizeof(dims[0]));
 	out->rank = r;
 	return 1;
 }

@@ -337,6 +337,29 @@ Test(fold, written_shapes_agree_with_onnx_shape_inference)
 	free(text);
 }
 
+/*
+ * Shape inference against onnx.shape_inference on every node model of the
+ * conformance suite (compare_conformance_shapes.py: the node's outputs made
+ * inner values, their shapes written by --write-shapes): nothing contradicts
+ * ONNX (element type, rank, a known dim), and where ONNX infers more, the
+ * values are exactly those listed in tests/infer-vs-onnx.txt.
+ */
+Test(fold, shape_inference_agrees_with_onnx_on_the_conformance_node_models, .timeout = 600)
+{
+	char *text, *list = path_in(dir, "gaps.txt");
+
+	/* the list to a file, the summary (stderr) to the text */
+	cr_assert_eq(run(&text, "{ /usr/bin/python3 '%s/tests/e2e/compare_conformance_shapes.py' '%s' '%s' > '%s'; }",
+	    SCS_TEST_SRC_DIR, SCS_TOOLS_DIR, dir, list), 0, "contradictions with ONNX: %s\n(see %s)", text, list);
+	fprintf(stderr, "fold: shape inference: %s", text);
+	cr_assert(strstr(text, "models ") && atoi(strstr(text, "models ") + 7) >= 900, "%s", text);
+	free(text);
+	cr_assert_eq(run(&text, "grep -v '^#' '%s/tests/infer-vs-onnx.txt' | diff - '%s'", SCS_TEST_SRC_DIR, list), 0,
+	    "tests/infer-vs-onnx.txt is not this run's list:\n%s", text);
+	free(text);
+	free(list);
+}
+
 Test(fold, the_optimizer_takes_input_shape_and_write_shapes)
 {
 	char *in = fixture("fold_dynamic.onnx"), *text, *o1 = path_in(dir, "t1.onnx");

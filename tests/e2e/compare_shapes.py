@@ -33,6 +33,26 @@ def facts(vi):
     return t.elem_type, dims
 
 
+def judge(ours, theirs):
+    """What differs between our facts and ONNX's of one value: (kind, text) or None.
+    kind "differs": a type, rank or dim that contradicts ONNX's; "unknown": ONNX knows more."""
+    elem, dims = ours
+    t_elem, t_dims = theirs
+    if t_elem and elem != t_elem:
+        return "differs", "element type %d; ONNX: %d" % (elem, t_elem)
+    if t_dims is None:
+        return None
+    if dims is None:
+        return "unknown", "no shape; ONNX: %s" % t_dims
+    if len(dims) != len(t_dims):
+        return "differs", "rank %d; ONNX: %d" % (len(dims), len(t_dims))
+    if any(a is not None and b is not None and a != b for a, b in zip(dims, t_dims)):
+        return "differs", "dims %s; ONNX: %s" % (dims, t_dims)
+    if any(a is None and b is not None for a, b in zip(dims, t_dims)):
+        return "unknown", "dims %s; ONNX: %s" % (dims, t_dims)
+    return None
+
+
 def compare(path):
     m = onnx.load(path)
     claim = {vi.name: facts(vi) for vi in m.graph.value_info}
@@ -41,25 +61,13 @@ def compare(path):
     theirs = {vi.name: facts(vi) for vi in inferred.graph.value_info}
     problems = []
     with_shape = 0
-    for name, (elem, dims) in sorted(claim.items()):
+    for name, ours in sorted(claim.items()):
         if name not in theirs:
             continue
-        t_elem, t_dims = theirs[name]
-        if t_elem and elem != t_elem:
-            problems.append("%s: element type %d, ONNX %d" % (name, elem, t_elem))
-        if t_dims is None:
-            continue
-        with_shape += 1
-        if dims is None:
-            if any(d is not None for d in t_dims):
-                problems.append("%s: no shape, ONNX %s" % (name, t_dims))
-            continue
-        if len(dims) != len(t_dims):
-            problems.append("%s: rank %d, ONNX %d" % (name, len(dims), len(t_dims)))
-            continue
-        for i, (a, b) in enumerate(zip(dims, t_dims)):
-            if b is not None and a != b:
-                problems.append("%s: dim %d is %s, ONNX %s" % (name, i, a, b))
+        with_shape += theirs[name][1] is not None
+        found = judge(ours, theirs[name])
+        if found:
+            problems.append("%s: %s" % (name, found[1]))
     for name in sorted(set(theirs) - set(claim)):
         problems.append("%s: not written, ONNX infers %s" % (name, theirs[name]))
     for p in problems:
