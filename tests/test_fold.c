@@ -344,7 +344,7 @@ Test(fold, written_shapes_agree_with_onnx_shape_inference)
  * ONNX (element type, rank, a known dim), and where ONNX infers more, the
  * values are exactly those listed in tests/infer-vs-onnx.txt.
  */
-Test(fold, shape_inference_agrees_with_onnx_on_the_conformance_node_models, .timeout = 600)
+Test(fold, shape_inference_agrees_with_onnx_on_the_conformance_node_models)
 {
 	char *text, *list = path_in(dir, "gaps.txt");
 
