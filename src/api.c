@@ -146,7 +146,7 @@ static int
 shrink_passes(scs_model *m, scs_report *rep, const scs_shrink_options *opts)
 {
 	size_t narrowed = rep->narrowed.n;
-	scs_opt_settings settings = { opts->fold_size_limit, opts->fold_grow };
+	scs_opt_settings settings = { opts->fold_size_limit, opts->fold_grow, opts->fold_inexact };
 	int rc;
 
 	if (opts->optimize && (rc = scs_opt_run_with(m, rep, NULL, 0, NULL, 0, &settings)) < 0)
@@ -400,6 +400,7 @@ scs_optimize(scs_report *rep, const char *in, const char *out, const scs_optimiz
 	scs_model *m = NULL;
 	char *out_dir = NULL;
 	double t0 = now(), ts;
+	size_t n_shapes;
 	int rc;
 
 	if (opts == NULL)
@@ -421,7 +422,13 @@ scs_optimize(scs_report *rep, const char *in, const char *out, const scs_optimiz
 	ts = stage_start(&pc, "optimize");
 	settings.fold_size_limit = opts->fold_size_limit;
 	settings.fold_grow = opts->fold_grow;
+	settings.fold_inexact = opts->fold_inexact;
+	for (size_t i = 0; i < opts->n_input_shapes; i++)
+		if ((rc = scs_infer_set_input_shape(m, opts->input_shapes[i])) < 0)
+			goto done;
 	if ((rc = scs_opt_run_with(m, rep, opts->passes, opts->n_passes, opts->skip, opts->n_skip, &settings)) < 0)
+		goto done;
+	if (opts->write_shapes && (rc = scs_opt_write_shapes(m, &n_shapes)) < 0)
 		goto done;
 	stage_end(rep, &pc, "optimize", ts, 0);
 	memset(&write_opts, 0, sizeof(write_opts));
@@ -793,7 +800,7 @@ scs_big(scs_report *rep, const char *in, const char *out, const scs_big_options 
 	 */
 	if (so->optimize) {
 		ts = stage_start(&pc, "optimize");
-		scs_opt_settings settings = { so->fold_size_limit, so->fold_grow };
+		scs_opt_settings settings = { so->fold_size_limit, so->fold_grow, so->fold_inexact };
 
 		if ((rc = scs_opt_run_with(m, rep, NULL, 0, NULL, 0, &settings)) < 0)
 			goto done;

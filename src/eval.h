@@ -12,7 +12,10 @@
  * zero, a float out of an integer's range cast to it, an index out of
  * range) or depends on an order of operations a runtime may choose (a
  * float sum of more than two terms), the kernel declines instead
- * (SCS_EVAL_DECLINED, or sets *inexact), with the reason.
+ * (SCS_EVAL_DECLINED, or sets *inexact), with the reason. The math
+ * library's functions (Exp, Log, Pow, Tanh, Sigmoid, Erf, Sin, Cos, ...)
+ * compute in double, round once, and set *inexact: a runtime's own
+ * implementations round otherwise.
  *
  * Room: level 2 (beside infer.c); eval_*.c hold the kernel families and
  * include eval_impl.h. Nothing here reads the store: the caller hands

@@ -93,5 +93,6 @@ int scs_eval_k_unary(scs_eval_call *c);
 int scs_eval_k_range(scs_eval_call *c);
 int scs_eval_k_reduce(scs_eval_call *c);
 int scs_eval_k_dequantize(scs_eval_call *c);
+int scs_eval_k_pow(scs_eval_call *c);
 
 #endif

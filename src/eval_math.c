@@ -1,7 +1,9 @@
 /*
  * eval_math.c: the evaluator's kernels that compute: Cast, CastLike, the
  * elementwise arithmetic, comparisons and logic, Min, Max, Range,
- * ReduceSum, ReduceProd, DequantizeLinear.
+ * ReduceSum, ReduceProd, DequantizeLinear, and the math library's
+ * functions (Exp, Log, Pow, Tanh, Sin, ...: results marked inexact, as a
+ * runtime's own implementations round otherwise).
  *
  * Element types fall in four classes: float (float, float16, bfloat16:
  * computed in float, stored rounded once), double, signed and unsigned
@@ -247,19 +249,48 @@ scs_eval_k_variadic(scs_eval_call *c)
 
 /* ---- unary ---- */
 
+static const char *const lib_names[] = { "Acos", "Asin", "Atan", "Cos", "Cosh", "Erf", "Exp", "Log", "Sigmoid", "Sin",
+	"Sinh", "Tan", "Tanh" };
+
+/* 1 for a function of the math library (computed in double, rounded once, marked inexact). */
+static int
+is_lib(const char *op)
+{
+	for (size_t i = 0; i < sizeof(lib_names) / sizeof(lib_names[0]); i++)
+		if (strcmp(lib_names[i], op) == 0)
+			return 1;
+	return 0;
+}
+
+static double
+math1(const char *op, double x)
+{
+	switch (op[0]) {
+	case 'A': return op[1] == 'c' ? acos(x) : op[1] == 's' ? asin(x) : atan(x);
+	case 'C': return op[3] == 'h' ? cosh(x) : cos(x);
+	case 'E': return op[1] == 'r' ? erf(x) : exp(x);
+	case 'L': return log(x);
+	case 'T': return op[3] == 'h' ? tanh(x) : tan(x);
+	default:
+		if (op[1] == 'i' && op[2] == 'g')
+			return 1.0 / (1.0 + exp(-x));
+		return op[3] == 'h' ? sinh(x) : sin(x);
+	}
+}
+
 int
 scs_eval_k_unary(scs_eval_call *c)
 {
 	const char *op = c->node->op_type;
 	const scs_eval_tensor *t = scs_eval_in(c, 0);
-	int cl, rc;
+	int cl, rc, lib = is_lib(op);
 	size_t e;
 
 	if (t == NULL)
 		return scs_eval_decline(c, "no input");
 	cl = class_of(t->dtype);
 	if (cl == CL_NONE || (strcmp(op, "Not") == 0) != (t->dtype == SCS_DT_BOOL) ||
-	    ((strcmp(op, "Sqrt") == 0 || strcmp(op, "Reciprocal") == 0) && cl != CL_F && cl != CL_D))
+	    ((lib || strcmp(op, "Sqrt") == 0 || strcmp(op, "Reciprocal") == 0) && cl != CL_F && cl != CL_D))
 		return scs_eval_decline(c, "%s of %s", op, scs_dtype_name(t->dtype));
 	if ((rc = scs_eval_out(c, 0, t->dtype, t->rank, t->dims)) != SCS_OK)
 		return rc;
@@ -267,7 +298,11 @@ scs_eval_k_unary(scs_eval_call *c)
 	for (uint64_t k = 0; k < t->n; k++) {
 		val v = load(t->data + k * e, t->dtype);
 
-		switch (op[0]) {
+		if (lib && cl == CL_F)
+			v.f = (float)math1(op, (double)v.f);
+		else if (lib)
+			v.d = math1(op, v.d);
+		else switch (op[0]) {
 		case 'A':                        /* Abs */
 			if (cl == CL_F)
 				v.f = fabsf(v.f);
@@ -301,6 +336,49 @@ scs_eval_k_unary(scs_eval_call *c)
 		}
 		store(c->out[0].data + k * e, t->dtype, v);
 	}
+	/* a runtime computes the math library's functions with its own, rounding otherwise */
+	c->inexact = lib;
+	return SCS_OK;
+}
+
+/* ---- Pow ---- */
+
+/* Pow: a float base, an exponent of any number type (opset 12 on), broadcast. */
+int
+scs_eval_k_pow(scs_eval_call *c)
+{
+	const scs_eval_tensor *x = scs_eval_in(c, 0), *y = scs_eval_in(c, 1), *t[2];
+	scs_eval_bcast bc;
+	int cx, cy, rc;
+	size_t ex, ey;
+
+	if (x == NULL || y == NULL)
+		return scs_eval_decline(c, "Pow needs two inputs");
+	cx = class_of(x->dtype);
+	cy = class_of(y->dtype);
+	if ((cx != CL_F && cx != CL_D) || cy == CL_NONE || y->dtype == SCS_DT_BOOL || (c->opset < 12 && x->dtype != y->dtype))
+		return scs_eval_decline(c, "Pow of %s to %s", scs_dtype_name(x->dtype), scs_dtype_name(y->dtype));
+	if (c->opset < 7 && scs_eval_attr(c, "broadcast"))
+		return scs_eval_decline(c, "the broadcast of opset %lld", (long long)c->opset);
+	t[0] = x;
+	t[1] = y;
+	if ((rc = scs_eval_bcast_init(c, &bc, t, 2, NULL, 0)) != SCS_OK ||
+	    (rc = scs_eval_out(c, 0, x->dtype, bc.rank, bc.dims)) != SCS_OK)
+		return rc;
+	ex = scs_eval_esize(x->dtype);
+	ey = scs_eval_esize(y->dtype);
+	for (uint64_t k = 0; k < bc.n; k++, scs_eval_bcast_next(&bc)) {
+		val a = load(x->data + bc.off[0] * ex, x->dtype), b = load(y->data + bc.off[1] * ey, y->dtype);
+		double base = cx == CL_F ? (double)a.f : a.d;
+		double p = cy == CL_F ? (double)b.f : cy == CL_D ? b.d : cy == CL_S ? (double)b.s : (double)b.u;
+
+		if (cx == CL_F)
+			a.f = (float)pow(base, p);
+		else
+			a.d = pow(base, p);
+		store(c->out[0].data + k * ex, x->dtype, a);
+	}
+	c->inexact = 1;
 	return SCS_OK;
 }
 

@@ -9,6 +9,7 @@
  */
 #include "infer.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -183,6 +184,43 @@ const_ints(scs_infer *inf, const consts *c, const char *name, int64_t *out)
 	return (int)n;
 }
 
+/* The one number of constant @name (int32, int64, float, double) in *out: 1, or 0 when it is not one. */
+static int
+const_number(scs_infer *inf, const consts *c, const char *name, double *out)
+{
+	const Onnx__TensorProto *t = const_of(c, name);
+	int64_t v[MAX_CONST];
+	uint8_t raw[8];
+	uint32_t id, u32;
+	uint64_t u64;
+	float f;
+
+	if (t == NULL || scs_tensor_elems(t) != 1)
+		return 0;
+	if (t->data_type == SCS_DT_INT64 || t->data_type == SCS_DT_INT32) {
+		if (const_ints(inf, c, name, v) != 1)
+			return 0;
+		*out = (double)v[0];
+		return 1;
+	}
+	if (t->data_type == SCS_DT_FLOAT && !scs_model_payload_of(inf->m, t, &id) && t->n_float_data == 1) {
+		*out = t->float_data[0];
+		return 1;
+	}
+	if ((t->data_type != SCS_DT_FLOAT && t->data_type != SCS_DT_DOUBLE) || !scs_model_payload_of(inf->m, t, &id) ||
+	    scs_payloads_read(inf->m->payloads, id, 0, raw, t->data_type == SCS_DT_FLOAT ? 4 : 8) < 0)
+		return 0;
+	if (t->data_type == SCS_DT_FLOAT) {
+		u32 = scs_load_le32(raw);
+		memcpy(&f, &u32, 4);
+		*out = f;
+	} else {
+		u64 = scs_load_le64(raw);
+		memcpy(out, &u64, 8);
+	}
+	return 1;
+}
+
 /* ---- the rules ---- */
 
 static const Onnx__AttributeProto *
@@ -228,7 +266,7 @@ static const char *const broadcasting[] = {
 };
 
 static const char *const same_rank[] = {
-	"Conv", "ConvTranspose", "AveragePool", "MaxPool", "LpPool", "Resize", "Upsample", "Pad", "Slice", "Tile",
+	"Conv", "ConvTranspose", "AveragePool", "MaxPool", "LpPool", "Resize", "Upsample", "Pad",
 	"TopK", "Split", "DepthToSpace", "SpaceToDepth", "ReverseSequence", "GridSample",
 	"ScatterND", "ScatterElements", "Scatter", "GatherElements", "QLinearConv", "ConvInteger", NULL
 };
@@ -237,17 +275,20 @@ static const char *const same_rank[] = {
 static int
 broadcast(const scs_vfacts *a, const scs_vfacts *b, scs_vfacts *out)
 {
+	int64_t dims[SCS_INFER_MAX_RANK];
 	int r;
 
 	if (a->rank < 0 || b->rank < 0)
 		return 0;
 	r = a->rank > b->rank ? a->rank : b->rank;
+	/* into a copy: @out may be @a, whose dims are read at lower positions than they are written */
 	for (int i = 0; i < r; i++) {
 		int ia = i - (r - a->rank), ib = i - (r - b->rank);
 		int64_t da = ia >= 0 ? a->dims[ia] : 1, db = ib >= 0 ? b->dims[ib] : 1;
 
-		out->dims[i] = da == 1 ? db : db == 1 ? da : (da == db ? da : (da < 0 ? db : da));
+		dims[i] = da == 1 ? db : db == 1 ? da : (da == db ? da : (da < 0 ? db : da));
 	}
+	memcpy(out->dims, dims, (size_t)r * sizeof(dims[0]));
 	out->rank = r;
 	return 1;
 }
@@ -535,9 +576,79 @@ shape_rule(scs_infer *inf, const consts *c, const Onnx__NodeProto *n, const scs_
 		return;
 	}
 	if ((strcmp(op, "Range") == 0) || strcmp(op, "NonZero") == 0) {
+		double a, b, d;
+
 		unknown_dims(o, strcmp(op, "Range") == 0 ? 1 : 2);
 		if (strcmp(op, "NonZero") == 0 && IN(0))
 			o->dims[0] = IN(0)->rank;
+		/* constant start, limit, delta: max(ceil((limit - start) / delta), 0) elements */
+		if (op[0] == 'R' && n->n_input == 3 && const_number(inf, c, n->input[0], &a) &&
+		    const_number(inf, c, n->input[1], &b) && const_number(inf, c, n->input[2], &d) && d != 0 &&
+		    ceil((b - a) / d) < 9e18)
+			o->dims[0] = ceil((b - a) / d) > 0 ? (int64_t)ceil((b - a) / d) : 0;
+		return;
+	}
+	if (strcmp(op, "Tile") == 0 && IN(0)) {
+		*o = *IN(0);
+		o->declared = NULL;
+		if (n->n_input < 2 || const_ints(inf, c, n->input[1], v) != o->rank)
+			unknown_dims(o, o->rank);
+		else
+			for (int i = 0; i < o->rank; i++)
+				o->dims[i] = dim_mul(o->dims[i], v[i]);
+		return;
+	}
+	if (strcmp(op, "Slice") == 0 && IN(0)) {
+		int64_t st[MAX_CONST], en[MAX_CONST], ax[MAX_CONST], sp[MAX_CONST];
+		int done[SCS_INFER_MAX_RANK] = { 0 };
+
+		*o = *IN(0);
+		o->declared = NULL;
+		r = o->rank;
+		k = n->n_input >= 3 ? const_ints(inf, c, n->input[1], st) : -1;
+		if (k < 0 || const_ints(inf, c, n->input[2], en) != k ||
+		    (n->n_input > 3 && n->input[3][0] && const_ints(inf, c, n->input[3], ax) != k) ||
+		    (n->n_input > 4 && n->input[4][0] && const_ints(inf, c, n->input[4], sp) != k)) {
+			unknown_dims(o, r);
+			return;
+		}
+		for (int i = 0; i < k; i++) {
+			int64_t a = n->n_input > 3 && n->input[3][0] ? ax[i] : i, step = n->n_input > 4 && n->input[4][0] ?
+			    sp[i] : 1, dim, lo, hi;
+
+			a += a < 0 ? r : 0;
+			if (a < 0 || a >= r || done[a] || step == 0) {
+				unknown_dims(o, r);
+				return;
+			}
+			done[a] = 1;
+			if ((dim = IN(0)->dims[a]) < 0) {
+				o->dims[a] = -1;
+				continue;
+			}
+			/* the spec's clamping: [0, dim] for positive steps, [-1, dim - 1] for negative ones */
+			lo = st[i] < 0 ? st[i] + dim : st[i];
+			hi = en[i] < 0 ? en[i] + dim : en[i];
+			if (step > 0) {
+				lo = lo < 0 ? 0 : lo > dim ? dim : lo;
+				hi = hi < 0 ? 0 : hi > dim ? dim : hi;
+				o->dims[a] = hi > lo ? (hi - lo + step - 1) / step : 0;
+			} else {
+				lo = lo < 0 ? -1 : lo > dim - 1 ? dim - 1 : lo;
+				hi = hi < -1 ? -1 : hi > dim - 1 ? dim - 1 : hi;
+				o->dims[a] = lo > hi ? (lo - hi - step - 1) / -step : 0;
+			}
+		}
+		return;
+	}
+	if (strncmp(op, "Random", 6) == 0 && strstr(op, "Like") == NULL) {
+		const Onnx__AttributeProto *sh = attr(n, "shape");
+
+		if (sh && sh->n_ints <= SCS_INFER_MAX_RANK) {
+			o->rank = (int)sh->n_ints;
+			for (size_t i = 0; i < sh->n_ints; i++)
+				o->dims[i] = sh->ints[i] >= 0 ? sh->ints[i] : -1;
+		}
 		return;
 	}
 	if ((strcmp(op, "Expand") == 0 || strcmp(op, "ConstantOfShape") == 0) && n->n_input > 0) {
@@ -575,12 +686,16 @@ output_elem(scs_infer *inf, const Onnx__NodeProto *n, size_t j, const scs_vfacts
 		return n->n_input > 1 ? in[1].elem : 0;
 	if (strcmp(n->op_type, "ConstantOfShape") == 0)
 		return (a = attr(n, "value")) && a->t ? a->t->data_type : SCS_DT_FLOAT;
+	if ((strcmp(n->op_type, "RandomNormal") == 0 || strcmp(n->op_type, "RandomUniform") == 0) && j == 0)
+		return (a = attr(n, "dtype")) != NULL ? a->i : SCS_DT_FLOAT;
 	if ((sc = scs_opschema_find(n->domain, n->op_type, scs_model_opset(inf->m->proto, n->domain))) == NULL)
 		return 0;
 	fo = scs_opschema_output_formal(sc, j);
 	tv = fo >= 0 ? sc->outputs[fo].type_var : -1;
 	cm = fo >= 0 ? sc->outputs[fo].concrete : 0;
-	if (tv < 0 && cm && (cm & (cm - 1)) == 0) {
+	if (tv >= 0 && tv < sc->n_type_vars && !sc->type_vars[tv].container)
+		cm = sc->type_vars[tv].allowed;     /* a constraint of one type (Shape's T1, Less's T1) settles it */
+	if (cm && (cm & (cm - 1)) == 0) {
 		while (!(cm & ((uint64_t)1 << t)))
 			t++;
 		return t;
@@ -673,6 +788,34 @@ scs_infer_graph(scs_infer *inf, scs_model *m, const size_t *order, size_t n_orde
 	return rc;
 }
 
+/* A new shape of @rank dims (unknown where negative); NULL on ENOMEM. */
+static Onnx__TensorShapeProto *
+shape_of(const int64_t *dims, size_t rank)
+{
+	Onnx__TensorShapeProto *shape = calloc(1, sizeof(*shape));
+
+	if (shape == NULL)
+		return NULL;
+	onnx__tensor_shape_proto__init(shape);
+	if ((shape->dim = calloc(rank ? rank : 1, sizeof(*shape->dim))) == NULL) {
+		free(shape);
+		return NULL;
+	}
+	for (size_t d = 0; d < rank; d++) {
+		if ((shape->dim[d] = malloc(sizeof(**shape->dim))) == NULL) {
+			protobuf_c_message_free_unpacked(&shape->base, NULL);
+			return NULL;
+		}
+		shape->n_dim++;
+		onnx__tensor_shape_proto__dimension__init(shape->dim[d]);
+		if (dims[d] >= 0) {
+			shape->dim[d]->value_case = ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE;
+			shape->dim[d]->dim_value = dims[d];
+		}
+	}
+	return shape;
+}
+
 Onnx__ValueInfoProto *
 scs_infer_value_info(const scs_infer *inf, const char *name)
 {
@@ -694,25 +837,8 @@ scs_infer_value_info(const scs_infer *inf, const char *name)
 	tt->elem_type = f->elem;
 	if (f->declared) {
 		shape = (Onnx__TensorShapeProto *)scs_model_copy(inf->m, (ProtobufCMessage *)&f->declared->base);
-	} else if (f->rank >= 0 && (shape = calloc(1, sizeof(*shape))) != NULL) {
-		onnx__tensor_shape_proto__init(shape);
-		if ((shape->dim = calloc(f->rank ? (size_t)f->rank : 1, sizeof(*shape->dim))) == NULL) {
-			free(shape);
-			shape = NULL;
-		}
-		for (int d = 0; shape && d < f->rank; d++) {
-			if ((shape->dim[d] = malloc(sizeof(**shape->dim))) == NULL) {
-				protobuf_c_message_free_unpacked(&shape->base, NULL);
-				shape = NULL;
-				break;
-			}
-			shape->n_dim++;
-			onnx__tensor_shape_proto__dimension__init(shape->dim[d]);
-			if (f->dims[d] >= 0) {
-				shape->dim[d]->value_case = ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE;
-				shape->dim[d]->dim_value = f->dims[d];
-			}
-		}
+	} else if (f->rank >= 0) {
+		shape = shape_of(f->dims, (size_t)f->rank);
 	}
 	if (shape == NULL && f->rank >= 0)
 		goto fail;
@@ -729,6 +855,42 @@ fail:
 		free(tt);
 	}
 	return NULL;
+}
+
+int
+scs_infer_set_input_shape(scs_model *m, const char *spec)
+{
+	Onnx__GraphProto *g = m->proto->graph;
+	const char *eq = strrchr(spec, '='), *p;
+	Onnx__TensorShapeProto *shape;
+	Onnx__ValueInfoProto *vi = NULL;
+	int64_t dims[SCS_INFER_MAX_RANK];
+	size_t rank = 0;
+
+	if (eq == NULL || eq == spec)
+		return scs_err_set(SCS_EUSAGE, "--input-shape takes NAME=DIM,DIM,... (such as x=1,3,224,224), not '%s'", spec);
+	for (p = eq + 1; *p; p += *p == ',') {
+		char *end;
+		long long d = strtoll(p, &end, 10);
+
+		if (end == p || d < 0 || (*end && *end != ',') || rank == SCS_INFER_MAX_RANK)
+			return scs_err_set(SCS_EUSAGE, "--input-shape '%s': dims are numbers 0 or more, at most %d of them",
+			    spec, SCS_INFER_MAX_RANK);
+		dims[rank++] = d;
+		p = end;
+	}
+	for (size_t i = 0; g && i < g->n_input; i++)
+		if (g->input[i]->name && strlen(g->input[i]->name) == (size_t)(eq - spec) &&
+		    strncmp(g->input[i]->name, spec, (size_t)(eq - spec)) == 0)
+			vi = g->input[i];
+	if (vi == NULL || !vi->type || vi->type->value_case != ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE || !vi->type->tensor_type)
+		return scs_err_set(SCS_EUSAGE, "--input-shape '%s': the model has no tensor input of that name", spec);
+	if ((shape = shape_of(dims, rank)) == NULL)
+		return scs_err_set(SCS_ENOMEM, "cannot allocate a shape");
+	if (vi->type->tensor_type->shape)
+		protobuf_c_message_free_unpacked(&vi->type->tensor_type->shape->base, NULL);
+	vi->type->tensor_type->shape = shape;
+	return SCS_OK;
 }
 
 void

@@ -50,6 +50,14 @@ Onnx__ValueInfoProto *scs_infer_value_info(const scs_infer *inf, const char *nam
 
 void scs_infer_dispose(scs_infer *inf);
 
+/*
+ * Give graph input NAME of @m's main graph the dims of @spec
+ * ("NAME=1,3,224,224"; "NAME=" for a scalar), replacing its declared shape,
+ * as onnx-simplifier's --overwrite-input-shape does. SCS_EUSAGE when @spec
+ * is malformed or names no graph input.
+ */
+int scs_infer_set_input_shape(scs_model *m, const char *spec);
+
 /* Fill what @f does not know yet (elem <= 0, rank < 0) from a declared tensor type; other types add nothing. */
 void scs_infer_facts_from_type(scs_vfacts *f, const Onnx__TypeProto *type);
 

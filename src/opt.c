@@ -437,6 +437,56 @@ order_now(size_t **out, size_t *n_out, Onnx__NodeProto **nodes, size_t n)
 	return rc;
 }
 
+int
+scs_opt_write_shapes(scs_model *m, size_t *n_written)
+{
+	Onnx__GraphProto *g = m->proto->graph;
+	scs_strmap declared = { 0 };
+	scs_infer inf;
+	size_t *order = NULL, n_order = 0;
+	int64_t v;
+	int rc;
+
+	*n_written = 0;
+	if (g == NULL)
+		return SCS_OK;
+	if ((rc = order_now(&order, &n_order, g->node, g->n_node)) < 0)
+		return rc == SCS_ECORRUPT ? (scs_err_clear(), SCS_OK) : rc;
+	if ((rc = scs_infer_graph(&inf, m, order, n_order)) < 0)
+		goto done;
+	for (size_t i = 0; rc >= 0 && i < g->n_output; i++)
+		rc = scs_strmap_put(&declared, g->output[i]->name, 1);
+	for (size_t i = 0; rc >= 0 && i < g->n_value_info; i++)
+		rc = scs_strmap_put(&declared, g->value_info[i]->name, 1);
+	for (size_t k = 0; rc >= 0 && k < n_order; k++) {
+		const Onnx__NodeProto *n = g->node[order[k]];
+
+		for (size_t j = 0; rc >= 0 && j < n->n_output; j++) {
+			const scs_vfacts *f = scs_infer_get(&inf, n->output[j]);
+			Onnx__ValueInfoProto *vi;
+
+			if (!n->output[j][0] || f == NULL || f->elem <= 0 || scs_strmap_get(&declared, n->output[j], &v))
+				continue;
+			if ((vi = scs_infer_value_info(&inf, n->output[j])) == NULL) {
+				rc = scs_err_set(SCS_ENOMEM, "cannot allocate a value_info");
+				break;
+			}
+			if ((rc = scs_array_insert(&g->value_info, &g->n_value_info, vi, 0)) < 0) {
+				protobuf_c_message_free_unpacked(&vi->base, NULL);
+				break;
+			}
+			(*n_written)++;
+			rc = scs_strmap_put(&declared, n->output[j], 1);
+		}
+	}
+	rc = rc < 0 ? rc : SCS_OK;
+done:
+	scs_infer_dispose(&inf);
+	scs_strmap_dispose(&declared);
+	free(order);
+	return rc;
+}
+
 /* Topological order of scope @s (as node pointers); a cycle is noted, not an error. */
 static int
 order_scope(scs_opt_ctx *ctx, int s)

@@ -67,6 +67,7 @@ typedef struct scs_opt_state scs_opt_state;
 typedef struct scs_opt_settings {
 	uint64_t fold_size_limit;           /* fold_constants: cap on each folded output; 0: 1 MiB */
 	int fold_grow;                      /* fold_constants: 1: also folds that make the model bigger */
+	int fold_inexact;                   /* fold_constants: 1: also results a runtime may round otherwise */
 } scs_opt_settings;
 
 #define SCS_OPT_FOLD_SIZE_LIMIT ((uint64_t)1 << 20)
@@ -114,6 +115,14 @@ int scs_opt_run(scs_model *m, scs_report *rep, const char *const *only, size_t n
 /* The same with @settings (NULL: the defaults) for the passes. */
 int scs_opt_run_with(scs_model *m, scs_report *rep, const char *const *only, size_t n_only, const char *const *skip,
     size_t n_skip, const scs_opt_settings *settings);
+
+/*
+ * Write what shape inference knows of each value the main graph's nodes
+ * make (element type; rank and dims where known) to its value_info, for
+ * values the model declares nowhere yet (not a graph output, not in
+ * value_info). *n_written gets the count.
+ */
+int scs_opt_write_shapes(scs_model *m, size_t *n_written);
 
 /*
  * A context on @m for running passes by hand (scs_opt_run does this

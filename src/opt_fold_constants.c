@@ -11,8 +11,10 @@
  * over the size limit (--fold-size-limit, 1 MiB by default) and, unless
  * --fold-grow, folds whose outputs take more bytes than the constants they
  * leave unread (results of at most SMALL bytes, shapes and scalars, count
- * as no growth). A node's inputs are read whole: each at most four times
- * the size limit.
+ * as no growth). Results a runtime may round otherwise (the math library's
+ * functions, float sums and products of more than two terms: the kernel
+ * marks them inexact) fold only with --fold-inexact. A node's inputs are
+ * read whole: each at most four times the size limit.
  *
  * SPDX-License-Identifier: MIT
  */
@@ -320,9 +322,11 @@ fold(scs_opt_ctx *ctx, int scope, Onnx__NodeProto *node, fold_io *io)
 		return refused(scs_opt_refuse(ctx, scope, node, "not folded: over the budget (%s; --fold-size-limit)", why));
 	if (r != SCS_OK)
 		return refused(scs_opt_refuse(ctx, scope, node, "not folded: not supported (%s)", why));
-	if (c.inexact)
-		return refused(scs_opt_refuse(ctx, scope, node, "not folded: a float sum or product of more than two terms, "
-		    "whose rounding depends on the order a runtime takes them in"));
+	if (c.inexact && !(ctx->settings && ctx->settings->fold_inexact))
+		return refused(scs_opt_refuse(ctx, scope, node, "not folded: %s (--fold-inexact)",
+		    strncmp(node->op_type, "Reduce", 6) == 0 ? "a float sum or product of more than two terms, whose "
+		    "rounding depends on the order a runtime takes them in" : "a result of the math library, which a "
+		    "runtime computes with its own"));
 	if (rounds_to_half(node, io))
 		return refused(scs_opt_refuse(ctx, scope, node, "not folded: a float16 or bfloat16 result made by rounding, "
 		    "which ONNX Runtime may compute in float without the roundings in between"));

@@ -64,23 +64,30 @@ cli_usage_error(const char *fmt, ...)
 }
 
 int
+cli_list_push(cli_list *l, const char *arg, size_t len)
+{
+	char **grown;
+
+	if ((grown = realloc(l->items, (l->n + 1) * sizeof(*grown))) == NULL)
+		return -1;
+	l->items = grown;
+	if ((l->items[l->n] = strndup(arg, len)) == NULL)
+		return -1;
+	l->n++;
+	return 0;
+}
+
+int
 cli_list_add(cli_list *l, const char *arg)
 {
 	const char *p = arg, *comma;
-	char **grown;
 	size_t len;
 
 	while (*p) {
 		comma = strchr(p, ',');
 		len = comma ? (size_t)(comma - p) : strlen(p);
-		if (len) {
-			if ((grown = realloc(l->items, (l->n + 1) * sizeof(*grown))) == NULL)
-				return -1;
-			l->items = grown;
-			if ((l->items[l->n] = strndup(p, len)) == NULL)
-				return -1;
-			l->n++;
-		}
+		if (len && cli_list_push(l, p, len) < 0)
+			return -1;
 		p += len;
 		if (*p == ',')
 			p++;
@@ -288,6 +295,9 @@ cli_parse(cli_args *a, int argc, char **argv, unsigned flags, void (*usage)(FILE
 	static const char *const o_skip[] = { "--skip", NULL };
 	static const char *const o_fold_limit[] = { "--fold-size-limit", "--fold_size_limit", NULL };
 	static const char *const o_fold_grow[] = { "--fold-grow", "--fold_grow", NULL };
+	static const char *const o_fold_inexact[] = { "--fold-inexact", "--fold_inexact", NULL };
+	static const char *const o_input_shape[] = { "--input-shape", "--input_shape", NULL };
+	static const char *const o_write_shapes[] = { "--write-shapes", "--write_shapes", NULL };
 	static const char *const o_force[] = { "-f", "--force", NULL };
 	static const char *const o_help[] = { "-h", "--help", NULL };
 	static const char *const o_version[] = { "--version", NULL };
@@ -344,6 +354,15 @@ cli_parse(cli_args *a, int argc, char **argv, unsigned flags, void (*usage)(FILE
 				return cli_usage_error("--fold-size-limit takes a size such as 1M, 64K or 4096");
 		} else if ((flags & (CLI_SHRINK | CLI_PASSES)) && is_opt(arg, o_fold_grow, &value) && value == NULL) {
 			a->shrink.fold_grow = 1;
+		} else if ((flags & (CLI_SHRINK | CLI_PASSES)) && is_opt(arg, o_fold_inexact, &value) && value == NULL) {
+			a->shrink.fold_inexact = 1;
+		} else if ((flags & CLI_PASSES) && is_opt(arg, o_input_shape, &value)) {
+			if ((v = value_of(value, argc, argv, &i)) == NULL || strchr(v, '=') == NULL)
+				return cli_usage_error("--input-shape takes NAME=DIM,DIM,... such as x=1,3,224,224");
+			if (cli_list_push(&a->input_shapes, v, strlen(v)) < 0)
+				return cli_usage_error("out of memory");
+		} else if ((flags & CLI_PASSES) && is_opt(arg, o_write_shapes, &value) && value == NULL) {
+			a->write_shapes = 1;
 		} else if ((flags & CLI_EXTERNAL) && is_opt(arg, o_ext, &value) && value == NULL) {
 			a->shrink.external_data = 1;
 		} else if ((flags & CLI_STORE) && is_opt(arg, o_store, &value)) {
@@ -443,6 +462,7 @@ cli_args_dispose(cli_args *a)
 	cli_list_dispose(&a->constant_names);
 	cli_list_dispose(&a->passes);
 	cli_list_dispose(&a->skip);
+	cli_list_dispose(&a->input_shapes);
 }
 
 int

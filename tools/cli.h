@@ -44,6 +44,8 @@ typedef struct cli_args {
 	int keep_work, no_dedup;
 	int force;                /* -f / --force */
 	cli_list passes, skip;    /* -p, --skip */
+	cli_list input_shapes;    /* --input-shape NAME=DIMS (repeatable) */
+	int write_shapes;         /* --write-shapes */
 } cli_args;
 
 /*
@@ -78,6 +80,8 @@ typedef struct cli_help {
 #define CLI_HELP_FOLD_LIMIT { "    --fold-size-limit SIZE", "with --optimize: no folded output over SIZE\n" \
 	"(K, M, G suffixes; default 1M)" }
 #define CLI_HELP_FOLD_GROW { "    --fold-grow", "with --optimize: also folds that make the model bigger" }
+#define CLI_HELP_FOLD_INEXACT { "    --fold-inexact", "with --optimize: also fold Exp, Pow, Tanh, ... and\n" \
+	"float sums, which a runtime may round otherwise" }
 #define CLI_HELP_END { "-h, --help", "show this help" }, { "    --version", "show the version" }, { NULL, NULL }
 
 /*
@@ -110,6 +114,8 @@ int cli_usage_error(const char *fmt, ...)
 
 /* Split @arg on commas and append each non-empty part. */
 int cli_list_add(cli_list *l, const char *arg);
+/* Append @arg whole. */
+int cli_list_push(cli_list *l, const char *arg, size_t len);
 void cli_list_dispose(cli_list *l);
 
 /* The progress callback for scs_*_options: a line on a tty, redrawn in place. */

@@ -17,7 +17,7 @@ usage(FILE *f)
 		{ "-d, --disable-auto-downcast", "" },
 		{ "    --optimize", "scs4onnx-optimize's default passes on the whole model\n"
 		  "first (before the cuts and the global dedup)" },
-		CLI_HELP_FOLD_LIMIT, CLI_HELP_FOLD_GROW,
+		CLI_HELP_FOLD_LIMIT, CLI_HELP_FOLD_GROW, CLI_HELP_FOLD_INEXACT,
 		{ "    --external-data", "write a data file even when the model fits inline" },
 		CLI_HELP_STORE,
 		{ "    --max-shard-size SIZE", "shard budget (K, M, G suffixes; default 1.8G)" },

@@ -22,6 +22,15 @@ usage(FILE *f)
 		  "(K, M, G suffixes; default 1M)" },
 		{ "    --fold-grow", "fold_constants: also folds whose outputs take\n"
 		  "more bytes than the constants they free" },
+		{ "    --fold-inexact", "fold_constants: also fold the math library's\n"
+		  "functions (Exp, Pow, Tanh, ...) and float sums of\n"
+		  "more than two terms, which a runtime may round\n"
+		  "otherwise" },
+		{ "    --input-shape NAME=DIMS", "graph input NAME takes these dims (such as\n"
+		  "x=1,3,224,224; repeatable), for shape inference\n"
+		  "and folding, and in OUTPUT" },
+		{ "    --write-shapes", "write the inferred shapes of the main graph's\n"
+		  "values to value_info" },
 		CLI_HELP_QUIET,
 		{ "    --external-data", "write the data file OUTPUT.onnx.<16 hex>.data (ONNX\n"
 		  "external data) even when the model fits inline\n"
@@ -31,7 +40,8 @@ usage(FILE *f)
 
 	fprintf(f,
 	    "usage: scs4onnx-optimize INPUT.onnx OUTPUT.onnx [-p PASS ...] [--skip PASS ...]\n"
-	    "           [--list-passes] [--fold-size-limit SIZE] [--fold-grow]\n"
+	    "           [--list-passes] [--fold-size-limit SIZE] [--fold-grow] [--fold-inexact]\n"
+	    "           [--input-shape NAME=DIMS ...] [--write-shapes]\n"
 	    "           [--external-data] [--store DIR] [--json REPORT] [--non-verbose]\n"
 	    "           [--force]\n"
 	    "\n"
@@ -86,5 +96,9 @@ main(int argc, char **argv)
 	o.progress = a.shrink.progress;
 	o.fold_size_limit = a.shrink.fold_size_limit;
 	o.fold_grow = a.shrink.fold_grow;
+	o.fold_inexact = a.shrink.fold_inexact;
+	o.input_shapes = (const char *const *)a.input_shapes.items;
+	o.n_input_shapes = a.input_shapes.n;
+	o.write_shapes = a.write_shapes;
 	return cli_finish(&a, &rep, scs_optimize(&rep, a.pos[0], a.pos[1], &o));
 }

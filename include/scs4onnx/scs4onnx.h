@@ -85,6 +85,8 @@ typedef struct scs_shrink_options {
 	uint64_t fold_size_limit;                   /* with optimize: fold_constants' cap on each folded output
 	                                               (0: 1 MiB) */
 	int fold_grow;                              /* with optimize: 1: also folds that make the model bigger */
+	int fold_inexact;                           /* with optimize: 1: also fold the math library's functions
+	                                               and float sums of more than two terms */
 } scs_shrink_options;
 
 /*
@@ -151,6 +153,13 @@ typedef struct scs_optimize_options {
 	void *progress_payload;
 	uint64_t fold_size_limit;                   /* fold_constants' cap on each folded output (0: 1 MiB) */
 	int fold_grow;                              /* 1: also folds that make the model bigger */
+	int fold_inexact;                           /* 1: also fold the math library's functions (Exp, Pow,
+	                                               Tanh, ...) and float sums of more than two terms */
+	const char *const *input_shapes;            /* "NAME=1,3,224,224": graph input NAME takes these dims
+	                                               (for inference and Shape folding, and in the output) */
+	size_t n_input_shapes;
+	int write_shapes;                           /* 1: write the inferred shapes of the main graph's values
+	                                               to value_info */
 } scs_optimize_options;
 
 /*

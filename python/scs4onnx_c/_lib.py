@@ -72,6 +72,7 @@ class ShrinkOptions(ctypes.Structure):
         ('progress_payload', ctypes.c_void_p),
         ('fold_size_limit', ctypes.c_uint64),
         ('fold_grow', ctypes.c_int),
+        ('fold_inexact', ctypes.c_int),
     ]
 
 
@@ -115,6 +116,10 @@ class OptimizeOptions(ctypes.Structure):
         ('progress_payload', ctypes.c_void_p),
         ('fold_size_limit', ctypes.c_uint64),
         ('fold_grow', ctypes.c_int),
+        ('fold_inexact', ctypes.c_int),
+        ('input_shapes', _names),
+        ('n_input_shapes', ctypes.c_size_t),
+        ('write_shapes', ctypes.c_int),
     ]
 
 

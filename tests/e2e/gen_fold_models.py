@@ -38,6 +38,16 @@ Files written to OUTDIR:
                      iteration number (stays: it changes with the
                      iteration); a call of a model-local function whose
                      body squares a Constant (folds into a Constant node).
+  fold_dynamic.onnx  the reshape of fold_reshape.onnx on X [N,3,4] (N a
+                     symbolic dim): Shape(X) -> Slice [1:] -> ReduceProd ->
+                     Concat with [-1] -> Reshape(X) -> Y [N,12].
+                     Nothing folds unless --input-shape X=2,3,4 is given.
+  fold_inexact.onnx  results a runtime may round otherwise: Exp, Log, Tanh,
+                     Sigmoid, Erf, Sin, Cos, Pow of a [2,8] float constant
+                     A (positive), and ReduceSum of A over its 8 columns,
+                     each added to X [2,8] (Y0 ... Y8); and Mul(A, 2), which
+                     folds bit for bit. With --fold-inexact every node on
+                     A folds, else only the Mul.
   fold_op9.onnx, fold_op11.onnx, fold_op13.onnx, fold_op18.onnx,
   fold_op19.onnx, fold_op21.onnx
                      one node per case, every input an initializer, every
@@ -180,6 +190,38 @@ def tile(outdir):
     inits = [const("T", t), const("reps", np.array([40, 40], np.int64))]
     save(model_of(nodes, [vi("X", TensorProto.FLOAT, [640, 640])], [vi("Y", TensorProto.FLOAT, [640, 640])], inits),
          outdir, "fold_tile.onnx")
+
+
+def dynamic(outdir):
+    nodes = [
+        helper.make_node("Shape", ["X"], ["s"], name="shape"),
+        helper.make_node("Slice", ["s", "one", "big"], ["tail"], name="slice"),
+        helper.make_node("ReduceProd", ["tail"], ["prod"], name="prod", keepdims=1),
+        helper.make_node("Concat", ["m1", "prod"], ["c"], name="concat", axis=0),
+        helper.make_node("Reshape", ["X", "c"], ["r"], name="reshape"),
+        helper.make_node("Relu", ["r"], ["Y"], name="relu"),
+    ]
+    inits = [const("one", np.array([1], np.int64)), const("big", np.array([100], np.int64)),
+             const("m1", np.array([-1], np.int64))]
+    save(model_of(nodes, [vi("X", TensorProto.FLOAT, ["N", 3, 4])], [vi("Y", TensorProto.FLOAT, ["N", 12])], inits),
+         outdir, "fold_dynamic.onnx")
+
+
+def inexact(outdir):
+    a = (np.arange(16, dtype=np.float32).reshape(2, 8) + 1) / 7
+    nodes = []
+    outs = []
+    for i, op in enumerate(["Exp", "Log", "Tanh", "Sigmoid", "Erf", "Sin", "Cos"]):
+        nodes.append(helper.make_node(op, ["A"], ["f%d" % i], name=op.lower()))
+    nodes.append(helper.make_node("Pow", ["A", "p"], ["f7"], name="pow"))
+    nodes.append(helper.make_node("ReduceSum", ["A", "ax1"], ["f8"], name="reducesum", keepdims=1))
+    nodes.append(helper.make_node("Mul", ["A", "two"], ["f9"], name="mul"))
+    for i in range(10):
+        nodes.append(helper.make_node("Add", ["X", "f%d" % i], ["Y%d" % i], name="add%d" % i))
+        outs.append(vi("Y%d" % i, TensorProto.FLOAT, [2, 8]))
+    inits = [const("A", a), const("p", np.float32(2.5)), const("ax1", np.array([1], np.int64)),
+             const("two", np.float32(2))]
+    save(model_of(nodes, [vi("X", TensorProto.FLOAT, [2, 8])], outs, inits), outdir, "fold_inexact.onnx")
 
 
 def nested(outdir):
@@ -380,6 +422,8 @@ def main():
     rotary(outdir)
     chain(outdir)
     tile(outdir)
+    inexact(outdir)
+    dynamic(outdir)
     nested(outdir)
     opsets(outdir)
 

@@ -425,6 +425,34 @@ class TestPathFunctions(Base):
         with self.assertRaises(ValueError):
             scs4onnx_c.optimize(src, os.path.join(self.py, 'x.onnx'), fold_size_limit='lots')
 
+    def test_input_shape_and_write_shapes(self):
+        """input_shape and write_shapes reach the library as the tool's --input-shape and --write-shapes."""
+        src = self.model('fold_dynamic.onnx')
+        rep = scs4onnx_c.optimize(src, os.path.join(self.py, 'd.onnx'), input_shape={'X': [2, 3, 4]},
+                                  write_shapes=True)
+        cli('optimize', src, os.path.join(self.cli, 'd.onnx'), '--input-shape', 'X=2,3,4', '--write-shapes')
+        m = onnx.load(os.path.join(self.py, 'd.onnx'))
+        self.assertEqual(len(m.graph.node), 2, rep['optimize'])
+        self.assertEqual([d.dim_value for d in m.graph.input[0].type.tensor_type.shape.dim], [2, 3, 4])
+        self.assertEqual([vi.name for vi in m.graph.value_info], ['r'])
+        self.assertSameFolders(self.py, self.cli)
+        with self.assertRaises(scs4onnx_c.Error):
+            scs4onnx_c.optimize(src, os.path.join(self.py, 'x.onnx'), input_shape=['Q=1'])
+
+    def test_fold_inexact(self):
+        """fold_inexact reaches the library as the tools' --fold-inexact, in optimize(), shrink() and big()."""
+        src = self.model('fold_inexact.onnx')
+        for fn, kw, flags in ((scs4onnx_c.optimize, {}, ['optimize']),
+                              (scs4onnx_c.shrink, {'optimize': True}, ['shrink', '--optimize']),
+                              (scs4onnx_c.big, {'optimize': True}, ['big', '--optimize'])):
+            for inexact in (False, True):
+                name = '%s_%d.onnx' % (flags[0], inexact)
+                rep = fn(src, os.path.join(self.py, name), fold_inexact=inexact, **kw)
+                cli(flags[0], src, os.path.join(self.cli, name), *(flags[1:] + (['--fold-inexact'] if inexact else [])))
+                nodes = len(onnx.load(os.path.join(self.py, name)).graph.node)
+                self.assertEqual(nodes, 10 if inexact else 19, (name, rep['optimize']))
+        self.assertSameFolders(self.py, self.cli)
+
     def test_shrink_report(self):
         rep = scs4onnx_c.shrink(self.model('external.onnx'), os.path.join(self.py, 'out.onnx'), external_data=True)
         cli('shrink', self.model('external.onnx'), os.path.join(self.cli, 'out.onnx'), '--external-data', '--json',
