@@ -596,6 +596,23 @@ unread_done:
 			APPEND_OR_DONE(g->output, g->n_output, vi);
 		}
 	}
+	/*
+	 * A shard whose nodes make nothing anyone reads (dead ends the cuts put
+	 * on their own) would have no output, which no runtime loads: it gives
+	 * what its nodes make. Merge takes the graph's outputs from the header,
+	 * so these stay out of the merged model's.
+	 */
+	for (size_t k = first; g->n_output == 0 && k < end; k++) {
+		Onnx__NodeProto *n = src->node[s->order[k]];
+
+		for (size_t j = 0; j < n->n_output; j++) {
+			if (!n->output[j][0])
+				continue;
+			if ((rc = cut_info(s, n->output[j], b->k, -1, &vi)) < 0)
+				goto done;
+			APPEND_OR_DONE(g->output, g->n_output, vi);
+		}
+	}
 	/* value_info of what this shard's nodes make and of the constants it holds, and their annotations */
 	if ((rc = copy_listed(b, &l, IX_VALUE_INFO, (ProtobufCMessage **)src->value_info, &g->value_info,
 	    &g->n_value_info)) < 0 ||

@@ -432,6 +432,34 @@ Test(split, a_budget_under_every_node_gives_each_node_a_shard)
 	tmpdir_remove(dir);
 }
 
+Test(split, a_shard_of_dead_ends_gives_what_its_nodes_make)
+{
+	char *dir = tmpdir_new(), *in = fixture("dead_end.onnx"), *shards = path_in(dir, "shards"), *text, *p;
+	Onnx__ModelProto *m;
+	int count;
+
+	cr_assert_eq(run_tool(&text, "scs4onnx-split", "'%s' '%s' --max-shard-size 1 -n", in, shards), 0, "%s", text);
+	free(text);
+	free(shard_list(shards, &count));
+	cr_assert_eq(count, 3, "shards: %d", count);
+	for (int k = 0; k < count; k++) {
+		char name[32];
+
+		snprintf(name, sizeof(name), "shard-%03d.onnx", k);
+		p = path_in(shards, name);
+		m = load_proto(p);
+		cr_assert_not_null(m, "%s", p);
+		cr_assert_gt(m->graph->n_output, 0, "%s has no output", name);
+		free_proto(m);
+		free(p);
+	}
+	expect_shards_compute(in, shards);
+	expect_split_merge_big(in, "1", 3);
+	free(in);
+	free(shards);
+	tmpdir_remove(dir);
+}
+
 Test(split, nodes_written_out_of_order_are_sorted_first)
 {
 	char *dir = tmpdir_new(), *in = fixture("unsorted.onnx"), *shards = path_in(dir, "shards"), *text;
