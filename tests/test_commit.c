@@ -12,7 +12,7 @@
  * model and the data file it names, computing what its input computes.
  * Folders split and big make are not left behind when they fail.
  *
- * No test here sets .timeout: with two timed tests running at once,
+ * No test here sets .timeout (only conformance does, alone): with two timed tests running at once,
  * Criterion 2.4.1's runner leaks a little memory, which the sanitizer build
  * reports (meson's timeout for the suite stands instead).
  *

@@ -287,7 +287,7 @@ drop_comments(char *text)
 	*w = '\0';
 }
 
-Test(eval, conformance_node_tests_of_every_implemented_operator, .timeout = 600)
+Test(eval, conformance_node_tests_of_every_implemented_operator)
 {
 	tally t = { 0 };
 	char *expected, *path;

@@ -80,7 +80,7 @@ tool_output(const char *tool, const char *in, const char *o1, const char *flags)
 	return m;
 }
 
-TestSuite(fold, .init = setup, .fini = teardown, .timeout = 300);
+TestSuite(fold, .init = setup, .fini = teardown);
 
 Test(fold, a_static_shape_reshape_folds_to_a_constant_shape)
 {
