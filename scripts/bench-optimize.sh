@@ -88,7 +88,7 @@ if [ "${BIG:-0}" = 1 ]; then
 	# Checked against the same model through scs4onnx-big without --optimize
 	# (ONNX Runtime cannot open the inline input itself).
 	chain_gib=${CHAIN_GIB:-3.1}
-	/usr/bin/python3 scripts/gen-fuse-bench.py convchain "$work/chain.onnx" --gib "$chain_gib"
+	/usr/bin/python3 scripts/gen-fuse-bench.py convchain "$work/chain.onnx" --gib "$chain_gib" --fold-chains
 	cat "$work/chain.onnx" >/dev/null
 	sync
 	t0=$(date +%s.%N); cp "$work/chain.onnx" "$work/cp.onnx"; t1=$(date +%s.%N)
@@ -102,10 +102,11 @@ if [ "${BIG:-0}" = 1 ]; then
 	build/tools/scs4onnx-big "$work/chain.onnx" "$work/chain_ref.onnx" --non-verbose
 	chain_cmp=$(node tests/e2e/ort_compare.mjs "$work/chain_ref.onnx" "$work/chain_opt.onnx" --graph-opt disabled \
 		--tol 1e-4,1e-4 --runs 2)
-	printf "\nConv -> BN -> Relu chain, %s bytes inline, scs4onnx-big --optimize\n" "$(stat -c %s "$work/chain.onnx")"
-	printf "%-10s %9s %9s %7s %15s %5s\n" case big_s cp_s ratio peak_RssAnon BN
-	printf "%-10s %9s %9.3f %7s %12s KiB %5s\n" convchain "$wall" "$cp_s" "$(echo "scale=2; $wall / $cp_s" | bc)" \
-		"$peak" "$(count BN "$work/chain_opt.onnx")"
+	printf "\nConv -> BN -> Relu chain with static-shape Reshapes, %s bytes inline, scs4onnx-big --optimize\n" \
+		"$(stat -c %s "$work/chain.onnx")"
+	printf "%-10s %9s %9s %7s %15s %5s %13s\n" case big_s cp_s ratio peak_RssAnon BN nodes
+	printf "%-10s %9s %9.3f %7s %12s KiB %5s %6s -> %s\n" convchain "$wall" "$cp_s" "$(echo "scale=2; $wall / $cp_s" | bc)" \
+		"$peak" "$(count BN "$work/chain_opt.onnx")" "$(count NODES "$work/chain_ref.onnx")" "$(count NODES "$work/chain_opt.onnx")"
 	echo "outputs: ${chain_cmp#ort_compare: }"
 	rm -f "$work"/chain*
 fi

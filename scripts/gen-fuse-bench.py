@@ -5,7 +5,7 @@
 Usage:
     /usr/bin/python3 scripts/gen-fuse-bench.py mobilenetv2 OUT.onnx
     /usr/bin/python3 scripts/gen-fuse-bench.py bigconv OUT.onnx [--gib N]
-    /usr/bin/python3 scripts/gen-fuse-bench.py convchain OUT.onnx [--gib N]
+    /usr/bin/python3 scripts/gen-fuse-bench.py convchain OUT.onnx [--gib N] [--fold-chains]
 
 mobilenetv2: MobileNetV2's published layer configuration (Sandler et al.,
 table 2: expansion t, channels c, repeats n, stride s), with random weights:
@@ -23,7 +23,11 @@ fused weight's memory: the optimizer must fuse it in bounded memory.
 convchain: a chain of 1x1 Conv -> BatchNormalization -> Relu layers whose
 float32 weights (8192 x 8192, 256 MiB each) add up to at least N GiB
 (default 3), every payload in the model file itself (raw_data), written
-piece by piece; the input of scs4onnx-big --optimize in the benchmark.
+piece by piece; the input of scs4onnx-big --optimize in the benchmark. With
+--fold-chains each layer's output also goes through the static-shape
+Reshape exporters write, its target computed from the model input's shape
+(Shape -> Gather -> Unsqueeze -> Concat), which fold_constants computes
+once.
 """
 
 import argparse
@@ -145,7 +149,7 @@ _spec.loader.exec_module(_gen_model)
 _varint, _field = _gen_model.varint, _gen_model.tag
 
 
-def convchain(path, gib):
+def convchain(path, gib, fold_chains=False):
     side = 8192
     layer_bytes = side * side * 4
     layers = max(1, int(np.ceil(gib * (1 << 30) / layer_bytes)))
@@ -160,6 +164,20 @@ def convchain(path, gib):
                   helper.make_node("BatchNormalization", ["l%d_c" % i] + names, ["l%d_b" % i], name="l%d_bn" % i),
                   helper.make_node("Relu", ["l%d_b" % i], ["l%d_r" % i], name="l%d_relu" % i)]
         x = "l%d_r" % i
+        if fold_chains:
+            p = "l%d_s" % i
+            nodes += [helper.make_node("Shape", ["x"], [p + "hape"], name=p + "hape")]
+            for d in (0, 1):
+                nodes += [helper.make_node("Gather", [p + "hape", "idx%d" % d], [p + "g%d" % d], name=p + "g%d" % d),
+                          helper.make_node("Unsqueeze", [p + "g%d" % d, "axis0"], [p + "u%d" % d], name=p + "u%d" % d)]
+            nodes += [helper.make_node("Concat", [p + "u0", p + "u1", "one", "one"], [p + "t"], name=p + "t", axis=0),
+                      helper.make_node("Reshape", [x, p + "t"], [p + "r"], name=p + "r")]
+            x = p + "r"
+    if fold_chains:
+        small += [numpy_helper.from_array(np.array(0, np.int64), "idx0"),
+                  numpy_helper.from_array(np.array(1, np.int64), "idx1"),
+                  numpy_helper.from_array(np.array([0], np.int64), "axis0"),
+                  numpy_helper.from_array(np.array([1], np.int64), "one")]
     graph = helper.make_graph(nodes, "convchain", [helper.make_tensor_value_info("x", TensorProto.FLOAT,
                               [1, side, 1, 1])], [helper.make_tensor_value_info(x, TensorProto.FLOAT,
                               [1, side, 1, 1])], initializer=small)
@@ -188,13 +206,14 @@ def main(argv):
     p.add_argument("kind", choices=["mobilenetv2", "bigconv", "convchain"])
     p.add_argument("out")
     p.add_argument("--gib", type=float)
+    p.add_argument("--fold-chains", action="store_true")
     a = p.parse_args(argv[1:])
     if a.kind == "mobilenetv2":
         mobilenetv2(a.out)
     elif a.kind == "bigconv":
         bigconv(a.out, a.gib or 1.0)
     else:
-        convchain(a.out, a.gib or 3.0)
+        convchain(a.out, a.gib or 3.0, a.fold_chains)
     return 0
 
 
