@@ -252,16 +252,23 @@ Test(install, the_static_library_links_with_pkg_config_static, .init = install_t
 	free(out);
 }
 
-/* scs4onnx's README example through the installed package, on the installed library. */
-Test(install, the_installed_python_package_shrinks_as_the_tool_does, .init = install_tree, .fini = remove_tree)
+/* Skip a test of the installed Python package where it cannot run. */
+static void
+skip_without_python_package(void)
 {
-	char *pkg, *site, *so, *in, *out, *text;
-
 	if (!file_exists(SCS_TEST_SRC_DIR "/python/scs4onnx_c"))
 		cr_skip_test("no python/scs4onnx_c in this tree");
 	if (SANITIZED)
 		cr_skip_test("this build's library needs the sanitizer runtime loaded first, which python3 is not "
 		    "built with: the normal build runs this test");
+}
+
+/* scs4onnx's README example through the installed package, on the installed library. */
+Test(install, the_installed_python_package_shrinks_as_the_tool_does, .init = install_tree, .fini = remove_tree)
+{
+	char *pkg, *site, *so, *in, *out, *text;
+
+	skip_without_python_package();
 	pkg = installed("scs4onnx_c");
 	site = parent(pkg);
 	so = installed("libscs4onnx.so.0");
@@ -295,11 +302,7 @@ Test(install, the_installed_python_package_passes_its_suite, .init = install_tre
 {
 	char *pkg, *so, *hdr, *text;
 
-	if (!file_exists(SCS_TEST_SRC_DIR "/python/scs4onnx_c"))
-		cr_skip_test("no python/scs4onnx_c in this tree");
-	if (SANITIZED)
-		cr_skip_test("this build's library needs the sanitizer runtime loaded first, which python3 is not "
-		    "built with: the normal build runs this test");
+	skip_without_python_package();
 	pkg = installed("scs4onnx_c");
 	so = installed("libscs4onnx.so.0");
 	hdr = installed("scs4onnx.h");
