@@ -135,6 +135,43 @@ Test(fold, constant_chains_fold_bit_for_bit_and_defaults_and_random_stay)
 	expect_same_in_ort("fold_chain.onnx");
 }
 
+/*
+ * The chain with its constants in typed fields (float_data, int64_data, float16
+ * bits in int32_data) folds as the raw_data one does; through the tool with a
+ * kept store, a second run on its own output (same store) changes nothing.
+ */
+Test(fold, typed_constants_fold_as_raw_ones_and_a_second_run_changes_nothing)
+{
+	Onnx__ModelProto *m = fold("fold_chain_typed.onnx", 0, 1);
+	char *in = fixture("fold_chain_typed.onnx"), *store = path_in(dir, "store");
+	char *o1 = path_in(dir, "once.onnx"), *o2 = path_in(dir, "twice.onnx");
+	uint8_t *b1, *b2;
+	size_t n1, n2;
+
+	cr_assert_eq(folded(), 22, "folded %llu", (unsigned long long)folded());
+	cr_assert_eq(count_ops(m->graph, "Transpose") + count_ops(m->graph, "Where") + count_ops(m->graph, "Range") +
+	    count_ops(m->graph, "Expand"), 0);
+	free_proto(m);
+	expect_same_in_ort("fold_chain_typed.onnx");
+
+	char flags[4096];
+
+	snprintf(flags, sizeof(flags), "--fold-grow --store '%s'", store);
+	free_proto(tool_output("scs4onnx-optimize", in, o1, flags));
+	free_proto(tool_output("scs4onnx-optimize", o1, o2, flags));
+	cr_assert(file_exists(store), "the store was not kept");
+	b1 = read_all(o1, &n1);
+	b2 = read_all(o2, &n2);
+	cr_assert(n1 == n2 && memcmp(b1, b2, n1) == 0, "the second run changed the model (%zu -> %zu bytes)", n1, n2);
+	expect_equivalent(in, o1, NULL);
+	free(b1);
+	free(b2);
+	free(in);
+	free(store);
+	free(o1);
+	free(o2);
+}
+
 Test(fold, a_tile_over_the_size_limit_stays)
 {
 	Onnx__ModelProto *m = fold("fold_tile.onnx", 0, 1);

@@ -179,6 +179,11 @@ def chain(outdir):
                vi("YI", TensorProto.INT64, [10]), vi("YS", TensorProto.FLOAT, [3, 2]),
                vi("YD", TensorProto.FLOAT, [2]), vi("YR", TensorProto.FLOAT, [2])]
     save(model_of(nodes, inputs, outputs, inits), outdir, "fold_chain.onnx")
+    # the same constants in the typed fields exporters write (float_data, int64_data,
+    # int32_data for float16 bits) instead of raw_data
+    typed = [helper.make_tensor(t.name, t.data_type, t.dims, numpy_helper.to_array(t).flatten().tolist())
+             for t in inits]
+    save(model_of(nodes, inputs, outputs, typed), outdir, "fold_chain_typed.onnx")
 
 
 def tile(outdir):
