@@ -9,8 +9,11 @@
  *
  * Nothing here holds a whole tensor: constants are read in windows of
  * SCS_FUSE_WIN elements, per-channel factors are computed for a window of
- * channels at a time, and new payloads go out through scs_opt_writer. So
- * a pass's memory stays a few MiB whatever the size of a weight.
+ * channels at a time, new biases go out through scs_opt_writer, and a new
+ * weight is a derived payload (payload.h): the old weight's bytes scaled
+ * per channel whenever they are read, so it costs one pass to hash it and
+ * is computed again only while the output is written. So a pass's memory
+ * stays a few MiB whatever the size of a weight.
  *
  * The arithmetic, for channel c (s the scale, m the mean, b the shift):
  *   BatchNormalization:  s = gamma / sqrt(var + epsilon), m = mean, b = beta
@@ -158,7 +161,8 @@ scs_fuse_chan_get(scs_fuse_chan *c, uint64_t ch, double *s, double *m, double *b
  * (Conv (M, C/g, k...): inner = C/g * k..., mid = M, rep = 1;
  * ConvTranspose (C, M/g, k...): inner = k..., mid = M/g, rep = C/g;
  * Gemm B (K, N): inner = 1, mid = N, rep = K; B (N, K): inner = K, mid = N, rep = 1),
- * rounded once to @w's element type, into a new payload *payload.
+ * rounded once to @w's element type, into a new payload *payload: derived
+ * from @w's (payload.h), with the factors of the channels in the store.
  */
 int scs_fuse_write_weight(uint32_t *payload, scs_opt_ctx *ctx, const scs_opt_const *w, scs_fuse_chan *ch,
     uint64_t inner, uint64_t mid, uint64_t rep);

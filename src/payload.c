@@ -18,6 +18,13 @@
 /* The first read-ahead after a jump. */
 #define AHEAD_MIN_LEN ((size_t)4 << 10)
 
+/* Bytes of a derived payload read from its source and computed at once
+ * (they stay in the cache between the two). */
+#define DERIVE_BLOCK_LEN ((size_t)256 << 10)
+
+/* The longest element a derivation computes in (complex128). */
+#define DERIVE_MAX_ESIZE 16
+
 /* Bytes of each side mapped at once when comparing from mapped pages. */
 #define MAP_WINDOW_LEN ((size_t)32 << 20)
 
@@ -65,6 +72,10 @@ scs_payloads_dispose(scs_payloads *set)
 	for (size_t i = 0; i < set->n_files; i++)
 		scs_source_close(set->files[i]);
 	scs_source_pool_free(set->pool);
+	for (size_t i = 0; i < set->n_derived; i++)
+		if (set->derived[i].dispose)
+			set->derived[i].dispose(set->derived[i].state);
+	free(set->derived);
 	free(set->files);
 	free(set->items);
 	free(set->piece[0]);
@@ -122,6 +133,92 @@ scs_payloads_add(scs_payloads *set, const scs_payload *p, uint32_t *out)
 	return SCS_OK;
 }
 
+static int read_payload(scs_payloads *set, uint32_t id, uint64_t off, void *buf, size_t len, int ahead);
+
+/*
+ * Bytes [off, off + len) of derived payload @p: whole elements are read
+ * from the source into @buf and computed there, a block at a time; an
+ * element cut by either end goes through a small buffer of its own.
+ */
+static int
+read_derived(scs_payloads *set, const scs_payload *p, uint64_t off, uint8_t *buf, size_t len, int ahead)
+{
+	const scs_derivation *d = &set->derived[p->off];
+	uint64_t at = off, stop = off + len;
+	uint8_t one[DERIVE_MAX_ESIZE];
+	int rc;
+
+	while (at < stop) {
+		uint64_t elem = at / d->esize, elem_off = elem * d->esize;
+		size_t take;
+
+		if (at == elem_off && stop - at >= d->esize) {
+			take = (size_t)((stop - at) / d->esize * d->esize);
+			if (take > DERIVE_BLOCK_LEN)
+				take = DERIVE_BLOCK_LEN / d->esize * d->esize;
+			if ((rc = read_payload(set, p->file, at, buf + (at - off), take, ahead)) < 0 ||
+			    (rc = d->apply(set, d->state, elem, buf + (at - off), take / d->esize)) < 0)
+				return rc;
+		} else {
+			uint64_t end = stop < elem_off + d->esize ? stop : elem_off + d->esize;
+
+			take = (size_t)(end - at);
+			if ((rc = read_payload(set, p->file, elem_off, one, d->esize, ahead)) < 0 ||
+			    (rc = d->apply(set, d->state, elem, one, 1)) < 0)
+				return rc;
+			memcpy(buf + (at - off), one + (at - elem_off), take);
+		}
+		at += take;
+	}
+	return SCS_OK;
+}
+
+int
+scs_payloads_add_derived(scs_payloads *set, uint32_t source, const scs_derivation *d, uint32_t *out)
+{
+	scs_derivation *grown;
+	scs_payload pl;
+	scs_pieces pc;
+	scs_hash h;
+	uint8_t *buf;
+	size_t cap;
+	int rc;
+
+	if (set->n_derived == set->cap_derived) {
+		cap = set->cap_derived ? set->cap_derived * 2 : 16;
+		if ((grown = realloc(set->derived, cap * sizeof(*grown))) == NULL) {
+			if (d->dispose)
+				d->dispose(d->state);
+			return scs_err_set(SCS_ENOMEM, "cannot grow the list of derived payloads");
+		}
+		set->derived = grown;
+		set->cap_derived = cap;
+	}
+	set->derived[set->n_derived++] = *d;
+	if (source >= set->n || d->esize == 0 || d->esize > DERIVE_MAX_ESIZE ||
+	    set->items[source].key.len % d->esize)
+		return scs_err_set(SCS_EUSAGE, "a payload derived from payload %u by %zu-byte elements", source, d->esize);
+	memset(&pl, 0, sizeof(pl));
+	pl.key.len = set->items[source].key.len;
+	pl.where = SCS_AT_DERIVED;
+	pl.file = source;
+	pl.off = set->n_derived - 1;
+	if ((rc = scs_payloads_add(set, &pl, out)) < 0)
+		return rc;
+	if ((buf = malloc(SCS_CHUNK_LEN)) == NULL)
+		return scs_err_set(SCS_ENOMEM, "cannot allocate a buffer to hash a derived payload");
+	scs_hash_init(&h);
+	scs_payloads_pieces(&pc, set, *out, buf);
+	pc.exact = 1;
+	while ((rc = scs_payloads_next_piece(&pc)) == SCS_OK)
+		scs_hash_update(&h, pc.buf, pc.len);
+	free(buf);
+	if (rc != SCS_DONE)
+		return rc;
+	scs_hash_final(&set->items[*out].key, &h);
+	return SCS_OK;
+}
+
 /* Read bytes of payload @id; with @ahead, small reads go through the
  * read-ahead buffer. */
 static int
@@ -133,6 +230,8 @@ read_payload(scs_payloads *set, uint32_t id, uint64_t off, void *buf, size_t len
 	if (off > p->key.len || len > p->key.len - off)
 		return scs_err_set(SCS_ERANGE, "read past the end of a %llu-byte payload",
 		    (unsigned long long)p->key.len);
+	if (p->where == SCS_AT_DERIVED)
+		return read_derived(set, p, off, buf, len, ahead);
 	if (ahead && p->where == SCS_AT_FILE && len <= SCS_PAYLOADS_SMALL_LEN) {
 		const uint8_t *q;
 		int rc;

@@ -6,6 +6,10 @@
  * store (typed-field payloads decoded to raw form, payloads made by passes,
  * and everything when a persistent store is asked to hold bytes).
  *
+ * A payload may also be derived: computed from another payload of the same
+ * length, element by element, whenever it is read (a weight a fusion pass
+ * scales per channel), so that it costs no copy until the output is written.
+ *
  * Canonical bytes are the little-endian raw_data form of the tensor,
  * whatever encoding the file used.
  *
@@ -22,14 +26,31 @@
 #include "source.h"
 #include "store.h"
 
-enum { SCS_AT_FILE = 1, SCS_AT_STORE = 2 };
+enum { SCS_AT_FILE = 1, SCS_AT_STORE = 2, SCS_AT_DERIVED = 3 };
 
 typedef struct scs_payload {
 	scs_key key;        /* digest and length of the canonical bytes */
-	uint8_t where;      /* SCS_AT_FILE or SCS_AT_STORE */
-	uint32_t file;      /* SCS_AT_FILE: index into the set's files */
-	uint64_t off;       /* SCS_AT_FILE: offset of the first byte; SCS_AT_STORE: the blob's id */
+	uint8_t where;      /* SCS_AT_FILE, SCS_AT_STORE or SCS_AT_DERIVED */
+	uint32_t file;      /* SCS_AT_FILE: index into the set's files; SCS_AT_DERIVED: the source payload */
+	uint64_t off;       /* SCS_AT_FILE: offset of the first byte; SCS_AT_STORE: the blob's id;
+	                       SCS_AT_DERIVED: index into the set's derivations */
 } scs_payload;
+
+struct scs_payloads;
+
+/*
+ * How a derived payload is computed from its source: @apply rewrites, in
+ * place, @n elements of @esize bytes that hold elements [first, first + n)
+ * of the source, into the derived payload's elements (it may read other
+ * payloads of @set, never the derived one itself); < 0 on error. @dispose
+ * frees @state (NULL: nothing to free).
+ */
+typedef struct scs_derivation {
+	size_t esize;
+	int (*apply)(struct scs_payloads *set, void *state, uint64_t first, uint8_t *elems, size_t n);
+	void (*dispose)(void *state);
+	void *state;
+} scs_derivation;
 
 /* @p lies in the store as @blob. */
 void scs_payload_at_store(scs_payload *p, const scs_blob *blob);
@@ -45,6 +66,8 @@ typedef struct scs_payloads {
 	scs_source **files;
 	size_t n_files, cap_files;
 	scs_source_pool *pool;  /* the files' descriptors, SCS_PAYLOADS_MAX_OPEN at most */
+	scs_derivation *derived;
+	size_t n_derived, cap_derived;
 	scs_store *store;   /* borrowed; may be NULL until a payload needs it */
 	uint8_t *piece[2];  /* two SCS_CHUNK_LEN buffers for copies and compares */
 	uint8_t *ahead;     /* SCS_PAYLOADS_AHEAD_LEN bytes of one file, read ahead for small payloads */
@@ -75,6 +98,13 @@ int scs_payloads_add_file(scs_payloads *set, const char *path, uint32_t *out);
 
 /* Append @p; *out is its id. */
 int scs_payloads_add(scs_payloads *set, const scs_payload *p, uint32_t *out);
+
+/*
+ * Append a payload derived from payload @source by @d (same length, a
+ * whole number of @d->esize elements), its digest computed now; *out is
+ * its id. The set owns @d->state from this call on, also when it fails.
+ */
+int scs_payloads_add_derived(scs_payloads *set, uint32_t source, const scs_derivation *d, uint32_t *out);
 
 /* Read @len canonical bytes of payload @id from byte @off. */
 int scs_payloads_read(scs_payloads *set, uint32_t id, uint64_t off, void *buf, size_t len);

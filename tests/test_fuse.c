@@ -173,6 +173,16 @@ Test(fuse, conv_float16)
 	fused("bn_conv_f16.onnx", BN_CONV, "Conv", 1, "1e-2,1e-2");
 }
 
+/*
+ * a weight of 1.3 MB (more than one store chunk) scaled by 8,300 factors
+ * (more than one window); the weight bit for bit, the outputs within what
+ * 80 float16 products summed in float16 allow
+ */
+Test(fuse, conv_float16_of_8300_channels)
+{
+	fused("bn_conv_wide.onnx", BN_CONV, "Conv", 1, "5e-2,5e-2");
+}
+
 /* ONNX Runtime has no float64 Conv: the values alone, bit for bit */
 Test(fuse, conv_float64_values)
 {
@@ -219,6 +229,12 @@ Test(fuse, gemm_c_one_per_row)
 Test(fuse, gemm_float64_scalar_c)
 {
 	fused("bn_gemm_f64.onnx", BN_GEMM, "Gemm", 1, "1e-12,1e-12");
+}
+
+/* B[3,9000]: each row of the weight runs through every channel's factor, 9,000 of them */
+Test(fuse, gemm_of_9000_features)
+{
+	fused("bn_gemm_wide.onnx", BN_GEMM, "Gemm", 1, F32_TOL);
 }
 
 /* ONNX Runtime has no bfloat16 Gemm: the values alone, bit for bit */

@@ -1,5 +1,5 @@
 /*
- * test_scan.c: every payload encoding read into canonical bytes; unknown fields kept.
+ * test_scan.c: every payload encoding read into canonical bytes; unknown fields kept; derived payloads read as computed.
  *
  * SPDX-License-Identifier: MIT
  */
@@ -138,4 +138,47 @@ Test(scan, unknown_fields_are_kept_in_the_output)
 	free(with);
 	free(out);
 	tmpdir_remove(d);
+}
+
+/* element e of a derived payload: the source's bytes, each xor (16 e + its place + 1) */
+static int
+xor_apply(scs_payloads *set, void *state, uint64_t first, uint8_t *elems, size_t n)
+{
+	(void)set;
+	++*(int *)state;
+	for (size_t k = 0; k < n; k++)
+		for (size_t b = 0; b < 8; b++)
+			elems[k * 8 + b] ^= (uint8_t)((first + k) * 16 + b + 1);
+	return SCS_OK;
+}
+
+Test(scan, a_derived_payload_reads_as_computed_at_any_offset, .init = load_encodings, .fini = unload)
+{
+	uint8_t src[24], want[24], got[24];
+	int *calls = calloc(1, sizeof(*calls));
+	scs_derivation d = { 8, xor_apply, free, calls };
+	scs_hash h;
+	scs_key key;
+	uint32_t s, id;
+
+	cr_assert_eq(scs_model_payload_of(m, find_init(m->proto->graph, "i64_typed"), &s), 1);
+	cr_assert_eq(scs_payloads_read(m->payloads, s, 0, src, sizeof(src)), SCS_OK, "%s", scs_err_msg());
+	for (size_t i = 0; i < sizeof(src); i++)
+		want[i] = src[i] ^ (uint8_t)(i / 8 * 16 + i % 8 + 1);
+	cr_assert_eq(scs_payloads_add_derived(m->payloads, s, &d, &id), SCS_OK, "%s", scs_err_msg());
+	cr_assert_gt(*calls, 0, "its digest is computed from its bytes");
+	scs_hash_init(&h);
+	scs_hash_update(&h, want, sizeof(want));
+	scs_hash_final(&key, &h);
+	cr_assert(scs_key_eq(&m->payloads->items[id].key, &key), "the digest is the computed bytes'");
+	/* every range, elements cut at either end or both */
+	for (size_t off = 0; off <= sizeof(src); off++)
+		for (size_t len = 0; off + len <= sizeof(src); len++) {
+			memset(got, 0xaa, sizeof(got));
+			cr_assert_eq(scs_payloads_read(m->payloads, id, off, got, len), SCS_OK, "%s", scs_err_msg());
+			cr_assert_arr_eq(got, want + off, len, "bytes %zu..%zu differ", off, off + len);
+		}
+	cr_assert_eq(scs_payloads_read(m->payloads, id, 20, got, 8), SCS_ERANGE, "a read past its end is refused");
+	cr_assert_eq(scs_payloads_equal(m->payloads, id, s), 0, "it is not its source");
+	cr_assert_eq(scs_payloads_equal(m->payloads, id, id), 1);
 }

@@ -29,6 +29,8 @@ Files (r: ONNX Runtime runs it; x: it does not, checked by value only):
   bn_conv_dw      r  depthwise Conv -> BN -> Clip -> 1x1 Conv -> BN
   bn_conv_f16     r  float16 Conv with bias -> BN
   bn_conv_f64     x  float64 Conv -> BN (ONNX Runtime has no float64 Conv)
+  bn_conv_wide    r  float16 1x1 Conv of 8,300 channels -> BN: a weight over one
+                     store chunk, channel factors over one window (8,192)
   bn_convt        r  ConvTranspose group 2, strides, output_padding, bias -> BN
   bn_convt1d      r  ConvTranspose 1-D, no bias, dilations -> BN
   bn_gemm         r  Gemm transB=1 alpha=0.5 beta=2 C[N] -> BN
@@ -36,6 +38,8 @@ Files (r: ONNX Runtime runs it; x: it does not, checked by value only):
   bn_gemm_crows   r  Gemm C[M,1] beta=1.5 -> BN
   bn_gemm_f64     r  float64 Gemm, scalar C, beta=0.25 -> BN
   bn_gemm_bf16    x  bfloat16 Gemm transB=1 C[1,N] -> BN (opset 15)
+  bn_gemm_wide    r  Gemm B[3,9000] (transB=0) -> BN: every row of B runs
+                     through more channel factors than one window holds
   bn_matmul       r  MatMul [4,5] x [5,6] -> BN
   bn_shared       r  one weight read by two Conv -> BN pairs and a ReduceSum;
                      another read by two Conv -> BN pairs only
@@ -290,6 +294,9 @@ def gen_convs(outdir):
         expect=e), dt=np.float16)
     one(outdir, "bn_conv_f64", [1, 3, 8, 8], [1, 5, 6, 6], lambda e: conv_bn(
         "conv", "X", "Y", r.u((5, 3, 3, 3), dt=F64), r.u((5,), dt=F64), r.bn(5, F64), 1e-5, expect=e), dt=F64)
+    one(outdir, "bn_conv_wide", [1, 80, 2, 2], [1, 8300, 2, 2], lambda e: conv_bn(
+        "conv", "X", "Y", r.u((8300, 80, 1, 1), dt=np.float16), r.u((8300,), dt=np.float16),
+        r.bn(8300, np.float16), 1e-5, expect=e), dt=np.float16)
     one(outdir, "bn_convt", [1, 4, 5, 5], [1, 6, 10, 10], lambda e: conv_bn(
         "convt", "X", "Y", r.u((4, 3, 3, 3)), r.u((6,)), r.bn(6), 1e-5, transpose=True, expect=e, group=2,
         strides=[2, 2], output_padding=[1, 1], pads=[1, 1, 1, 1]))
@@ -314,6 +321,8 @@ def gen_gemms(outdir):
     graph = helper.make_graph(nodes, "bn_gemm_bf16", [vi("X", TensorProto.BFLOAT16, [2, 3])],
                               [vi("Y", TensorProto.BFLOAT16, [2, 4])], initializer=inits)
     save(make_model(graph, 15), outdir, "bn_gemm_bf16", expect)
+    one(outdir, "bn_gemm_wide", [2, 3], [2, 9000], lambda e: gemm_bn(
+        "gemm", "X", "Y", r.u((3, 9000)), r.u((9000,)), r.bn(9000), 1e-5, expect=e))
     one(outdir, "bn_matmul", [4, 5], [4, 6], lambda e: gemm_bn(
         "mm", "X", "Y", r.u((5, 6)), None, r.bn(6), 1e-5, matmul=True, expect=e))
 
