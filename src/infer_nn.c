@@ -87,7 +87,8 @@ ints_attr(const Onnx__NodeProto *n, const char *name, int64_t *out, int k, int64
 	}
 	if (a->n_ints != (size_t)k)
 		return -1;
-	memcpy(out, a->ints, (size_t)k * sizeof(out[0]));
+	if (k > 0)     /* an empty list's array may be NULL */
+		memcpy(out, a->ints, (size_t)k * sizeof(out[0]));
 	return 1;
 }
 
@@ -445,7 +446,8 @@ split(const rule *r, size_t j, scs_vfacts *o)
 	dim = x->dims[axis];
 	if (a && a->n_ints <= SCS_INFER_MAX_CONST) {
 		k = (int)a->n_ints;
-		memcpy(v, a->ints, (size_t)k * sizeof(v[0]));
+		if (k > 0)
+			memcpy(v, a->ints, (size_t)k * sizeof(v[0]));
 	} else if (given(r, 1)) {
 		if ((k = scs_infer_const_ints(r->inf, r->c, n->input[1], v)) < 0)
 			return;
@@ -647,7 +649,8 @@ resize(const rule *r, size_t j, scs_vfacts *o)
 	}
 	if (up && r->opset < 9 && (sa = scs_infer_attr(n, "scales")) && sa->n_floats <= SCS_INFER_MAX_CONST) {
 		k = (int)sa->n_floats;
-		memcpy(scales, sa->floats, (size_t)k * sizeof(float));
+		if (k > 0)
+			memcpy(scales, sa->floats, (size_t)k * sizeof(float));
 	} else if (!given(r, si) || (k = scs_infer_const_floats(r->inf, r->c, n->input[si], scales)) < 0) {
 		k = -1;
 	}

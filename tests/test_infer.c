@@ -130,6 +130,8 @@ Test(infer, convolution_and_pooling_windows, .init = run_setup, .fini = run_tear
 	/* ceil_mode's last window along W would start in the end padding: ONNX Runtime drops it, onnx 1.12 not */
 	expect_value(g, "pool_ceil_pad", 1, "1,3,6,?");
 	expect_value(g, "pool_dilated", 1, "1,3,8,6");        /* kernel 2 dilated by 2 and 3: 3 and 4 wide */
+	/* SAME over a dilated window: the spec says ceil(10/1), ONNX Runtime pads as if undilated (8) */
+	expect_value(g, "pool_same_dilated", 1, "1,3,?,9");
 	expect_value(g, "avg_same_lower", 1, "1,3,5,5");
 	expect_value(g, "lp", 1, "1,3,10,9");
 	expect_value(g, "gap", 1, "1,3,1,1");

@@ -30,7 +30,8 @@ Files written to OUTDIR:
                     Where, Not (opset 15).
   ops_conv.onnx     Conv (auto_pad SAME_UPPER and SAME_LOWER, dilations,
                     asymmetric pads, group), MaxPool (ceil_mode, a ceil_mode
-                    window starting in the end padding, dilations, Indices),
+                    window starting in the end padding, dilations, with
+                    SAME_UPPER, Indices),
                     AveragePool, LpPool, GlobalAveragePool, ConvTranspose
                     (output_shape, pads with output_padding and dilations,
                     SAME_UPPER with group) (opset 17). Each value the tests
@@ -233,6 +234,8 @@ def gen_ops_conv(outdir):
         node("MaxPool", ["X"], ["pool_ceil_pad"], "maxpool_ceil_pad", kernel_shape=[2, 2], strides=[2, 2],
              pads=[1, 1, 1, 1], ceil_mode=1),                                                     # [1,3,6,?]
         node("MaxPool", ["X"], ["pool_dilated"], "maxpool_dil", kernel_shape=[2, 2], dilations=[2, 3]),  # [1,3,8,6]
+        node("MaxPool", ["X"], ["pool_same_dilated"], "maxpool_same_dil", kernel_shape=[3, 1], dilations=[2, 1],
+             auto_pad="SAME_UPPER"),                                                              # [1,3,?,9]
         node("AveragePool", ["X"], ["avg_same_lower"], "avgpool_sl", kernel_shape=[3, 3], strides=[2, 2],
              auto_pad="SAME_LOWER"),                                                              # [1,3,5,5]
         node("LpPool", ["X"], ["lp"], "lppool", kernel_shape=[2, 2], pads=[0, 0, 1, 1]),          # [1,3,10,9]
@@ -245,8 +248,9 @@ def gen_ops_conv(outdir):
              auto_pad="SAME_UPPER"),                                                              # [1,3,20,18]
     ]
     probes = [(v, 4, FLOAT) for v in ("conv_same_upper", "conv_same_lower", "conv_dilated", "conv_group", "pool_ceil",
-                                      "pool_ceil_pad", "pool_dilated", "avg_same_lower", "lp", "gap",
-                                      "convt_output_shape", "convt_pads", "convt_same")] + [("pool_ceil_idx", 4, INT64)]
+                                      "pool_ceil_pad", "pool_dilated", "pool_same_dilated", "avg_same_lower", "lp",
+                                      "gap", "convt_output_shape", "convt_pads", "convt_same")]
+    probes.append(("pool_ceil_idx", 4, INT64))
     return probed(nodes, probes, [vi("X", FLOAT, [1, 3, 10, 9])], inits, "ops_conv.onnx", outdir)
 
 
