@@ -3,7 +3,8 @@
  * infer_impl.h): convolution and pooling (auto_pad, ceil_mode, dilations,
  * ConvTranspose's output_shape), normalization outputs, recurrent layers,
  * losses, index operators (GatherND, OneHot, Split, ...), Resize with
- * constant scales or sizes, Einsum, window functions and the like. Every
+ * constant scales or sizes, Einsum, window functions, If's outputs as both
+ * branches declare them, and the like. Every
  * rule follows the ONNX operator spec; a dim the spec leaves to the data,
  * or that implementations compute differently, stays unknown.
  *
@@ -919,6 +920,29 @@ constant(const rule *r, size_t j, scs_vfacts *o)
 	o->elem = strstr(a->name, "int") ? SCS_DT_INT64 : strstr(a->name, "float") ? SCS_DT_FLOAT : SCS_DT_STRING;
 }
 
+/* If: what both branches declare of their output @j (a type they agree on, a dim both give). */
+static void
+if_branches(const rule *r, size_t j, scs_vfacts *o)
+{
+	const Onnx__AttributeProto *a = scs_infer_attr(r->n, "then_branch"), *b = scs_infer_attr(r->n, "else_branch");
+	scs_vfacts t, e;
+
+	if (!a || !b || !a->g || !b->g || j >= a->g->n_output || j >= b->g->n_output)
+		return;
+	memset(&t, 0, sizeof(t));
+	memset(&e, 0, sizeof(e));
+	t.rank = e.rank = -1;
+	scs_infer_facts_from_type(&t, a->g->output[j]->type);
+	scs_infer_facts_from_type(&e, b->g->output[j]->type);
+	if (t.elem > 0 && t.elem == e.elem)
+		o->elem = t.elem;
+	if (t.rank < 0 || t.rank != e.rank)
+		return;
+	o->rank = t.rank;
+	for (int i = 0; i < t.rank; i++)
+		o->dims[i] = t.dims[i] == e.dims[i] ? t.dims[i] : -1;
+}
+
 typedef void (*rule_fn)(const rule *r, size_t j, scs_vfacts *o);
 
 static const struct {
@@ -950,6 +974,7 @@ static const struct {
 	{ "GroupNormalization", like_input },
 	{ "HammingWindow", window_fn },
 	{ "HannWindow", window_fn },
+	{ "If", if_branches },
 	{ "LSTM", recurrent },
 	{ "LayerNormalization", layer_norm },
 	{ "LpPool", pool },

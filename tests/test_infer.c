@@ -177,6 +177,7 @@ Test(infer, normalization_index_resize_recurrent_and_loss_outputs, .init = run_s
 	expect_value(g, "dq_y", 2, "1,3,10,9");               /* DynamicQuantizeLinear: uint8, scalars */
 	expect_value(g, "dq_scale", 1, "");
 	expect_value(g, "dq_zero", 2, "");
+	expect_value(g, "if_out", 1, "2,3");                  /* what both branches declare */
 	free_proto(m);
 }
 

@@ -42,7 +42,8 @@ Files written to OUTDIR:
                     sizes), Einsum (explicit, implicit), LSTM, RNN,
                     NegativeLogLikelihoodLoss, SoftmaxCrossEntropyLoss,
                     HannWindow, Unique, EyeLike, GridSample, GatherElements,
-                    DynamicQuantizeLinear (opset 17), the same way.
+                    DynamicQuantizeLinear, If with declared branch outputs
+                    (opset 17), the same way.
 """
 
 import os
@@ -254,6 +255,12 @@ def gen_ops_conv(outdir):
     return probed(nodes, probes, [vi("X", FLOAT, [1, 3, 10, 9])], inits, "ops_conv.onnx", outdir)
 
 
+def branch(name, value):
+    """A branch of an If: a [2,3] constant, declared so."""
+    return helper.make_graph([node("Constant", [], [name + "_c"], name + "_c", value=helper.make_tensor(
+        name + "_v", FLOAT, [2, 3], [value] * 6))], name, [], [vi(name + "_c", FLOAT, [2, 3])])
+
+
 def gen_ops_nn(outdir):
     inits = [init("scale3", rng_values(600, (3,))), init("bias3", rng_values(601, (3,))),
              init("mean3", np.zeros(3, np.float32)), init("var3", np.ones(3, np.float32)),
@@ -268,7 +275,7 @@ def gen_ops_nn(outdir):
              init("loss_x", rng_values(612, (2, 5, 3))), ints("loss_t", [[0, 4, 2], [1, 3, 3]]), ints("win", 8),
              init("uniq_x", np.array([[1, 2, 3], [1, 2, 3], [4, 5, 6], [1, 2, 3]], np.float32)),
              init("eye_x", np.zeros((4, 5), np.float32)), init("grid", rng_values(613, (1, 6, 7, 2))),
-             ints("ge_idx", [[0, 1], [2, 0], [1, 1], [4, 3]])]
+             ints("ge_idx", [[0, 1], [2, 0], [1, 1], [4, 3]]), init("cond", np.array(True))]
     nodes = [
         node("BatchNormalization", ["X", "scale3", "bias3", "mean3", "var3"], ["bn", "bn_mean", "bn_var"], "bn",
              training_mode=1),                                                         # [1,3,10,9], [3], [3]
@@ -295,6 +302,7 @@ def gen_ops_nn(outdir):
         node("GridSample", ["X", "grid"], ["grid_sample"], "gridsample"),              # [1,3,6,7]
         node("GatherElements", ["eye_x", "ge_idx"], ["gather_elements"], "gather_elements", axis=1),  # [4,2]
         node("DynamicQuantizeLinear", ["X"], ["dq_y", "dq_scale", "dq_zero"], "dql"),  # [1,3,10,9] uint8, [], []
+        node("If", ["cond"], ["if_out"], "if", then_branch=branch("then", 1.0), else_branch=branch("else", 2.0)),
     ]
     u8 = TensorProto.UINT8
     probes = [("bn_mean", 1, FLOAT), ("bn_var", 1, FLOAT), ("ln_mean", 4, FLOAT), ("ln_inv", 4, FLOAT),
@@ -304,7 +312,7 @@ def gen_ops_nn(outdir):
               ("lstm_c", 3, FLOAT), ("rnn_y", 4, FLOAT), ("rnn_h", 3, FLOAT), ("nll", 2, FLOAT), ("sce", 0, FLOAT),
               ("sce_log_prob", 3, FLOAT), ("hann", 1, FLOAT), ("uniq_y", 2, FLOAT), ("uniq_inv", 1, INT64),
               ("eye", 2, INT64), ("grid_sample", 4, FLOAT), ("gather_elements", 2, FLOAT), ("dq_y", 4, u8),
-              ("dq_scale", 0, FLOAT), ("dq_zero", 0, u8)]
+              ("dq_scale", 0, FLOAT), ("dq_zero", 0, u8), ("if_out", 2, FLOAT)]
     return probed(nodes, probes, [vi("X", FLOAT, [1, 3, 10, 9])], inits, "ops_nn.onnx", outdir)
 
 
