@@ -333,10 +333,12 @@ layer_norm(const rule *r, size_t j, scs_vfacts *o)
 		o->dims[i] = 1;
 }
 
-/* Outputs of X's shape and type: output 0 (and Dropout's mask). */
+/* Output 0 of X's shape and type (and Dropout's mask, of X's shape). */
 static void
 like_input(const rule *r, size_t j, scs_vfacts *o)
 {
+	if (j == 0 && r->n->n_input > 0)
+		o->elem = r->in[0].elem;     /* also where the schema lists no formals (GroupNormalization-18) */
 	if (j == 0 || (j == 1 && strcmp(r->n->op_type, "Dropout") == 0))
 		same_as(o, input(r, 0));
 }
@@ -640,12 +642,10 @@ resize(const rule *r, size_t j, scs_vfacts *o)
 	same_as(o, x);
 	if (!up && r->opset >= 11 && given(r, 3) &&
 	    (k = scs_infer_const_ints(r->inf, r->c, n->input[3], sizes)) > 0) {
-		if (k != na || !scs_infer_attr_is(n, "keep_aspect_ratio_policy", "stretch", 1)) {
-			scs_infer_unknown_dims(o, x->rank);
-			return;
-		}
+		/* not_larger, not_smaller: the sizes bound the named dims, which keep the aspect ratio */
 		for (int i = 0; i < na; i++)
-			o->dims[axes[i]] = sizes[i] >= 0 ? sizes[i] : -1;
+			o->dims[axes[i]] = k == na && sizes[i] >= 0 &&
+			    scs_infer_attr_is(n, "keep_aspect_ratio_policy", "stretch", 1) ? sizes[i] : -1;
 		return;
 	}
 	if (up && r->opset < 9 && (sa = scs_infer_attr(n, "scales")) && sa->n_floats <= SCS_INFER_MAX_CONST) {
