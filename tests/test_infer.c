@@ -186,3 +186,14 @@ Test(infer, convolution_and_pooling_chains_split)
 {
 	expect_round_trip("ops_conv.onnx", "100", 4);
 }
+
+Test(infer, normalization_index_resize_recurrent_and_loss_chains_split)
+{
+	expect_round_trip("ops_nn.onnx", "100", 4);
+}
+
+/* 40 windows of random attributes: each output crosses a cut, its dims declared as inferred, fed by ONNX Runtime. */
+Test(infer, random_convolution_and_pooling_windows_split)
+{
+	expect_round_trip("ops_windows.onnx", "1K", 4);
+}

@@ -44,6 +44,10 @@ Files written to OUTDIR:
                     HannWindow, Unique, EyeLike, GridSample, GatherElements,
                     DynamicQuantizeLinear, If with declared branch outputs
                     (opset 17), the same way.
+  ops_windows.onnx  40 Conv, MaxPool, AveragePool, LpPool and ConvTranspose
+                    nodes on X [1,3,13,11] with seeded random kernels,
+                    strides, dilations, pads or auto_pad, ceil_mode and
+                    output_padding, each probed the same way.
 """
 
 import os
@@ -255,6 +259,38 @@ def gen_ops_conv(outdir):
     return probed(nodes, probes, [vi("X", FLOAT, [1, 3, 10, 9])], inits, "ops_conv.onnx", outdir)
 
 
+def gen_ops_windows(outdir):
+    """40 convolution and pooling windows of random (seeded) attributes over X [1,3,13,11]."""
+    rng = np.random.RandomState(700)
+    nodes, inits, probes = [], [], []
+    for i in range(40):
+        op = ["Conv", "MaxPool", "AveragePool", "LpPool", "ConvTranspose"][rng.randint(5)]
+        k = [int(rng.randint(1, 5)), int(rng.randint(1, 5))]
+        s = [int(rng.randint(1, 4)), int(rng.randint(1, 4))]
+        d = [int(rng.randint(1, 3)), int(rng.randint(1, 3))]
+        attrs = {"kernel_shape": k, "strides": s}
+        pad = ["NOTSET", "SAME_UPPER", "SAME_LOWER", "VALID"][rng.randint(4)]
+        if op == "MaxPool" or (op in ("Conv", "ConvTranspose") and not pad.startswith("SAME")):
+            attrs["dilations"] = d     # ONNX Runtime's Conv takes no dilations with SAME
+        if pad == "NOTSET":
+            attrs["pads"] = [int(rng.randint(0, k[a % 2])) for a in range(4)]
+        else:
+            attrs["auto_pad"] = pad
+        if op in ("MaxPool", "AveragePool"):
+            attrs["ceil_mode"] = int(rng.randint(2))
+        inputs = ["X"]
+        if op == "Conv":
+            inits.append(init("W%d" % i, rng_values(800 + i, (2, 3, k[0], k[1]))))
+            inputs.append("W%d" % i)
+        elif op == "ConvTranspose":
+            inits.append(init("W%d" % i, rng_values(800 + i, (3, 2, k[0], k[1]))))
+            inputs.append("W%d" % i)
+            attrs["output_padding"] = [int(rng.randint(s[a])) for a in range(2)]
+        nodes.append(node(op, inputs, ["w%d" % i], "window_%d" % i, **attrs))
+        probes.append(("w%d" % i, 4, FLOAT))
+    return probed(nodes, probes, [vi("X", FLOAT, [1, 3, 13, 11])], inits, "ops_windows.onnx", outdir)
+
+
 def branch(name, value):
     """A branch of an If: a [2,3] constant, declared so."""
     return helper.make_graph([node("Constant", [], [name + "_c"], name + "_c", value=helper.make_tensor(
@@ -317,7 +353,7 @@ def gen_ops_nn(outdir):
 
 
 GENERATORS = [gen_concat70, gen_sum70, gen_relu254_split, gen_split80, gen_ops_matmul, gen_ops_reshape,
-              gen_ops_reduce, gen_ops_conv, gen_ops_nn]
+              gen_ops_reduce, gen_ops_conv, gen_ops_nn, gen_ops_windows]
 
 
 if __name__ == "__main__":
