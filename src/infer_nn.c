@@ -3,8 +3,8 @@
  * infer_impl.h): convolution and pooling (auto_pad, ceil_mode, dilations,
  * ConvTranspose's output_shape), normalization outputs, recurrent layers,
  * losses, index operators (GatherND, OneHot, Split, ...), Resize with
- * constant scales or sizes, Einsum, window functions, If's outputs as both
- * branches declare them, and the like. Every
+ * constant scales or sizes, Einsum, window functions, the outputs of If,
+ * Loop and Scan as their bodies declare them, and the like. Every
  * rule follows the ONNX operator spec; a dim the spec leaves to the data,
  * or that implementations compute differently, stays unknown.
  *
@@ -920,27 +920,105 @@ constant(const rule *r, size_t j, scs_vfacts *o)
 	o->elem = strstr(a->name, "int") ? SCS_DT_INT64 : strstr(a->name, "float") ? SCS_DT_FLOAT : SCS_DT_STRING;
 }
 
-/* If: what both branches declare of their output @j (a type they agree on, a dim both give). */
+/* ---- control flow: what the bodies declare ---- */
+
+/* The facts graph @g declares of its output @j (rank -1, elem 0 when none). */
+static void
+declared_output(scs_vfacts *f, const Onnx__GraphProto *g, size_t j)
+{
+	memset(f, 0, sizeof(*f));
+	f->rank = -1;
+	if (g && j < g->n_output)
+		scs_infer_facts_from_type(f, g->output[j]->type);
+}
+
+/* Into @o what @a and @b agree on: the type, and with the rank the dims both give. */
+static void
+agree(scs_vfacts *o, const scs_vfacts *a, const scs_vfacts *b)
+{
+	if (a->elem > 0 && a->elem == b->elem)
+		o->elem = a->elem;
+	if (a->rank < 0 || a->rank != b->rank)
+		return;
+	o->rank = a->rank;
+	for (int i = 0; i < a->rank; i++)
+		o->dims[i] = a->dims[i] == b->dims[i] ? a->dims[i] : -1;
+}
+
+/* The body's graph, or NULL. */
+static const Onnx__GraphProto *
+graph_attr(const rule *r, const char *name)
+{
+	const Onnx__AttributeProto *a = scs_infer_attr(r->n, name);
+
+	return a ? a->g : NULL;
+}
+
+/* If: what both branches declare of their output @j. */
 static void
 if_branches(const rule *r, size_t j, scs_vfacts *o)
 {
-	const Onnx__AttributeProto *a = scs_infer_attr(r->n, "then_branch"), *b = scs_infer_attr(r->n, "else_branch");
 	scs_vfacts t, e;
 
-	if (!a || !b || !a->g || !b->g || j >= a->g->n_output || j >= b->g->n_output)
+	declared_output(&t, graph_attr(r, "then_branch"), j);
+	declared_output(&e, graph_attr(r, "else_branch"), j);
+	agree(o, &t, &e);
+}
+
+/*
+ * Loop (@scan 0) and Scan from opset 9 (@scan 1): a loop-carried value is
+ * what its initial value and the body's output agree on; a scan output
+ * stacks the body's output along a new axis (of the scan inputs' length
+ * for Scan, unknown for Loop).
+ */
+static void
+loop_scan(const rule *r, size_t j, scs_vfacts *o, int scan)
+{
+	const Onnx__AttributeProto *ax;
+	const scs_vfacts *x;
+	scs_vfacts b, init;
+	int64_t m = scan ? scs_infer_attr_int(r->n, "num_scan_inputs", -1) : 2, n_state, axis = 0, seq = -1, in_axis = 0;
+
+	if ((scan && r->opset < 9) || m < 0 || (n_state = (int64_t)r->n->n_input - m) < 0)
 		return;
-	memset(&t, 0, sizeof(t));
-	memset(&e, 0, sizeof(e));
-	t.rank = e.rank = -1;
-	scs_infer_facts_from_type(&t, a->g->output[j]->type);
-	scs_infer_facts_from_type(&e, b->g->output[j]->type);
-	if (t.elem > 0 && t.elem == e.elem)
-		o->elem = t.elem;
-	if (t.rank < 0 || t.rank != e.rank)
+	declared_output(&b, graph_attr(r, "body"), j + !scan);     /* Loop's body gives its condition first */
+	if ((int64_t)j < n_state) {
+		memset(&init, 0, sizeof(init));
+		init.rank = -1;
+		if (input(r, (size_t)(j + (size_t)(scan ? 0 : 2))))
+			init = *input(r, (size_t)(j + (size_t)(scan ? 0 : 2)));
+		init.elem = r->in[scan ? j : j + 2].elem;
+		agree(o, &b, &init);
 		return;
-	o->rank = t.rank;
-	for (int i = 0; i < t.rank; i++)
-		o->dims[i] = t.dims[i] == e.dims[i] ? t.dims[i] : -1;
+	}
+	o->elem = b.elem;
+	if (b.rank < 0 || b.rank + 1 > MAX_RANK)
+		return;
+	if (scan && (ax = scs_infer_attr(r->n, "scan_output_axes")) && (size_t)(j - (size_t)n_state) < ax->n_ints)
+		axis = ax->ints[j - (size_t)n_state];
+	if (!axis_in(&axis, b.rank + 1))
+		return;
+	if (scan && (x = input(r, (size_t)n_state)) != NULL) {
+		if ((ax = scs_infer_attr(r->n, "scan_input_axes")) && ax->n_ints > 0)
+			in_axis = ax->ints[0];
+		if (axis_in(&in_axis, x->rank))
+			seq = x->dims[in_axis];
+	}
+	o->rank = b.rank + 1;
+	for (int i = 0, k = 0; i < o->rank; i++)
+		o->dims[i] = i == axis ? seq : b.dims[k++];
+}
+
+static void
+loop(const rule *r, size_t j, scs_vfacts *o)
+{
+	loop_scan(r, j, o, 0);
+}
+
+static void
+scan(const rule *r, size_t j, scs_vfacts *o)
+{
+	loop_scan(r, j, o, 1);
 }
 
 typedef void (*rule_fn)(const rule *r, size_t j, scs_vfacts *o);
@@ -976,6 +1054,7 @@ static const struct {
 	{ "HannWindow", window_fn },
 	{ "If", if_branches },
 	{ "LSTM", recurrent },
+	{ "Loop", loop },
 	{ "LayerNormalization", layer_norm },
 	{ "LpPool", pool },
 	{ "MaxPool", pool },
@@ -994,6 +1073,7 @@ static const struct {
 	{ "RoiAlign", roi_align },
 	{ "Scatter", like_input },
 	{ "ScatterElements", like_input },
+	{ "Scan", scan },
 	{ "ScatterND", like_input },
 	{ "SoftmaxCrossEntropyLoss", loss },
 	{ "SpaceToDepth", depth_space },

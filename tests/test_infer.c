@@ -178,6 +178,10 @@ Test(infer, normalization_index_resize_recurrent_and_loss_outputs, .init = run_s
 	expect_value(g, "dq_scale", 1, "");
 	expect_value(g, "dq_zero", 2, "");
 	expect_value(g, "if_out", 1, "2,3");                  /* what both branches declare */
+	expect_value(g, "scan_state", 1, "2");                /* the initial state and the body agree */
+	expect_value(g, "scan_out", 1, "3,2");                /* one [2] per row of the [3,2] scan input */
+	expect_value(g, "loop_state", 1, "2");
+	expect_value(g, "loop_out", 1, "?,2");                /* one [2] per iteration, however many */
 	free_proto(m);
 }
 

@@ -42,8 +42,8 @@ Files written to OUTDIR:
                     sizes), Einsum (explicit, implicit), LSTM, RNN,
                     NegativeLogLikelihoodLoss, SoftmaxCrossEntropyLoss,
                     HannWindow, Unique, EyeLike, GridSample, GatherElements,
-                    DynamicQuantizeLinear, If with declared branch outputs
-                    (opset 17), the same way.
+                    DynamicQuantizeLinear, If with declared branch outputs,
+                    Scan and Loop (opset 17), the same way.
   ops_windows.onnx  40 Conv, MaxPool, AveragePool, LpPool and ConvTranspose
                     nodes on X [1,3,13,11] with seeded random kernels,
                     strides, dilations, pads or auto_pad, ceil_mode and
@@ -311,7 +311,8 @@ def gen_ops_nn(outdir):
              init("loss_x", rng_values(612, (2, 5, 3))), ints("loss_t", [[0, 4, 2], [1, 3, 3]]), ints("win", 8),
              init("uniq_x", np.array([[1, 2, 3], [1, 2, 3], [4, 5, 6], [1, 2, 3]], np.float32)),
              init("eye_x", np.zeros((4, 5), np.float32)), init("grid", rng_values(613, (1, 6, 7, 2))),
-             ints("ge_idx", [[0, 1], [2, 0], [1, 1], [4, 3]]), init("cond", np.array(True))]
+             ints("ge_idx", [[0, 1], [2, 0], [1, 1], [4, 3]]), init("cond", np.array(True)),
+             init("state2", np.zeros(2, np.float32)), init("seq32", rng_values(614, (3, 2))), ints("trips", 4)]
     nodes = [
         node("BatchNormalization", ["X", "scale3", "bias3", "mean3", "var3"], ["bn", "bn_mean", "bn_var"], "bn",
              training_mode=1),                                                         # [1,3,10,9], [3], [3]
@@ -339,6 +340,14 @@ def gen_ops_nn(outdir):
         node("GatherElements", ["eye_x", "ge_idx"], ["gather_elements"], "gather_elements", axis=1),  # [4,2]
         node("DynamicQuantizeLinear", ["X"], ["dq_y", "dq_scale", "dq_zero"], "dql"),  # [1,3,10,9] uint8, [], []
         node("If", ["cond"], ["if_out"], "if", then_branch=branch("then", 1.0), else_branch=branch("else", 2.0)),
+        node("Scan", ["state2", "seq32"], ["scan_state", "scan_out"], "scan", num_scan_inputs=1, body=helper.make_graph(
+            [node("Add", ["s", "x"], ["s_next"], "add"), node("Identity", ["s_next"], ["y"], "copy")], "scan_body",
+            [vi("s", FLOAT, [2]), vi("x", FLOAT, [2])], [vi("s_next", FLOAT, [2]), vi("y", FLOAT, [2])])),
+        node("Loop", ["trips", "", "state2"], ["loop_state", "loop_out"], "loop", body=helper.make_graph(
+            [node("Identity", ["c"], ["c_out"], "cond"), node("Add", ["v", "v"], ["v_next"], "double"),
+             node("Identity", ["v_next"], ["v_scan"], "copy")], "loop_body",
+            [vi("i", INT64, []), vi("c", TensorProto.BOOL, []), vi("v", FLOAT, [2])],
+            [vi("c_out", TensorProto.BOOL, []), vi("v_next", FLOAT, [2]), vi("v_scan", FLOAT, [2])])),
     ]
     u8 = TensorProto.UINT8
     probes = [("bn_mean", 1, FLOAT), ("bn_var", 1, FLOAT), ("ln_mean", 4, FLOAT), ("ln_inv", 4, FLOAT),
@@ -348,7 +357,8 @@ def gen_ops_nn(outdir):
               ("lstm_c", 3, FLOAT), ("rnn_y", 4, FLOAT), ("rnn_h", 3, FLOAT), ("nll", 2, FLOAT), ("sce", 0, FLOAT),
               ("sce_log_prob", 3, FLOAT), ("hann", 1, FLOAT), ("uniq_y", 2, FLOAT), ("uniq_inv", 1, INT64),
               ("eye", 2, INT64), ("grid_sample", 4, FLOAT), ("gather_elements", 2, FLOAT), ("dq_y", 4, u8),
-              ("dq_scale", 0, FLOAT), ("dq_zero", 0, u8), ("if_out", 2, FLOAT)]
+              ("dq_scale", 0, FLOAT), ("dq_zero", 0, u8), ("if_out", 2, FLOAT),
+              ("scan_state", 1, FLOAT), ("scan_out", 2, FLOAT), ("loop_state", 1, FLOAT), ("loop_out", 2, FLOAT)]
     return probed(nodes, probes, [vi("X", FLOAT, [1, 3, 10, 9])], inits, "ops_nn.onnx", outdir)
 
 
