@@ -18,7 +18,7 @@ levels='
 1 source sink
 2 codec store payload
 3 dtype opschema opschema_table report shard scan walk
-4 model array scope rename graph infer eval eval_*
+4 model array scope rename graph infer infer_* eval eval_*
 5 pass pass_* opt opt_* fuse split merge emit npy
 6 api scs4onnx
 '

@@ -136,6 +136,18 @@ dedup_again(scs_model *m, scs_report *rep)
 	return rc;
 }
 
+/* Give the graph inputs the dims of --input-shape's @specs ("NAME=1,3,224,224"). */
+static int
+set_input_shapes(scs_model *m, const char *const *specs, size_t n)
+{
+	int rc;
+
+	for (size_t i = 0; i < n; i++)
+		if ((rc = scs_infer_set_input_shape(m, specs[i])) < 0)
+			return rc;
+	return SCS_OK;
+}
+
 /*
  * Dedup, then downcast unless disabled, then dedup again when something was
  * narrowed (constants may be equal only once narrowed): what
@@ -145,17 +157,21 @@ dedup_again(scs_model *m, scs_report *rep)
 static int
 shrink_passes(scs_model *m, scs_report *rep, const scs_shrink_options *opts)
 {
-	size_t narrowed = rep->narrowed.n;
+	size_t narrowed = rep->narrowed.n, n_shapes;
 	scs_opt_settings settings = { opts->fold_size_limit, opts->fold_grow, opts->fold_inexact };
 	int rc;
 
-	if (opts->optimize && (rc = scs_opt_run_with(m, rep, NULL, 0, NULL, 0, &settings)) < 0)
+	if (opts->optimize && ((rc = set_input_shapes(m, opts->input_shapes, opts->n_input_shapes)) < 0 ||
+	    (rc = scs_opt_run_with(m, rep, NULL, 0, NULL, 0, &settings)) < 0))
 		return rc;
 	if ((rc = scs_pass_dedup(m, rep)) < 0)
 		return rc;
 	if (!opts->disable_auto_downcast && (rc = scs_pass_downcast(m, rep)) < 0)
 		return rc;
 	if (rep->narrowed.n > narrowed && (rc = dedup_again(m, rep)) < 0)
+		return rc;
+	/* last: the types downcast leaves */
+	if (opts->write_shapes && (rc = scs_opt_write_shapes(m, &n_shapes)) < 0)
 		return rc;
 	return SCS_OK;
 }
@@ -423,9 +439,8 @@ scs_optimize(scs_report *rep, const char *in, const char *out, const scs_optimiz
 	settings.fold_size_limit = opts->fold_size_limit;
 	settings.fold_grow = opts->fold_grow;
 	settings.fold_inexact = opts->fold_inexact;
-	for (size_t i = 0; i < opts->n_input_shapes; i++)
-		if ((rc = scs_infer_set_input_shape(m, opts->input_shapes[i])) < 0)
-			goto done;
+	if ((rc = set_input_shapes(m, opts->input_shapes, opts->n_input_shapes)) < 0)
+		goto done;
 	if ((rc = scs_opt_run_with(m, rep, opts->passes, opts->n_passes, opts->skip, opts->n_skip, &settings)) < 0)
 		goto done;
 	if (opts->write_shapes && (rc = scs_opt_write_shapes(m, &n_shapes)) < 0)
@@ -802,7 +817,8 @@ scs_big(scs_report *rep, const char *in, const char *out, const scs_big_options 
 		ts = stage_start(&pc, "optimize");
 		scs_opt_settings settings = { so->fold_size_limit, so->fold_grow, so->fold_inexact };
 
-		if ((rc = scs_opt_run_with(m, rep, NULL, 0, NULL, 0, &settings)) < 0)
+		if ((rc = set_input_shapes(m, so->input_shapes, so->n_input_shapes)) < 0 ||
+		    (rc = scs_opt_run_with(m, rep, NULL, 0, NULL, 0, &settings)) < 0)
 			goto done;
 		stage_end(rep, &pc, "optimize", ts, 0);
 	}

@@ -2,12 +2,14 @@
  * infer.c: value facts (see infer.h). The shape rules cover the operators
  * exported models are made of (elementwise and broadcasting ops, MatMul,
  * Gemm, Reshape, Transpose, Gather, Concat, Slice, Squeeze/Unsqueeze,
- * reductions, Shape, Expand, ...); anything else leaves its outputs'
- * shapes unknown, and the split avoids cutting there.
+ * reductions, Shape, Expand, ...; the neural-network operators' rules are
+ * in infer_nn.c); anything else leaves its outputs' shapes unknown, and
+ * the split avoids cutting there.
  *
  * SPDX-License-Identifier: MIT
  */
 #include "infer.h"
+#include "infer_impl.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -18,8 +20,6 @@
 #include "num.h"
 #include "opschema.h"
 #include "scope.h"
-
-#define MAX_CONST 64
 
 /*
  * The position of @name's facts in inf->items, added (unknown) when new.
@@ -123,14 +123,8 @@ set_tensor(scs_infer *inf, const char *name, const Onnx__TensorProto *t)
 
 /* ---- constants the shape rules read (Reshape's shape, axes, ...) ---- */
 
-typedef struct consts {
-	scs_strmap by_name;       /* name -> tensor pointer index */
-	const Onnx__TensorProto **t;
-	size_t n, cap;
-} consts;
-
 static const Onnx__TensorProto *
-const_of(const consts *c, const char *name)
+const_of(const scs_infer_consts *c, const char *name)
 {
 	int64_t i;
 
@@ -138,7 +132,7 @@ const_of(const consts *c, const char *name)
 }
 
 static int
-add_const(consts *c, const char *name, const Onnx__TensorProto *t)
+add_const(scs_infer_consts *c, const char *name, const Onnx__TensorProto *t)
 {
 	const Onnx__TensorProto **grown;
 
@@ -155,18 +149,18 @@ add_const(consts *c, const char *name, const Onnx__TensorProto *t)
 }
 
 /* The int64 (or int32) values of constant @name: count, or -1 when not a small integer constant. */
-static int
-const_ints(scs_infer *inf, const consts *c, const char *name, int64_t *out)
+int
+scs_infer_const_ints(scs_infer *inf, const scs_infer_consts *c, const char *name, int64_t *out)
 {
 	const Onnx__TensorProto *t = const_of(c, name);
-	uint8_t raw[MAX_CONST * 8];
+	uint8_t raw[SCS_INFER_MAX_CONST * 8];
 	int64_t n;
 	uint32_t id;
 	size_t w;
 
 	if (t == NULL || (t->data_type != SCS_DT_INT64 && t->data_type != SCS_DT_INT32))
 		return -1;
-	if ((n = scs_tensor_elems(t)) < 0 || n > MAX_CONST)
+	if ((n = scs_tensor_elems(t)) < 0 || n > SCS_INFER_MAX_CONST)
 		return -1;
 	w = t->data_type == SCS_DT_INT64 ? 8 : 4;
 	if (scs_model_payload_of(inf->m, t, &id)) {
@@ -185,11 +179,11 @@ const_ints(scs_infer *inf, const consts *c, const char *name, int64_t *out)
 }
 
 /* The one number of constant @name (int32, int64, float, double) in *out: 1, or 0 when it is not one. */
-static int
-const_number(scs_infer *inf, const consts *c, const char *name, double *out)
+int
+scs_infer_const_number(scs_infer *inf, const scs_infer_consts *c, const char *name, double *out)
 {
 	const Onnx__TensorProto *t = const_of(c, name);
-	int64_t v[MAX_CONST];
+	int64_t v[SCS_INFER_MAX_CONST];
 	uint8_t raw[8];
 	uint32_t id, u32;
 	uint64_t u64;
@@ -198,7 +192,7 @@ const_number(scs_infer *inf, const consts *c, const char *name, double *out)
 	if (t == NULL || scs_tensor_elems(t) != 1)
 		return 0;
 	if (t->data_type == SCS_DT_INT64 || t->data_type == SCS_DT_INT32) {
-		if (const_ints(inf, c, name, v) != 1)
+		if (scs_infer_const_ints(inf, c, name, v) != 1)
 			return 0;
 		*out = (double)v[0];
 		return 1;
@@ -221,10 +215,36 @@ const_number(scs_infer *inf, const consts *c, const char *name, double *out)
 	return 1;
 }
 
+int
+scs_infer_const_floats(scs_infer *inf, const scs_infer_consts *c, const char *name, float *out)
+{
+	const Onnx__TensorProto *t = const_of(c, name);
+	uint8_t raw[SCS_INFER_MAX_CONST * 4];
+	uint32_t id, u32;
+	int64_t n;
+
+	if (t == NULL || t->data_type != SCS_DT_FLOAT || (n = scs_tensor_elems(t)) < 0 || n > SCS_INFER_MAX_CONST)
+		return -1;
+	if (!scs_model_payload_of(inf->m, t, &id)) {
+		if (t->n_float_data != (size_t)n)
+			return -1;
+		for (int64_t i = 0; i < n; i++)
+			out[i] = t->float_data[i];
+		return (int)n;
+	}
+	if (scs_payloads_read(inf->m->payloads, id, 0, raw, (size_t)n * 4) < 0)
+		return -1;
+	for (int64_t i = 0; i < n; i++) {
+		u32 = scs_load_le32(raw + i * 4);
+		memcpy(&out[i], &u32, 4);
+	}
+	return (int)n;
+}
+
 /* ---- the rules ---- */
 
-static const Onnx__AttributeProto *
-attr(const Onnx__NodeProto *n, const char *name)
+const Onnx__AttributeProto *
+scs_infer_attr(const Onnx__NodeProto *n, const char *name)
 {
 	for (size_t i = 0; i < n->n_attribute; i++)
 		if (n->attribute[i]->name && strcmp(n->attribute[i]->name, name) == 0)
@@ -232,12 +252,22 @@ attr(const Onnx__NodeProto *n, const char *name)
 	return NULL;
 }
 
-static int64_t
-attr_i(const Onnx__NodeProto *n, const char *name, int64_t dflt)
+int64_t
+scs_infer_attr_int(const Onnx__NodeProto *n, const char *name, int64_t dflt)
 {
-	const Onnx__AttributeProto *a = attr(n, name);
+	const Onnx__AttributeProto *a = scs_infer_attr(n, name);
 
 	return a ? a->i : dflt;
+}
+
+int
+scs_infer_attr_is(const Onnx__NodeProto *n, const char *name, const char *value, int dflt_match)
+{
+	const Onnx__AttributeProto *a = scs_infer_attr(n, name);
+
+	if (a == NULL)
+		return dflt_match;
+	return a->s.len == strlen(value) && memcmp(a->s.data, value, a->s.len) == 0;
 }
 
 static int
@@ -250,10 +280,10 @@ one_of(const char *op, const char *const *list)
 }
 
 static const char *const same_shape[] = {
-	"Abs", "Acos", "Acosh", "Asin", "Asinh", "Atan", "Atanh", "BatchNormalization", "Cast", "CastLike", "Ceil",
-	"Celu", "Clip", "Cos", "Cosh", "CumSum", "Dropout", "Elu", "Erf", "Exp", "Floor", "Gelu", "HardSigmoid",
+	"Abs", "Acos", "Acosh", "Asin", "Asinh", "Atan", "Atanh", "Cast", "CastLike", "Ceil",
+	"Celu", "Clip", "Cos", "Cosh", "CumSum", "Elu", "Erf", "Exp", "Floor", "Gelu", "HardSigmoid",
 	"HardSwish", "Hardmax", "Identity", "InstanceNormalization", "IsInf", "IsNaN", "LRN",
-	"LayerNormalization", "LeakyRelu", "Log", "LogSoftmax", "LpNormalization", "MeanVarianceNormalization",
+	"LeakyRelu", "Log", "LogSoftmax", "LpNormalization", "MeanVarianceNormalization",
 	"Mish", "Neg", "Not", "Reciprocal", "Relu", "Round", "Selu", "Shrink", "Sigmoid", "Sign", "Sin",
 	"Sinh", "Softmax", "Softplus", "Softsign", "Sqrt", "Tan", "Tanh", "ThresholdedRelu", "Trilu",
 	"SimplifiedLayerNormalization", "SkipLayerNormalization", "QuantizeLinear", "DequantizeLinear", "Swish", NULL
@@ -266,14 +296,12 @@ static const char *const broadcasting[] = {
 };
 
 static const char *const same_rank[] = {
-	"Conv", "ConvTranspose", "AveragePool", "MaxPool", "LpPool", "Resize", "Upsample", "Pad",
-	"TopK", "Split", "DepthToSpace", "SpaceToDepth", "ReverseSequence", "GridSample",
-	"ScatterND", "ScatterElements", "Scatter", "GatherElements", "QLinearConv", "ConvInteger", NULL
+	"Pad", "TopK", NULL
 };
 
 /* numpy broadcasting of @a and @b into @out; 0 when the ranks are unknown */
-static int
-broadcast(const scs_vfacts *a, const scs_vfacts *b, scs_vfacts *out)
+int
+scs_infer_broadcast(const scs_vfacts *a, const scs_vfacts *b, scs_vfacts *out)
 {
 	int64_t dims[SCS_INFER_MAX_RANK];
 	int r;
@@ -293,46 +321,33 @@ broadcast(const scs_vfacts *a, const scs_vfacts *b, scs_vfacts *out)
 	return 1;
 }
 
-static void
-unknown_dims(scs_vfacts *f, int rank)
+void
+scs_infer_unknown_dims(scs_vfacts *f, int rank)
 {
 	f->rank = rank;
 	for (int i = 0; i < rank && i < SCS_INFER_MAX_RANK; i++)
 		f->dims[i] = -1;
 }
 
-/* Known dims add and multiply; -1 when either is unknown or the result passes INT64_MAX (a file's dims can). */
-static int64_t
-dim_add(int64_t a, int64_t b)
-{
-	return a < 0 || b < 0 || a > INT64_MAX - b ? -1 : a + b;
-}
-
-static int64_t
-dim_mul(int64_t a, int64_t b)
-{
-	return a < 0 || b < 0 || (a != 0 && b > INT64_MAX / a) ? -1 : a * b;
-}
-
 /*
  * The axes @n names, from its "axes" attribute or (newer opsets) its second
- * input, into @out (MAX_CONST of them at most): their count; -2 when it names
+ * input, into @out (SCS_INFER_MAX_CONST of them at most): their count; -2 when it names
  * none; -1 when they are unknown or too many.
  */
 static int
-axes_of(scs_infer *inf, const consts *c, const Onnx__NodeProto *n, int64_t *out)
+axes_of(scs_infer *inf, const scs_infer_consts *c, const Onnx__NodeProto *n, int64_t *out)
 {
-	const Onnx__AttributeProto *ax = attr(n, "axes");
+	const Onnx__AttributeProto *ax = scs_infer_attr(n, "axes");
 
 	if (ax) {
-		if (ax->n_ints > MAX_CONST)
+		if (ax->n_ints > SCS_INFER_MAX_CONST)
 			return -1;
 		for (size_t i = 0; i < ax->n_ints; i++)
 			out[i] = ax->ints[i];
 		return (int)ax->n_ints;
 	}
 	if (n->n_input > 1 && n->input[1][0])
-		return const_ints(inf, c, n->input[1], out);
+		return scs_infer_const_ints(inf, c, n->input[1], out);
 	return -2;
 }
 
@@ -359,10 +374,10 @@ known_input(const Onnx__NodeProto *n, const scs_vfacts *in, size_t i)
 
 /* Output 0's shape of @n; the facts of its inputs are in @in[0 .. n->n_input) (rank -1 when unknown). */
 static void
-shape_rule(scs_infer *inf, const consts *c, const Onnx__NodeProto *n, const scs_vfacts *in, scs_vfacts *o)
+shape_rule(scs_infer *inf, const scs_infer_consts *c, const Onnx__NodeProto *n, const scs_vfacts *in, scs_vfacts *o)
 {
 	const char *op = n->op_type;
-	int64_t v[MAX_CONST];
+	int64_t v[SCS_INFER_MAX_CONST];
 	int k, r;
 
 #define IN(i) known_input(n, in, (size_t)(i))
@@ -377,18 +392,18 @@ shape_rule(scs_infer *inf, const consts *c, const Onnx__NodeProto *n, const scs_
 			return;
 		acc = *IN(0);
 		for (size_t i = 1; i < n->n_input; i++)
-			if (!IN(i) || !broadcast(&acc, IN(i), &acc))
+			if (!IN(i) || !scs_infer_broadcast(&acc, IN(i), &acc))
 				return;
 		o->rank = acc.rank;
 		memcpy(o->dims, acc.dims, sizeof(o->dims));
 		return;
 	}
 	if (one_of(op, same_rank) && IN(0)) {
-		unknown_dims(o, IN(0)->rank);
+		scs_infer_unknown_dims(o, IN(0)->rank);
 		return;
 	}
-	if (strcmp(op, "MatMul") == 0 || strcmp(op, "MatMulInteger") == 0) {
-		const scs_vfacts *a = IN(0), *b = IN(1);
+	if (strcmp(op, "MatMul") == 0 || strcmp(op, "MatMulInteger") == 0 || strcmp(op, "QLinearMatMul") == 0) {
+		const scs_vfacts *a = IN(0), *b = IN(op[0] == 'Q' ? 3 : 1);
 		scs_vfacts ba, bb, batch;
 
 		if (!a || !b || a->rank < 1 || b->rank < 1)
@@ -404,7 +419,7 @@ shape_rule(scs_infer *inf, const consts *c, const Onnx__NodeProto *n, const scs_
 		bb.rank = b->rank > 2 ? b->rank - 2 : 0;
 		memcpy(ba.dims, a->dims, (size_t)ba.rank * 8);
 		memcpy(bb.dims, b->dims, (size_t)bb.rank * 8);
-		broadcast(&ba, &bb, &batch);
+		scs_infer_broadcast(&ba, &bb, &batch);
 		r = batch.rank;
 		memcpy(o->dims, batch.dims, (size_t)r * 8);
 		if (a->rank >= 2)
@@ -416,11 +431,11 @@ shape_rule(scs_infer *inf, const consts *c, const Onnx__NodeProto *n, const scs_
 	}
 	if (strcmp(op, "Gemm") == 0 && IN(0) && IN(1) && IN(0)->rank == 2 && IN(1)->rank == 2) {
 		o->rank = 2;
-		o->dims[0] = IN(0)->dims[attr_i(n, "transA", 0) ? 1 : 0];
-		o->dims[1] = IN(1)->dims[attr_i(n, "transB", 0) ? 0 : 1];
+		o->dims[0] = IN(0)->dims[scs_infer_attr_int(n, "transA", 0) ? 1 : 0];
+		o->dims[1] = IN(1)->dims[scs_infer_attr_int(n, "transB", 0) ? 0 : 1];
 		return;
 	}
-	if (strcmp(op, "Reshape") == 0 && n->n_input > 1 && (k = const_ints(inf, c, n->input[1], v)) >= 0 &&
+	if (strcmp(op, "Reshape") == 0 && n->n_input > 1 && (k = scs_infer_const_ints(inf, c, n->input[1], v)) >= 0 &&
 	    k <= SCS_INFER_MAX_RANK) {
 		int64_t known = 1, total = 1;
 		int infer_at = -1;
@@ -428,24 +443,24 @@ shape_rule(scs_infer *inf, const consts *c, const Onnx__NodeProto *n, const scs_
 		for (int i = 0; i < k; i++) {
 			int64_t d = v[i];
 
-			if (d == 0 && !attr_i(n, "allowzero", 0))
+			if (d == 0 && !scs_infer_attr_int(n, "allowzero", 0))
 				d = IN(0) && i < IN(0)->rank ? IN(0)->dims[i] : -1;
 			if (v[i] == -1)
 				infer_at = i;
 			o->dims[i] = d < 0 ? -1 : d;
 			if (v[i] != -1)
-				known = dim_mul(known, d);
+				known = scs_infer_dim_mul(known, d);
 		}
 		if (infer_at >= 0) {
 			for (int i = 0; IN(0) && i < IN(0)->rank; i++)
-				total = dim_mul(total, IN(0)->dims[i]);
+				total = scs_infer_dim_mul(total, IN(0)->dims[i]);
 			o->dims[infer_at] = IN(0) && total >= 0 && known > 0 ? total / known : -1;
 		}
 		o->rank = k;
 		return;
 	}
 	if (strcmp(op, "Transpose") == 0 && IN(0)) {
-		const Onnx__AttributeProto *p = attr(n, "perm");
+		const Onnx__AttributeProto *p = scs_infer_attr(n, "perm");
 
 		r = IN(0)->rank;
 		for (int i = 0; i < r; i++)
@@ -455,7 +470,7 @@ shape_rule(scs_infer *inf, const consts *c, const Onnx__NodeProto *n, const scs_
 		return;
 	}
 	if (strcmp(op, "Gather") == 0 && IN(0) && IN(1)) {
-		int64_t axis = attr_i(n, "axis", 0);
+		int64_t axis = scs_infer_attr_int(n, "axis", 0);
 
 		r = IN(0)->rank;
 		if (axis < 0)
@@ -473,14 +488,14 @@ shape_rule(scs_infer *inf, const consts *c, const Onnx__NodeProto *n, const scs_
 		return;
 	}
 	if (strcmp(op, "Concat") == 0 && IN(0)) {
-		int64_t axis = attr_i(n, "axis", 0);
+		int64_t axis = scs_infer_attr_int(n, "axis", 0);
 
 		*o = *IN(0);
 		o->declared = NULL;
 		if (axis < 0)
 			axis += o->rank;
 		for (size_t i = 1; axis >= 0 && axis < o->rank && i < n->n_input; i++)
-			o->dims[axis] = IN(i) && IN(i)->rank == o->rank ? dim_add(o->dims[axis], IN(i)->dims[axis]) : -1;
+			o->dims[axis] = IN(i) && IN(i)->rank == o->rank ? scs_infer_dim_add(o->dims[axis], IN(i)->dims[axis]) : -1;
 		return;
 	}
 	if ((strcmp(op, "Unsqueeze") == 0 || strcmp(op, "Squeeze") == 0) && IN(0)) {
@@ -518,14 +533,14 @@ shape_rule(scs_infer *inf, const consts *c, const Onnx__NodeProto *n, const scs_
 		return;
 	}
 	if (strncmp(op, "Reduce", 6) == 0 || strcmp(op, "ArgMax") == 0 || strcmp(op, "ArgMin") == 0) {
-		int keep = (int)attr_i(n, "keepdims", 1), red[SCS_INFER_MAX_RANK] = { 0 };
+		int keep = (int)scs_infer_attr_int(n, "keepdims", 1), red[SCS_INFER_MAX_RANK] = { 0 };
 
 		if (!IN(0))
 			return;
 		r = IN(0)->rank;
 		if (strncmp(op, "Arg", 3) == 0) {
 			k = 1;
-			v[0] = attr_i(n, "axis", 0);
+			v[0] = scs_infer_attr_int(n, "axis", 0);
 		} else if ((k = axes_of(inf, c, n, v)) == -1) {
 			return;
 		}
@@ -533,7 +548,7 @@ shape_rule(scs_infer *inf, const consts *c, const Onnx__NodeProto *n, const scs_
 			k = 0;
 		if (mark_axes(red, v, k, r) < 0)
 			return;
-		if (k == 0 && !attr_i(n, "noop_with_empty_axes", 0))
+		if (k == 0 && !scs_infer_attr_int(n, "noop_with_empty_axes", 0))
 			for (int i = 0; i < r; i++)
 				red[i] = 1;
 		o->rank = 0;
@@ -547,7 +562,7 @@ shape_rule(scs_infer *inf, const consts *c, const Onnx__NodeProto *n, const scs_
 	}
 	if (strcmp(op, "Shape") == 0 && IN(0)) {
 		/* opset 15: dims [start, end) of the shape, negative from the end, clamped */
-		int64_t start = attr_i(n, "start", 0), end = attr_i(n, "end", IN(0)->rank);
+		int64_t start = scs_infer_attr_int(n, "start", 0), end = scs_infer_attr_int(n, "end", IN(0)->rank);
 
 		r = IN(0)->rank;
 		start = start < 0 ? (start + r < 0 ? 0 : start + r) : (start > r ? r : start);
@@ -561,7 +576,7 @@ shape_rule(scs_infer *inf, const consts *c, const Onnx__NodeProto *n, const scs_
 		return;
 	}
 	if (strcmp(op, "Flatten") == 0 && IN(0)) {
-		int64_t axis = attr_i(n, "axis", 1);
+		int64_t axis = scs_infer_attr_int(n, "axis", 1);
 
 		r = IN(0)->rank;
 		if (axis < 0)
@@ -572,18 +587,18 @@ shape_rule(scs_infer *inf, const consts *c, const Onnx__NodeProto *n, const scs_
 		o->rank = 2;
 		o->dims[0] = o->dims[1] = 1;
 		for (int i = 0; i < r; i++)
-			o->dims[i < axis ? 0 : 1] = dim_mul(o->dims[i < axis ? 0 : 1], IN(0)->dims[i]);
+			o->dims[i < axis ? 0 : 1] = scs_infer_dim_mul(o->dims[i < axis ? 0 : 1], IN(0)->dims[i]);
 		return;
 	}
 	if ((strcmp(op, "Range") == 0) || strcmp(op, "NonZero") == 0) {
 		double a, b, d;
 
-		unknown_dims(o, strcmp(op, "Range") == 0 ? 1 : 2);
+		scs_infer_unknown_dims(o, strcmp(op, "Range") == 0 ? 1 : 2);
 		if (strcmp(op, "NonZero") == 0 && IN(0))
 			o->dims[0] = IN(0)->rank;
 		/* constant start, limit, delta: max(ceil((limit - start) / delta), 0) elements */
-		if (op[0] == 'R' && n->n_input == 3 && const_number(inf, c, n->input[0], &a) &&
-		    const_number(inf, c, n->input[1], &b) && const_number(inf, c, n->input[2], &d) && d != 0 &&
+		if (op[0] == 'R' && n->n_input == 3 && scs_infer_const_number(inf, c, n->input[0], &a) &&
+		    scs_infer_const_number(inf, c, n->input[1], &b) && scs_infer_const_number(inf, c, n->input[2], &d) && d != 0 &&
 		    ceil((b - a) / d) < 9e18)
 			o->dims[0] = ceil((b - a) / d) > 0 ? (int64_t)ceil((b - a) / d) : 0;
 		return;
@@ -591,25 +606,25 @@ shape_rule(scs_infer *inf, const consts *c, const Onnx__NodeProto *n, const scs_
 	if (strcmp(op, "Tile") == 0 && IN(0)) {
 		*o = *IN(0);
 		o->declared = NULL;
-		if (n->n_input < 2 || const_ints(inf, c, n->input[1], v) != o->rank)
-			unknown_dims(o, o->rank);
+		if (n->n_input < 2 || scs_infer_const_ints(inf, c, n->input[1], v) != o->rank)
+			scs_infer_unknown_dims(o, o->rank);
 		else
 			for (int i = 0; i < o->rank; i++)
-				o->dims[i] = dim_mul(o->dims[i], v[i]);
+				o->dims[i] = scs_infer_dim_mul(o->dims[i], v[i]);
 		return;
 	}
 	if (strcmp(op, "Slice") == 0 && IN(0)) {
-		int64_t st[MAX_CONST], en[MAX_CONST], ax[MAX_CONST], sp[MAX_CONST];
+		int64_t st[SCS_INFER_MAX_CONST], en[SCS_INFER_MAX_CONST], ax[SCS_INFER_MAX_CONST], sp[SCS_INFER_MAX_CONST];
 		int done[SCS_INFER_MAX_RANK] = { 0 };
 
 		*o = *IN(0);
 		o->declared = NULL;
 		r = o->rank;
-		k = n->n_input >= 3 ? const_ints(inf, c, n->input[1], st) : -1;
-		if (k < 0 || const_ints(inf, c, n->input[2], en) != k ||
-		    (n->n_input > 3 && n->input[3][0] && const_ints(inf, c, n->input[3], ax) != k) ||
-		    (n->n_input > 4 && n->input[4][0] && const_ints(inf, c, n->input[4], sp) != k)) {
-			unknown_dims(o, r);
+		k = n->n_input >= 3 ? scs_infer_const_ints(inf, c, n->input[1], st) : -1;
+		if (k < 0 || scs_infer_const_ints(inf, c, n->input[2], en) != k ||
+		    (n->n_input > 3 && n->input[3][0] && scs_infer_const_ints(inf, c, n->input[3], ax) != k) ||
+		    (n->n_input > 4 && n->input[4][0] && scs_infer_const_ints(inf, c, n->input[4], sp) != k)) {
+			scs_infer_unknown_dims(o, r);
 			return;
 		}
 		for (int i = 0; i < k; i++) {
@@ -618,7 +633,7 @@ shape_rule(scs_infer *inf, const consts *c, const Onnx__NodeProto *n, const scs_
 
 			a += a < 0 ? r : 0;
 			if (a < 0 || a >= r || done[a] || step == 0) {
-				unknown_dims(o, r);
+				scs_infer_unknown_dims(o, r);
 				return;
 			}
 			done[a] = 1;
@@ -642,7 +657,7 @@ shape_rule(scs_infer *inf, const consts *c, const Onnx__NodeProto *n, const scs_
 		return;
 	}
 	if (strncmp(op, "Random", 6) == 0 && strstr(op, "Like") == NULL) {
-		const Onnx__AttributeProto *sh = attr(n, "shape");
+		const Onnx__AttributeProto *sh = scs_infer_attr(n, "shape");
 
 		if (sh && sh->n_ints <= SCS_INFER_MAX_RANK) {
 			o->rank = (int)sh->n_ints;
@@ -655,15 +670,22 @@ shape_rule(scs_infer *inf, const consts *c, const Onnx__NodeProto *n, const scs_
 		scs_vfacts target;
 		int at = op[0] == 'E' ? 1 : 0;
 
-		if (n->n_input <= (size_t)at || (k = const_ints(inf, c, n->input[at], v)) < 0 || k > SCS_INFER_MAX_RANK)
+		if (n->n_input <= (size_t)at)
 			return;
 		memset(&target, 0, sizeof(target));
-		target.rank = k;
-		memcpy(target.dims, v, (size_t)k * 8);
+		if ((k = scs_infer_const_ints(inf, c, n->input[at], v)) >= 0 && k <= SCS_INFER_MAX_RANK) {
+			target.rank = k;
+			memcpy(target.dims, v, (size_t)k * 8);
+		} else if (IN(at) && IN(at)->rank == 1 && IN(at)->dims[0] >= 0 && IN(at)->dims[0] <= SCS_INFER_MAX_RANK) {
+			/* a shape of known length: the rank, not the dims */
+			scs_infer_unknown_dims(&target, (int)IN(at)->dims[0]);
+		} else {
+			return;
+		}
 		if (op[0] == 'C') {
 			*o = target;
 		} else if (IN(0)) {
-			broadcast(IN(0), &target, o);
+			scs_infer_broadcast(IN(0), &target, o);
 		}
 		return;
 	}
@@ -681,13 +703,13 @@ output_elem(scs_infer *inf, const Onnx__NodeProto *n, size_t j, const scs_vfacts
 	uint64_t cm;
 
 	if (strcmp(n->op_type, "Cast") == 0)
-		return (a = attr(n, "to")) != NULL ? a->i : 0;
+		return (a = scs_infer_attr(n, "to")) != NULL ? a->i : 0;
 	if (strcmp(n->op_type, "CastLike") == 0)
 		return n->n_input > 1 ? in[1].elem : 0;
 	if (strcmp(n->op_type, "ConstantOfShape") == 0)
-		return (a = attr(n, "value")) && a->t ? a->t->data_type : SCS_DT_FLOAT;
+		return (a = scs_infer_attr(n, "value")) && a->t ? a->t->data_type : SCS_DT_FLOAT;
 	if ((strcmp(n->op_type, "RandomNormal") == 0 || strcmp(n->op_type, "RandomUniform") == 0) && j == 0)
-		return (a = attr(n, "dtype")) != NULL ? a->i : SCS_DT_FLOAT;
+		return (a = scs_infer_attr(n, "dtype")) != NULL ? a->i : SCS_DT_FLOAT;
 	if ((sc = scs_opschema_find(n->domain, n->op_type, scs_model_opset(inf->m->proto, n->domain))) == NULL)
 		return 0;
 	fo = scs_opschema_output_formal(sc, j);
@@ -710,7 +732,7 @@ output_elem(scs_infer *inf, const Onnx__NodeProto *n, size_t j, const scs_vfacts
 }
 
 static int
-infer_node(scs_infer *inf, const consts *c, const Onnx__NodeProto *n)
+infer_node(scs_infer *inf, const scs_infer_consts *c, const Onnx__NodeProto *n)
 {
 	scs_vfacts *in, o, *f;
 	size_t at;
@@ -735,11 +757,15 @@ infer_node(scs_infer *inf, const consts *c, const Onnx__NodeProto *n)
 			continue;
 		memset(&o, 0, sizeof(o));
 		o.rank = -1;
-		t = output_elem(inf, n, j, in);
-		if (j == 0)
-			shape_rule(inf, c, n, in, &o);
-		else if ((strcmp(n->op_type, "TopK") == 0 || strcmp(n->op_type, "Split") == 0) && n->n_input > 0)
-			unknown_dims(&o, in[0].rank);     /* every output of these has the input's rank */
+		if (scs_infer_nn(inf, c, n, in, j, &o)) {
+			t = o.elem > 0 ? o.elem : output_elem(inf, n, j, in);
+		} else {
+			t = output_elem(inf, n, j, in);
+			if (j == 0)
+				shape_rule(inf, c, n, in, &o);
+			else if (strcmp(n->op_type, "TopK") == 0 && n->n_input > 0)
+				scs_infer_unknown_dims(&o, in[0].rank);     /* both outputs have the input's rank */
+		}
 		/* the shape rules copy whole facts: the type is settled here, and only a type this build knows */
 		o.elem = scs_dtype_known(t) ? (int32_t)t : 0;
 		o.declared = NULL;
@@ -762,7 +788,7 @@ int
 scs_infer_graph(scs_infer *inf, scs_model *m, const size_t *order, size_t n_order)
 {
 	Onnx__GraphProto *g = m->proto->graph;
-	consts c;
+	scs_infer_consts c;
 	Onnx__TensorProto *t;
 	int rc = SCS_OK;
 

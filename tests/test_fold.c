@@ -392,6 +392,53 @@ Test(fold, the_optimizer_takes_input_shape_and_write_shapes)
 	free(in);
 }
 
+/*
+ * @tool --optimize with --input-shape and --write-shapes on fold_dynamic.onnx:
+ * the Shape chain folds, X declares the dims, the Reshape's output is
+ * written to value_info with its dims; without --optimize, both are refused.
+ */
+static void
+expect_shapes_with_optimize(const char *tool)
+{
+	char *in = fixture("fold_dynamic.onnx"), *text, *o1 = path_in(dir, "t1.onnx");
+	const Onnx__TensorShapeProto *shape;
+	Onnx__ModelProto *m;
+
+	m = tool_output(tool, in, o1, "--optimize --input-shape X=2,3,4 --write-shapes");
+	cr_assert_eq(count_ops(m->graph, "Shape"), 0, "%s", tool);
+	shape = m->graph->input[0]->type->tensor_type->shape;
+	cr_assert_eq(shape->n_dim, 3);
+	cr_assert_eq(shape->dim[0]->dim_value, 2);
+	cr_assert_eq(m->graph->n_value_info, 1, "%s: %zu", tool, m->graph->n_value_info);     /* Reshape's output */
+	cr_assert_str_eq(m->graph->value_info[0]->name, "r");
+	cr_assert_eq(m->graph->value_info[0]->type->tensor_type->elem_type, 1);
+	shape = m->graph->value_info[0]->type->tensor_type->shape;
+	cr_assert_eq(shape->n_dim, 2);
+	cr_assert_eq(shape->dim[0]->dim_value, 2);
+	cr_assert_eq(shape->dim[1]->dim_value, 12);
+	free_proto(m);
+	expect_equivalent(in, o1, NULL);
+	m = tool_output(tool, in, o1, "--optimize");
+	cr_assert_eq(count_ops(m->graph, "Shape"), 1, "%s", tool);
+	cr_assert_eq(m->graph->n_value_info, 0);
+	free_proto(m);
+	cr_assert_eq(run_tool(&text, tool, "'%s' '%s' --write-shapes", in, o1), 2, "%s", text);
+	cr_assert_not_null(strstr(text, "--optimize"), "%s", text);
+	free(text);
+	free(o1);
+	free(in);
+}
+
+Test(fold, shrink_optimize_takes_input_shape_and_write_shapes)
+{
+	expect_shapes_with_optimize("scs4onnx-shrink");
+}
+
+Test(fold, big_optimize_takes_input_shape_and_write_shapes)
+{
+	expect_shapes_with_optimize("scs4onnx-big");
+}
+
 Test(fold, the_tools_take_the_fold_flags)
 {
 	char *in = fixture("fold_tile.onnx"), *text, *o1 = path_in(dir, "t1.onnx");

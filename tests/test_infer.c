@@ -2,12 +2,16 @@
  * test_infer.c: shape inference (src/infer.c) as scs4onnx-split and
  * scs4onnx-big use it. The models (tests/e2e/gen_infer_models.py) declare
  * no value_info, so every tensor a cut passes on is described by inference:
- * a wrong type or dim makes ONNX Runtime refuse or miscompute a shard.
+ * a wrong type or dim makes ONNX Runtime refuse or miscompute a shard. The
+ * rules of the neural-network operators (src/infer_nn.c): the exact dims
+ * --write-shapes writes for hand-made models of them.
  *
  * SPDX-License-Identifier: MIT
  */
 #include <criterion/criterion.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "support.h"
 
@@ -55,4 +59,145 @@ Test(infer, reshape_squeeze_unsqueeze_shape_expand_and_range)
 Test(infer, reductions_argmax_topk_casts_and_where)
 {
 	expect_round_trip("ops_reduce.onnx", "100", 6);
+}
+
+/*
+ * What --write-shapes writes of value @name of @g: element type @elem and
+ * the dims @dims ("1,4,5,5"; "?" for a dim that must stay unknown; "" for a
+ * scalar).
+ */
+static void
+expect_value(const Onnx__GraphProto *g, const char *name, int32_t elem, const char *dims)
+{
+	const Onnx__TypeProto__Tensor *tt = NULL;
+	char got[256] = "";
+
+	for (size_t i = 0; i < g->n_value_info; i++)
+		if (strcmp(g->value_info[i]->name, name) == 0)
+			tt = g->value_info[i]->type->tensor_type;
+	cr_assert_not_null(tt, "%s: no value_info written", name);
+	cr_expect_eq(tt->elem_type, elem, "%s: element type %d, not %d", name, tt->elem_type, elem);
+	cr_assert_not_null(tt->shape, "%s: no shape", name);
+	for (size_t d = 0; d < tt->shape->n_dim; d++) {
+		const Onnx__TensorShapeProto__Dimension *dim = tt->shape->dim[d];
+
+		size_t at = strlen(got);
+
+		if (dim->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE)
+			snprintf(got + at, sizeof(got) - at, "%s%lld", d ? "," : "", (long long)dim->dim_value);
+		else
+			snprintf(got + at, sizeof(got) - at, "%s?", d ? "," : "");
+	}
+	cr_expect_str_eq(got, dims, "%s: dims [%s], not [%s]", name, got, dims);
+}
+
+/*
+ * The shapes --write-shapes writes of fixture @name's values (no pass but
+ * eliminate_deadend), read back; the output computes what the input does.
+ * With @like_onnx, onnx.shape_inference infers nothing else of them.
+ */
+static Onnx__ModelProto *
+written_shapes(const char *name, int like_onnx)
+{
+	static const char *const passes[] = { "eliminate_deadend" };
+	scs_optimize_options o = { .passes = passes, .n_passes = 1, .write_shapes = 1 };
+	Onnx__ModelProto *m = run_optimize(name, &o);
+	char *in = fixture(name), *text;
+
+	expect_equivalent(in, run_out, NULL);
+	if (like_onnx) {
+		cr_expect_eq(run(&text, "/usr/bin/python3 '%s/tests/e2e/compare_shapes.py' '%s'", SCS_TEST_SRC_DIR,
+		    run_out), 0, "%s", text);
+		free(text);
+	}
+	free(in);
+	return m;
+}
+
+Test(infer, convolution_and_pooling_windows, .init = run_setup, .fini = run_teardown)
+{
+	/* not compared with onnx.shape_inference: Debian's (1.12) counts pool_ceil_pad's extra window */
+	Onnx__ModelProto *m = written_shapes("ops_conv.onnx", 0);
+	const Onnx__GraphProto *g = m->graph;
+
+	/* X [1,3,10,9] */
+	expect_value(g, "conv_same_upper", 1, "1,4,5,5");     /* ceil(10/2), ceil(9/2) */
+	expect_value(g, "conv_same_lower", 1, "1,4,4,3");     /* ceil(10/3), ceil(9/3) */
+	expect_value(g, "conv_dilated", 1, "1,2,8,5");        /* (10+2-5)/1+1, (9+2-3)/2+1 */
+	expect_value(g, "conv_group", 1, "1,6,8,7");
+	expect_value(g, "pool_ceil", 1, "1,3,5,4");           /* ceil(7/2)+1, 6/2+1 */
+	expect_value(g, "pool_ceil_idx", 7, "1,3,5,4");       /* MaxPool's Indices: Y's shape, int64 */
+	/* ceil_mode's last window along W would start in the end padding: ONNX Runtime drops it, onnx 1.12 not */
+	expect_value(g, "pool_ceil_pad", 1, "1,3,6,?");
+	expect_value(g, "pool_dilated", 1, "1,3,8,6");        /* kernel 2 dilated by 2 and 3: 3 and 4 wide */
+	/* SAME over a dilated window: the spec says ceil(10/1), ONNX Runtime pads as if undilated (8) */
+	expect_value(g, "pool_same_dilated", 1, "1,3,?,9");
+	expect_value(g, "avg_same_lower", 1, "1,3,5,5");
+	expect_value(g, "lp", 1, "1,3,10,9");
+	expect_value(g, "gap", 1, "1,3,1,1");
+	expect_value(g, "convt_output_shape", 1, "1,2,20,18");     /* output_shape as given */
+	expect_value(g, "convt_pads", 1, "1,2,29,20");        /* 3*9+1+3-2, 2*8+1+5-2 */
+	expect_value(g, "convt_same", 1, "1,3,20,18");        /* SAME_UPPER: input * stride; W [3,1,3,3], group 3 */
+	free_proto(m);
+}
+
+Test(infer, normalization_index_resize_recurrent_and_loss_outputs, .init = run_setup, .fini = run_teardown)
+{
+	Onnx__ModelProto *m = written_shapes("ops_nn.onnx", 1);
+	const Onnx__GraphProto *g = m->graph;
+
+	expect_value(g, "bn_mean", 1, "3");                   /* BatchNormalization's running mean and variance */
+	expect_value(g, "bn_var", 1, "3");
+	expect_value(g, "ln_mean", 1, "1,3,1,1");             /* LayerNormalization, axis 2 */
+	expect_value(g, "ln_inv", 1, "1,3,1,1");
+	expect_value(g, "d2s", 1, "1,3,20,18");
+	expect_value(g, "s2d", 1, "1,12,10,9");
+	expect_value(g, "onehot", 1, "2,5,3");                /* depth 5 inserted at axis 1 */
+	expect_value(g, "gathernd", 1, "2,1");
+	expect_value(g, "split_a", 1, "1,3,3,9");             /* split [3, 7] on axis 2 */
+	expect_value(g, "split_b", 1, "1,3,7,9");
+	expect_value(g, "split_e", 1, "1,1,10,9");            /* three equal parts of axis 1 */
+	expect_value(g, "resize_scales", 1, "1,3,20,4");      /* floor(9 * 0.5) */
+	expect_value(g, "resize_sizes", 1, "1,3,5,5");
+	expect_value(g, "einsum", 1, "2,3,5");                /* bij,bjk->bik */
+	expect_value(g, "einsum_implicit", 1, "2,4,3");       /* bji: b, i, j */
+	expect_value(g, "lstm_y", 1, "5,2,2,6");              /* bidirectional, hidden 6 */
+	expect_value(g, "lstm_c", 1, "2,2,6");
+	expect_value(g, "rnn_y", 1, "2,1,5,7");
+	expect_value(g, "rnn_h", 1, "1,5,7");
+	expect_value(g, "nll", 1, "2,3");                     /* reduction none: [N, d1] */
+	expect_value(g, "sce", 1, "");                        /* reduction mean: a scalar */
+	expect_value(g, "sce_log_prob", 1, "2,5,3");
+	expect_value(g, "hann", 1, "8");
+	expect_value(g, "uniq_y", 1, "?,3");                  /* axis 0: as many rows as are unique */
+	expect_value(g, "uniq_inv", 7, "4");                  /* one per row of the input */
+	expect_value(g, "eye", 7, "4,5");                     /* dtype int64 */
+	expect_value(g, "grid_sample", 1, "1,3,6,7");
+	expect_value(g, "gather_elements", 1, "4,2");         /* the indices' shape */
+	expect_value(g, "dq_y", 2, "1,3,10,9");               /* DynamicQuantizeLinear: uint8, scalars */
+	expect_value(g, "dq_scale", 1, "");
+	expect_value(g, "dq_zero", 2, "");
+	expect_value(g, "if_out", 1, "2,3");                  /* what both branches declare */
+	expect_value(g, "scan_state", 1, "2");                /* the initial state and the body agree */
+	expect_value(g, "scan_out", 1, "3,2");                /* one [2] per row of the [3,2] scan input */
+	expect_value(g, "loop_state", 1, "2");
+	expect_value(g, "loop_out", 1, "?,2");                /* one [2] per iteration, however many */
+	free_proto(m);
+}
+
+/* The new rules feed the cuts of a split: every shard's boundary is described by them. */
+Test(infer, convolution_and_pooling_chains_split)
+{
+	expect_round_trip("ops_conv.onnx", "100", 4);
+}
+
+Test(infer, normalization_index_resize_recurrent_and_loss_chains_split)
+{
+	expect_round_trip("ops_nn.onnx", "100", 4);
+}
+
+/* 40 windows of random attributes: each output crosses a cut, its dims declared as inferred, fed by ONNX Runtime. */
+Test(infer, random_convolution_and_pooling_windows_split)
+{
+	expect_round_trip("ops_windows.onnx", "1K", 4);
 }

@@ -356,13 +356,13 @@ cli_parse(cli_args *a, int argc, char **argv, unsigned flags, void (*usage)(FILE
 			a->shrink.fold_grow = 1;
 		} else if ((flags & (CLI_SHRINK | CLI_PASSES)) && is_opt(arg, o_fold_inexact, &value) && value == NULL) {
 			a->shrink.fold_inexact = 1;
-		} else if ((flags & CLI_PASSES) && is_opt(arg, o_input_shape, &value)) {
+		} else if ((flags & (CLI_SHRINK | CLI_PASSES)) && is_opt(arg, o_input_shape, &value)) {
 			if ((v = value_of(value, argc, argv, &i)) == NULL || strchr(v, '=') == NULL)
 				return cli_usage_error("--input-shape takes NAME=DIM,DIM,... such as x=1,3,224,224");
 			if (cli_list_push(&a->input_shapes, v, strlen(v)) < 0)
 				return cli_usage_error("out of memory");
-		} else if ((flags & CLI_PASSES) && is_opt(arg, o_write_shapes, &value) && value == NULL) {
-			a->write_shapes = 1;
+		} else if ((flags & (CLI_SHRINK | CLI_PASSES)) && is_opt(arg, o_write_shapes, &value) && value == NULL) {
+			a->shrink.write_shapes = 1;
 		} else if ((flags & CLI_EXTERNAL) && is_opt(arg, o_ext, &value) && value == NULL) {
 			a->shrink.external_data = 1;
 		} else if ((flags & CLI_STORE) && is_opt(arg, o_store, &value)) {
@@ -404,6 +404,11 @@ cli_parse(cli_args *a, int argc, char **argv, unsigned flags, void (*usage)(FILE
 		fprintf(stderr, "%s: error: %s is read-only; give --force to replace it\n", prog, a->pos[1]);
 		return CLI_FAILED;
 	}
+	/* the optimizer's shapes: scs4onnx-optimize's own, the others' with --optimize */
+	if (!(flags & CLI_PASSES) && !a->shrink.optimize && (a->input_shapes.n || a->shrink.write_shapes))
+		return cli_usage_error("--input-shape and --write-shapes go with --optimize");
+	a->shrink.input_shapes = (const char *const *)a->input_shapes.items;
+	a->shrink.n_input_shapes = a->input_shapes.n;
 	a->shrink.forced_op_names = (const char *const *)a->op_names.items;
 	a->shrink.n_forced_op_names = a->op_names.n;
 	a->shrink.forced_constant_names = (const char *const *)a->constant_names.items;

@@ -23,7 +23,8 @@ typedef struct cli_list {
 
 /* Which flags a tool takes (cli_parse). */
 enum {
-	CLI_SHRINK = 1,           /* -m, -fo, -fc, -d and their spellings, --optimize */
+	CLI_SHRINK = 1,           /* -m, -fo, -fc, -d and their spellings, --optimize (with --fold-*,
+	                             --input-shape, --write-shapes) */
 	CLI_EXTERNAL = 2,         /* --external-data */
 	CLI_STORE = 4,            /* --store DIR */
 	CLI_SHARDS = 8,           /* --max-shard-size SIZE */
@@ -44,8 +45,7 @@ typedef struct cli_args {
 	int keep_work, no_dedup;
 	int force;                /* -f / --force */
 	cli_list passes, skip;    /* -p, --skip */
-	cli_list input_shapes;    /* --input-shape NAME=DIMS (repeatable) */
-	int write_shapes;         /* --write-shapes */
+	cli_list input_shapes;    /* --input-shape NAME=DIMS (repeatable; shrink.input_shapes lists them) */
 } cli_args;
 
 /*
@@ -82,6 +82,10 @@ typedef struct cli_help {
 #define CLI_HELP_FOLD_GROW { "    --fold-grow", "with --optimize: also folds that make the model bigger" }
 #define CLI_HELP_FOLD_INEXACT { "    --fold-inexact", "with --optimize: also fold Exp, Pow, Tanh, ... and\n" \
 	"float sums, which a runtime may round otherwise" }
+#define CLI_HELP_INPUT_SHAPE { "    --input-shape NAME=DIMS", "with --optimize: graph input NAME takes these\n" \
+	"dims (such as x=1,3,224,224; repeatable), for\n" "shape inference and folding, and in OUTPUT" }
+#define CLI_HELP_WRITE_SHAPES { "    --write-shapes", "with --optimize: write the inferred shapes of\n" \
+	"the main graph's values to value_info" }
 #define CLI_HELP_END { "-h, --help", "show this help" }, { "    --version", "show the version" }, { NULL, NULL }
 
 /*

@@ -97,8 +97,8 @@ main(int argc, char **argv)
 	o.fold_size_limit = a.shrink.fold_size_limit;
 	o.fold_grow = a.shrink.fold_grow;
 	o.fold_inexact = a.shrink.fold_inexact;
-	o.input_shapes = (const char *const *)a.input_shapes.items;
-	o.n_input_shapes = a.input_shapes.n;
-	o.write_shapes = a.write_shapes;
+	o.input_shapes = a.shrink.input_shapes;
+	o.n_input_shapes = a.shrink.n_input_shapes;
+	o.write_shapes = a.shrink.write_shapes;
 	return cli_finish(&a, &rep, scs_optimize(&rep, a.pos[0], a.pos[1], &o));
 }

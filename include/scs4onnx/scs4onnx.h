@@ -87,6 +87,11 @@ typedef struct scs_shrink_options {
 	int fold_grow;                              /* with optimize: 1: also folds that make the model bigger */
 	int fold_inexact;                           /* with optimize: 1: also fold the math library's functions
 	                                               and float sums of more than two terms */
+	const char *const *input_shapes;            /* with optimize: "NAME=1,3,224,224": graph input NAME takes
+	                                               these dims (as scs_optimize_options.input_shapes) */
+	size_t n_input_shapes;
+	int write_shapes;                           /* 1: write the inferred shapes of the main graph's values
+	                                               to value_info (scs_big: of the joined model) */
 } scs_shrink_options;
 
 /*

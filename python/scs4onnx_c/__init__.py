@@ -86,15 +86,25 @@ def _shrink_options(mode, op_names, constant_names, disable_auto_downcast, optim
     return o, (keep_ops, keep_constants)
 
 
+def _shapes(o, input_shape, write_shapes):
+    """Set @o's input_shapes and write_shapes; returns what must live as long as @o.
+    input_shape: {name: dims}, or a list of "NAME=1,3,224,224" strings."""
+    if isinstance(input_shape, dict):
+        input_shape = ['%s=%s' % (k, ','.join(str(int(d)) for d in v)) for k, v in input_shape.items()]
+    o.input_shapes, o.n_input_shapes, keep = _lib.names_arg(input_shape)
+    o.write_shapes = 1 if write_shapes else 0
+    return keep
+
+
 def shrink(input, output, mode='shrink', forced_extraction_op_names=None, forced_extraction_constant_names=None,
            disable_auto_downcast=False, optimize=False, external_data=False, store=None, fold_size_limit=None,
-           fold_grow=False, fold_inexact=False):
+           fold_grow=False, fold_inexact=False, input_shape=None, write_shapes=False):
     """scs4onnx-shrink on paths: shrink the model at @input (any size, inline
     or with external data) into @output, and return the report as a dict.
     mode 'npy' and forced extraction write <output stem>_exported_<name>.npy
     beside @output (report['npy'] lists them). optimize: the optimizer's
-    default passes first (fold_size_limit, fold_grow, fold_inexact: as in
-    optimize()).
+    default passes first (fold_size_limit, fold_grow, fold_inexact,
+    input_shape, write_shapes: as in optimize()).
     external_data: write the data file
     OUTPUT.<16 hex>.data even when the model fits inline. store: a folder
     keeping the payloads between runs. Needs no onnx module.
@@ -103,6 +113,7 @@ def shrink(input, output, mode='shrink', forced_extraction_op_names=None, forced
                               disable_auto_downcast, optimize, external_data, store)
     o.fold_size_limit, o.fold_grow = _size(fold_size_limit, 'fold_size_limit'), 1 if fold_grow else 0
     o.fold_inexact = 1 if fold_inexact else 0
+    keep_shapes = _shapes(o, input_shape, write_shapes)
     return _lib.call('scs_shrink', input, output, o)
 
 
@@ -255,7 +266,8 @@ def merge(directory, output, no_dedup=False, external_data=False, store=None):
 
 def big(input, output, mode='shrink', forced_extraction_op_names=None, forced_extraction_constant_names=None,
         disable_auto_downcast=False, external_data=False, store=None, max_shard_size=None, work=None,
-        keep_work=False, optimize=False, fold_size_limit=None, fold_grow=False, fold_inexact=False):
+        keep_work=False, optimize=False, fold_size_limit=None, fold_grow=False, fold_inexact=False,
+        input_shape=None, write_shapes=False):
     """scs4onnx-big: the one-shot journey for models of any size (2 GiB and
     over): split, shrink each shard, merge, global dedup, then npy mode and
     forced extraction on the joined model, reading @input once. The shrink
@@ -263,13 +275,15 @@ def big(input, output, mode='shrink', forced_extraction_op_names=None, forced_ex
     folder for the temporary store (default: beside @output); keep_work:
     also write the shards to work/shards; optimize: the optimizer's default
     passes on the whole model first (fold_size_limit, fold_grow,
-    fold_inexact: as in optimize()). Returns the report as a dict (with
+    fold_inexact, input_shape: as in optimize()); write_shapes: the joined
+    model's inferred shapes to value_info. Returns the report as a dict (with
     report['stages']). Raises Error."""
     o = _lib.BigOptions()
     o.shrink, keep = _shrink_options(mode, forced_extraction_op_names, forced_extraction_constant_names,
                                      disable_auto_downcast, optimize, external_data, store)
     o.shrink.fold_size_limit, o.shrink.fold_grow = _size(fold_size_limit, 'fold_size_limit'), 1 if fold_grow else 0
     o.shrink.fold_inexact = 1 if fold_inexact else 0
+    keep_shapes = _shapes(o.shrink, input_shape, write_shapes)
     o.max_shard_len = _size(max_shard_size)
     o.work_dir = _dir_arg(work)
     o.keep_work = 1 if keep_work else 0
@@ -305,10 +319,7 @@ def optimize(input, output, passes=None, skip=None, external_data=False, store=N
     o.skip, o.n_skip, keep_skip = _lib.names_arg(_pass_names(skip))
     o.fold_size_limit, o.fold_grow = _size(fold_size_limit, 'fold_size_limit'), 1 if fold_grow else 0
     o.fold_inexact = 1 if fold_inexact else 0
-    if isinstance(input_shape, dict):
-        input_shape = ['%s=%s' % (k, ','.join(str(int(d)) for d in v)) for k, v in input_shape.items()]
-    o.input_shapes, o.n_input_shapes, keep_shapes = _lib.names_arg(input_shape)
-    o.write_shapes = 1 if write_shapes else 0
+    keep_shapes = _shapes(o, input_shape, write_shapes)
     o.external_data = 1 if external_data else 0
     o.store_dir = _dir_arg(store)
     return _lib.call('scs_optimize', input, output, o)

@@ -73,6 +73,9 @@ class ShrinkOptions(ctypes.Structure):
         ('fold_size_limit', ctypes.c_uint64),
         ('fold_grow', ctypes.c_int),
         ('fold_inexact', ctypes.c_int),
+        ('input_shapes', _names),
+        ('n_input_shapes', ctypes.c_size_t),
+        ('write_shapes', ctypes.c_int),
     ]
 
 

@@ -28,6 +28,26 @@ Files written to OUTDIR:
   ops_reduce.onnx   reductions with axes as attribute, input or none,
                     ArgMax/ArgMin, Concat, TopK, Cast, CastLike, Greater,
                     Where, Not (opset 15).
+  ops_conv.onnx     Conv (auto_pad SAME_UPPER and SAME_LOWER, dilations,
+                    asymmetric pads, group), MaxPool (ceil_mode, a ceil_mode
+                    window starting in the end padding, dilations, with
+                    SAME_UPPER, Indices),
+                    AveragePool, LpPool, GlobalAveragePool, ConvTranspose
+                    (output_shape, pads with output_padding and dilations,
+                    SAME_UPPER with group) (opset 17). Each value the tests
+                    read goes through an Identity to a graph output.
+  ops_nn.onnx       BatchNormalization in training mode, LayerNormalization's
+                    Mean and InvStdDev, DepthToSpace, SpaceToDepth, OneHot,
+                    GatherND, Split (sizes, equal parts), Resize (scales,
+                    sizes), Einsum (explicit, implicit), LSTM, RNN,
+                    NegativeLogLikelihoodLoss, SoftmaxCrossEntropyLoss,
+                    HannWindow, Unique, EyeLike, GridSample, GatherElements,
+                    DynamicQuantizeLinear, If with declared branch outputs,
+                    Scan and Loop (opset 17), the same way.
+  ops_windows.onnx  40 Conv, MaxPool, AveragePool, LpPool and ConvTranspose
+                    nodes on X [1,3,13,11] with seeded random kernels,
+                    strides, dilations, pads or auto_pad, ceil_mode and
+                    output_padding, each probed the same way.
 """
 
 import os
@@ -194,8 +214,156 @@ def gen_ops_reduce(outdir):
     return save(model(nodes, [vi("X", FLOAT, [2, 3, 4])], outputs, inits, opset=15), outdir, "ops_reduce.onnx")
 
 
+def probed(nodes, probes, inputs, inits, filename, outdir):
+    """The model of @nodes whose values @probes ((name, rank, elem_type)) each reach a graph output through
+    an Identity (so that --write-shapes writes them)."""
+    outputs = []
+    for name, rank, elem in probes:
+        nodes.append(node("Identity", [name], ["out_" + name], "probe_" + name))
+        outputs.append(out("out_" + name, rank, elem))
+    return save(model(nodes, inputs, outputs, inits, opset=17), outdir, filename)
+
+
+def gen_ops_conv(outdir):
+    inits = [init("W433", rng_values(500, (4, 3, 3, 3))), init("W422", rng_values(501, (4, 3, 2, 2))),
+             init("W233", rng_values(502, (2, 3, 3, 3))), init("W613", rng_values(503, (6, 1, 3, 3))),
+             init("T323", rng_values(504, (3, 2, 3, 3))), init("T313", rng_values(505, (3, 1, 3, 3)))]
+    nodes = [
+        node("Conv", ["X", "W433"], ["conv_same_upper"], "conv_su", strides=[2, 2], auto_pad="SAME_UPPER"),  # [1,4,5,5]
+        node("Conv", ["X", "W422"], ["conv_same_lower"], "conv_sl", strides=[3, 3], auto_pad="SAME_LOWER"),  # [1,4,4,3]
+        node("Conv", ["X", "W233"], ["conv_dilated"], "conv_dil", dilations=[2, 1], pads=[1, 0, 1, 2],
+             strides=[1, 2]),                                                                     # [1,2,8,5]
+        node("Conv", ["X", "W613"], ["conv_group"], "conv_grp", group=3),                        # [1,6,8,7]
+        node("MaxPool", ["X"], ["pool_ceil", "pool_ceil_idx"], "maxpool_ceil", kernel_shape=[3, 3],
+             strides=[2, 2], ceil_mode=1),                                                        # [1,3,5,4]
+        node("MaxPool", ["X"], ["pool_ceil_pad"], "maxpool_ceil_pad", kernel_shape=[2, 2], strides=[2, 2],
+             pads=[1, 1, 1, 1], ceil_mode=1),                                                     # [1,3,6,?]
+        node("MaxPool", ["X"], ["pool_dilated"], "maxpool_dil", kernel_shape=[2, 2], dilations=[2, 3]),  # [1,3,8,6]
+        node("MaxPool", ["X"], ["pool_same_dilated"], "maxpool_same_dil", kernel_shape=[3, 1], dilations=[2, 1],
+             auto_pad="SAME_UPPER"),                                                              # [1,3,?,9]
+        node("AveragePool", ["X"], ["avg_same_lower"], "avgpool_sl", kernel_shape=[3, 3], strides=[2, 2],
+             auto_pad="SAME_LOWER"),                                                              # [1,3,5,5]
+        node("LpPool", ["X"], ["lp"], "lppool", kernel_shape=[2, 2], pads=[0, 0, 1, 1]),          # [1,3,10,9]
+        node("GlobalAveragePool", ["X"], ["gap"], "gap"),                                         # [1,3,1,1]
+        node("ConvTranspose", ["X", "T323"], ["convt_output_shape"], "convt_os", strides=[2, 2],
+             output_shape=[20, 18]),                                                              # [1,2,20,18]
+        node("ConvTranspose", ["X", "T323"], ["convt_pads"], "convt_pads", strides=[3, 2], pads=[1, 2, 1, 0],
+             output_padding=[1, 1], dilations=[1, 2]),                                            # [1,2,29,20]
+        node("ConvTranspose", ["X", "T313"], ["convt_same"], "convt_same", strides=[2, 2], group=3,
+             auto_pad="SAME_UPPER"),                                                              # [1,3,20,18]
+    ]
+    probes = [(v, 4, FLOAT) for v in ("conv_same_upper", "conv_same_lower", "conv_dilated", "conv_group", "pool_ceil",
+                                      "pool_ceil_pad", "pool_dilated", "pool_same_dilated", "avg_same_lower", "lp",
+                                      "gap", "convt_output_shape", "convt_pads", "convt_same")]
+    probes.append(("pool_ceil_idx", 4, INT64))
+    return probed(nodes, probes, [vi("X", FLOAT, [1, 3, 10, 9])], inits, "ops_conv.onnx", outdir)
+
+
+def gen_ops_windows(outdir):
+    """40 convolution and pooling windows of random (seeded) attributes over X [1,3,13,11]."""
+    rng = np.random.RandomState(700)
+    nodes, inits, probes = [], [], []
+    for i in range(40):
+        op = ["Conv", "MaxPool", "AveragePool", "LpPool", "ConvTranspose"][rng.randint(5)]
+        k = [int(rng.randint(1, 5)), int(rng.randint(1, 5))]
+        s = [int(rng.randint(1, 4)), int(rng.randint(1, 4))]
+        d = [int(rng.randint(1, 3)), int(rng.randint(1, 3))]
+        attrs = {"kernel_shape": k, "strides": s}
+        pad = ["NOTSET", "SAME_UPPER", "SAME_LOWER", "VALID"][rng.randint(4)]
+        if op == "MaxPool" or (op in ("Conv", "ConvTranspose") and not pad.startswith("SAME")):
+            attrs["dilations"] = d     # ONNX Runtime's Conv takes no dilations with SAME
+        if pad == "NOTSET":
+            attrs["pads"] = [int(rng.randint(0, k[a % 2])) for a in range(4)]
+        else:
+            attrs["auto_pad"] = pad
+        if op in ("MaxPool", "AveragePool"):
+            attrs["ceil_mode"] = int(rng.randint(2))
+        inputs = ["X"]
+        if op == "Conv":
+            inits.append(init("W%d" % i, rng_values(800 + i, (2, 3, k[0], k[1]))))
+            inputs.append("W%d" % i)
+        elif op == "ConvTranspose":
+            inits.append(init("W%d" % i, rng_values(800 + i, (3, 2, k[0], k[1]))))
+            inputs.append("W%d" % i)
+            attrs["output_padding"] = [int(rng.randint(s[a])) for a in range(2)]
+        nodes.append(node(op, inputs, ["w%d" % i], "window_%d" % i, **attrs))
+        probes.append(("w%d" % i, 4, FLOAT))
+    return probed(nodes, probes, [vi("X", FLOAT, [1, 3, 13, 11])], inits, "ops_windows.onnx", outdir)
+
+
+def branch(name, value):
+    """A branch of an If: a [2,3] constant, declared so."""
+    return helper.make_graph([node("Constant", [], [name + "_c"], name + "_c", value=helper.make_tensor(
+        name + "_v", FLOAT, [2, 3], [value] * 6))], name, [], [vi(name + "_c", FLOAT, [2, 3])])
+
+
+def gen_ops_nn(outdir):
+    inits = [init("scale3", rng_values(600, (3,))), init("bias3", rng_values(601, (3,))),
+             init("mean3", np.zeros(3, np.float32)), init("var3", np.ones(3, np.float32)),
+             init("scale9", rng_values(602, (10, 9))), ints("onehot_idx", [[0, 1, 4], [3, 2, 1]]), ints("depth", 5),
+             init("onehot_values", np.array([0.0, 1.0], np.float32)), init("nd_data", rng_values(603, (2, 3, 4))),
+             ints("nd_idx", [[[0, 1]], [[2, 3]]]), ints("split_37", [3, 7]),
+             init("scales", np.array([1.0, 1.0, 2.0, 0.5], np.float32)), ints("sizes", [1, 3, 5, 5]),
+             init("mm_a", rng_values(604, (2, 3, 4))), init("mm_b", rng_values(605, (2, 4, 5))),
+             init("lstm_w", rng_values(606, (2, 24, 4))), init("lstm_r", rng_values(607, (2, 24, 6))),
+             init("rnn_x", rng_values(608, (2, 5, 4))), init("rnn_w", rng_values(609, (1, 7, 4))),
+             init("rnn_r", rng_values(610, (1, 7, 7))), init("seq_x", rng_values(611, (5, 2, 4))),
+             init("loss_x", rng_values(612, (2, 5, 3))), ints("loss_t", [[0, 4, 2], [1, 3, 3]]), ints("win", 8),
+             init("uniq_x", np.array([[1, 2, 3], [1, 2, 3], [4, 5, 6], [1, 2, 3]], np.float32)),
+             init("eye_x", np.zeros((4, 5), np.float32)), init("grid", rng_values(613, (1, 6, 7, 2))),
+             ints("ge_idx", [[0, 1], [2, 0], [1, 1], [4, 3]]), init("cond", np.array(True)),
+             init("state2", np.zeros(2, np.float32)), init("seq32", rng_values(614, (3, 2))), ints("trips", 4)]
+    nodes = [
+        node("BatchNormalization", ["X", "scale3", "bias3", "mean3", "var3"], ["bn", "bn_mean", "bn_var"], "bn",
+             training_mode=1),                                                         # [1,3,10,9], [3], [3]
+        node("LayerNormalization", ["X", "scale9"], ["ln", "ln_mean", "ln_inv"], "ln", axis=2),   # [1,3,1,1]
+        node("Concat", ["X", "X", "X", "X"], ["x12"], "concat", axis=1),               # [1,12,10,9]
+        node("DepthToSpace", ["x12"], ["d2s"], "d2s", blocksize=2, mode="CRD"),        # [1,3,20,18]
+        node("SpaceToDepth", ["d2s"], ["s2d"], "s2d", blocksize=2),                    # [1,12,10,9]
+        node("OneHot", ["onehot_idx", "depth", "onehot_values"], ["onehot"], "onehot", axis=1),   # [2,5,3]
+        node("GatherND", ["nd_data", "nd_idx"], ["gathernd"], "gathernd", batch_dims=1),   # [2,1]
+        node("Split", ["X", "split_37"], ["split_a", "split_b"], "split_sizes", axis=2),   # [1,3,3,9], [1,3,7,9]
+        node("Split", ["X"], ["split_c", "split_d", "split_e"], "split_equal", axis=1),    # [1,1,10,9] each
+        node("Resize", ["X", "", "scales"], ["resize_scales"], "resize_scales"),       # [1,3,20,4]
+        node("Resize", ["X", "", "", "sizes"], ["resize_sizes"], "resize_sizes"),      # [1,3,5,5]
+        node("Einsum", ["mm_a", "mm_b"], ["einsum"], "einsum", equation="bij,bjk->bik"),   # [2,3,5]
+        node("Einsum", ["mm_a"], ["einsum_implicit"], "einsum_implicit", equation="bji"),  # b, i, j: [2,4,3]
+        node("LSTM", ["seq_x", "lstm_w", "lstm_r"], ["lstm_y", "lstm_h", "lstm_c"], "lstm", hidden_size=6,
+             direction="bidirectional"),                                               # [5,2,2,6], [2,2,6]
+        node("RNN", ["rnn_x", "rnn_w", "rnn_r"], ["rnn_y", "rnn_h"], "rnn", hidden_size=7),  # [2,1,5,7], [1,5,7]
+        node("NegativeLogLikelihoodLoss", ["loss_x", "loss_t"], ["nll"], "nll", reduction="none"),    # [2,3]
+        node("SoftmaxCrossEntropyLoss", ["loss_x", "loss_t"], ["sce", "sce_log_prob"], "sce"),     # [], [2,5,3]
+        node("HannWindow", ["win"], ["hann"], "hann"),                                 # [8]
+        node("Unique", ["uniq_x"], ["uniq_y", "uniq_idx", "uniq_inv", "uniq_count"], "unique", axis=0),
+        node("EyeLike", ["eye_x"], ["eye"], "eyelike", dtype=INT64),                   # [4,5] int64
+        node("GridSample", ["X", "grid"], ["grid_sample"], "gridsample"),              # [1,3,6,7]
+        node("GatherElements", ["eye_x", "ge_idx"], ["gather_elements"], "gather_elements", axis=1),  # [4,2]
+        node("DynamicQuantizeLinear", ["X"], ["dq_y", "dq_scale", "dq_zero"], "dql"),  # [1,3,10,9] uint8, [], []
+        node("If", ["cond"], ["if_out"], "if", then_branch=branch("then", 1.0), else_branch=branch("else", 2.0)),
+        node("Scan", ["state2", "seq32"], ["scan_state", "scan_out"], "scan", num_scan_inputs=1, body=helper.make_graph(
+            [node("Add", ["s", "x"], ["s_next"], "add"), node("Identity", ["s_next"], ["y"], "copy")], "scan_body",
+            [vi("s", FLOAT, [2]), vi("x", FLOAT, [2])], [vi("s_next", FLOAT, [2]), vi("y", FLOAT, [2])])),
+        node("Loop", ["trips", "", "state2"], ["loop_state", "loop_out"], "loop", body=helper.make_graph(
+            [node("Identity", ["c"], ["c_out"], "cond"), node("Add", ["v", "v"], ["v_next"], "double"),
+             node("Identity", ["v_next"], ["v_scan"], "copy")], "loop_body",
+            [vi("i", INT64, []), vi("c", TensorProto.BOOL, []), vi("v", FLOAT, [2])],
+            [vi("c_out", TensorProto.BOOL, []), vi("v_next", FLOAT, [2]), vi("v_scan", FLOAT, [2])])),
+    ]
+    u8 = TensorProto.UINT8
+    probes = [("bn_mean", 1, FLOAT), ("bn_var", 1, FLOAT), ("ln_mean", 4, FLOAT), ("ln_inv", 4, FLOAT),
+              ("d2s", 4, FLOAT), ("s2d", 4, FLOAT), ("onehot", 3, FLOAT), ("gathernd", 2, FLOAT),
+              ("split_a", 4, FLOAT), ("split_b", 4, FLOAT), ("split_e", 4, FLOAT), ("resize_scales", 4, FLOAT),
+              ("resize_sizes", 4, FLOAT), ("einsum", 3, FLOAT), ("einsum_implicit", 3, FLOAT), ("lstm_y", 4, FLOAT),
+              ("lstm_c", 3, FLOAT), ("rnn_y", 4, FLOAT), ("rnn_h", 3, FLOAT), ("nll", 2, FLOAT), ("sce", 0, FLOAT),
+              ("sce_log_prob", 3, FLOAT), ("hann", 1, FLOAT), ("uniq_y", 2, FLOAT), ("uniq_inv", 1, INT64),
+              ("eye", 2, INT64), ("grid_sample", 4, FLOAT), ("gather_elements", 2, FLOAT), ("dq_y", 4, u8),
+              ("dq_scale", 0, FLOAT), ("dq_zero", 0, u8), ("if_out", 2, FLOAT),
+              ("scan_state", 1, FLOAT), ("scan_out", 2, FLOAT), ("loop_state", 1, FLOAT), ("loop_out", 2, FLOAT)]
+    return probed(nodes, probes, [vi("X", FLOAT, [1, 3, 10, 9])], inits, "ops_nn.onnx", outdir)
+
+
 GENERATORS = [gen_concat70, gen_sum70, gen_relu254_split, gen_split80, gen_ops_matmul, gen_ops_reshape,
-              gen_ops_reduce]
+              gen_ops_reduce, gen_ops_conv, gen_ops_nn, gen_ops_windows]
 
 
 if __name__ == "__main__":

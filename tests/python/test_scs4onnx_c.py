@@ -439,6 +439,20 @@ class TestPathFunctions(Base):
         with self.assertRaises(scs4onnx_c.Error):
             scs4onnx_c.optimize(src, os.path.join(self.py, 'x.onnx'), input_shape=['Q=1'])
 
+    def test_input_shape_and_write_shapes_with_optimize(self):
+        """shrink() and big() take input_shape and write_shapes as the tools take them with --optimize."""
+        src = self.model('fold_dynamic.onnx')
+        for fn, tool in ((scs4onnx_c.shrink, 'shrink'), (scs4onnx_c.big, 'big')):
+            fn(src, os.path.join(self.py, tool + '.onnx'), optimize=True, input_shape={'X': [2, 3, 4]},
+               write_shapes=True)
+            cli(tool, src, os.path.join(self.cli, tool + '.onnx'), '--optimize', '--input-shape', 'X=2,3,4',
+                '--write-shapes')
+            m = onnx.load(os.path.join(self.py, tool + '.onnx'))
+            self.assertEqual([d.dim_value for d in m.graph.input[0].type.tensor_type.shape.dim], [2, 3, 4], tool)
+            self.assertEqual([(vi.name, [d.dim_value for d in vi.type.tensor_type.shape.dim])
+                              for vi in m.graph.value_info], [('r', [2, 12])], tool)
+        self.assertSameFolders(self.py, self.cli)
+
     def test_fold_inexact(self):
         """fold_inexact reaches the library as the tools' --fold-inexact, in optimize(), shrink() and big()."""
         src = self.model('fold_inexact.onnx')

@@ -1,0 +1,72 @@
+/*
+ * infer_impl.h: what the shape rules (infer.c, infer_nn.c) share: the
+ * constants a rule may read, attributes, dim arithmetic and broadcasting.
+ * Private to shape inference.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#ifndef SCS_INFER_IMPL_H
+#define SCS_INFER_IMPL_H
+
+#include <stdint.h>
+
+#include "infer.h"
+#include "strmap.h"
+
+/* At most this many values of a constant are read by a rule (Reshape's shape, axes, scales, ...). */
+#define SCS_INFER_MAX_CONST 64
+
+/* The constants of the graph (initializers, Constant nodes) by name. */
+typedef struct scs_infer_consts {
+	scs_strmap by_name;       /* name -> index into t */
+	const Onnx__TensorProto **t;
+	size_t n, cap;
+} scs_infer_consts;
+
+/* Attribute @name of @n, or NULL; its integer, or @dflt when absent. */
+const Onnx__AttributeProto *scs_infer_attr(const Onnx__NodeProto *n, const char *name);
+int64_t scs_infer_attr_int(const Onnx__NodeProto *n, const char *name, int64_t dflt);
+
+/* 1 when @n's string attribute @name is @value (@dflt_match when the attribute is absent). */
+int scs_infer_attr_is(const Onnx__NodeProto *n, const char *name, const char *value, int dflt_match);
+
+/* The int64 (or int32) values of constant @name into @out (SCS_INFER_MAX_CONST at most): count, or -1. */
+int scs_infer_const_ints(scs_infer *inf, const scs_infer_consts *c, const char *name, int64_t *out);
+
+/* The one number of constant @name (int32, int64, float, double) in *out: 1, or 0 when it is not one. */
+int scs_infer_const_number(scs_infer *inf, const scs_infer_consts *c, const char *name, double *out);
+
+/* The float (float32) values of constant @name into @out (SCS_INFER_MAX_CONST at most): count, or -1. */
+int scs_infer_const_floats(scs_infer *inf, const scs_infer_consts *c, const char *name, float *out);
+
+/* @f gets rank @rank, every dim unknown. */
+void scs_infer_unknown_dims(scs_vfacts *f, int rank);
+
+/* numpy broadcasting of @a and @b into @out (which may be @a); 0 when a rank is unknown. */
+int scs_infer_broadcast(const scs_vfacts *a, const scs_vfacts *b, scs_vfacts *out);
+
+/* Known dims add and multiply; -1 when either is unknown or the result passes INT64_MAX (a file's dims can). */
+static inline int64_t
+scs_infer_dim_add(int64_t a, int64_t b)
+{
+	return a < 0 || b < 0 || a > INT64_MAX - b ? -1 : a + b;
+}
+
+static inline int64_t
+scs_infer_dim_mul(int64_t a, int64_t b)
+{
+	return a < 0 || b < 0 || (a != 0 && b > INT64_MAX / a) ? -1 : a * b;
+}
+
+/*
+ * The shapes and element types of the neural-network operators' outputs
+ * (infer_nn.c: convolution, pooling, normalization, recurrent layers,
+ * losses, index and quantization operators, window functions, ...).
+ * Output @j of @n into @o (rank -1 when unknown; o->elem > 0 when the rule
+ * settles the type, else the schema does), from its inputs' facts @in.
+ * 1 when the rule knows @n's operator, 0 when the general rules must do.
+ */
+int scs_infer_nn(scs_infer *inf, const scs_infer_consts *c, const Onnx__NodeProto *n, const scs_vfacts *in, size_t j,
+    scs_vfacts *o);
+
+#endif
