@@ -297,7 +297,7 @@ static int
 convert(val v, int from, int dt, val *r)
 {
 	int to = class_of(dt);
-	unsigned width = (unsigned)scs_eval_esize(dt) * 8;
+	unsigned width;
 	double d, lo, hi;
 
 	if (dt == SCS_DT_BOOL) {
@@ -316,6 +316,7 @@ convert(val v, int from, int dt, val *r)
 		}
 		if (isnan(d))
 			return 1;
+		width = (unsigned)scs_eval_esize(dt) * 8;
 		lo = to == CL_S ? -ldexp(1.0, (int)width - 1) : 0;
 		hi = to == CL_S ? ldexp(1.0, (int)width - 1) : ldexp(1.0, (int)width);
 		if (!(d > lo - 1 && d < hi))
@@ -599,7 +600,7 @@ scs_eval_ew_run(const scs_eval_ew *p, scs_eval_call *c, uint64_t first, uint64_t
 		val r = { 0 };
 
 		for (size_t j = 0; j < p->k; j++)
-			x[j] = in[j] + (p->full[j] ? i : walk && j < p->bc.k ? b.off[j] : 0) * e[j];
+			x[j] = in[j] + (p->full[j] ? i * e[j] : walk && j < p->bc.k ? b.off[j] * e[j] : 0);
 		switch (p->fn) {
 		case EW_UNARY:
 			r = load(x[0], dt[0]);
