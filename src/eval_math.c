@@ -298,7 +298,7 @@ convert(val v, int from, int dt, val *r)
 {
 	int to = class_of(dt);
 	unsigned width;
-	double d, lo, hi;
+	double d, lo, hi, half;
 
 	if (dt == SCS_DT_BOOL) {
 		r->u = from == CL_F ? v.f != 0 : from == CL_D ? v.d != 0 : v.u != 0;
@@ -317,8 +317,10 @@ convert(val v, int from, int dt, val *r)
 		if (isnan(d))
 			return 1;
 		width = (unsigned)scs_eval_esize(dt) * 8;
-		lo = to == CL_S ? -ldexp(1.0, (int)width - 1) : 0;
-		hi = to == CL_S ? ldexp(1.0, (int)width - 1) : ldexp(1.0, (int)width);
+		/* 2^(width-1) and 2^width exactly, without a call to the math library per element */
+		half = (double)((uint64_t)1 << (width - 1));
+		lo = to == CL_S ? -half : 0;
+		hi = to == CL_S ? half : 2 * half;
 		if (!(d > lo - 1 && d < hi))
 			return 1;
 		if (to == CL_S)
