@@ -599,3 +599,33 @@ Test(fold, elementwise_folds_over_several_chunks_stream_in_windows)
 	free_proto(m);
 	expect_same_in_ort("fold_stream.onnx");
 }
+
+/*
+ * A kernel that works on whole tensors (Transpose) does not hold more than
+ * 64 MiB however high the size limit: a 64.06 MiB input is left alone,
+ * with the reason, and nothing that size is allocated.
+ */
+Test(fold, a_whole_tensor_kernel_refuses_an_input_too_large_to_hold)
+{
+	static const char *const passes[] = { "fold_constants" };
+	scs_optimize_options o = { .passes = passes, .n_passes = 1, .fold_size_limit = (uint64_t)1 << 30,
+		.fold_grow = 1 };
+	char *in = path_in(dir, "fold_hold.onnx"), *text;
+	Onnx__ModelProto *m;
+
+	cr_assert_eq(run(&text, "/usr/bin/python3 '%s/tests/e2e/gen_fold_models.py' --hold '%s'", SCS_TEST_SRC_DIR, dir),
+	    0, "%s", text);
+	free(text);
+	free(out);
+	out = path_in(dir, "held.onnx");
+	scs_eval_largest_for_tests(1);
+	cr_assert_eq(scs_optimize(&rep, in, out, &o), SCS_OK, "%s", scs_err_msg());
+	cr_assert_lt(scs_eval_largest_for_tests(0), 64 << 20);
+	cr_assert_eq(folded(), 0);
+	cr_assert(left_has("transpose", "input too large to hold: 67174400 bytes"), "%s",
+	    rep.left.n ? rep.left.items[0].detail : "nothing left");
+	m = load_proto(out);
+	cr_assert_eq(count_ops(m->graph, "Transpose"), 1);
+	free_proto(m);
+	free(in);
+}

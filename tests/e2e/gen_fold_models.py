@@ -4,6 +4,7 @@
 
 Usage:
     /usr/bin/python3 gen_fold_models.py OUTDIR
+    /usr/bin/python3 gen_fold_models.py --hold OUTDIR   (fold_hold.onnx only)
 
 Needs python3-onnx and python3-numpy. ir_version 8, default-domain opset
 17; every model passes onnx.checker and runs in ONNX Runtime. The output is
@@ -68,6 +69,10 @@ Files written to OUTDIR:
                      time. Add(P [1100,1,1024], R [1,2,1024]) stays: no
                      input is in step with the output, and P (4.4 MB) is
                      too large to hold.
+  fold_hold.onnx     (--hold only: 64 MB, made by the test that reads it)
+                     Transpose of a float [4100,4096] constant, 64.06 MiB:
+                     over what a whole-tensor kernel may hold (64 MiB),
+                     left as too large to hold whatever the size limit.
 """
 
 import os
@@ -461,7 +466,16 @@ def streamed(outdir):
     save(model_of(nodes, [], outs, inits), outdir, "fold_stream.onnx")
 
 
+def hold(outdir):
+    t = np.ones((4100, 4096), np.float32)
+    nodes = [helper.make_node("Transpose", ["T"], ["y"], name="transpose", perm=[1, 0])]
+    save(model_of(nodes, [], [vi("y", TensorProto.FLOAT, [4096, 4100])], [const("T", t)]), outdir, "fold_hold.onnx")
+
+
 def main():
+    if sys.argv[1] == "--hold":
+        hold(sys.argv[2])
+        return
     outdir = sys.argv[1]
     reshape(outdir)
     rotary(outdir)
