@@ -402,6 +402,7 @@ stream(scs_opt_ctx *ctx, fold_io *io, scs_eval_call *c, const scs_eval_ew *p, st
 		in[j] = b->in[j];
 	}
 	win = WINDOW / widest;
+	win = p->n < win ? (p->n ? p->n : 1) : win;      /* a small result takes a small window */
 	for (size_t j = 0; j < p->k; j++)
 		if (p->full[j] && (b->in[j] = scs_eval_alloc((size_t)win * e[j])) == NULL)
 			return scs_err_set(SCS_ENOMEM, "optimizer: cannot allocate a window of a fold");
