@@ -24,7 +24,14 @@
 
 enum { CL_NONE, CL_F, CL_D, CL_S, CL_U };
 
-static int
+/* Inlined where called, so that a call with a constant element type loses its switch (cast_span). */
+#if defined(__GNUC__)
+#define INLINE static inline __attribute__((always_inline))
+#else
+#define INLINE static inline
+#endif
+
+INLINE int
 class_of(int dt)
 {
 	switch (dt) {
@@ -44,7 +51,7 @@ typedef union val {
 	uint64_t u;
 } val;
 
-static val
+INLINE val
 load(const uint8_t *p, int dt)
 {
 	val v;
@@ -64,7 +71,7 @@ load(const uint8_t *p, int dt)
 	return v;
 }
 
-static void
+INLINE void
 store(uint8_t *p, int dt, val v)
 {
 	uint32_t u32;
@@ -293,7 +300,7 @@ scs_eval_k_pow(scs_eval_call *c)
 /* ---- Cast ---- */
 
 /* @v of class @from as class @to's value for @dt; 1 when not representable (a float out of an integer's range). */
-static int
+INLINE int
 convert(val v, int from, int dt, val *r)
 {
 	int to = class_of(dt);
@@ -572,6 +579,51 @@ dequantize(const scs_eval_ew *p, const uint64_t *idx, const uint8_t *x, int xdt,
 	return y;
 }
 
+/*
+ * @count elements of element type @from (class @cl, @ex bytes) at @x cast
+ * to @odt (@eo bytes) at @o: 1 with *bad at an element out of range.
+ * Inlined: called with constant types, the compiler drops the switches.
+ */
+INLINE int
+cast_span(const uint8_t *x, int from, int cl, size_t ex, int odt, size_t eo, uint8_t *o, uint64_t count, uint64_t *bad)
+{
+	for (uint64_t i = 0; i < count; i++) {
+		val r = { 0 };
+
+		if (convert(load(x + i * ex, from), cl, odt, &r)) {
+			*bad = i;
+			return 1;
+		}
+		store(o + i * eo, odt, r);
+	}
+	return 0;
+}
+
+/* A Cast (its operand always in step with the output): the common pairs with constant types. */
+static int
+cast_run(const scs_eval_ew *p, scs_eval_call *c, uint64_t first, uint64_t count, const uint8_t *x, uint8_t *o)
+{
+	int from = c->in[p->in[0]].dtype, r;
+	uint64_t bad = 0;
+
+	if (from == SCS_DT_FLOAT && p->odt == SCS_DT_FLOAT16)
+		r = cast_span(x, SCS_DT_FLOAT, CL_F, 4, SCS_DT_FLOAT16, 2, o, count, &bad);
+	else if (from == SCS_DT_FLOAT && p->odt == SCS_DT_BFLOAT16)
+		r = cast_span(x, SCS_DT_FLOAT, CL_F, 4, SCS_DT_BFLOAT16, 2, o, count, &bad);
+	else if (from == SCS_DT_FLOAT16 && p->odt == SCS_DT_FLOAT)
+		r = cast_span(x, SCS_DT_FLOAT16, CL_F, 2, SCS_DT_FLOAT, 4, o, count, &bad);
+	else if (from == SCS_DT_FLOAT && p->odt == SCS_DT_INT32)
+		r = cast_span(x, SCS_DT_FLOAT, CL_F, 4, SCS_DT_INT32, 4, o, count, &bad);
+	else if (from == SCS_DT_INT64 && p->odt == SCS_DT_INT32)
+		r = cast_span(x, SCS_DT_INT64, CL_S, 8, SCS_DT_INT32, 4, o, count, &bad);
+	else
+		r = cast_span(x, from, p->cl, scs_eval_esize(from), p->odt, scs_eval_esize(p->odt), o, count, &bad);
+	if (r)
+		return scs_eval_decline(c, "element %llu is out of %s's range", (unsigned long long)(first + bad),
+		    scs_dtype_name(p->odt));
+	return SCS_OK;
+}
+
 int
 scs_eval_ew_run(const scs_eval_ew *p, scs_eval_call *c, uint64_t first, uint64_t count, const uint8_t *const *in,
     uint8_t *out)
@@ -592,6 +644,8 @@ scs_eval_ew_run(const scs_eval_ew *p, scs_eval_call *c, uint64_t first, uint64_t
 			memcpy(out, in[0], count * eo);
 		return SCS_OK;
 	}
+	if (p->fn == EW_CAST)
+		return cast_run(p, c, first, count, in[0], out);
 	if (walk) {
 		b = p->bc;
 		scs_eval_bcast_seek(&b, first);
@@ -612,12 +666,6 @@ scs_eval_ew_run(const scs_eval_ew *p, scs_eval_call *c, uint64_t first, uint64_t
 				r.d = math1(c->node->op_type, r.d);
 			else
 				unary_apply(c->node->op_type, p->cl, &r);
-			store(o, p->odt, r);
-			break;
-		case EW_CAST:
-			if (convert(load(x[0], dt[0]), p->cl, p->odt, &r))
-				return scs_eval_decline(c, "element %llu is out of %s's range", (unsigned long long)(first + i),
-				    scs_dtype_name(p->odt));
 			store(o, p->odt, r);
 			break;
 		case EW_BINARY:
