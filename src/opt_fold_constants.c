@@ -35,6 +35,7 @@
 
 #include "dtype.h"
 #include "eval.h"
+#include "num.h"
 #include "opt.h"
 
 #define SMALL 64
@@ -133,6 +134,7 @@ describe_input(fold_io *io, size_t i, char *why, size_t why_len)
 {
 	const scs_opt_const *c = &io->c[i];
 	scs_eval_tensor *t = &io->in[i];
+	uint64_t bytes;
 
 	memset(t, 0, sizeof(*t));
 	if (!scs_opt_readable(c->dtype)) {
@@ -148,7 +150,11 @@ describe_input(fold_io *io, size_t i, char *why, size_t why_len)
 	t->n = 1;
 	for (size_t a = 0; a < c->rank; a++) {
 		t->dims[a] = scs_opt_const_dim(c, a);
-		t->n *= (uint64_t)t->dims[a];
+		if (t->dims[a] < 0 || scs_u64_mul(&t->n, t->n, (uint64_t)t->dims[a]) < 0 ||
+		    scs_u64_mul(&bytes, t->n, scs_eval_esize(t->dtype)) < 0) {
+			snprintf(why, why_len, "input %zu has dims out of range", i);
+			return 1;
+		}
 	}
 	return SCS_OK;
 }
