@@ -13,3 +13,19 @@ seconds_of() {   # wall seconds of a command, after a sync so earlier writes do 
 median3() {      # the middle of three numbers
 	printf "%s\n" "$@" | sort -g | sed -n 2p
 }
+
+cp_seconds() {   # wall seconds of cp of file $1 (read into the page cache first, written copy removed)
+	local s
+	cat "$1" >/dev/null
+	s=$(seconds_of cp "$1" "$1.cp")
+	rm -f "$1.cp"
+	echo "$s"
+}
+
+measured() {     # run a command under scripts/measure.py: sets $wall (s) and $peak (RssAnon KiB)
+	local m
+	sync
+	m=$(/usr/bin/python3 scripts/measure.py "$@" 2>&1 >/dev/null | grep '^measure:')
+	wall=$(echo "$m" | sed 's/.*wall=\([0-9.]*\).*/\1/')
+	peak=$(echo "$m" | sed 's/.*peak_rss_anon_kib=\([0-9]*\).*/\1/')
+}

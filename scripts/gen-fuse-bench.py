@@ -6,6 +6,7 @@ Usage:
     /usr/bin/python3 scripts/gen-fuse-bench.py mobilenetv2 OUT.onnx
     /usr/bin/python3 scripts/gen-fuse-bench.py bigconv OUT.onnx [--gib N]
     /usr/bin/python3 scripts/gen-fuse-bench.py convchain OUT.onnx [--gib N] [--fold-chains]
+    /usr/bin/python3 scripts/gen-fuse-bench.py bigcast OUT.onnx [--gib N] [--to float16|int32]
 
 mobilenetv2: MobileNetV2's published layer configuration (Sandler et al.,
 table 2: expansion t, channels c, repeats n, stride s), with random weights:
@@ -19,6 +20,10 @@ bigconv: one 1x1 Conv whose weight is N GiB of float32 (default 1),
 followed by a BatchNormalization, the weight in OUT.onnx.data (external
 data), written in pieces so this script's memory stays small. For the
 fused weight's memory: the optimizer must fuse it in bounded memory.
+
+bigcast: one Cast (to float16 by default, or --to int32) of a float32
+weight [rows, 4096] of N GiB (default 1), in OUT.onnx.data, the result a
+graph output: the input of bench-fold.sh's streamed fold.
 
 convchain: a chain of 1x1 Conv -> BatchNormalization -> Relu layers whose
 float32 weights (8192 x 8192, 256 MiB each) add up to at least N GiB
@@ -108,23 +113,29 @@ def mobilenetv2(path):
     onnx.checker.check_model(path)
 
 
+def external_weight(path, name, rows, cols, r):
+    """A float32 [rows, cols] uniform in [-1, 1) written to path + ".data" 256 rows at a time; its TensorProto."""
+    data = path + ".data"
+    with open(data, "wb") as fh:
+        for first in range(0, rows, 256):
+            fh.write(r.uniform(-1, 1, (min(256, rows - first), cols)).astype(np.float32).tobytes())
+    wt = TensorProto()
+    wt.name = name
+    wt.data_type = TensorProto.FLOAT
+    wt.dims.extend([rows, cols])
+    wt.data_location = TensorProto.EXTERNAL
+    for k, v in (("location", os.path.basename(data)), ("offset", "0"), ("length", str(rows * cols * 4))):
+        e = wt.external_data.add()
+        e.key, e.value = k, v
+    return wt
+
+
 def bigconv(path, gib):
     side = int(np.sqrt(gib * (1 << 30) / 4))
     side -= side % 256
-    data = path + ".data"
     r = np.random.RandomState(3)
-    with open(data, "wb") as fh:
-        rows = 256
-        for _ in range(0, side, rows):
-            fh.write(r.uniform(-1, 1, (rows, side)).astype(np.float32).tobytes())
-    wt = TensorProto()
-    wt.name = "w"
-    wt.data_type = TensorProto.FLOAT
-    wt.dims.extend([side, side, 1, 1])
-    wt.data_location = TensorProto.EXTERNAL
-    for k, v in (("location", os.path.basename(data)), ("offset", "0"), ("length", str(side * side * 4))):
-        e = wt.external_data.add()
-        e.key, e.value = k, v
+    wt = external_weight(path, "w", side, side, r)
+    wt.dims.extend([1, 1])
     inits = [wt]
     names = []
     for key, lo, hi in (("scale", 0.5, 1.5), ("B", -0.1, 0.1), ("mean", -0.1, 0.1), ("var", 0.5, 1.5)):
@@ -135,6 +146,19 @@ def bigconv(path, gib):
     graph = helper.make_graph(nodes, "bigconv", [helper.make_tensor_value_info("x", TensorProto.FLOAT,
                               [1, side, 1, 1])], [helper.make_tensor_value_info("y", TensorProto.FLOAT,
                               [1, side, 1, 1])], initializer=inits)
+    model = helper.make_model(graph, producer_name="scs4onnx-c-bench", opset_imports=[helper.make_opsetid("", 13)])
+    model.ir_version = 8
+    with open(path, "wb") as fh:
+        fh.write(model.SerializeToString())
+
+
+def bigcast(path, gib, to):
+    cols = 4096
+    rows = int(gib * (1 << 30) / 4 / cols)
+    elem = {"float16": TensorProto.FLOAT16, "int32": TensorProto.INT32}[to]
+    wt = external_weight(path, "w", rows, cols, np.random.RandomState(5))
+    graph = helper.make_graph([helper.make_node("Cast", ["w"], ["y"], name="cast", to=elem)], "bigcast", [],
+                              [helper.make_tensor_value_info("y", elem, [rows, cols])], initializer=[wt])
     model = helper.make_model(graph, producer_name="scs4onnx-c-bench", opset_imports=[helper.make_opsetid("", 13)])
     model.ir_version = 8
     with open(path, "wb") as fh:
@@ -203,15 +227,18 @@ def convchain(path, gib, fold_chains=False):
 
 def main(argv):
     p = argparse.ArgumentParser(description="models for bench-optimize.sh")
-    p.add_argument("kind", choices=["mobilenetv2", "bigconv", "convchain"])
+    p.add_argument("kind", choices=["mobilenetv2", "bigconv", "convchain", "bigcast"])
     p.add_argument("out")
     p.add_argument("--gib", type=float)
     p.add_argument("--fold-chains", action="store_true")
+    p.add_argument("--to", choices=["float16", "int32"], default="float16")
     a = p.parse_args(argv[1:])
     if a.kind == "mobilenetv2":
         mobilenetv2(a.out)
     elif a.kind == "bigconv":
         bigconv(a.out, a.gib or 1.0)
+    elif a.kind == "bigcast":
+        bigcast(a.out, a.gib or 1.0, a.to)
     else:
         convchain(a.out, a.gib or 3.0, a.fold_chains)
     return 0

@@ -1,6 +1,8 @@
 /*
- * eval.c: the evaluator's dispatch, its tensors, and what the kernels
- * share (eval_impl.h): attributes, integer lists, axes, broadcasting.
+ * eval.c: the evaluator's dispatch, its tensors and buffers, and what the
+ * kernels share (eval_impl.h): attributes, integer lists, axes,
+ * broadcasting. Built a second time with its test hook (SCS_TEST_HOOKS:
+ * the largest buffer allocated) for the library the tests link.
  *
  * SPDX-License-Identifier: MIT
  */
@@ -12,6 +14,19 @@
 #include "eval_impl.h"
 #include "num.h"
 
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+
+/* The F16C instruction rounds as the code below does (to nearest even,
+ * NaNs made quiet keeping the top of their payload): the same bits for
+ * every float, checked exhaustively, in one instruction. */
+__attribute__((target("f16c"))) static uint16_t
+half_f16c(float f)
+{
+	return (uint16_t)_cvtss_sh(f, _MM_FROUND_TO_NEAREST_INT);
+}
+#endif
+
 typedef struct kernel_entry {
 	const char *op;
 	scs_eval_kernel fn;
@@ -19,63 +34,63 @@ typedef struct kernel_entry {
 
 /* Alphabetical (scs_eval_ops lists them in this order). */
 static const kernel_entry kernels[] = {
-	{ "Abs", scs_eval_k_unary },
-	{ "Acos", scs_eval_k_unary },
-	{ "Add", scs_eval_k_binary },
-	{ "And", scs_eval_k_binary },
-	{ "Asin", scs_eval_k_unary },
-	{ "Atan", scs_eval_k_unary },
-	{ "Cast", scs_eval_k_cast },
-	{ "CastLike", scs_eval_k_cast_like },
+	{ "Abs", scs_eval_k_elementwise },
+	{ "Acos", scs_eval_k_elementwise },
+	{ "Add", scs_eval_k_elementwise },
+	{ "And", scs_eval_k_elementwise },
+	{ "Asin", scs_eval_k_elementwise },
+	{ "Atan", scs_eval_k_elementwise },
+	{ "Cast", scs_eval_k_elementwise },
+	{ "CastLike", scs_eval_k_elementwise },
 	{ "Concat", scs_eval_k_concat },
 	{ "ConstantOfShape", scs_eval_k_constant_of_shape },
-	{ "Cos", scs_eval_k_unary },
-	{ "Cosh", scs_eval_k_unary },
-	{ "DequantizeLinear", scs_eval_k_dequantize },
-	{ "Div", scs_eval_k_binary },
-	{ "Equal", scs_eval_k_binary },
-	{ "Erf", scs_eval_k_unary },
-	{ "Exp", scs_eval_k_unary },
+	{ "Cos", scs_eval_k_elementwise },
+	{ "Cosh", scs_eval_k_elementwise },
+	{ "DequantizeLinear", scs_eval_k_elementwise },
+	{ "Div", scs_eval_k_elementwise },
+	{ "Equal", scs_eval_k_elementwise },
+	{ "Erf", scs_eval_k_elementwise },
+	{ "Exp", scs_eval_k_elementwise },
 	{ "Expand", scs_eval_k_expand },
 	{ "Flatten", scs_eval_k_flatten },
 	{ "Gather", scs_eval_k_gather },
 	{ "GatherElements", scs_eval_k_gather_elements },
-	{ "Greater", scs_eval_k_binary },
-	{ "GreaterOrEqual", scs_eval_k_binary },
-	{ "Identity", scs_eval_k_identity },
-	{ "Less", scs_eval_k_binary },
-	{ "LessOrEqual", scs_eval_k_binary },
-	{ "Log", scs_eval_k_unary },
+	{ "Greater", scs_eval_k_elementwise },
+	{ "GreaterOrEqual", scs_eval_k_elementwise },
+	{ "Identity", scs_eval_k_elementwise },
+	{ "Less", scs_eval_k_elementwise },
+	{ "LessOrEqual", scs_eval_k_elementwise },
+	{ "Log", scs_eval_k_elementwise },
 	{ "Max", scs_eval_k_variadic },
 	{ "Min", scs_eval_k_variadic },
-	{ "Mul", scs_eval_k_binary },
-	{ "Neg", scs_eval_k_unary },
-	{ "Not", scs_eval_k_unary },
-	{ "Or", scs_eval_k_binary },
+	{ "Mul", scs_eval_k_elementwise },
+	{ "Neg", scs_eval_k_elementwise },
+	{ "Not", scs_eval_k_elementwise },
+	{ "Or", scs_eval_k_elementwise },
 	{ "Pad", scs_eval_k_pad },
 	{ "Pow", scs_eval_k_pow },
 	{ "Range", scs_eval_k_range },
-	{ "Reciprocal", scs_eval_k_unary },
+	{ "Reciprocal", scs_eval_k_elementwise },
 	{ "ReduceProd", scs_eval_k_reduce },
 	{ "ReduceSum", scs_eval_k_reduce },
 	{ "Reshape", scs_eval_k_reshape },
 	{ "Shape", scs_eval_k_shape },
-	{ "Sigmoid", scs_eval_k_unary },
-	{ "Sin", scs_eval_k_unary },
-	{ "Sinh", scs_eval_k_unary },
+	{ "Sigmoid", scs_eval_k_elementwise },
+	{ "Sin", scs_eval_k_elementwise },
+	{ "Sinh", scs_eval_k_elementwise },
 	{ "Size", scs_eval_k_size },
 	{ "Slice", scs_eval_k_slice },
 	{ "Split", scs_eval_k_split },
-	{ "Sqrt", scs_eval_k_unary },
+	{ "Sqrt", scs_eval_k_elementwise },
 	{ "Squeeze", scs_eval_k_squeeze },
-	{ "Sub", scs_eval_k_binary },
-	{ "Tan", scs_eval_k_unary },
-	{ "Tanh", scs_eval_k_unary },
+	{ "Sub", scs_eval_k_elementwise },
+	{ "Tan", scs_eval_k_elementwise },
+	{ "Tanh", scs_eval_k_elementwise },
 	{ "Tile", scs_eval_k_tile },
 	{ "Transpose", scs_eval_k_transpose },
 	{ "Unsqueeze", scs_eval_k_unsqueeze },
-	{ "Where", scs_eval_k_where },
-	{ "Xor", scs_eval_k_binary },
+	{ "Where", scs_eval_k_elementwise },
+	{ "Xor", scs_eval_k_elementwise },
 };
 
 #define N_KERNELS (sizeof(kernels) / sizeof(kernels[0]))
@@ -153,6 +168,30 @@ scs_eval_decline(scs_eval_call *c, const char *fmt, ...)
 
 /* ---- tensors ---- */
 
+#ifdef SCS_TEST_HOOKS
+static uint64_t largest_alloc;
+
+uint64_t
+scs_eval_largest_for_tests(int reset)
+{
+	uint64_t v = largest_alloc;
+
+	if (reset)
+		largest_alloc = 0;
+	return v;
+}
+#endif
+
+void *
+scs_eval_alloc(size_t len)
+{
+#ifdef SCS_TEST_HOOKS
+	if (len > largest_alloc)
+		largest_alloc = len;
+#endif
+	return calloc(len ? len : 1, 1);
+}
+
 size_t
 scs_eval_esize(int dtype)
 {
@@ -180,13 +219,12 @@ scs_eval_tensor_free(scs_eval_tensor *t)
 }
 
 int
-scs_eval_tensor_alloc(scs_eval_tensor *t, int dtype, size_t rank, const int64_t *dims, uint64_t max_bytes, char *why,
-    size_t why_len)
+scs_eval_size(uint64_t *out, uint64_t *n_out, int dtype, size_t rank, const int64_t *dims, uint64_t max_bytes,
+    uint64_t max_hold, char *why, size_t why_len)
 {
 	size_t esize = scs_eval_esize(dtype), len;
 	uint64_t n = 1, bytes;
 
-	memset(t, 0, sizeof(*t));
 	if (esize == 0) {
 		snprintf(why, why_len, "%s elements", scs_dtype_name(dtype));
 		return SCS_EVAL_DECLINED;
@@ -205,8 +243,30 @@ scs_eval_tensor_alloc(scs_eval_tensor *t, int dtype, size_t rank, const int64_t 
 		    scs_dtype_name(dtype), (unsigned long long)max_bytes);
 		return SCS_EVAL_TOO_BIG;
 	}
-	if ((t->data = calloc(len ? len : 1, 1)) == NULL)
-		return scs_err_set(SCS_ENOMEM, "evaluator: cannot allocate %zu bytes", len);
+	if (max_hold && bytes > max_hold) {
+		snprintf(why, why_len, "output too large to hold: %llu bytes (over %llu)", (unsigned long long)bytes,
+		    (unsigned long long)max_hold);
+		return SCS_EVAL_TOO_LARGE;
+	}
+	*out = bytes;
+	if (n_out)
+		*n_out = n;
+	return SCS_OK;
+}
+
+/* scs_eval_tensor_alloc, also TOO_LARGE over @max_hold bytes (0: none). */
+static int
+tensor_alloc(scs_eval_tensor *t, int dtype, size_t rank, const int64_t *dims, uint64_t max_bytes, uint64_t max_hold,
+    char *why, size_t why_len)
+{
+	uint64_t n, bytes;
+	int rc;
+
+	memset(t, 0, sizeof(*t));
+	if ((rc = scs_eval_size(&bytes, &n, dtype, rank, dims, max_bytes, max_hold, why, why_len)) != SCS_OK)
+		return rc;
+	if ((t->data = scs_eval_alloc((size_t)bytes)) == NULL)
+		return scs_err_set(SCS_ENOMEM, "evaluator: cannot allocate %llu bytes", (unsigned long long)bytes);
 	t->dtype = dtype;
 	t->rank = rank;
 	if (rank)
@@ -216,12 +276,19 @@ scs_eval_tensor_alloc(scs_eval_tensor *t, int dtype, size_t rank, const int64_t 
 }
 
 int
+scs_eval_tensor_alloc(scs_eval_tensor *t, int dtype, size_t rank, const int64_t *dims, uint64_t max_bytes, char *why,
+    size_t why_len)
+{
+	return tensor_alloc(t, dtype, rank, dims, max_bytes, 0, why, why_len);
+}
+
+int
 scs_eval_out(scs_eval_call *c, size_t i, int dtype, size_t rank, const int64_t *dims)
 {
 	if (i >= c->n_out)
 		return scs_eval_decline(c, "output %zu is not named", i);
 	scs_eval_tensor_free(&c->out[i]);
-	return scs_eval_tensor_alloc(&c->out[i], dtype, rank, dims, c->max_bytes, c->why, c->why_len);
+	return tensor_alloc(&c->out[i], dtype, rank, dims, c->max_bytes, c->max_hold, c->why, c->why_len);
 }
 
 int
@@ -391,6 +458,11 @@ scs_eval_float_to_half(float f)
 	uint32_t x, ax, sign, r, rem;
 	float a;
 
+#if defined(__x86_64__) && defined(__GNUC__)
+	if (__builtin_cpu_supports("f16c"))
+		return half_f16c(f);
+#endif
+
 	memcpy(&x, &f, 4);
 	sign = (x >> 16) & 0x8000;
 	ax = x & 0x7fffffffu;
@@ -533,6 +605,8 @@ scs_eval_bcast_init(scs_eval_call *c, scs_eval_bcast *b, const scs_eval_tensor *
     const int64_t *extra, size_t extra_rank)
 {
 	memset(b, 0, sizeof(*b));
+	if (k > SCS_EVAL_EW_MAX)
+		return scs_eval_decline(c, "%zu operands to broadcast", k);
 	b->k = k;
 	b->rank = extra_rank;
 	for (size_t j = 0; j < k; j++)
@@ -584,5 +658,17 @@ scs_eval_bcast_next(scs_eval_bcast *b)
 		for (size_t j = 0; j < b->k; j++)
 			b->off[j] -= b->stride[j][a] * (uint64_t)b->dims[a];
 		b->idx[a] = 0;
+	}
+}
+
+void
+scs_eval_bcast_seek(scs_eval_bcast *b, uint64_t k)
+{
+	memset(b->off, 0, sizeof(b->off));
+	for (size_t a = b->rank; a-- > 0;) {
+		b->idx[a] = b->dims[a] ? k % (uint64_t)b->dims[a] : 0;
+		k = b->dims[a] ? k / (uint64_t)b->dims[a] : 0;
+		for (size_t j = 0; j < b->k; j++)
+			b->off[j] += b->idx[a] * b->stride[j][a];
 	}
 }

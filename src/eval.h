@@ -17,9 +17,18 @@
  * compute in double, round once, and set *inexact: a runtime's own
  * implementations round otherwise.
  *
+ * The elementwise operators (Identity, Cast, CastLike, the arithmetic,
+ * comparisons, logic, Min, Max, Where, DequantizeLinear, the math
+ * library's functions) also run a window of output elements at a time
+ * (scs_eval_ew_*): an operand that has the output's elements in order is
+ * handed in a window at a time, the others whole; their kernels in memory
+ * are the same code run over one window of every element, so both ways
+ * give the same bits.
+ *
  * Room: level 2 (beside infer.c); eval_*.c hold the kernel families and
  * include eval_impl.h. Nothing here reads the store: the caller hands
- * whole tensors in, and converts attribute tensors through tensor_of.
+ * tensors (or windows of them) in, and converts attribute tensors through
+ * tensor_of.
  *
  * SPDX-License-Identifier: MIT
  */
@@ -45,6 +54,7 @@ typedef struct scs_eval_tensor {
 enum {
 	SCS_EVAL_DECLINED = 1,              /* not computed: an unsupported case, *why says which */
 	SCS_EVAL_TOO_BIG = 2,               /* an output over max_bytes */
+	SCS_EVAL_TOO_LARGE = 3,             /* an output or working buffer over max_hold: too large to hold */
 };
 
 /* The attribute tensor @t as a tensor (*out owned by the caller); SCS_OK, DECLINED, or < 0. */
@@ -59,12 +69,64 @@ typedef struct scs_eval_call {
 	scs_eval_tensor *out;               /* node->n_output of them, zeroed by the caller */
 	size_t n_out;
 	uint64_t max_bytes;                 /* cap on each output (0: none) */
+	uint64_t max_hold;                  /* cap on each buffer a kernel allocates (0: none) */
 	scs_eval_tensor_fn tensor_of;       /* for tensor attributes (ConstantOfShape's value) */
 	void *tensor_payload;
 	int inexact;                        /* set by the kernel: another runtime may round otherwise */
 	char *why;                          /* the reason of a DECLINED / TOO_BIG */
 	size_t why_len;
 } scs_eval_call;
+
+/* Broadcasting of up to SCS_EVAL_EW_MAX operands over an output's elements (eval_impl.h). */
+#define SCS_EVAL_EW_MAX 4
+
+typedef struct scs_eval_bcast {
+	size_t rank, k;
+	int64_t dims[SCS_EVAL_MAX_RANK];
+	uint64_t stride[SCS_EVAL_EW_MAX][SCS_EVAL_MAX_RANK];
+	uint64_t idx[SCS_EVAL_MAX_RANK];
+	uint64_t off[SCS_EVAL_EW_MAX];
+	uint64_t n;
+} scs_eval_bcast;
+
+/*
+ * An elementwise node planned: what scs_eval_ew_plan() found in the call's
+ * attributes and input types and dims (their data is not looked at).
+ */
+typedef struct scs_eval_ew {
+	int fn, op, cl;                     /* private: the computation */
+	int odt;                            /* output element type */
+	size_t rank;                        /* output dims */
+	int64_t dims[SCS_EVAL_MAX_RANK];
+	uint64_t n;                         /* output elements */
+	size_t k;                           /* operands */
+	size_t in[SCS_EVAL_EW_MAX];         /* operand j is input in[j] of the call */
+	int full[SCS_EVAL_EW_MAX];          /* 1: operand j's element i is read for output element i */
+	scs_eval_bcast bc;                  /* private: operand offsets at output element 0 */
+	size_t axis;                        /* private: DequantizeLinear */
+	int64_t block;
+	uint64_t st[SCS_EVAL_MAX_RANK];
+} scs_eval_ew;
+
+/* 1 when @op_type (default domain) is an elementwise operator scs_eval_ew_plan() takes. */
+int scs_eval_ew_has(const char *op_type);
+
+/*
+ * Plan @c->node (an elementwise operator) from its attributes and the
+ * element types and dims of c->in (data may be NULL). SCS_OK; DECLINED or
+ * TOO_BIG (output over c->max_bytes) with c->why. Sets c->inexact.
+ */
+int scs_eval_ew_plan(scs_eval_ew *p, scs_eval_call *c);
+
+/*
+ * Output elements [@first, @first + @count) of plan @p into @out (raw_data
+ * layout). @in[j] holds operand j (input p->in[j] of @c): from its element
+ * @first when p->full[j], else whole. SCS_OK, or DECLINED with c->why
+ * naming the element (an integer division by zero, a float out of an
+ * integer's range).
+ */
+int scs_eval_ew_run(const scs_eval_ew *p, scs_eval_call *c, uint64_t first, uint64_t count, const uint8_t *const *in,
+    uint8_t *out);
 
 /* 1 when a kernel for @op_type (default domain) exists. */
 int scs_eval_has(const char *op_type);
@@ -86,6 +148,18 @@ size_t scs_eval_esize(int dtype);
 
 /* Bytes of @t's data. */
 uint64_t scs_eval_bytes(const scs_eval_tensor *t);
+
+/*
+ * A zeroed buffer of @len bytes for the evaluator and the folding that
+ * drives it (free()); NULL when out of memory. Test builds record the
+ * largest (scs_eval_largest_for_tests).
+ */
+void *scs_eval_alloc(size_t len);
+
+#ifdef SCS_TEST_HOOKS
+/* Test builds only: the largest scs_eval_alloc() since the last call with @reset. */
+uint64_t scs_eval_largest_for_tests(int reset);
+#endif
 
 /* Free @t's data and zero it. NULL-safe. */
 void scs_eval_tensor_free(scs_eval_tensor *t);

@@ -23,6 +23,14 @@ int scs_eval_decline(scs_eval_call *c, const char *fmt, ...) SCS_PRINTF(2, 3);
 /* Output @i allocated like scs_eval_tensor_alloc, under c->max_bytes. */
 int scs_eval_out(scs_eval_call *c, size_t i, int dtype, size_t rank, const int64_t *dims);
 
+/*
+ * *out = the bytes (*n_out, when not NULL: the elements) of a tensor of
+ * @dtype and @dims: SCS_OK; DECLINED (element type, rank, dims), TOO_BIG
+ * (over @max_bytes) or TOO_LARGE (over @max_hold) with @why. 0: no cap.
+ */
+int scs_eval_size(uint64_t *out, uint64_t *n_out, int dtype, size_t rank, const int64_t *dims, uint64_t max_bytes,
+    uint64_t max_hold, char *why, size_t why_len);
+
 /* Attribute @name of the node, or NULL. */
 const Onnx__AttributeProto *scs_eval_attr(const scs_eval_call *c, const char *name);
 int64_t scs_eval_attr_int(const scs_eval_call *c, const char *name, int64_t dflt);
@@ -47,23 +55,16 @@ int64_t scs_eval_get_int(const scs_eval_tensor *t, uint64_t k);
 void scs_eval_strides(const int64_t *dims, size_t rank, uint64_t *strides);
 
 /*
- * Multidirectional broadcasting of @k tensors: output dims into @b, and
- * for each tensor its stride per output axis (0 where broadcast). DECLINED
- * when the shapes do not broadcast.
+ * Multidirectional broadcasting of @k tensors (scs_eval_bcast, eval.h):
+ * output dims into @b, and for each tensor its stride per output axis (0
+ * where broadcast). DECLINED when the shapes do not broadcast.
  */
-typedef struct scs_eval_bcast {
-	size_t rank, k;
-	int64_t dims[SCS_EVAL_MAX_RANK];
-	uint64_t stride[4][SCS_EVAL_MAX_RANK];
-	uint64_t idx[SCS_EVAL_MAX_RANK];
-	uint64_t off[4];
-	uint64_t n;
-} scs_eval_bcast;
-
 int scs_eval_bcast_init(scs_eval_call *c, scs_eval_bcast *b, const scs_eval_tensor *const *t, size_t k,
     const int64_t *extra, size_t extra_rank);
 /* Advance to the next output element (off[] updated). */
 void scs_eval_bcast_next(scs_eval_bcast *b);
+/* Move to output element @k (idx[] and off[] set). */
+void scs_eval_bcast_seek(scs_eval_bcast *b, uint64_t k);
 
 /* Kernel families. */
 int scs_eval_k_identity(scs_eval_call *c);
@@ -83,16 +84,12 @@ int scs_eval_k_constant_of_shape(scs_eval_call *c);
 int scs_eval_k_expand(scs_eval_call *c);
 int scs_eval_k_tile(scs_eval_call *c);
 int scs_eval_k_pad(scs_eval_call *c);
-int scs_eval_k_where(scs_eval_call *c);
 
-int scs_eval_k_cast(scs_eval_call *c);
-int scs_eval_k_cast_like(scs_eval_call *c);
-int scs_eval_k_binary(scs_eval_call *c);
+/* Cast, CastLike, the elementwise arithmetic, logic, Where, DequantizeLinear: through scs_eval_ew_* */
+int scs_eval_k_elementwise(scs_eval_call *c);
 int scs_eval_k_variadic(scs_eval_call *c);
-int scs_eval_k_unary(scs_eval_call *c);
 int scs_eval_k_range(scs_eval_call *c);
 int scs_eval_k_reduce(scs_eval_call *c);
-int scs_eval_k_dequantize(scs_eval_call *c);
 int scs_eval_k_pow(scs_eval_call *c);
 
 #endif

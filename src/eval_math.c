@@ -3,7 +3,10 @@
  * elementwise arithmetic, comparisons and logic, Min, Max, Range,
  * ReduceSum, ReduceProd, DequantizeLinear, and the math library's
  * functions (Exp, Log, Pow, Tanh, Sin, ...: results marked inexact, as a
- * runtime's own implementations round otherwise).
+ * runtime's own implementations round otherwise). The elementwise ones
+ * (and Identity and Where) are planned once (scs_eval_ew_plan) and run a
+ * window of output elements at a time (scs_eval_ew_run): in memory, the
+ * window is every element.
  *
  * Element types fall in four classes: float (float, float16, bfloat16:
  * computed in float, stored rounded once), double, signed and unsigned
@@ -21,7 +24,14 @@
 
 enum { CL_NONE, CL_F, CL_D, CL_S, CL_U };
 
-static int
+/* Inlined where called, so that a call with a constant element type loses its switch (cast_span). */
+#if defined(__GNUC__)
+#define INLINE static inline __attribute__((always_inline))
+#else
+#define INLINE static inline
+#endif
+
+INLINE int
 class_of(int dt)
 {
 	switch (dt) {
@@ -41,7 +51,7 @@ typedef union val {
 	uint64_t u;
 } val;
 
-static val
+INLINE val
 load(const uint8_t *p, int dt)
 {
 	val v;
@@ -61,7 +71,7 @@ load(const uint8_t *p, int dt)
 	return v;
 }
 
-static void
+INLINE void
 store(uint8_t *p, int dt, val v)
 {
 	uint32_t u32;
@@ -177,76 +187,6 @@ bin_apply(int op, int cl, int width, val a, val b, val *r)
 	}
 }
 
-/* out = a op b, broadcast; @out may be @a (a fresh result replaces it). */
-static int
-binary(scs_eval_call *c, int op, const scs_eval_tensor *a, const scs_eval_tensor *b, scs_eval_tensor *out)
-{
-	const scs_eval_tensor *t[2] = { a, b };
-	scs_eval_tensor r;
-	scs_eval_bcast bc;
-	int cl = class_of(a->dtype), odt, rc;
-	size_t ea = scs_eval_esize(a->dtype), eo;
-	unsigned width = (unsigned)ea * 8;
-
-	if (cl == CL_NONE || a->dtype != b->dtype)
-		return scs_eval_decline(c, "%s of %s and %s", bin_names[op], scs_dtype_name(a->dtype),
-		    scs_dtype_name(b->dtype));
-	if (op >= OP_AND && a->dtype != SCS_DT_BOOL)
-		return scs_eval_decline(c, "%s of %s", bin_names[op], scs_dtype_name(a->dtype));
-	odt = op >= OP_EQ ? SCS_DT_BOOL : a->dtype;
-	if ((rc = scs_eval_bcast_init(c, &bc, t, 2, NULL, 0)) != SCS_OK ||
-	    (rc = scs_eval_tensor_alloc(&r, odt, bc.rank, bc.dims, c->max_bytes, c->why, c->why_len)) != SCS_OK)
-		return rc;
-	eo = scs_eval_esize(odt);
-	for (uint64_t k = 0; k < bc.n; k++, scs_eval_bcast_next(&bc)) {
-		val x = load(a->data + bc.off[0] * ea, a->dtype), y = load(b->data + bc.off[1] * ea, b->dtype), z;
-
-		if (bin_apply(op, cl, (int)width, x, y, &z)) {
-			scs_eval_tensor_free(&r);
-			return scs_eval_decline(c, "integer division by zero or overflow at element %llu",
-			    (unsigned long long)k);
-		}
-		store(r.data + k * eo, odt, z);
-	}
-	scs_eval_tensor_free(out);
-	*out = r;
-	return SCS_OK;
-}
-
-int
-scs_eval_k_binary(scs_eval_call *c)
-{
-	int op = bin_op(c->node->op_type);
-
-	if (c->n_in != 2 || !c->in[0].dtype || !c->in[1].dtype || op < 0)
-		return scs_eval_decline(c, "%s needs two inputs", c->node->op_type);
-	if (c->opset < 7 && scs_eval_attr(c, "broadcast") && (c->in[0].rank != c->in[1].rank ||
-	    memcmp(c->in[0].dims, c->in[1].dims, c->in[0].rank * sizeof(int64_t)) != 0))
-		return scs_eval_decline(c, "the broadcast of opset %lld", (long long)c->opset);
-	return binary(c, op, &c->in[0], &c->in[1], &c->out[0]);
-}
-
-int
-scs_eval_k_variadic(scs_eval_call *c)
-{
-	int op = bin_op(c->node->op_type), rc;
-
-	if (c->n_in == 0 || !c->in[0].dtype)
-		return scs_eval_decline(c, "no inputs");
-	if ((rc = scs_eval_out(c, 0, c->in[0].dtype, c->in[0].rank, c->in[0].dims)) != SCS_OK)
-		return rc;
-	memcpy(c->out[0].data, c->in[0].data, scs_eval_bytes(&c->in[0]));
-	if (class_of(c->in[0].dtype) == CL_NONE)
-		return scs_eval_decline(c, "%s of %s", c->node->op_type, scs_dtype_name(c->in[0].dtype));
-	for (size_t i = 1; i < c->n_in; i++) {
-		if (!c->in[i].dtype)
-			return scs_eval_decline(c, "input %zu is missing", i);
-		if ((rc = binary(c, op, &c->out[0], &c->in[i], &c->out[0])) != SCS_OK)
-			return rc;
-	}
-	return SCS_OK;
-}
-
 /* ---- unary ---- */
 
 static const char *const lib_names[] = { "Acos", "Asin", "Atan", "Cos", "Cosh", "Erf", "Exp", "Log", "Sigmoid", "Sin",
@@ -278,67 +218,42 @@ math1(const char *op, double x)
 	}
 }
 
-int
-scs_eval_k_unary(scs_eval_call *c)
+/* @v (of class @cl) through unary operator @op (not a math library's function). */
+static void
+unary_apply(const char *op, int cl, val *v)
 {
-	const char *op = c->node->op_type;
-	const scs_eval_tensor *t = scs_eval_in(c, 0);
-	int cl, rc, lib = is_lib(op);
-	size_t e;
-
-	if (t == NULL)
-		return scs_eval_decline(c, "no input");
-	cl = class_of(t->dtype);
-	if (cl == CL_NONE || (strcmp(op, "Not") == 0) != (t->dtype == SCS_DT_BOOL) ||
-	    ((lib || strcmp(op, "Sqrt") == 0 || strcmp(op, "Reciprocal") == 0) && cl != CL_F && cl != CL_D))
-		return scs_eval_decline(c, "%s of %s", op, scs_dtype_name(t->dtype));
-	if ((rc = scs_eval_out(c, 0, t->dtype, t->rank, t->dims)) != SCS_OK)
-		return rc;
-	e = scs_eval_esize(t->dtype);
-	for (uint64_t k = 0; k < t->n; k++) {
-		val v = load(t->data + k * e, t->dtype);
-
-		if (lib && cl == CL_F)
-			v.f = (float)math1(op, (double)v.f);
-		else if (lib)
-			v.d = math1(op, v.d);
-		else switch (op[0]) {
-		case 'A':                        /* Abs */
-			if (cl == CL_F)
-				v.f = fabsf(v.f);
-			else if (cl == CL_D)
-				v.d = fabs(v.d);
-			else if (cl == CL_S && v.s < 0)
-				v.u = 0 - v.u;
-			break;
-		case 'N':
-			if (op[1] == 'o')            /* Not */
-				v.u = !v.u;
-			else if (cl == CL_F)
-				v.f = -v.f;
-			else if (cl == CL_D)
-				v.d = -v.d;
-			else
-				v.u = 0 - v.u;
-			break;
-		case 'S':                        /* Sqrt */
-			if (cl == CL_F)
-				v.f = sqrtf(v.f);
-			else
-				v.d = sqrt(v.d);
-			break;
-		default:                         /* Reciprocal */
-			if (cl == CL_F)
-				v.f = 1.0f / v.f;
-			else
-				v.d = 1.0 / v.d;
-			break;
-		}
-		store(c->out[0].data + k * e, t->dtype, v);
+	switch (op[0]) {
+	case 'A':                        /* Abs */
+		if (cl == CL_F)
+			v->f = fabsf(v->f);
+		else if (cl == CL_D)
+			v->d = fabs(v->d);
+		else if (cl == CL_S && v->s < 0)
+			v->u = 0 - v->u;
+		break;
+	case 'N':
+		if (op[1] == 'o')            /* Not */
+			v->u = !v->u;
+		else if (cl == CL_F)
+			v->f = -v->f;
+		else if (cl == CL_D)
+			v->d = -v->d;
+		else
+			v->u = 0 - v->u;
+		break;
+	case 'S':                        /* Sqrt */
+		if (cl == CL_F)
+			v->f = sqrtf(v->f);
+		else
+			v->d = sqrt(v->d);
+		break;
+	default:                         /* Reciprocal */
+		if (cl == CL_F)
+			v->f = 1.0f / v->f;
+		else
+			v->d = 1.0 / v->d;
+		break;
 	}
-	/* a runtime computes the math library's functions with its own, rounding otherwise */
-	c->inexact = lib;
-	return SCS_OK;
 }
 
 /* ---- Pow ---- */
@@ -385,12 +300,12 @@ scs_eval_k_pow(scs_eval_call *c)
 /* ---- Cast ---- */
 
 /* @v of class @from as class @to's value for @dt; 1 when not representable (a float out of an integer's range). */
-static int
+INLINE int
 convert(val v, int from, int dt, val *r)
 {
 	int to = class_of(dt);
-	unsigned width = (unsigned)scs_eval_esize(dt) * 8;
-	double d, lo, hi;
+	unsigned width;
+	double d, lo, hi, half;
 
 	if (dt == SCS_DT_BOOL) {
 		r->u = from == CL_F ? v.f != 0 : from == CL_D ? v.d != 0 : v.u != 0;
@@ -408,8 +323,11 @@ convert(val v, int from, int dt, val *r)
 		}
 		if (isnan(d))
 			return 1;
-		lo = to == CL_S ? -ldexp(1.0, (int)width - 1) : 0;
-		hi = to == CL_S ? ldexp(1.0, (int)width - 1) : ldexp(1.0, (int)width);
+		width = (unsigned)scs_eval_esize(dt) * 8;
+		/* 2^(width-1) and 2^width exactly, without a call to the math library per element */
+		half = (double)((uint64_t)1 << (width - 1));
+		lo = to == CL_S ? -half : 0;
+		hi = to == CL_S ? half : 2 * half;
 		if (!(d > lo - 1 && d < hi))
 			return 1;
 		if (to == CL_S)
@@ -427,53 +345,404 @@ convert(val v, int from, int dt, val *r)
 	return 0;
 }
 
+/* ---- elementwise: planned once, run a window at a time ---- */
+
+enum { EW_COPY, EW_UNARY, EW_CAST, EW_BINARY, EW_WHERE, EW_DEQUANTIZE };
+enum { DQ_TENSOR, DQ_AXIS, DQ_BLOCK };
+
+static const char *const unary_names[] = { "Abs", "Neg", "Not", "Reciprocal", "Sqrt" };
+
 static int
-cast_to(scs_eval_call *c, int dt)
+is_unary(const char *op)
+{
+	for (size_t i = 0; i < sizeof(unary_names) / sizeof(unary_names[0]); i++)
+		if (strcmp(unary_names[i], op) == 0)
+			return 1;
+	return is_lib(op);
+}
+
+int
+scs_eval_ew_has(const char *op)
+{
+	return op && (is_unary(op) || bin_op(op) >= 0 || strcmp(op, "Identity") == 0 || strcmp(op, "Cast") == 0 ||
+	    strcmp(op, "CastLike") == 0 || strcmp(op, "Where") == 0 || strcmp(op, "DequantizeLinear") == 0);
+}
+
+/* Operands: inputs @idx of @c, broadcast to the output's dims; *p's output of @odt, under c->max_bytes. */
+static int
+ew_operands(scs_eval_ew *p, scs_eval_call *c, int fn, int odt, const size_t *idx, size_t k)
+{
+	const scs_eval_tensor *t[SCS_EVAL_EW_MAX];
+	uint64_t bytes;
+	int rc;
+
+	for (size_t j = 0; j < k; j++) {
+		p->in[j] = idx[j];
+		t[j] = &c->in[idx[j]];
+	}
+	p->k = k;
+	p->fn = fn;
+	p->odt = odt;
+	if ((rc = scs_eval_bcast_init(c, &p->bc, t, k, NULL, 0)) != SCS_OK)
+		return rc;
+	p->rank = p->bc.rank;
+	memcpy(p->dims, p->bc.dims, sizeof(p->dims));
+	if ((rc = scs_eval_size(&bytes, &p->n, odt, p->rank, p->dims, c->max_bytes, 0, c->why, c->why_len)) != SCS_OK)
+		return rc;
+	for (size_t j = 0; j < k; j++)
+		p->full[j] = t[j]->n == p->n;
+	return SCS_OK;
+}
+
+static int
+plan_cast(scs_eval_ew *p, scs_eval_call *c, int dt)
 {
 	const scs_eval_tensor *t = scs_eval_in(c, 0);
-	int from, rc;
-	size_t ei, eo;
+	static const size_t in0[1] = { 0 };
 
 	if (t == NULL)
 		return scs_eval_decline(c, "no input");
-	from = class_of(t->dtype);
 	if (dt == t->dtype && scs_eval_esize(dt))
-		return scs_eval_k_identity(c);
-	if (from == CL_NONE || class_of(dt) == CL_NONE)
+		return ew_operands(p, c, EW_COPY, dt, in0, 1);
+	p->cl = class_of(t->dtype);
+	if (p->cl == CL_NONE || class_of(dt) == CL_NONE)
 		return scs_eval_decline(c, "a cast from %s to %s", scs_dtype_name(t->dtype), scs_dtype_name(dt));
-	if ((rc = scs_eval_out(c, 0, dt, t->rank, t->dims)) != SCS_OK)
+	return ew_operands(p, c, EW_CAST, dt, in0, 1);
+}
+
+static int
+plan_unary(scs_eval_ew *p, scs_eval_call *c)
+{
+	const char *op = c->node->op_type;
+	const scs_eval_tensor *t = scs_eval_in(c, 0);
+	static const size_t in0[1] = { 0 };
+	int lib = is_lib(op);
+
+	if (t == NULL)
+		return scs_eval_decline(c, "no input");
+	p->cl = class_of(t->dtype);
+	if (p->cl == CL_NONE || (strcmp(op, "Not") == 0) != (t->dtype == SCS_DT_BOOL) ||
+	    ((lib || strcmp(op, "Sqrt") == 0 || strcmp(op, "Reciprocal") == 0) && p->cl != CL_F && p->cl != CL_D))
+		return scs_eval_decline(c, "%s of %s", op, scs_dtype_name(t->dtype));
+	p->op = lib;
+	/* a runtime computes the math library's functions with its own, rounding otherwise */
+	c->inexact = lib;
+	return ew_operands(p, c, EW_UNARY, t->dtype, in0, 1);
+}
+
+/* The binary operators, and Min and Max of up to SCS_EVAL_EW_MAX inputs (folded left). */
+static int
+plan_binary(scs_eval_ew *p, scs_eval_call *c)
+{
+	const char *op = c->node->op_type;
+	static const size_t idx[SCS_EVAL_EW_MAX] = { 0, 1, 2, 3 };
+	int variadic = strcmp(op, "Min") == 0 || strcmp(op, "Max") == 0;
+	const scs_eval_tensor *a = scs_eval_in(c, 0);
+
+	p->op = bin_op(op);
+	if (!variadic && (c->n_in != 2 || !c->in[0].dtype || !c->in[1].dtype))
+		return scs_eval_decline(c, "%s needs two inputs", op);
+	if (a == NULL)
+		return scs_eval_decline(c, "no inputs");
+	if (c->n_in > SCS_EVAL_EW_MAX)
+		return scs_eval_decline(c, "%s of %zu inputs", op, c->n_in);
+	if (c->opset < 7 && scs_eval_attr(c, "broadcast") && (c->in[0].rank != c->in[1].rank ||
+	    memcmp(c->in[0].dims, c->in[1].dims, c->in[0].rank * sizeof(int64_t)) != 0))
+		return scs_eval_decline(c, "the broadcast of opset %lld", (long long)c->opset);
+	p->cl = class_of(a->dtype);
+	if (variadic && p->cl == CL_NONE)
+		return scs_eval_decline(c, "%s of %s", op, scs_dtype_name(a->dtype));
+	for (size_t i = 1; i < c->n_in; i++) {
+		if (!c->in[i].dtype)
+			return scs_eval_decline(c, "input %zu is missing", i);
+		if (p->cl == CL_NONE || c->in[i].dtype != a->dtype)
+			return scs_eval_decline(c, "%s of %s and %s", op, scs_dtype_name(a->dtype),
+			    scs_dtype_name(c->in[i].dtype));
+	}
+	if (p->op >= OP_AND && a->dtype != SCS_DT_BOOL)
+		return scs_eval_decline(c, "%s of %s", op, scs_dtype_name(a->dtype));
+	if (c->n_in == 1)
+		return ew_operands(p, c, EW_COPY, a->dtype, idx, 1);
+	return ew_operands(p, c, EW_BINARY, p->op >= OP_EQ ? SCS_DT_BOOL : a->dtype, idx, c->n_in);
+}
+
+static int
+plan_where(scs_eval_ew *p, scs_eval_call *c)
+{
+	static const size_t idx[3] = { 0, 1, 2 };
+
+	for (size_t i = 0; i < 3; i++)
+		if (scs_eval_in(c, i) == NULL)
+			return scs_eval_decline(c, "input %zu is missing", i);
+	if (c->in[0].dtype != SCS_DT_BOOL || c->in[1].dtype != c->in[2].dtype)
+		return scs_eval_decline(c, "types %s, %s, %s", scs_dtype_name(c->in[0].dtype), scs_dtype_name(c->in[1].dtype),
+		    scs_dtype_name(c->in[2].dtype));
+	return ew_operands(p, c, EW_WHERE, c->in[1].dtype, idx, 3);
+}
+
+/* DequantizeLinear per tensor, per axis or by blocks: x streams; the scale and zero point are indexed from x's. */
+static int
+plan_dequantize(scs_eval_ew *p, scs_eval_call *c)
+{
+	const scs_eval_tensor *x = scs_eval_in(c, 0), *sc = scs_eval_in(c, 1), *zp = scs_eval_in(c, 2);
+	static const size_t idx[3] = { 0, 1, 2 };
+	int rc;
+
+	p->block = scs_eval_attr_int(c, "block_size", 0);
+	if (x == NULL || sc == NULL)
+		return scs_eval_decline(c, "x and x_scale needed");
+	p->cl = class_of(x->dtype);
+	if (p->cl != CL_S && p->cl != CL_U)
+		return scs_eval_decline(c, "x of %s", scs_dtype_name(x->dtype));
+	if (class_of(sc->dtype) != CL_F || (zp && zp->dtype != x->dtype))
+		return scs_eval_decline(c, "a scale of %s, a zero point of %s", scs_dtype_name(sc->dtype),
+		    zp ? scs_dtype_name(zp->dtype) : "none");
+	p->op = p->block > 0 ? DQ_BLOCK : sc->n != 1 || sc->rank > 1 ? DQ_AXIS : DQ_TENSOR;
+	if (p->op != DQ_TENSOR && (rc = scs_eval_axis(c, scs_eval_attr_int(c, "axis", 1), x->rank, &p->axis)) != SCS_OK)
 		return rc;
-	ei = scs_eval_esize(t->dtype);
-	eo = scs_eval_esize(dt);
-	for (uint64_t k = 0; k < t->n; k++) {
+	if (p->op == DQ_AXIS && (sc->rank != 1 || sc->dims[0] != x->dims[p->axis]))
+		return scs_eval_decline(c, "a scale of %llu for dim %lld", (unsigned long long)sc->n,
+		    (long long)x->dims[p->axis]);
+	if (p->op == DQ_BLOCK) {
+		if (sc->rank != x->rank || p->block > (int64_t)1 << 48)
+			return scs_eval_decline(c, "a block scale of rank %zu, blocks of %lld", sc->rank, (long long)p->block);
+		for (size_t a = 0; a < x->rank; a++)
+			if (sc->dims[a] != (a == p->axis ? (x->dims[a] + p->block - 1) / p->block : x->dims[a]))
+				return scs_eval_decline(c, "a block scale of dim %lld at %zu", (long long)sc->dims[a], a);
+	}
+	if (zp && (zp->rank != sc->rank || memcmp(zp->dims, sc->dims, sc->rank * sizeof(int64_t)) != 0))
+		return scs_eval_decline(c, "zero point and scale differ in shape");
+	/* only x broadcasts (onto itself): the others are indexed by x's multi-index */
+	if ((rc = ew_operands(p, c, EW_DEQUANTIZE, sc->dtype, idx, 1)) != SCS_OK)
+		return rc;
+	p->k = zp ? 3 : 2;
+	p->in[1] = 1;
+	p->in[2] = 2;
+	p->full[1] = p->full[2] = 0;
+	scs_eval_strides(sc->dims, sc->rank, p->st);
+	return SCS_OK;
+}
+
+int
+scs_eval_ew_plan(scs_eval_ew *p, scs_eval_call *c)
+{
+	const char *op = c->node->op_type;
+	const Onnx__AttributeProto *to;
+	static const size_t in0[1] = { 0 };
+
+	memset(p, 0, sizeof(*p));
+	if (strcmp(op, "Identity") == 0) {
+		if (scs_eval_in(c, 0) == NULL)
+			return scs_eval_decline(c, "input 0 is missing");
+		return ew_operands(p, c, EW_COPY, c->in[0].dtype, in0, 1);
+	}
+	if (strcmp(op, "Cast") == 0) {
+		if ((to = scs_eval_attr(c, "to")) == NULL)
+			return scs_eval_decline(c, "no 'to'");
+		return plan_cast(p, c, (int)to->i);
+	}
+	if (strcmp(op, "CastLike") == 0) {
+		if (scs_eval_in(c, 1) == NULL)
+			return scs_eval_decline(c, "no target_type input");
+		return plan_cast(p, c, c->in[1].dtype);
+	}
+	if (strcmp(op, "Where") == 0)
+		return plan_where(p, c);
+	if (strcmp(op, "DequantizeLinear") == 0)
+		return plan_dequantize(p, c);
+	if (is_unary(op))
+		return plan_unary(p, c);
+	if (bin_op(op) >= 0)
+		return plan_binary(p, c);
+	return scs_eval_decline(c, "%s is not elementwise", op);
+}
+
+/* One output element of a DequantizeLinear (@x at x's multi-index @idx; @s, @z the whole scale and zero point). */
+static val
+dequantize(const scs_eval_ew *p, const uint64_t *idx, const uint8_t *x, int xdt, const uint8_t *s, int sdt,
+    const uint8_t *z)
+{
+	uint64_t j = 0;
+	val v = load(x, xdt), zv = { 0 }, sv, y;
+	int64_t q = p->cl == CL_S ? v.s : (int64_t)v.u;
+
+	if (p->op == DQ_BLOCK)
+		for (size_t a = 0; a < p->rank; a++)
+			j += (a == p->axis ? idx[a] / (uint64_t)p->block : idx[a]) * p->st[a];
+	else if (p->op == DQ_AXIS)
+		j = idx[p->axis];
+	if (z)
+		zv = load(z + j * scs_eval_esize(xdt), xdt);
+	sv = load(s + j * scs_eval_esize(sdt), sdt);
+	q -= p->cl == CL_S ? zv.s : (int64_t)zv.u;
+	y.f = (float)q * sv.f;
+	return y;
+}
+
+/*
+ * @count elements of element type @from (class @cl, @ex bytes) at @x cast
+ * to @odt (@eo bytes) at @o: 1 with *bad at an element out of range.
+ * Inlined: called with constant types, the compiler drops the switches.
+ */
+INLINE int
+cast_span(const uint8_t *x, int from, int cl, size_t ex, int odt, size_t eo, uint8_t *o, uint64_t count, uint64_t *bad)
+{
+	for (uint64_t i = 0; i < count; i++) {
 		val r = { 0 };
 
-		if (convert(load(t->data + k * ei, t->dtype), from, dt, &r))
-			return scs_eval_decline(c, "element %llu is out of %s's range", (unsigned long long)k,
-			    scs_dtype_name(dt));
-		store(c->out[0].data + k * eo, dt, r);
+		if (convert(load(x + i * ex, from), cl, odt, &r)) {
+			*bad = i;
+			return 1;
+		}
+		store(o + i * eo, odt, r);
+	}
+	return 0;
+}
+
+/* A Cast (its operand always in step with the output): the common pairs with constant types. */
+static int
+cast_run(const scs_eval_ew *p, scs_eval_call *c, uint64_t first, uint64_t count, const uint8_t *x, uint8_t *o)
+{
+	int from = c->in[p->in[0]].dtype, r;
+	uint64_t bad = 0;
+
+	if (from == SCS_DT_FLOAT && p->odt == SCS_DT_FLOAT16)
+		r = cast_span(x, SCS_DT_FLOAT, CL_F, 4, SCS_DT_FLOAT16, 2, o, count, &bad);
+	else if (from == SCS_DT_FLOAT && p->odt == SCS_DT_BFLOAT16)
+		r = cast_span(x, SCS_DT_FLOAT, CL_F, 4, SCS_DT_BFLOAT16, 2, o, count, &bad);
+	else if (from == SCS_DT_FLOAT16 && p->odt == SCS_DT_FLOAT)
+		r = cast_span(x, SCS_DT_FLOAT16, CL_F, 2, SCS_DT_FLOAT, 4, o, count, &bad);
+	else if (from == SCS_DT_FLOAT && p->odt == SCS_DT_INT32)
+		r = cast_span(x, SCS_DT_FLOAT, CL_F, 4, SCS_DT_INT32, 4, o, count, &bad);
+	else if (from == SCS_DT_INT64 && p->odt == SCS_DT_INT32)
+		r = cast_span(x, SCS_DT_INT64, CL_S, 8, SCS_DT_INT32, 4, o, count, &bad);
+	else
+		r = cast_span(x, from, p->cl, scs_eval_esize(from), p->odt, scs_eval_esize(p->odt), o, count, &bad);
+	if (r)
+		return scs_eval_decline(c, "element %llu is out of %s's range", (unsigned long long)(first + bad),
+		    scs_dtype_name(p->odt));
+	return SCS_OK;
+}
+
+int
+scs_eval_ew_run(const scs_eval_ew *p, scs_eval_call *c, uint64_t first, uint64_t count, const uint8_t *const *in,
+    uint8_t *out)
+{
+	scs_eval_bcast b;
+	size_t e[SCS_EVAL_EW_MAX] = { 0 }, eo = scs_eval_esize(p->odt);
+	int dt[SCS_EVAL_EW_MAX], width, walk = p->fn == EW_DEQUANTIZE && p->op != DQ_TENSOR;
+
+	for (size_t j = 0; j < p->k; j++) {
+		dt[j] = c->in[p->in[j]].dtype;
+		e[j] = scs_eval_esize(dt[j]);
+		/* an operand neither in step with the output nor a single element: follow the broadcast */
+		walk |= j < p->bc.k && !p->full[j] && c->in[p->in[j]].n != 1;
+	}
+	width = (int)e[0] * 8;
+	if (p->fn == EW_COPY) {
+		if (count)
+			memcpy(out, in[0], count * eo);
+		return SCS_OK;
+	}
+	if (p->fn == EW_CAST)
+		return cast_run(p, c, first, count, in[0], out);
+	if (walk) {
+		b = p->bc;
+		scs_eval_bcast_seek(&b, first);
+	}
+	for (uint64_t i = 0; i < count; i++) {
+		const uint8_t *x[SCS_EVAL_EW_MAX];
+		uint8_t *o = out + i * eo;
+		val r = { 0 };
+
+		for (size_t j = 0; j < p->k; j++)
+			x[j] = in[j] + (p->full[j] ? i * e[j] : walk && j < p->bc.k ? b.off[j] * e[j] : 0);
+		switch (p->fn) {
+		case EW_UNARY:
+			r = load(x[0], dt[0]);
+			if (p->op && p->cl == CL_F)
+				r.f = (float)math1(c->node->op_type, (double)r.f);
+			else if (p->op)
+				r.d = math1(c->node->op_type, r.d);
+			else
+				unary_apply(c->node->op_type, p->cl, &r);
+			store(o, p->odt, r);
+			break;
+		case EW_BINARY:
+			r = load(x[0], dt[0]);
+			for (size_t j = 1; j < p->k; j++) {
+				uint8_t tmp[8];
+
+				if (j > 1) {
+					/* Min and Max of more: each step's result in the element type, as pairwise */
+					store(tmp, dt[0], r);
+					r = load(tmp, dt[0]);
+				}
+				if (bin_apply(p->op, p->cl, width, r, load(x[j], dt[j]), &r))
+					return scs_eval_decline(c, "integer division by zero or overflow at element %llu",
+					    (unsigned long long)(first + i));
+			}
+			store(o, p->odt, r);
+			break;
+		case EW_WHERE:
+			memcpy(o, x[x[0][0] ? 1 : 2], eo);
+			break;
+		default:
+			store(o, p->odt, dequantize(p, walk ? b.idx : NULL, x[0], dt[0], in[1], dt[1], p->k > 2 ? in[2] : NULL));
+			break;
+		}
+		if (walk)
+			scs_eval_bcast_next(&b);
 	}
 	return SCS_OK;
 }
 
 int
-scs_eval_k_cast(scs_eval_call *c)
+scs_eval_k_elementwise(scs_eval_call *c)
 {
-	const Onnx__AttributeProto *to = scs_eval_attr(c, "to");
+	const uint8_t *in[SCS_EVAL_EW_MAX];
+	scs_eval_ew p;
+	int rc;
 
-	if (to == NULL)
-		return scs_eval_decline(c, "no 'to'");
-	return cast_to(c, (int)to->i);
+	if ((rc = scs_eval_ew_plan(&p, c)) != SCS_OK || (rc = scs_eval_out(c, 0, p.odt, p.rank, p.dims)) != SCS_OK)
+		return rc;
+	for (size_t j = 0; j < p.k; j++)
+		in[j] = c->in[p.in[j]].data;
+	return scs_eval_ew_run(&p, c, 0, p.n, in, c->out[0].data);
 }
 
+/* Min and Max of more inputs than a plan takes: pairwise, the result so far with the next input. */
 int
-scs_eval_k_cast_like(scs_eval_call *c)
+scs_eval_k_variadic(scs_eval_call *c)
 {
-	const scs_eval_tensor *like = scs_eval_in(c, 1);
+	scs_eval_tensor pair[2], r;
+	scs_eval_call two;
+	int rc = SCS_OK;
 
-	if (like == NULL)
-		return scs_eval_decline(c, "no target_type input");
-	return cast_to(c, like->dtype);
+	if (c->n_in <= SCS_EVAL_EW_MAX)
+		return scs_eval_k_elementwise(c);
+	if (c->n_out < 1)
+		return scs_eval_decline(c, "output 0 is not named");
+	two = *c;
+	two.in = pair;
+	two.n_in = 2;
+	two.out = &r;
+	two.n_out = 1;
+	pair[0] = c->in[0];
+	for (size_t i = 1; i < c->n_in && rc == SCS_OK; i++) {
+		pair[1] = c->in[i];
+		memset(&r, 0, sizeof(r));
+		rc = scs_eval_k_elementwise(&two);
+		if (i > 1)
+			scs_eval_tensor_free(&pair[0]);
+		pair[0] = r;
+	}
+	if (rc != SCS_OK) {
+		scs_eval_tensor_free(&r);
+		return rc;
+	}
+	c->out[0] = r;
+	return SCS_OK;
 }
 
 /* ---- Range ---- */
@@ -563,7 +832,11 @@ scs_eval_k_reduce(scs_eval_call *c)
 	}
 	if ((rc = scs_eval_out(c, 0, t->dtype, orank, odims)) != SCS_OK)
 		return rc;
-	if ((acc = calloc(c->out[0].n ? c->out[0].n : 1, sizeof(*acc))) == NULL)
+	if (c->max_hold && c->out[0].n > c->max_hold / sizeof(*acc)) {
+		scs_eval_decline(c, "a sum too large to hold: %llu bytes", (unsigned long long)(c->out[0].n * sizeof(*acc)));
+		return SCS_EVAL_TOO_LARGE;
+	}
+	if ((acc = scs_eval_alloc((size_t)(c->out[0].n ? c->out[0].n : 1) * sizeof(*acc))) == NULL)
 		return scs_err_set(SCS_ENOMEM, "evaluator: cannot allocate a reduction");
 	for (uint64_t k = 0; k < c->out[0].n; k++)
 		if (prodop) {
@@ -600,68 +873,5 @@ scs_eval_k_reduce(scs_eval_call *c)
 	free(acc);
 	/* a float sum of more than two terms depends on the order a runtime adds them in */
 	c->inexact = (cl == CL_F || cl == CL_D) && group > 2;
-	return SCS_OK;
-}
-
-/* ---- DequantizeLinear ---- */
-
-int
-scs_eval_k_dequantize(scs_eval_call *c)
-{
-	const scs_eval_tensor *x = scs_eval_in(c, 0), *sc = scs_eval_in(c, 1), *zp = scs_eval_in(c, 2);
-	int64_t block = scs_eval_attr_int(c, "block_size", 0);
-	uint64_t st[SCS_EVAL_MAX_RANK], idx[SCS_EVAL_MAX_RANK] = { 0 };
-	size_t axis = 0, ex, es;
-	int per_axis, rc;
-
-	if (x == NULL || sc == NULL)
-		return scs_eval_decline(c, "x and x_scale needed");
-	if (class_of(x->dtype) != CL_S && class_of(x->dtype) != CL_U)
-		return scs_eval_decline(c, "x of %s", scs_dtype_name(x->dtype));
-	if (class_of(sc->dtype) != CL_F || (zp && zp->dtype != x->dtype))
-		return scs_eval_decline(c, "a scale of %s, a zero point of %s", scs_dtype_name(sc->dtype),
-		    zp ? scs_dtype_name(zp->dtype) : "none");
-	per_axis = sc->n != 1 || sc->rank > 1 || block > 0;
-	if (per_axis && (rc = scs_eval_axis(c, scs_eval_attr_int(c, "axis", 1), x->rank, &axis)) != SCS_OK)
-		return rc;
-	if (per_axis && block <= 0 && (sc->rank != 1 || sc->dims[0] != x->dims[axis]))
-		return scs_eval_decline(c, "a scale of %llu for dim %lld", (unsigned long long)sc->n,
-		    (long long)x->dims[axis]);
-	if (block > 0) {
-		if (sc->rank != x->rank || block > (int64_t)1 << 48)
-			return scs_eval_decline(c, "a block scale of rank %zu, blocks of %lld", sc->rank, (long long)block);
-		for (size_t a = 0; a < x->rank; a++)
-			if (sc->dims[a] != (a == axis ? (x->dims[a] + block - 1) / block : x->dims[a]))
-				return scs_eval_decline(c, "a block scale of dim %lld at %zu", (long long)sc->dims[a], a);
-	}
-	if (zp && (zp->rank != sc->rank || memcmp(zp->dims, sc->dims, sc->rank * sizeof(int64_t)) != 0))
-		return scs_eval_decline(c, "zero point and scale differ in shape");
-	if ((rc = scs_eval_out(c, 0, sc->dtype, x->rank, x->dims)) != SCS_OK)
-		return rc;
-	scs_eval_strides(sc->dims, sc->rank, st);
-	ex = scs_eval_esize(x->dtype);
-	es = scs_eval_esize(sc->dtype);
-	for (uint64_t k = 0; k < x->n; k++) {
-		uint64_t j = 0;
-		val v = load(x->data + k * ex, x->dtype), z = { 0 }, s, y;
-		int64_t q = class_of(x->dtype) == CL_S ? v.s : (int64_t)v.u;
-
-		if (block > 0)
-			for (size_t a = 0; a < x->rank; a++)
-				j += (a == axis ? idx[a] / (uint64_t)block : idx[a]) * st[a];
-		else if (per_axis)
-			j = idx[axis];
-		if (zp)
-			z = load(zp->data + j * ex, zp->dtype);
-		s = load(sc->data + j * es, sc->dtype);
-		q -= class_of(x->dtype) == CL_S ? z.s : (int64_t)z.u;
-		y.f = (float)q * s.f;
-		store(c->out[0].data + k * es, sc->dtype, y);
-		for (size_t a = x->rank; a-- > 0;) {
-			if (++idx[a] < (uint64_t)x->dims[a])
-				break;
-			idx[a] = 0;
-		}
-	}
 	return SCS_OK;
 }

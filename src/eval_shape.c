@@ -2,8 +2,8 @@
  * eval_shape.c: the evaluator's kernels that move elements without
  * computing on them (any element type of whole bytes): Identity, Shape,
  * Size, Gather, GatherElements, Unsqueeze, Squeeze, Concat, Split,
- * Reshape, Flatten, Transpose, Slice, ConstantOfShape, Expand, Tile, Pad,
- * Where.
+ * Reshape, Flatten, Transpose, Slice, ConstantOfShape, Expand, Tile, Pad
+ * (Where, which moves too, is elementwise: eval_math.c).
  *
  * SPDX-License-Identifier: MIT
  */
@@ -752,29 +752,4 @@ scs_eval_k_pad(scs_eval_call *c)
 	}
 	scs_eval_strides(t->dims, t->rank, m.st);
 	return map_elems(c, t, t->rank, dims, pad_src, &m, fill);
-}
-
-int
-scs_eval_k_where(scs_eval_call *c)
-{
-	const scs_eval_tensor *t[3] = { &c->in[0], &c->in[1], &c->in[2] };
-	scs_eval_bcast b;
-	size_t esize;
-	int rc;
-
-	if ((rc = need(c, 3)) != SCS_OK)
-		return rc;
-	if (t[0]->dtype != SCS_DT_BOOL || t[1]->dtype != t[2]->dtype)
-		return scs_eval_decline(c, "types %s, %s, %s", scs_dtype_name(t[0]->dtype), scs_dtype_name(t[1]->dtype),
-		    scs_dtype_name(t[2]->dtype));
-	if ((rc = scs_eval_bcast_init(c, &b, t, 3, NULL, 0)) != SCS_OK ||
-	    (rc = scs_eval_out(c, 0, t[1]->dtype, b.rank, b.dims)) != SCS_OK)
-		return rc;
-	esize = scs_eval_esize(t[1]->dtype);
-	for (uint64_t k = 0; k < b.n; k++, scs_eval_bcast_next(&b)) {
-		int which = t[0]->data[b.off[0]] ? 1 : 2;
-
-		memcpy(c->out[0].data + k * esize, t[which]->data + b.off[which] * esize, esize);
-	}
-	return SCS_OK;
 }

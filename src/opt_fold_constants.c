@@ -13,8 +13,18 @@
  * leave unread (results of at most SMALL bytes, shapes and scalars, count
  * as no growth). Results a runtime may round otherwise (the math library's
  * functions, float sums and products of more than two terms: the kernel
- * marks them inexact) fold only with --fold-inexact. A node's inputs are
- * read whole: each at most four times the size limit.
+ * marks them inexact) fold only with --fold-inexact.
+ *
+ * Memory stays flat whatever the size. The elementwise operators
+ * (scs_eval_ew_has: Identity, Cast, CastLike, the arithmetic, comparisons
+ * and logic, Min, Max, Where, DequantizeLinear, the math library's) stream:
+ * an input in step with the output is read a window at a time through the
+ * store (WINDOW bytes of the widest element), the others (a broadcast
+ * scalar or per-channel vector, a scale) are held whole up to HOLD_SMALL
+ * bytes each, and the result goes to the store window by window. The
+ * other kernels work on whole tensors: each input at most four times the
+ * size limit, and inputs with each output together at most HOLD_MAX bytes
+ * ("too large to hold" beyond).
  *
  * SPDX-License-Identifier: MIT
  */
@@ -25,10 +35,14 @@
 
 #include "dtype.h"
 #include "eval.h"
+#include "num.h"
 #include "opt.h"
 
 #define SMALL 64
 #define MAX_IO 64
+#define WINDOW SCS_CHUNK_LEN
+#define HOLD_SMALL (4 * (uint64_t)SCS_CHUNK_LEN)
+#define HOLD_MAX ((uint64_t)64 << 20)
 
 /* Operators that only move elements: their float16 results are bits of their inputs. */
 static const char *const moving_ops[] = { "Identity", "Shape", "Size", "Gather", "GatherElements", "Unsqueeze",
@@ -114,28 +128,15 @@ tensor_of(void *payload, const Onnx__TensorProto *t, scs_eval_tensor *out, char 
 	return rc;
 }
 
-/* Input @i read whole into io->in[i] (dims only when @dims_only). SCS_OK, 1 (@why) or < 0. */
+/* Input @i's element type and dims into io->in[i], no data. SCS_OK, or 1 (@why). */
 static int
-load_input(scs_opt_ctx *ctx, fold_io *io, size_t i, int kind, const scs_vfacts *f, char *why, size_t why_len)
+describe_input(fold_io *io, size_t i, char *why, size_t why_len)
 {
 	const scs_opt_const *c = &io->c[i];
-	int64_t dims[SCS_EVAL_MAX_RANK];
 	scs_eval_tensor *t = &io->in[i];
-	int rc;
+	uint64_t bytes;
 
-	if (kind >= 2) {
-		/* Shape and Size read dims only: an element of bool stands for the data */
-		for (int a = 0; a < f->rank; a++)
-			dims[a] = f->dims[a];
-		memset(t, 0, sizeof(*t));
-		t->dtype = SCS_DT_BOOL;
-		t->rank = (size_t)f->rank;
-		memcpy(t->dims, dims, sizeof(dims[0]) * (size_t)f->rank);
-		t->n = 1;
-		for (int a = 0; a < f->rank; a++)
-			t->n *= (uint64_t)dims[a];
-		return SCS_OK;
-	}
+	memset(t, 0, sizeof(*t));
 	if (!scs_opt_readable(c->dtype)) {
 		snprintf(why, why_len, "input %zu is %s", i, scs_dtype_name(c->dtype));
 		return 1;
@@ -144,15 +145,62 @@ load_input(scs_opt_ctx *ctx, fold_io *io, size_t i, int kind, const scs_vfacts *
 		snprintf(why, why_len, "input %zu has rank %zu", i, c->rank);
 		return 1;
 	}
-	for (size_t a = 0; a < c->rank; a++)
-		dims[a] = scs_opt_const_dim(c, a);
-	rc = scs_eval_tensor_alloc(t, c->dtype, c->rank, dims, 4 * limit_of(ctx), why, why_len);
-	if (rc == SCS_EVAL_TOO_BIG)
+	t->dtype = c->dtype;
+	t->rank = c->rank;
+	t->n = 1;
+	for (size_t a = 0; a < c->rank; a++) {
+		t->dims[a] = scs_opt_const_dim(c, a);
+		if (t->dims[a] < 0 || scs_u64_mul(&t->n, t->n, (uint64_t)t->dims[a]) < 0 ||
+		    scs_u64_mul(&bytes, t->n, scs_eval_esize(t->dtype)) < 0) {
+			snprintf(why, why_len, "input %zu has dims out of range", i);
+			return 1;
+		}
+	}
+	return SCS_OK;
+}
+
+/*
+ * Input @i read whole into io->in[i] (dims only when @dims_only), at most
+ * four times the size limit and what is left of HOLD_MAX (*held: bytes
+ * held so far, updated). SCS_OK, 1 (@why) or < 0.
+ */
+static int
+load_input(scs_opt_ctx *ctx, fold_io *io, size_t i, int kind, const scs_vfacts *f, uint64_t *held, char *why,
+    size_t why_len)
+{
+	scs_eval_tensor *t = &io->in[i];
+	uint64_t bytes;
+	int rc;
+
+	if (kind >= 2) {
+		/* Shape and Size read dims only: an element of bool stands for the data */
+		memset(t, 0, sizeof(*t));
+		t->dtype = SCS_DT_BOOL;
+		t->rank = (size_t)f->rank;
+		t->n = 1;
+		for (int a = 0; a < f->rank; a++) {
+			t->dims[a] = f->dims[a];
+			t->n *= (uint64_t)f->dims[a];
+		}
+		return SCS_OK;
+	}
+	if ((rc = describe_input(io, i, why, why_len)) != SCS_OK)
+		return rc;
+	bytes = scs_eval_bytes(t);
+	if (bytes > 4 * limit_of(ctx)) {
 		snprintf(why, why_len, "over the budget: input %zu is over %llu bytes", i,
 		    (unsigned long long)(4 * limit_of(ctx)));
-	if (rc != SCS_OK)
-		return rc < 0 ? rc : 1;
-	return scs_opt_read_raw(ctx, c, 0, (size_t)scs_eval_bytes(t), t->data);
+		return 1;
+	}
+	if (bytes > HOLD_MAX - *held) {
+		snprintf(why, why_len, "input too large to hold: %llu bytes (with the other inputs, over %llu)",
+		    (unsigned long long)bytes, (unsigned long long)HOLD_MAX);
+		return 1;
+	}
+	if ((t->data = scs_eval_alloc((size_t)bytes)) == NULL)
+		return scs_err_set(SCS_ENOMEM, "optimizer: cannot allocate %llu bytes for a fold", (unsigned long long)bytes);
+	*held += bytes;
+	return scs_opt_read_raw(ctx, &io->c[i], 0, (size_t)bytes, t->data);
 }
 
 /* Bytes of the constant inputs only @node reads (they go once it is folded). */
@@ -179,27 +227,20 @@ bytes_freed(scs_opt_ctx *ctx, const Onnx__NodeProto *node, const fold_io *io)
 	return freed;
 }
 
-/* Output @j as a new constant read by everything that read it. */
+/* Output @j, now payload @payload of @dtype and @dims, as a new constant read by everything that read it. */
 static int
-replace_output(scs_opt_ctx *ctx, int scope, Onnx__NodeProto *node, size_t j, const scs_eval_tensor *t)
+install_output(scs_opt_ctx *ctx, int scope, Onnx__NodeProto *node, size_t j, uint32_t payload, int dtype,
+    const int64_t *dims, size_t rank)
 {
 	const char *out = node->output[j], *name, *in[1];
-	scs_opt_writer w;
 	Onnx__TensorProto *tp;
 	Onnx__NodeProto *id;
-	uint32_t payload;
 	char why[256];
 	int rc;
 
-	if ((rc = scs_opt_fresh_name(&name, ctx, out)) < 0 || (rc = scs_opt_writer_open(&w, ctx, t->dtype)) < 0)
+	if ((rc = scs_opt_fresh_name(&name, ctx, out)) < 0)
 		return rc;
-	if ((rc = scs_opt_writer_put_raw(&w, t->data, (size_t)scs_eval_bytes(t))) < 0) {
-		scs_opt_writer_abort(&w);
-		return rc;
-	}
-	if ((rc = scs_opt_writer_finish(&payload, &w)) < 0)
-		return rc;
-	if ((tp = scs_opt_tensor_new(ctx, name, t->dtype, t->dims, t->rank, payload)) == NULL)
+	if ((tp = scs_opt_tensor_new(ctx, name, dtype, dims, rank, payload)) == NULL)
 		return scs_err_set(SCS_ENOMEM, "optimizer: cannot allocate a folded constant");
 	if ((rc = scs_opt_add_constant(ctx, scope, tp, node)) < 0)
 		return rc;
@@ -210,6 +251,25 @@ replace_output(scs_opt_ctx *ctx, int scope, Onnx__NodeProto *node, size_t j, con
 	if ((id = scs_opt_node_new("Identity", NULL, in, 1, &out, 1)) == NULL)
 		return scs_err_set(SCS_ENOMEM, "optimizer: cannot allocate a node");
 	return scs_opt_insert_node(ctx, scope, node, id);
+}
+
+/* Output @j (in memory) written to the store and installed. */
+static int
+replace_output(scs_opt_ctx *ctx, int scope, Onnx__NodeProto *node, size_t j, const scs_eval_tensor *t)
+{
+	scs_opt_writer w;
+	uint32_t payload;
+	int rc;
+
+	if ((rc = scs_opt_writer_open(&w, ctx, t->dtype)) < 0)
+		return rc;
+	if ((rc = scs_opt_writer_put_raw(&w, t->data, (size_t)scs_eval_bytes(t))) < 0) {
+		scs_opt_writer_abort(&w);
+		return rc;
+	}
+	if ((rc = scs_opt_writer_finish(&payload, &w)) < 0)
+		return rc;
+	return install_output(ctx, scope, node, j, payload, t->dtype, t->dims, t->rank);
 }
 
 /* A refusal reported (@rc from scs_opt_refuse): 2, or the error. */
@@ -234,24 +294,182 @@ is_random(const char *op)
 	return is_in(random_ops, op);
 }
 
+/* 1 when every reference to @name (defined in scope @scope) is an output of the main graph. */
+static int
+only_main_outputs(scs_opt_ctx *ctx, int scope, const char *name)
+{
+	const scs_opt_use *u;
+
+	if (ctx->scopes.items[scope].graph != ctx->m->proto->graph)
+		return 0;
+	for (u = scs_opt_first_use(ctx, scope, name); u; u = scs_opt_next_use(ctx, u))
+		if (u->kind != SCS_OPT_USE_OUTPUT || u->scope != scope)
+			return 0;
+	return 1;
+}
+
 /*
- * 1 when the node makes a float16 or bfloat16 value by rounding. ONNX
- * Runtime computes such operators in float where it has no float16 kernel,
- * and then drops the Cast pairs around them: the roundings in between are
- * skipped, so the exact value a fold writes could differ from what it
- * computes. Left alone.
+ * 1 when output @j of the node, of @out_dt, is a float16 or bfloat16 value
+ * made by rounding (@in_dt: input 0's type). ONNX Runtime computes such
+ * operators in float where it has no float16 kernel, and then drops the
+ * Cast pairs around them: the roundings in between are skipped, so the
+ * exact value a fold writes could differ from what it computes. Left
+ * alone; but a Cast (or CastLike) that only the main graph's outputs read
+ * is what ONNX Runtime's own Cast computes, rounded once.
  */
 static int
-rounds_to_half(const Onnx__NodeProto *node, const fold_io *io)
+rounds_to_half(scs_opt_ctx *ctx, int scope, const Onnx__NodeProto *node, size_t j, int in_dt, int out_dt)
 {
-	for (size_t j = 0; j < node->n_output; j++) {
-		int dt = io->out[j].dtype;
+	int cast = strcmp(node->op_type, "Cast") == 0 || strcmp(node->op_type, "CastLike") == 0;
 
-		if ((dt == SCS_DT_FLOAT16 || dt == SCS_DT_BFLOAT16) && !is_in(moving_ops, node->op_type) &&
-		    !(io->in[0].dtype == dt && (strcmp(node->op_type, "Cast") == 0 || strcmp(node->op_type, "CastLike") == 0)))
-			return 1;
-	}
+	if ((out_dt != SCS_DT_FLOAT16 && out_dt != SCS_DT_BFLOAT16) || is_in(moving_ops, node->op_type) ||
+	    (cast && in_dt == out_dt))
+		return 0;
+	return !(cast && only_main_outputs(ctx, scope, node->output[j]));
+}
+
+/*
+ * What a computed fold must pass before its outputs are written: not
+ * inexact (unless --fold-inexact), no float16 made by rounding, no growth
+ * (unless --fold-grow). 0 when it passes; else refused().
+ */
+static int
+admit(scs_opt_ctx *ctx, int scope, Onnx__NodeProto *node, const fold_io *io, const scs_eval_call *c,
+    const int *out_dt, uint64_t out_bytes)
+{
+	uint64_t freed;
+
+	if (c->inexact && !(ctx->settings && ctx->settings->fold_inexact))
+		return refused(scs_opt_refuse(ctx, scope, node, "not folded: %s (--fold-inexact)",
+		    strncmp(node->op_type, "Reduce", 6) == 0 ? "a float sum or product of more than two terms, whose "
+		    "rounding depends on the order a runtime takes them in" : "a result of the math library, which a "
+		    "runtime computes with its own"));
+	for (size_t j = 0; j < node->n_output; j++)
+		if (rounds_to_half(ctx, scope, node, j, io->in[0].dtype, out_dt[j]))
+			return refused(scs_opt_refuse(ctx, scope, node, "not folded: a float16 or bfloat16 result made by "
+			    "rounding, which ONNX Runtime may compute in float without the roundings in between"));
+	freed = bytes_freed(ctx, node, io);
+	if (out_bytes > freed && out_bytes > SMALL && !(ctx->settings && ctx->settings->fold_grow))
+		return refused(scs_opt_refuse(ctx, scope, node, "not folded: over the budget: its outputs take %llu bytes, "
+		    "the constants it frees %llu (--fold-grow)", (unsigned long long)out_bytes, (unsigned long long)freed));
 	return 0;
+}
+
+/* The node's kernel refused (@r, c->why): reported. */
+static int
+refuse_kernel(scs_opt_ctx *ctx, int scope, Onnx__NodeProto *node, int r, const char *why)
+{
+	if (r == SCS_EVAL_TOO_BIG)
+		return refused(scs_opt_refuse(ctx, scope, node, "not folded: over the budget (%s; --fold-size-limit)", why));
+	if (r == SCS_EVAL_TOO_LARGE)
+		return refused(scs_opt_refuse(ctx, scope, node, "not folded: %s", why));
+	return refused(scs_opt_refuse(ctx, scope, node, "not folded: not supported (%s)", why));
+}
+
+/* The windows of a streamed fold: one per operand (NULL: not read) and the output's. */
+typedef struct stream_bufs {
+	uint8_t *in[SCS_EVAL_EW_MAX];
+	uint8_t *out;
+} stream_bufs;
+
+/*
+ * Plan @p's output computed a window at a time into writer @w: held
+ * operands read whole first, the others window by window. SCS_OK; 1 when
+ * refused (@why, *kernel_rc: the kernel's code, 0 when the pass refused);
+ * < 0 on error.
+ */
+static int
+stream(scs_opt_ctx *ctx, fold_io *io, scs_eval_call *c, const scs_eval_ew *p, stream_bufs *b, scs_opt_writer *w,
+    int *kernel_rc)
+{
+	const uint8_t *in[SCS_EVAL_EW_MAX];
+	size_t e[SCS_EVAL_EW_MAX], eo = scs_eval_esize(p->odt), widest = eo;
+	uint64_t win, count;
+	int rc;
+
+	*kernel_rc = 0;
+	for (size_t j = 0; j < p->k; j++) {
+		const scs_eval_tensor *t = &c->in[p->in[j]];
+
+		e[j] = scs_eval_esize(t->dtype);
+		if (p->full[j]) {
+			widest = e[j] > widest ? e[j] : widest;
+			continue;
+		}
+		if (scs_eval_bytes(t) > HOLD_SMALL) {
+			snprintf(c->why, c->why_len, "input too large to hold: %llu bytes (input %zu, broadcast, over %llu)",
+			    (unsigned long long)scs_eval_bytes(t), p->in[j], (unsigned long long)HOLD_SMALL);
+			return 1;
+		}
+		if ((b->in[j] = scs_eval_alloc((size_t)scs_eval_bytes(t))) == NULL)
+			return scs_err_set(SCS_ENOMEM, "optimizer: cannot allocate an input of a fold");
+		if ((rc = scs_opt_read_raw(ctx, &io->c[p->in[j]], 0, (size_t)scs_eval_bytes(t), b->in[j])) < 0)
+			return rc;
+		in[j] = b->in[j];
+	}
+	win = WINDOW / widest;
+	win = p->n < win ? (p->n ? p->n : 1) : win;      /* a small result takes a small window */
+	for (size_t j = 0; j < p->k; j++)
+		if (p->full[j] && (b->in[j] = scs_eval_alloc((size_t)win * e[j])) == NULL)
+			return scs_err_set(SCS_ENOMEM, "optimizer: cannot allocate a window of a fold");
+	if ((b->out = scs_eval_alloc((size_t)win * eo)) == NULL)
+		return scs_err_set(SCS_ENOMEM, "optimizer: cannot allocate a window of a fold");
+	for (uint64_t first = 0; first < p->n; first += count) {
+		count = p->n - first < win ? p->n - first : win;
+		for (size_t j = 0; j < p->k; j++) {
+			if (!p->full[j])
+				continue;
+			if ((rc = scs_opt_read_raw(ctx, &io->c[p->in[j]], first * e[j], (size_t)count * e[j], b->in[j])) < 0)
+				return rc;
+			in[j] = b->in[j];
+		}
+		if ((*kernel_rc = scs_eval_ew_run(p, c, first, count, in, b->out)) != SCS_OK)
+			return 1;
+		if ((rc = scs_opt_writer_put_raw(w, b->out, (size_t)count * eo)) < 0)
+			return rc;
+	}
+	return SCS_OK;
+}
+
+/* An elementwise node folded a window at a time (see the top of the file): as fold(). */
+static int
+fold_streaming(scs_opt_ctx *ctx, int scope, Onnx__NodeProto *node, fold_io *io, scs_eval_call *c)
+{
+	stream_bufs b = { { NULL }, NULL };
+	scs_opt_writer w;
+	scs_eval_ew p;
+	uint32_t payload;
+	int r, kernel_rc;
+
+	for (size_t i = 0; i < node->n_input; i++)
+		if (node->input[i][0] && (r = describe_input(io, i, c->why, c->why_len)) != SCS_OK)
+			return refused(scs_opt_refuse(ctx, scope, node, "not folded: %s", c->why));
+	if ((r = scs_eval_ew_plan(&p, c)) != SCS_OK)
+		return r < 0 ? r : refuse_kernel(ctx, scope, node, r, c->why);
+	if ((r = admit(ctx, scope, node, io, c, &p.odt, p.n * scs_eval_esize(p.odt))) != 0)
+		return r;
+	if ((r = scs_opt_writer_open(&w, ctx, p.odt)) < 0)
+		return r;
+	r = stream(ctx, io, c, &p, &b, &w, &kernel_rc);
+	for (size_t j = 0; j < SCS_EVAL_EW_MAX; j++)
+		free(b.in[j]);
+	free(b.out);
+	if (r != SCS_OK) {
+		scs_opt_writer_abort(&w);
+		if (r < 0)
+			return r;
+		if (kernel_rc)
+			return refuse_kernel(ctx, scope, node, kernel_rc, c->why);
+		return refused(scs_opt_refuse(ctx, scope, node, "not folded: %s", c->why));
+	}
+	if ((r = scs_opt_writer_finish(&payload, &w)) < 0 ||
+	    (r = install_output(ctx, scope, node, 0, payload, p.odt, p.dims, p.rank)) < 0 ||
+	    (r = scs_opt_drop_node(ctx, scope, node)) < 0)
+		return r;
+	if ((r = scs_opt_did(ctx, scope, node, "folded into 1 constant of %llu bytes",
+	    (unsigned long long)(p.n * scs_eval_esize(p.odt)))) < 0)
+		return r;
+	return 1;
 }
 
 static int
@@ -260,7 +478,8 @@ fold(scs_opt_ctx *ctx, int scope, Onnx__NodeProto *node, fold_io *io)
 	scs_vfacts f[MAX_IO];
 	char why[512] = "";
 	scs_eval_call c = { 0 };
-	uint64_t out_bytes = 0, freed;
+	uint64_t out_bytes = 0, held = 0;
+	int out_dt[MAX_IO];
 	int kind, r, n_used = 0;
 
 	if (node->n_input > MAX_IO || node->n_output > MAX_IO || (node->domain && node->domain[0] &&
@@ -299,12 +518,6 @@ fold(scs_opt_ctx *ctx, int scope, Onnx__NodeProto *node, fold_io *io)
 		    scs_opt_is_pinned(ctx, scope, node->output[j]));
 	if (n_used == 0)
 		return 0;                        /* dead: eliminate_deadend's */
-	for (size_t i = 0; i < node->n_input; i++) {
-		if (node->input[i][0] == '\0')
-			continue;
-		if ((r = load_input(ctx, io, i, io->kind[i], &f[i], why, sizeof(why))) != SCS_OK)
-			return r < 0 ? r : refused(scs_opt_refuse(ctx, scope, node, "not folded: %s", why));
-	}
 	c.node = node;
 	c.opset = scs_opt_opset(ctx, scope, "");
 	c.in = io->in;
@@ -316,26 +529,25 @@ fold(scs_opt_ctx *ctx, int scope, Onnx__NodeProto *node, fold_io *io)
 	c.tensor_payload = ctx;
 	c.why = why;
 	c.why_len = sizeof(why);
+	if (scs_eval_ew_has(node->op_type) && node->n_input <= SCS_EVAL_EW_MAX && node->n_output == 1)
+		return fold_streaming(ctx, scope, node, io, &c);
+	for (size_t i = 0; i < node->n_input; i++) {
+		if (node->input[i][0] == '\0')
+			continue;
+		if ((r = load_input(ctx, io, i, io->kind[i], &f[i], &held, why, sizeof(why))) != SCS_OK)
+			return r < 0 ? r : refused(scs_opt_refuse(ctx, scope, node, "not folded: %s", why));
+	}
+	c.max_hold = HOLD_MAX - held > 0 ? HOLD_MAX - held : 1;
 	if ((r = scs_eval_run(&c)) < 0)
 		return r;
-	if (r == SCS_EVAL_TOO_BIG)
-		return refused(scs_opt_refuse(ctx, scope, node, "not folded: over the budget (%s; --fold-size-limit)", why));
 	if (r != SCS_OK)
-		return refused(scs_opt_refuse(ctx, scope, node, "not folded: not supported (%s)", why));
-	if (c.inexact && !(ctx->settings && ctx->settings->fold_inexact))
-		return refused(scs_opt_refuse(ctx, scope, node, "not folded: %s (--fold-inexact)",
-		    strncmp(node->op_type, "Reduce", 6) == 0 ? "a float sum or product of more than two terms, whose "
-		    "rounding depends on the order a runtime takes them in" : "a result of the math library, which a "
-		    "runtime computes with its own"));
-	if (rounds_to_half(node, io))
-		return refused(scs_opt_refuse(ctx, scope, node, "not folded: a float16 or bfloat16 result made by rounding, "
-		    "which ONNX Runtime may compute in float without the roundings in between"));
-	for (size_t j = 0; j < node->n_output; j++)
+		return refuse_kernel(ctx, scope, node, r, why);
+	for (size_t j = 0; j < node->n_output; j++) {
 		out_bytes += scs_eval_bytes(&io->out[j]);
-	freed = bytes_freed(ctx, node, io);
-	if (out_bytes > freed && out_bytes > SMALL && !(ctx->settings && ctx->settings->fold_grow))
-		return refused(scs_opt_refuse(ctx, scope, node, "not folded: over the budget: its outputs take %llu bytes, "
-		    "the constants it frees %llu (--fold-grow)", (unsigned long long)out_bytes, (unsigned long long)freed));
+		out_dt[j] = io->out[j].dtype;
+	}
+	if ((r = admit(ctx, scope, node, io, &c, out_dt, out_bytes)) != 0)
+		return r;
 	for (size_t j = 0; j < node->n_output; j++)
 		if (node->output[j][0] && (scs_opt_n_uses(ctx, scope, node->output[j]) ||
 		    scs_opt_is_pinned(ctx, scope, node->output[j])) &&

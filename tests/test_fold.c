@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "eval.h"
+#include "store.h"
 #include "support.h"
 
 /* the scratch folder, output path and report of support.c's run_setup() */
@@ -605,4 +606,73 @@ Test(fold, conformance_models_with_constant_inputs_fold_to_what_onnx_runtime_com
 	cr_assert_geq(ok * 10, written * 8, "only %d of %d ran in ONNX Runtime", ok, written);
 	free(text);
 	free(list_path);
+}
+
+/*
+ * Elementwise folds of constants several store chunks long (SCS_CHUNK_LEN
+ * each) with the size limit raised: Cast to float16 and to int32, Add of
+ * a scalar, Mul by a per-row vector, Greater then Where, DequantizeLinear
+ * per axis. Each is computed a window at a time: no buffer of the
+ * evaluator or the folding (test hook) is larger than one chunk, and
+ * ONNX Runtime computes from the nodes, byte for byte, the constants the
+ * fold wrote. An Add whose inputs are both broadcast, one over 4 MiB, is
+ * left with its reason.
+ */
+Test(fold, elementwise_folds_over_several_chunks_stream_in_windows)
+{
+	static const char *const nodes[] = { "cast_h", "cast_i", "add", "mul", "greater", "where", "dequantize" };
+	char *in = fixture("fold_stream.onnx");
+	Onnx__ModelProto *m = load_proto(in);
+	uint64_t largest;
+	size_t w_bytes = 0;
+
+	free(in);
+	for (size_t i = 0; i < m->graph->n_initializer; i++)
+		if (strcmp(m->graph->initializer[i]->name, "W") == 0)
+			w_bytes = m->graph->initializer[i]->raw_data.len;
+	cr_assert_geq(w_bytes, 4 * SCS_CHUNK_LEN, "W is %zu bytes", w_bytes);
+	free_proto(m);
+	scs_eval_largest_for_tests(1);
+	m = fold("fold_stream.onnx", 64 << 20, 1);
+	largest = scs_eval_largest_for_tests(0);
+	cr_assert_eq(folded(), 7, "folded %llu", (unsigned long long)folded());
+	for (size_t i = 0; i < sizeof(nodes) / sizeof(nodes[0]); i++)
+		cr_assert(!report_left_has(&rep, nodes[i], ""), "%s was left", nodes[i]);
+	cr_assert(left_has("add_outer", "input too large to hold: 4505600 bytes"), "the outer Add's reason");
+	cr_assert_eq(count_ops(m->graph, "Identity"), 6);
+	cr_assert_eq(m->graph->n_node, 7, "%zu nodes", m->graph->n_node);
+	cr_assert_leq(largest, SCS_CHUNK_LEN, "the fold held %llu bytes at once", (unsigned long long)largest);
+	cr_assert_geq(largest, SCS_CHUNK_LEN / 2, "largest buffer %llu", (unsigned long long)largest);
+	free_proto(m);
+	expect_same_in_ort("fold_stream.onnx");
+}
+
+/*
+ * A kernel that works on whole tensors (Transpose) does not hold more than
+ * 64 MiB however high the size limit: a 64.06 MiB input is left alone,
+ * with the reason, and nothing that size is allocated.
+ */
+Test(fold, a_whole_tensor_kernel_refuses_an_input_too_large_to_hold)
+{
+	static const char *const passes[] = { "fold_constants" };
+	scs_optimize_options o = { .passes = passes, .n_passes = 1, .fold_size_limit = (uint64_t)1 << 30,
+		.fold_grow = 1 };
+	char *in = path_in(dir, "fold_hold.onnx"), *text;
+	Onnx__ModelProto *m;
+
+	cr_assert_eq(run(&text, "/usr/bin/python3 '%s/tests/e2e/gen_fold_models.py' --hold '%s'", SCS_TEST_SRC_DIR, dir),
+	    0, "%s", text);
+	free(text);
+	free(out);
+	out = path_in(dir, "held.onnx");
+	scs_eval_largest_for_tests(1);
+	cr_assert_eq(scs_optimize(&rep, in, out, &o), SCS_OK, "%s", scs_err_msg());
+	cr_assert_lt(scs_eval_largest_for_tests(0), 64 << 20);
+	cr_assert_eq(folded(), 0);
+	cr_assert(left_has("transpose", "input too large to hold: 67174400 bytes"), "%s",
+	    rep.left.n ? rep.left.items[0].detail : "nothing left");
+	m = load_proto(out);
+	cr_assert_eq(count_ops(m->graph, "Transpose"), 1);
+	free_proto(m);
+	free(in);
 }

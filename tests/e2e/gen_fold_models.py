@@ -4,6 +4,7 @@
 
 Usage:
     /usr/bin/python3 gen_fold_models.py OUTDIR
+    /usr/bin/python3 gen_fold_models.py --hold OUTDIR   (fold_hold.onnx only)
 
 Needs python3-onnx and python3-numpy. ir_version 8, default-domain opset
 17; every model passes onnx.checker and runs in ONNX Runtime. The output is
@@ -57,6 +58,21 @@ Files written to OUTDIR:
                      negatives, broadcasting, per-axis and blocked
                      dequantization), so that ONNX Runtime checks each
                      folded value. Every node folds (with --fold-grow).
+  fold_stream.onnx   elementwise folds over constants of several store
+                     chunks (1 MiB each), every result a graph output:
+                     W float [768,2048] (6 MiB) -> Cast(float16),
+                     Cast(int32), Add(W, scalar), Mul(W, per-row [768,1]),
+                     Greater(W, 0) -> Where(g, W, scalar); Q int8
+                     [2048,2048] (4 MiB) -> DequantizeLinear per axis 0
+                     (scale and zero point [2048]). These fold (with
+                     --fold-grow and a size limit of 64M), a window at a
+                     time. Add(P [1100,1,1024], R [1,2,1024]) stays: no
+                     input is in step with the output, and P (4.4 MB) is
+                     too large to hold.
+  fold_hold.onnx     (--hold only: 64 MB, made by the test that reads it)
+                     Transpose of a float [4100,4096] constant, 64.06 MiB:
+                     over what a whole-tensor kernel may hold (64 MiB),
+                     left as too large to hold whatever the size limit.
 """
 
 import os
@@ -421,7 +437,45 @@ def opsets(outdir):
     c.save(outdir, "fold_op21.onnx")
 
 
+def streamed(outdir):
+    rng = np.random.default_rng(17)
+    w = (rng.standard_normal((768, 2048)) * 3000).astype(np.float32)
+    w[0, :4] = [65519.0, 65520.0, -1e-8, 0.5 + 2.0 ** -11]     # float16 rounding: overflow, subnormal, a tie
+    q = rng.integers(-128, 128, size=(2048, 2048)).astype(np.int8)
+    scale = (rng.random(2048) / 50 + 1e-3).astype(np.float32)
+    zp = rng.integers(-10, 10, size=2048).astype(np.int8)
+    nodes = [
+        helper.make_node("Cast", ["W"], ["h"], name="cast_h", to=TensorProto.FLOAT16),
+        helper.make_node("Cast", ["W"], ["i"], name="cast_i", to=TensorProto.INT32),
+        helper.make_node("Add", ["W", "s"], ["a"], name="add"),
+        helper.make_node("Mul", ["W", "v"], ["m"], name="mul"),
+        helper.make_node("Greater", ["W", "zero"], ["g"], name="greater"),
+        helper.make_node("Where", ["g", "W", "s"], ["w"], name="where"),
+        helper.make_node("DequantizeLinear", ["Q", "scale", "zp"], ["d"], name="dequantize", axis=0),
+        helper.make_node("Add", ["P", "R"], ["o"], name="add_outer"),
+    ]
+    inits = [const("W", w), const("s", np.float32(0.375)), const("zero", np.float32(0)),
+             const("v", (rng.standard_normal((768, 1)) * 2).astype(np.float32)), const("Q", q),
+             const("scale", scale), const("zp", zp),
+             const("P", rng.standard_normal((1100, 1, 1024)).astype(np.float32)),
+             const("R", rng.standard_normal((1, 2, 1024)).astype(np.float32))]
+    outs = [vi("h", TensorProto.FLOAT16, [768, 2048]), vi("i", TensorProto.INT32, [768, 2048]),
+            vi("a", TensorProto.FLOAT, [768, 2048]), vi("m", TensorProto.FLOAT, [768, 2048]),
+            vi("w", TensorProto.FLOAT, [768, 2048]), vi("d", TensorProto.FLOAT, [2048, 2048]),
+            vi("o", TensorProto.FLOAT, [1100, 2, 1024])]
+    save(model_of(nodes, [], outs, inits), outdir, "fold_stream.onnx")
+
+
+def hold(outdir):
+    t = np.ones((4100, 4096), np.float32)
+    nodes = [helper.make_node("Transpose", ["T"], ["y"], name="transpose", perm=[1, 0])]
+    save(model_of(nodes, [], [vi("y", TensorProto.FLOAT, [4096, 4100])], [const("T", t)]), outdir, "fold_hold.onnx")
+
+
 def main():
+    if sys.argv[1] == "--hold":
+        hold(sys.argv[2])
+        return
     outdir = sys.argv[1]
     reshape(outdir)
     rotary(outdir)
@@ -431,6 +485,7 @@ def main():
     dynamic(outdir)
     nested(outdir)
     opsets(outdir)
+    streamed(outdir)
 
 
 if __name__ == "__main__":
