@@ -888,7 +888,7 @@ scs_infer_set_input_shape(scs_model *m, const char *spec)
 	if ((shape = shape_of(dims, rank)) == NULL)
 		return scs_err_set(SCS_ENOMEM, "cannot allocate a shape");
 	if (vi->type->tensor_type->shape)
-		protobuf_c_message_free_unpacked(&vi->type->tensor_type->shape->base, NULL);
+		scs_model_free_part(&vi->type->tensor_type->shape->base);
 	vi->type->tensor_type->shape = shape;
 	return SCS_OK;
 }

@@ -542,7 +542,7 @@ settle_lists(dedup *d)
 		if (at[s] == 0)
 			continue;
 		nodes = scs_scope_nodes(&d->scopes.items[s], &n);
-		if ((grown = realloc(*nodes, (*n + at[s]) * sizeof(*grown))) == NULL) {
+		if ((grown = scs_arena_grow(*nodes, *n * sizeof(*grown), (*n + at[s]) * sizeof(*grown))) == NULL) {
 			rc = scs_err_set(SCS_ENOMEM, "cannot grow a node list");
 			goto done;
 		}
