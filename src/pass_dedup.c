@@ -34,16 +34,17 @@
 
 enum { K_INIT = 1, K_CONST = 2 };
 
+/* One per constant studied (a model may have millions): 64 bytes. */
 typedef struct cand {
-	int scope;
-	int kind;
 	Onnx__TensorProto *t;
 	Onnx__NodeProto *node;    /* K_CONST: the Constant node */
 	const char *name;
-	int pinned;               /* a graph output of its scope */
 	scs_key key;
-	size_t order;
-	int removed;
+	uint32_t order;
+	int32_t scope;
+	int8_t kind;
+	int8_t pinned;            /* a graph output of its scope */
+	int8_t removed;
 } cand;
 
 /* A Constant node to put at the front of its scope's nodes (later ones before earlier ones). */
@@ -129,6 +130,8 @@ add_cand(void *ctx, int scope, Onnx__TensorProto *t, Onnx__NodeProto *node, cons
 		d->rep->n_scalars += d->count;
 		return SCS_OK;
 	}
+	if (d->n == UINT32_MAX)
+		return scs_err_set(SCS_ERANGE, "more than %u constants", UINT32_MAX);
 	if (d->n == d->cap) {
 		d->cap = d->cap ? d->cap * 2 : 256;
 		if ((grown = realloc(d->c, d->cap * sizeof(*grown))) == NULL)
@@ -144,12 +147,12 @@ add_cand(void *ctx, int scope, Onnx__TensorProto *t, Onnx__NodeProto *node, cons
 	else
 		return SCS_OK;       /* no data we know how to compare */
 	c->scope = scope;
-	c->kind = kind;
+	c->kind = (int8_t)kind;
 	c->t = t;
 	c->node = node;
 	c->name = name;
-	c->pinned = scs_strmap_get(&d->scopes.items[scope].pinned, name, NULL);
-	c->order = d->n++;
+	c->pinned = (int8_t)scs_strmap_get(&d->scopes.items[scope].pinned, name, NULL);
+	c->order = (uint32_t)d->n++;
 	d->rep->n_constants += d->count;
 	return SCS_OK;
 }
