@@ -211,8 +211,9 @@ unbind_ref(void *ctx, Onnx__TensorProto *t)
 	return 0;
 }
 
-ProtobufCMessage *
-scs_model_copy(const scs_model *m, ProtobufCMessage *msg)
+/* A deep copy of @msg whose pieces come from @alloc (NULL: malloc). */
+static ProtobufCMessage *
+copy_message(const scs_model *m, ProtobufCMessage *msg, ProtobufCAllocator *alloc)
 {
 	bind_ctx b = { (scs_model *)m, SCS_OK };
 	ProtobufCMessage *copy = NULL;
@@ -224,7 +225,7 @@ scs_model_copy(const scs_model *m, ProtobufCMessage *msg)
 	len = protobuf_c_message_get_packed_size(msg);
 	if (b.rc == SCS_OK && (bytes = malloc(len ? len : 1)) != NULL) {
 		protobuf_c_message_pack(msg, bytes);
-		copy = protobuf_c_message_unpack(msg->descriptor, NULL, len, bytes);
+		copy = protobuf_c_message_unpack(msg->descriptor, alloc, len, bytes);
 		free(bytes);
 	}
 	b.rc = SCS_OK;
@@ -239,6 +240,20 @@ scs_model_copy(const scs_model *m, ProtobufCMessage *msg)
 	if (copy == NULL)
 		scs_err_set(SCS_ENOMEM, "cannot copy a message");
 	return copy;
+}
+
+ProtobufCMessage *
+scs_model_copy(const scs_model *m, ProtobufCMessage *msg)
+{
+	return copy_message(m, msg, NULL);
+}
+
+ProtobufCMessage *
+scs_model_copy_kept(const scs_model *m, ProtobufCMessage *msg)
+{
+	ProtobufCAllocator into = { arena_alloc, arena_free, m->arena };
+
+	return copy_message(m, msg, m->arena ? &into : NULL);
 }
 
 /* GraphProto field numbers are below this */

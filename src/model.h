@@ -82,6 +82,11 @@ int scs_model_each_tensor(Onnx__ModelProto *m, scs_tensor_fn fn, void *ctx);
  * then frees it) or free it with scs_model_free_message(). */
 ProtobufCMessage *scs_model_copy(const scs_model *m, ProtobufCMessage *msg);
 
+/* scs_model_copy() into @m's arena: for copies that stay until the payload
+ * owner is freed (split's shards, merge's output), without a malloc header
+ * on each piece; freeing it gives nothing back before then. */
+ProtobufCMessage *scs_model_copy_kept(const scs_model *m, ProtobufCMessage *msg);
+
 /* A deep copy of tensor @src (type, dims, data) named @name; NULL on ENOMEM.
  * The caller owns it: put it into @m's tree (which then frees it) or free it
  * with scs_model_free_message(). */
