@@ -462,10 +462,11 @@ scs_opt_write_shapes(scs_model *m, size_t *n_written)
 		const Onnx__NodeProto *n = g->node[order[k]];
 
 		for (size_t j = 0; rc >= 0 && j < n->n_output; j++) {
-			const scs_vfacts *f = scs_infer_get(&inf, n->output[j]);
+			scs_vfacts f;
 			Onnx__ValueInfoProto *vi;
 
-			if (!n->output[j][0] || f == NULL || f->elem <= 0 || scs_strmap_get(&declared, n->output[j], &v))
+			if (!n->output[j][0] || !scs_infer_get(&inf, n->output[j], &f) || f.elem <= 0 ||
+			    scs_strmap_get(&declared, n->output[j], &v))
 				continue;
 			if ((vi = scs_infer_value_info(&inf, n->output[j])) == NULL) {
 				rc = scs_err_set(SCS_ENOMEM, "cannot allocate a value_info");
@@ -789,8 +790,6 @@ scs_opt_facts(scs_opt_ctx *ctx, int scope, const char *name, scs_vfacts *out)
 		return 0;
 	g = ctx->scopes.items[d].graph;
 	if (d == 0 && g == ctx->m->proto->graph) {
-		const scs_vfacts *f;
-
 		if (!st->have_infer) {
 			size_t *order, n_order;
 
@@ -805,9 +804,8 @@ scs_opt_facts(scs_opt_ctx *ctx, int scope, const char *name, scs_vfacts *out)
 			}
 			st->have_infer = 1;
 		}
-		if ((f = scs_infer_get(&st->infer, name)) == NULL)
-			return 0;
-		*out = *f;
+		if (!scs_infer_get(&st->infer, name, out))
+			return 0;     /* out as set above: nothing known */
 		return out->elem > 0 || out->rank >= 0;
 	}
 	if (g) {
