@@ -39,6 +39,9 @@
 #define BLOCK_MIN ((size_t)1 << 20)
 #define BLOCK_MAX ((size_t)64 << 20)
 
+/* Released pieces of 8, 16, ... SPARE_MAX bytes are handed out again. */
+#define SPARE_MAX 64
+
 typedef struct block {
 	uint8_t *base;
 	size_t len, used;
@@ -47,18 +50,21 @@ typedef struct block {
 struct scs_arena {
 	block *blocks;      /* the last one is being filled */
 	size_t n, cap;
+	void *spare[SPARE_MAX / 8 + 1];   /* by length / 8: released pieces, each holding the next */
 };
 
 /* every live block of every arena, by address range */
 static struct {
 	uintptr_t *lo, *hi;
+	scs_arena **owner;
 	size_t n, cap, last;
 } live;
 
 static int
-live_add(const block *b)
+live_add(scs_arena *a, const block *b)
 {
 	uintptr_t *lo, *hi;
+	scs_arena **owner;
 	size_t cap;
 
 	if (live.n == live.cap) {
@@ -69,10 +75,14 @@ live_add(const block *b)
 		if ((hi = realloc(live.hi, cap * sizeof(*hi))) == NULL)
 			return SCS_ENOMEM;
 		live.hi = hi;
+		if ((owner = realloc(live.owner, cap * sizeof(*owner))) == NULL)
+			return SCS_ENOMEM;
+		live.owner = owner;
 		live.cap = cap;
 	}
 	live.lo[live.n] = (uintptr_t)b->base;
 	live.hi[live.n] = (uintptr_t)b->base + b->len;
+	live.owner[live.n] = a;
 	live.n++;
 	return SCS_OK;
 }
@@ -84,6 +94,7 @@ live_remove(const block *b)
 		if (live.lo[i] == (uintptr_t)b->base) {
 			live.lo[i] = live.lo[live.n - 1];
 			live.hi[i] = live.hi[live.n - 1];
+			live.owner[i] = live.owner[live.n - 1];
 			live.n--;
 			break;
 		}
@@ -92,24 +103,32 @@ live_remove(const block *b)
 	if (live.n == 0) {
 		free(live.lo);
 		free(live.hi);
+		free(live.owner);
 		memset(&live, 0, sizeof(live));
 	}
+}
+
+/* The arena whose block holds @p, or NULL. */
+static scs_arena *
+owner_of(const void *p)
+{
+	uintptr_t a = (uintptr_t)p;
+
+	if (live.last < live.n && a >= live.lo[live.last] && a < live.hi[live.last])
+		return live.owner[live.last];
+	for (size_t i = 0; i < live.n; i++) {
+		if (a >= live.lo[i] && a < live.hi[i]) {
+			live.last = i;
+			return live.owner[i];
+		}
+	}
+	return NULL;
 }
 
 int
 scs_arena_holds(const void *p)
 {
-	uintptr_t a = (uintptr_t)p;
-
-	if (live.last < live.n && a >= live.lo[live.last] && a < live.hi[live.last])
-		return 1;
-	for (size_t i = 0; i < live.n; i++) {
-		if (a >= live.lo[i] && a < live.hi[i]) {
-			live.last = i;
-			return 1;
-		}
-	}
-	return 0;
+	return owner_of(p) != NULL;
 }
 
 int
@@ -158,7 +177,7 @@ add_block(scs_arena *a, size_t len)
 		return SCS_ENOMEM;
 	b.len = want;
 	b.used = 0;
-	if (live_add(&b) < 0) {
+	if (live_add(a, &b) < 0) {
 		munmap(b.base, b.len);
 		return SCS_ENOMEM;
 	}
@@ -176,6 +195,12 @@ scs_arena_alloc(scs_arena *a, size_t len)
 
 	if (len >= SCS_ARENA_PIECE_MAX)
 		return malloc(len);
+	if (!HEADER_LEN && len && len <= SPARE_MAX && len % 8 == 0 && a->spare[len / 8]) {
+		void *p = a->spare[len / 8];
+
+		memcpy(&a->spare[len / 8], p, sizeof(void *));
+		return p;
+	}
 	if (align == 0 || align > 8 || HEADER_LEN)
 		align = HEADER_LEN ? HEADER_LEN : 8;
 	b = a->n ? &a->blocks[a->n - 1] : NULL;
@@ -215,6 +240,19 @@ scs_arena_release(void *p)
 		POISON(h, HEADER_LEN + len);
 	}
 #endif
+}
+
+void
+scs_arena_release_len(void *p, size_t len)
+{
+	scs_arena *a;
+
+	if (HEADER_LEN || p == NULL || len == 0 || len > SPARE_MAX || len % 8 != 0 || (a = owner_of(p)) == NULL) {
+		scs_arena_release(p);
+		return;
+	}
+	memcpy(p, &a->spare[len / 8], sizeof(void *));
+	a->spare[len / 8] = p;
 }
 
 void *

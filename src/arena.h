@@ -44,6 +44,12 @@ int scs_arena_holds(const void *p);
  * memory goes with the arena). NULL is a no-op. */
 void scs_arena_release(void *p);
 
+/* scs_arena_release() of a piece known to be @len bytes long: in an arena,
+ * a piece of 8 to 64 bytes (a multiple of 8) is handed out again by the next
+ * scs_arena_alloc() of that length from the same arena (not under
+ * AddressSanitizer, which poisons it instead). */
+void scs_arena_release_len(void *p, size_t len);
+
 /* realloc(@p, @len) for a piece that may lie in an arena: arena memory is
  * copied (@old_len bytes of it) into a new malloc() piece. NULL on ENOMEM
  * (then @p is untouched). */

@@ -171,7 +171,7 @@ bind_ref(void *ctx, Onnx__TensorProto *t)
 		scs_arena_release(u->data);
 		memmove(u, u + 1, (t->base.n_unknown_fields - i - 1) * sizeof(*u));
 		if (--t->base.n_unknown_fields == 0) {
-			scs_arena_release(t->base.unknown_fields);
+			scs_arena_release_len(t->base.unknown_fields, sizeof(*u));
 			t->base.unknown_fields = NULL;
 		}
 		scs_model_set_payload(b->m, t, (uint32_t)id);
@@ -262,6 +262,7 @@ scs_model_copy_kept(const scs_model *m, ProtobufCMessage *msg)
 /* The main graph's repeated message fields (nodes, initializers, ...),
  * unpacked one element at a time as the scan finds them, by field number. */
 typedef struct graph_parts {
+	scs_model *m;
 	ProtobufCAllocator *alloc;
 	const char *path;
 	struct part_list {
@@ -292,6 +293,16 @@ take_part(void *ctx, uint32_t field, const uint8_t *data, size_t len, uint64_t o
 	if ((msg = protobuf_c_message_unpack(fd->descriptor, gp->alloc, len, data)) == NULL)
 		return scs_err_set(SCS_ECORRUPT, "%s: offset %llu: the model's structure does not parse as an ONNX %s",
 		    gp->path, (unsigned long long)off, ((const ProtobufCMessageDescriptor *)fd->descriptor)->short_name);
+	/* bound at once, the reference's unknown field is handed to the next initializer */
+	if (fd->descriptor == &onnx__tensor_proto__descriptor) {
+		bind_ctx b = { gp->m, SCS_OK };
+
+		bind_ref(&b, (Onnx__TensorProto *)msg);
+		if (b.rc < 0) {
+			scs_model_free_message(gp->m, msg);
+			return b.rc;
+		}
+	}
 	l->items[l->n++] = msg;
 	return SCS_OK;
 }
@@ -327,7 +338,7 @@ dispose_parts(graph_parts *gp)
 {
 	for (uint32_t field = 0; field < GRAPH_FIELDS; field++) {
 		for (size_t i = 0; i < gp->lists[field].n; i++)
-			scs_model_free_part(gp->lists[field].items[i]);
+			scs_model_free_message(gp->m, gp->lists[field].items[i]);
 		free(gp->lists[field].items);
 	}
 }
@@ -348,6 +359,7 @@ load_into(scs_model *m, const char *path, const scs_scan_options *opts)
 		so = *opts;
 	else
 		memset(&so, 0, sizeof(so));
+	gp.m = m;
 	gp.alloc = &into;
 	gp.path = path;
 	so.part = take_part;

@@ -93,3 +93,25 @@ Test(arena, a_loaded_tree_lies_in_the_arena_and_takes_edits)
 	tmpdir_remove(dir);
 	free(path);
 }
+
+Test(arena, a_piece_released_with_its_length_is_handed_out_again)
+{
+	scs_arena *a;
+	void *first, *next, *other;
+
+	cr_assert_eq(scs_arena_new(&a), SCS_OK, "%s", scs_err_msg());
+	cr_assert_not_null(first = scs_arena_alloc(a, 24));
+	cr_assert_not_null(other = scs_arena_alloc(a, 16));
+	scs_arena_release_len(first, 24);
+	cr_assert_not_null(next = scs_arena_alloc(a, 16));
+	cr_assert_neq(next, first, "a 16-byte piece took a 24-byte one's place");
+	cr_assert_neq(next, other);
+	cr_assert_not_null(next = scs_arena_alloc(a, 24));
+#if defined(__SANITIZE_ADDRESS__)
+	cr_assert_neq(next, first, "under AddressSanitizer a released piece stays poisoned");
+#else
+	cr_assert_eq(next, first, "the released 24-byte piece was not handed out again");
+#endif
+	memset(next, 0xab, 24);
+	scs_arena_free(a);
+}
