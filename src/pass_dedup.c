@@ -45,7 +45,10 @@ typedef struct cand {
 	int8_t kind;
 	int8_t pinned;            /* a graph output of its scope */
 	int8_t removed;
+	int32_t data_type;        /* t's, here so that sorting rarely reads t */
 } cand;
+
+_Static_assert(sizeof(cand) <= 64, "a candidate outgrew 64 bytes");
 
 /* A Constant node to put at the front of its scope's nodes (later ones before earlier ones). */
 typedef struct front {
@@ -148,6 +151,7 @@ add_cand(void *ctx, int scope, Onnx__TensorProto *t, Onnx__NodeProto *node, cons
 		return SCS_OK;       /* no data we know how to compare */
 	c->scope = scope;
 	c->kind = (int8_t)kind;
+	c->data_type = t->data_type;
 	c->t = t;
 	c->node = node;
 	c->name = name;
@@ -169,7 +173,7 @@ cmp_content(const cand *a, const cand *b)
 {
 	int r;
 
-	if ((r = cmp_u64((uint64_t)a->t->data_type, (uint64_t)b->t->data_type)) ||
+	if ((r = cmp_u64((uint64_t)a->data_type, (uint64_t)b->data_type)) ||
 	    (r = cmp_u64(a->key.h[0], b->key.h[0])) || (r = cmp_u64(a->key.h[1], b->key.h[1])) ||
 	    (r = cmp_u64(a->key.len, b->key.len)) || (r = cmp_u64(a->t->n_dims, b->t->n_dims)))
 		return r;
