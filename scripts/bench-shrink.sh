@@ -16,7 +16,8 @@
 #   (e) many:   256,000 small distinct constants (~24 MB)
 # Needs ~12 GB of free disk. Not a test: it prints figures.
 # Then scripts/bench-scale.sh dups: 10,000, 20,000 and 40,000 duplicates
-# shrunk (time and memory growth beside cp).
+# shrunk, and small: 64,000, 128,000 and 256,000 small distinct constants
+# (time and memory growth beside cp, and memory per constant).
 # SPDX-License-Identifier: MIT
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -93,3 +94,4 @@ for c in a b c d e; do
 done
 [ "${KEEP:-0}" = 1 ] || rm -rf "$work"
 scripts/bench-scale.sh dups
+scripts/bench-scale.sh small

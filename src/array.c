@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "arena.h"
 #include "err.h"
 
 int
@@ -23,7 +24,7 @@ scs_array_insert(void *arr, size_t *n, void *item, int front)
 	 */
 	while (cap < *n + 1)
 		cap *= 2;
-	if ((grown = realloc(*a, cap * sizeof(void *))) == NULL)
+	if ((grown = scs_arena_grow(*a, *n * sizeof(void *), cap * sizeof(void *))) == NULL)
 		return scs_err_set(SCS_ENOMEM, "cannot grow a message list");
 	if (front) {
 		memmove(grown + 1, grown, *n * sizeof(void *));

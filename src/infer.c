@@ -28,7 +28,7 @@
 static int
 slot(size_t *out, scs_infer *inf, const char *name)
 {
-	scs_vfacts *grown;
+	scs_vfacts_packed *grown;
 	int64_t i;
 
 	if (scs_strmap_get(&inf->index, name, &i)) {
@@ -51,20 +51,66 @@ slot(size_t *out, scs_infer *inf, const char *name)
 	return SCS_OK;
 }
 
-const scs_vfacts *
-scs_infer_get(const scs_infer *inf, const char *name)
+/* The facts at position @at. */
+static void
+facts_load(const scs_infer *inf, size_t at, scs_vfacts *out)
+{
+	const scs_vfacts_packed *p = &inf->items[at];
+
+	memset(out, 0, sizeof(*out));
+	out->elem = p->elem;
+	out->rank = p->rank;
+	out->declared = p->declared;
+	if (p->rank > 0)
+		memcpy(out->dims, inf->dims + p->dims_at, (size_t)p->rank * sizeof(int64_t));
+}
+
+/* Keep @f at position @at. A rank, and its dims, are set once: what is
+ * already known stays. */
+static int
+facts_store(scs_infer *inf, size_t at, const scs_vfacts *f)
+{
+	scs_vfacts_packed *p = &inf->items[at];
+	int64_t *grown;
+	size_t cap;
+
+	p->elem = f->elem;
+	p->declared = f->declared;
+	if (p->rank >= 0 || f->rank < 0)
+		return SCS_OK;
+	if (inf->n_dims + (size_t)f->rank > UINT32_MAX)
+		return scs_err_set(SCS_ENOMEM, "too many dims for the value facts");
+	if (inf->n_dims + (size_t)f->rank > inf->cap_dims) {
+		cap = inf->cap_dims ? inf->cap_dims * 2 : 1024;
+		if ((grown = realloc(inf->dims, cap * sizeof(*grown))) == NULL)
+			return scs_err_set(SCS_ENOMEM, "cannot grow the value facts");
+		inf->dims = grown;
+		inf->cap_dims = cap;
+	}
+	memcpy(inf->dims + inf->n_dims, f->dims, (size_t)f->rank * sizeof(int64_t));
+	p->dims_at = (uint32_t)inf->n_dims;
+	p->rank = (int8_t)f->rank;
+	inf->n_dims += (size_t)f->rank;
+	return SCS_OK;
+}
+
+int
+scs_infer_get(const scs_infer *inf, const char *name, scs_vfacts *out)
 {
 	int64_t i;
 
-	return scs_strmap_get(&inf->index, name, &i) ? &inf->items[i] : NULL;
+	if (!scs_strmap_get(&inf->index, name, &i))
+		return 0;
+	facts_load(inf, (size_t)i, out);
+	return 1;
 }
 
 int
 scs_infer_describable(const scs_infer *inf, const char *name)
 {
-	const scs_vfacts *f = scs_infer_get(inf, name);
+	scs_vfacts f;
 
-	return f && f->elem > 0 && f->rank >= 0;
+	return scs_infer_get(inf, name, &f) && f.elem > 0 && f.rank >= 0;
 }
 
 void
@@ -93,16 +139,19 @@ declare(scs_infer *inf, Onnx__ValueInfoProto *vi)
 
 	if (!vi->name || !vi->type || vi->type->value_case != ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE)
 		return SCS_OK;
+	scs_vfacts f;
+
 	if ((rc = slot(&at, inf, vi->name)) < 0)
 		return rc;
-	scs_infer_facts_from_type(&inf->items[at], vi->type);
-	return SCS_OK;
+	facts_load(inf, at, &f);
+	scs_infer_facts_from_type(&f, vi->type);
+	return facts_store(inf, at, &f);
 }
 
 static int
 set_tensor(scs_infer *inf, const char *name, const Onnx__TensorProto *t)
 {
-	scs_vfacts *f;
+	scs_vfacts f;
 	size_t at;
 	int rc;
 
@@ -110,15 +159,15 @@ set_tensor(scs_infer *inf, const char *name, const Onnx__TensorProto *t)
 		return SCS_OK;
 	if ((rc = slot(&at, inf, name)) < 0)
 		return rc;
-	f = &inf->items[at];
-	if (f->elem <= 0)
-		f->elem = t->data_type;
-	if (f->rank < 0 && t->n_dims <= SCS_INFER_MAX_RANK) {
-		f->rank = (int)t->n_dims;
+	facts_load(inf, at, &f);
+	if (f.elem <= 0)
+		f.elem = t->data_type;
+	if (f.rank < 0 && t->n_dims <= SCS_INFER_MAX_RANK) {
+		f.rank = (int)t->n_dims;
 		if (t->n_dims)     /* a scalar's dims may be NULL */
-			memcpy(f->dims, t->dims, t->n_dims * sizeof(int64_t));
+			memcpy(f.dims, t->dims, t->n_dims * sizeof(int64_t));
 	}
-	return SCS_OK;
+	return facts_store(inf, at, &f);
 }
 
 /* ---- constants the shape rules read (Reshape's shape, axes, ...) ---- */
@@ -734,7 +783,7 @@ output_elem(scs_infer *inf, const Onnx__NodeProto *n, size_t j, const scs_vfacts
 static int
 infer_node(scs_infer *inf, const scs_infer_consts *c, const Onnx__NodeProto *n)
 {
-	scs_vfacts *in, o, *f;
+	scs_vfacts *in, o, f;
 	size_t at;
 	int64_t t;
 	int rc = SCS_OK;
@@ -744,14 +793,9 @@ infer_node(scs_infer *inf, const scs_infer_consts *c, const Onnx__NodeProto *n)
 	/* copies, not pointers: adding the outputs below may move inf->items */
 	if ((in = calloc(n->n_input ? n->n_input : 1, sizeof(*in))) == NULL)
 		return scs_err_set(SCS_ENOMEM, "node '%s': cannot gather its inputs' facts", n->name ? n->name : "");
-	for (size_t i = 0; i < n->n_input; i++) {
-		const scs_vfacts *known = n->input[i][0] ? scs_infer_get(inf, n->input[i]) : NULL;
-
-		if (known)
-			in[i] = *known;
-		else
+	for (size_t i = 0; i < n->n_input; i++)
+		if (!n->input[i][0] || !scs_infer_get(inf, n->input[i], &in[i]))
 			in[i].rank = -1;
-	}
 	for (size_t j = 0; rc == SCS_OK && j < n->n_output; j++) {
 		if (!n->output[j][0])
 			continue;
@@ -771,14 +815,15 @@ infer_node(scs_infer *inf, const scs_infer_consts *c, const Onnx__NodeProto *n)
 		o.declared = NULL;
 		if ((rc = slot(&at, inf, n->output[j])) < 0)
 			break;
-		f = &inf->items[at];
+		facts_load(inf, at, &f);
 		/* declarations win; inference fills what they leave open */
-		if (f->elem <= 0)
-			f->elem = o.elem;
-		if (f->rank < 0 && o.rank >= 0) {
-			f->rank = o.rank;
-			memcpy(f->dims, o.dims, sizeof(f->dims));
+		if (f.elem <= 0)
+			f.elem = o.elem;
+		if (f.rank < 0 && o.rank >= 0) {
+			f.rank = o.rank;
+			memcpy(f.dims, o.dims, sizeof(f.dims));
 		}
+		rc = facts_store(inf, at, &f);
 	}
 	free(in);
 	return rc;
@@ -845,7 +890,7 @@ shape_of(const int64_t *dims, size_t rank)
 Onnx__ValueInfoProto *
 scs_infer_value_info(const scs_infer *inf, const char *name)
 {
-	const scs_vfacts *f = scs_infer_get(inf, name);
+	scs_vfacts facts, *f = scs_infer_get(inf, name, &facts) ? &facts : NULL;
 	Onnx__ValueInfoProto *vi = calloc(1, sizeof(*vi));
 	Onnx__TypeProto *type = calloc(1, sizeof(*type));
 	Onnx__TypeProto__Tensor *tt = calloc(1, sizeof(*tt));
@@ -914,7 +959,7 @@ scs_infer_set_input_shape(scs_model *m, const char *spec)
 	if ((shape = shape_of(dims, rank)) == NULL)
 		return scs_err_set(SCS_ENOMEM, "cannot allocate a shape");
 	if (vi->type->tensor_type->shape)
-		protobuf_c_message_free_unpacked(&vi->type->tensor_type->shape->base, NULL);
+		scs_model_free_part(&vi->type->tensor_type->shape->base);
 	vi->type->tensor_type->shape = shape;
 	return SCS_OK;
 }
@@ -924,5 +969,6 @@ scs_infer_dispose(scs_infer *inf)
 {
 	scs_strmap_dispose(&inf->index);
 	free(inf->items);
+	free(inf->dims);
 	memset(inf, 0, sizeof(*inf));
 }

@@ -24,21 +24,29 @@ typedef struct scs_vfacts {
 	const Onnx__TensorShapeProto *declared;     /* the model's own shape, when it has one */
 } scs_vfacts;
 
+/* What scs_infer holds of a value: 24 bytes, and its dims in a shared pool
+ * (a graph may have millions of values, most of low rank). */
+typedef struct scs_vfacts_packed {
+	const Onnx__TensorShapeProto *declared;
+	uint32_t dims_at;                           /* the rank dims at dims[dims_at] */
+	int32_t elem;
+	int8_t rank;                                /* -1 when unknown */
+} scs_vfacts_packed;
+
 typedef struct scs_infer {
 	scs_model *m;
 	scs_strmap index;                           /* name -> position in items */
-	scs_vfacts *items;
+	scs_vfacts_packed *items;
 	size_t n, cap;
+	int64_t *dims;                              /* every known rank's dims, written once */
+	size_t n_dims, cap_dims;
 } scs_infer;
 
 /* Learn the facts of @m's main graph, visiting nodes in @order (topological). */
 int scs_infer_graph(scs_infer *out, scs_model *m, const size_t *order, size_t n_order);
 
-/*
- * The facts of @name, or NULL when nothing is known. Borrowed: valid until
- * scs_infer_dispose() (the facts only grow inside scs_infer_graph()).
- */
-const scs_vfacts *scs_infer_get(const scs_infer *inf, const char *name);
+/* 1 and the facts of @name in *out, or 0 when nothing is known. */
+int scs_infer_get(const scs_infer *inf, const char *name, scs_vfacts *out);
 
 /* 1 when @name's element type and rank are known (enough for a graph input or output). */
 int scs_infer_describable(const scs_infer *inf, const char *name);

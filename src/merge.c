@@ -709,12 +709,12 @@ take_shard(merge *mg, size_t k)
 			}
 			continue;
 		}
-		if ((copy = scs_model_copy(mg->out, &t->base)) == NULL)
+		if ((copy = scs_model_copy_kept(mg->out, &t->base)) == NULL)
 			return SCS_ENOMEM;
 		rc = add_init(mg, (Onnx__TensorProto *)copy, at);
 	}
 	for (size_t i = 0; rc == SCS_OK && i < src->n_sparse_initializer; i++) {
-		if ((copy = scs_model_copy(mg->out, &src->sparse_initializer[i]->base)) == NULL)
+		if ((copy = scs_model_copy_kept(mg->out, &src->sparse_initializer[i]->base)) == NULL)
 			return SCS_ENOMEM;
 		APPEND(mg->g->sparse_initializer, mg->g->n_sparse_initializer, (Onnx__SparseTensorProto *)copy, rc);
 	}
@@ -735,10 +735,10 @@ take_shard(merge *mg, size_t k)
 
 			if (!fresh && find_maker(mg, n->output[0]))
 				continue;
-			if ((c = (Onnx__NodeProto *)scs_model_copy(mg->out, &n->base)) == NULL)
+			if ((c = (Onnx__NodeProto *)scs_model_copy_kept(mg->out, &n->base)) == NULL)
 				return SCS_ENOMEM;
 			if (fresh) {
-				free(c->output[0]);
+				scs_arena_release(c->output[0]);
 				c->output[0] = strdup(fresh);
 			} else if ((tv = scs_tensor_copy_named(mg->out, settled_t, value->name ? value->name : "")) != NULL) {
 				scs_model_free_message(mg->out, &c->attribute[0]->t->base);
@@ -771,7 +771,7 @@ take_shard(merge *mg, size_t k)
 				return scs_err_set(SCS_ECORRUPT, "'%s' is made both in %s and in %s", n->output[j], mg->labels[where],
 				    mg->labels[at]);
 		}
-		if ((copy = scs_model_copy(mg->out, &n->base)) == NULL)
+		if ((copy = scs_model_copy_kept(mg->out, &n->base)) == NULL)
 			return SCS_ENOMEM;
 		/* Constants lead their shard; they keep leading when merged */
 		rc = add_node(mg, (Onnx__NodeProto *)copy, at);
@@ -798,7 +798,7 @@ take_shard(merge *mg, size_t k)
 
 		if (name && scs_strmap_get(&mg->described, name, NULL))
 			continue;
-		if ((copy = scs_model_copy(mg->out, &src->value_info[i]->base)) == NULL)
+		if ((copy = scs_model_copy_kept(mg->out, &src->value_info[i]->base)) == NULL)
 			return SCS_ENOMEM;
 		APPEND(mg->g->value_info, mg->g->n_value_info, (Onnx__ValueInfoProto *)copy, rc);
 		if (rc == SCS_OK && name)
@@ -812,7 +812,7 @@ take_shard(merge *mg, size_t k)
 			return held;
 		if (held)
 			continue;
-		if ((copy = scs_model_copy(mg->out, &src->quantization_annotation[i]->base)) == NULL)
+		if ((copy = scs_model_copy_kept(mg->out, &src->quantization_annotation[i]->base)) == NULL)
 			return SCS_ENOMEM;
 		APPEND(mg->g->quantization_annotation, mg->g->n_quantization_annotation, (Onnx__TensorAnnotation *)copy, rc);
 	}
@@ -830,7 +830,7 @@ take_shard(merge *mg, size_t k)
 		}
 		if (dup)
 			continue;
-		if ((copy = scs_model_copy(mg->out, &f->base)) == NULL)
+		if ((copy = scs_model_copy_kept(mg->out, &f->base)) == NULL)
 			return SCS_ENOMEM;
 		APPEND(mg->out->proto->functions, mg->out->proto->n_functions, (Onnx__FunctionProto *)copy, rc);
 	}

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include "arena.h"
 #include "err.h"
 #include "wire.h"
 
@@ -58,16 +59,33 @@ ref_free(void *data, void *p)
 {
 	(void)data;
 	if (!is_ref(freeing_refs, p))
-		free(p);
+		scs_arena_release(p);
 }
 
 static ProtobufCAllocator ref_allocator = { ref_alloc, ref_free, NULL };
+
+/* Unpacking into the model's arena: frees during the unpack are of protobuf-c's scratch space. */
+static void *
+arena_alloc(void *data, size_t size)
+{
+	return scs_arena_alloc(data, size);
+}
+
+static void
+arena_free(void *data, void *p)
+{
+	(void)data;
+	scs_arena_release(p);
+}
+
+/* Freeing a part of a tree that holds no payload reference. */
+static ProtobufCAllocator part_allocator = { ref_alloc, arena_free, NULL };
 
 static void
 clear_data(Onnx__TensorProto *t, const uint8_t *refs)
 {
 	if (t->has_raw_data && !is_ref(refs, t->raw_data.data))
-		free(t->raw_data.data);
+		scs_arena_release(t->raw_data.data);
 	t->raw_data.data = NULL;
 	t->raw_data.len = 0;
 	t->has_raw_data = 0;
@@ -150,10 +168,10 @@ bind_ref(void *ctx, Onnx__TensorProto *t)
 			    t->name ? t->name : "");
 			return 1;
 		}
-		free(u->data);
+		scs_arena_release(u->data);
 		memmove(u, u + 1, (t->base.n_unknown_fields - i - 1) * sizeof(*u));
 		if (--t->base.n_unknown_fields == 0) {
-			free(t->base.unknown_fields);
+			scs_arena_release_len(t->base.unknown_fields, sizeof(*u));
 			t->base.unknown_fields = NULL;
 		}
 		scs_model_set_payload(b->m, t, (uint32_t)id);
@@ -173,7 +191,8 @@ unbind_ref(void *ctx, Onnx__TensorProto *t)
 
 	if (!scs_model_payload_of(b->m, t, &id))
 		return 0;
-	grown = realloc(t->base.unknown_fields, (t->base.n_unknown_fields + 1) * sizeof(*grown));
+	grown = scs_arena_grow(t->base.unknown_fields, t->base.n_unknown_fields * sizeof(*grown),
+	    (t->base.n_unknown_fields + 1) * sizeof(*grown));
 	if (grown == NULL || (data = malloc(SCS_WIRE_VARINT_MAX)) == NULL) {
 		if (grown)
 			t->base.unknown_fields = grown;
@@ -192,8 +211,9 @@ unbind_ref(void *ctx, Onnx__TensorProto *t)
 	return 0;
 }
 
-ProtobufCMessage *
-scs_model_copy(const scs_model *m, ProtobufCMessage *msg)
+/* A deep copy of @msg whose pieces come from @alloc (NULL: malloc). */
+static ProtobufCMessage *
+copy_message(const scs_model *m, ProtobufCMessage *msg, ProtobufCAllocator *alloc)
 {
 	bind_ctx b = { (scs_model *)m, SCS_OK };
 	ProtobufCMessage *copy = NULL;
@@ -205,7 +225,7 @@ scs_model_copy(const scs_model *m, ProtobufCMessage *msg)
 	len = protobuf_c_message_get_packed_size(msg);
 	if (b.rc == SCS_OK && (bytes = malloc(len ? len : 1)) != NULL) {
 		protobuf_c_message_pack(msg, bytes);
-		copy = protobuf_c_message_unpack(msg->descriptor, NULL, len, bytes);
+		copy = protobuf_c_message_unpack(msg->descriptor, alloc, len, bytes);
 		free(bytes);
 	}
 	b.rc = SCS_OK;
@@ -222,20 +242,136 @@ scs_model_copy(const scs_model *m, ProtobufCMessage *msg)
 	return copy;
 }
 
+ProtobufCMessage *
+scs_model_copy(const scs_model *m, ProtobufCMessage *msg)
+{
+	return copy_message(m, msg, NULL);
+}
+
+ProtobufCMessage *
+scs_model_copy_kept(const scs_model *m, ProtobufCMessage *msg)
+{
+	ProtobufCAllocator into = { arena_alloc, arena_free, m->arena };
+
+	return copy_message(m, msg, m->arena ? &into : NULL);
+}
+
+/* GraphProto field numbers are below this */
+#define GRAPH_FIELDS 32
+
+/* The main graph's repeated message fields (nodes, initializers, ...),
+ * unpacked one element at a time as the scan finds them, by field number. */
+typedef struct graph_parts {
+	scs_model *m;
+	ProtobufCAllocator *alloc;
+	const char *path;
+	struct part_list {
+		ProtobufCMessage **items;
+		size_t n, cap;
+	} lists[GRAPH_FIELDS];
+} graph_parts;
+
+static int
+take_part(void *ctx, uint32_t field, const uint8_t *data, size_t len, uint64_t off)
+{
+	graph_parts *gp = ctx;
+	const ProtobufCFieldDescriptor *fd = protobuf_c_message_descriptor_get_field(&onnx__graph_proto__descriptor,
+	    field);
+	ProtobufCMessage **grown, *msg;
+	struct part_list *l;
+
+	if (fd == NULL || field >= GRAPH_FIELDS || fd->type != PROTOBUF_C_TYPE_MESSAGE)
+		return scs_err_set(SCS_ECORRUPT, "%s: offset %llu: graph field %u is not a list of messages", gp->path,
+		    (unsigned long long)off, field);
+	l = &gp->lists[field];
+	if (l->n == l->cap) {
+		l->cap = l->cap ? l->cap * 2 : 64;
+		if ((grown = realloc(l->items, l->cap * sizeof(*grown))) == NULL)
+			return scs_err_set(SCS_ENOMEM, "cannot grow a list of the graph");
+		l->items = grown;
+	}
+	if ((msg = protobuf_c_message_unpack(fd->descriptor, gp->alloc, len, data)) == NULL)
+		return scs_err_set(SCS_ECORRUPT, "%s: offset %llu: the model's structure does not parse as an ONNX %s",
+		    gp->path, (unsigned long long)off, ((const ProtobufCMessageDescriptor *)fd->descriptor)->short_name);
+	/* bound at once, the reference's unknown field is handed to the next initializer */
+	if (fd->descriptor == &onnx__tensor_proto__descriptor) {
+		bind_ctx b = { gp->m, SCS_OK };
+
+		bind_ref(&b, (Onnx__TensorProto *)msg);
+		if (b.rc < 0) {
+			scs_model_free_message(gp->m, msg);
+			return b.rc;
+		}
+	}
+	l->items[l->n++] = msg;
+	return SCS_OK;
+}
+
+/* Put the lists into @g (after what it has already); SCS_ENOMEM. */
+static int
+attach_parts(Onnx__GraphProto *g, graph_parts *gp)
+{
+	for (uint32_t field = 0; field < GRAPH_FIELDS; field++) {
+		const ProtobufCFieldDescriptor *fd;
+		struct part_list *l = &gp->lists[field];
+		ProtobufCMessage ***arr, **all;
+		size_t *n;
+
+		if (l->n == 0)
+			continue;
+		fd = protobuf_c_message_descriptor_get_field(&onnx__graph_proto__descriptor, field);
+		n = (size_t *)((char *)g + fd->quantifier_offset);
+		arr = (ProtobufCMessage ***)((char *)g + fd->offset);
+		if ((all = scs_arena_grow(*arr, *n * sizeof(*all), (*n + l->n) * sizeof(*all))) == NULL)
+			return scs_err_set(SCS_ENOMEM, "cannot join a list of the graph");
+		memcpy(all + *n, l->items, l->n * sizeof(*all));
+		*arr = all;
+		*n += l->n;
+		l->n = 0;
+	}
+	return SCS_OK;
+}
+
+/* What the lists still hold. */
+static void
+dispose_parts(graph_parts *gp)
+{
+	for (uint32_t field = 0; field < GRAPH_FIELDS; field++) {
+		for (size_t i = 0; i < gp->lists[field].n; i++)
+			scs_model_free_message(gp->m, gp->lists[field].items[i]);
+		free(gp->lists[field].items);
+	}
+}
+
 /* Scan @path into @m, whose payloads and refs are set. */
 static int
 load_into(scs_model *m, const char *path, const scs_scan_options *opts)
 {
+	ProtobufCAllocator into = { arena_alloc, arena_free, m->arena };
+	graph_parts gp;
+	scs_scan_options so;
 	scs_buf skel = SCS_BUF_INIT;
 	bind_ctx b;
 	int rc;
 
+	memset(&gp, 0, sizeof(gp));
+	if (opts)
+		so = *opts;
+	else
+		memset(&so, 0, sizeof(so));
+	gp.m = m;
+	gp.alloc = &into;
+	gp.path = path;
+	so.part = take_part;
+	so.part_ctx = &gp;
 	if ((m->path = strdup(path)) == NULL)
 		return scs_err_set(SCS_ENOMEM, "cannot allocate a model");
-	if ((rc = scs_scan_file(&skel, m->payloads, path, opts)) < 0)
+	if ((rc = scs_scan_file(&skel, m->payloads, path, &so)) < 0)
 		goto done;
-	m->proto = (Onnx__ModelProto *)protobuf_c_message_unpack(&onnx__model_proto__descriptor, NULL,
+	m->proto = (Onnx__ModelProto *)protobuf_c_message_unpack(&onnx__model_proto__descriptor, &into,
 	    skel.len, skel.data);
+	if (m->proto != NULL && m->proto->graph != NULL && (rc = attach_parts(m->proto->graph, &gp)) < 0)
+		goto done;
 	if (m->proto == NULL) {
 		rc = scs_err_set(SCS_ECORRUPT, "%s: the model's structure does not parse as an ONNX ModelProto",
 		    path);
@@ -252,6 +388,7 @@ load_into(scs_model *m, const char *path, const scs_scan_options *opts)
 	scs_model_each_tensor(m->proto, bind_ref, &b);
 	rc = b.rc;
 done:
+	dispose_parts(&gp);
 	scs_buf_dispose(&skel);
 	return rc;
 }
@@ -274,7 +411,8 @@ scs_model_load(scs_model **out, const char *path, scs_store *store, const scs_sc
 		rc = scs_err_set(SCS_ENOMEM, "cannot reserve address space for payload references");
 		goto fail;
 	}
-	if ((rc = scs_payloads_init(m->payloads, store)) < 0 || (rc = load_into(m, path, opts)) < 0)
+	if ((rc = scs_arena_new(&m->arena)) < 0 || (rc = scs_payloads_init(m->payloads, store)) < 0 ||
+	    (rc = load_into(m, path, opts)) < 0)
 		goto fail;
 	*out = m;
 	return SCS_OK;
@@ -292,6 +430,7 @@ scs_model_new_with(scs_model **out, const scs_model *owner)
 		return scs_err_set(SCS_ENOMEM, "cannot allocate a model");
 	m->payloads = owner->payloads;
 	m->refs = owner->refs;
+	m->arena = owner->arena;
 	return SCS_OK;
 }
 
@@ -320,6 +459,12 @@ scs_model_free_message(const scs_model *m, ProtobufCMessage *msg)
 }
 
 void
+scs_model_free_part(ProtobufCMessage *msg)
+{
+	protobuf_c_message_free_unpacked(msg, &part_allocator);
+}
+
+void
 scs_model_free(scs_model *m)
 {
 	if (m == NULL)
@@ -332,6 +477,7 @@ scs_model_free(scs_model *m)
 		free(m->payloads);
 		if (m->refs)
 			munmap(m->refs, REF_RANGE);
+		scs_arena_free(m->arena);
 	}
 	free(m->path);
 	free(m);
@@ -349,7 +495,7 @@ scs_tensor_copy_named(const scs_model *m, Onnx__TensorProto *src, const char *na
 			scs_model_free_message(m, &t->base);
 		return NULL;
 	}
-	free(t->name);
+	scs_arena_release(t->name);
 	t->name = copy;
 	return t;
 }

@@ -10,6 +10,11 @@
  * protobuf-c are the real sizes, and emit.c recognises the reference when
  * protobuf-c hands it the field. Never dereference such a pointer.
  *
+ * A loaded model's messages, strings and small arrays lie in an arena
+ * (arena.h) that lives as long as the model owning the payloads: drop a
+ * piece of the tree with scs_arena_release() or scs_model_free_part(), and
+ * grow an array of it with scs_arena_grow(), never with free() or realloc().
+ *
  * SPDX-License-Identifier: MIT
  */
 #ifndef SCS_MODEL_H
@@ -18,6 +23,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "arena.h"
 #include "onnx.pb-c.h"
 #include "payload.h"
 #include "scan.h"
@@ -28,6 +34,7 @@ typedef struct scs_model {
 	Onnx__ModelProto *proto;
 	scs_payloads *payloads;   /* shared by every model made from or with the owner */
 	uint8_t *refs;            /* reserved range (see above), shared likewise */
+	scs_arena *arena;         /* the unpacked trees, shared likewise */
 	char *path;               /* NULL for a model made in memory */
 	int owner;                /* 1: this model frees payloads and refs */
 } scs_model;
@@ -75,6 +82,11 @@ int scs_model_each_tensor(Onnx__ModelProto *m, scs_tensor_fn fn, void *ctx);
  * then frees it) or free it with scs_model_free_message(). */
 ProtobufCMessage *scs_model_copy(const scs_model *m, ProtobufCMessage *msg);
 
+/* scs_model_copy() into @m's arena: for copies that stay until the payload
+ * owner is freed (split's shards, merge's output), without a malloc header
+ * on each piece; freeing it gives nothing back before then. */
+ProtobufCMessage *scs_model_copy_kept(const scs_model *m, ProtobufCMessage *msg);
+
 /* A deep copy of tensor @src (type, dims, data) named @name; NULL on ENOMEM.
  * The caller owns it: put it into @m's tree (which then frees it) or free it
  * with scs_model_free_message(). */
@@ -82,6 +94,11 @@ Onnx__TensorProto *scs_tensor_copy_named(const scs_model *m, Onnx__TensorProto *
 
 /* Free a protobuf-c message that may hold payload references. */
 void scs_model_free_message(const scs_model *m, ProtobufCMessage *msg);
+
+/* Free a message (or a part of a model's tree) that holds no payload
+ * reference: protobuf_c_message_free_unpacked() for pieces that may lie in
+ * an arena. */
+void scs_model_free_part(ProtobufCMessage *msg);
 
 /* The default domain, spelled "" or "ai.onnx". */
 int scs_is_onnx_domain(const char *domain);

@@ -462,10 +462,11 @@ scs_opt_write_shapes(scs_model *m, size_t *n_written)
 		const Onnx__NodeProto *n = g->node[order[k]];
 
 		for (size_t j = 0; rc >= 0 && j < n->n_output; j++) {
-			const scs_vfacts *f = scs_infer_get(&inf, n->output[j]);
+			scs_vfacts f;
 			Onnx__ValueInfoProto *vi;
 
-			if (!n->output[j][0] || f == NULL || f->elem <= 0 || scs_strmap_get(&declared, n->output[j], &v))
+			if (!n->output[j][0] || !scs_infer_get(&inf, n->output[j], &f) || f.elem <= 0 ||
+			    scs_strmap_get(&declared, n->output[j], &v))
 				continue;
 			if ((vi = scs_infer_value_info(&inf, n->output[j])) == NULL) {
 				rc = scs_err_set(SCS_ENOMEM, "cannot allocate a value_info");
@@ -789,8 +790,6 @@ scs_opt_facts(scs_opt_ctx *ctx, int scope, const char *name, scs_vfacts *out)
 		return 0;
 	g = ctx->scopes.items[d].graph;
 	if (d == 0 && g == ctx->m->proto->graph) {
-		const scs_vfacts *f;
-
 		if (!st->have_infer) {
 			size_t *order, n_order;
 
@@ -805,9 +804,8 @@ scs_opt_facts(scs_opt_ctx *ctx, int scope, const char *name, scs_vfacts *out)
 			}
 			st->have_infer = 1;
 		}
-		if ((f = scs_infer_get(&st->infer, name)) == NULL)
-			return 0;
-		*out = *f;
+		if (!scs_infer_get(&st->infer, name, out))
+			return 0;     /* out as set above: nothing known */
 		return out->elem > 0 || out->rank >= 0;
 	}
 	if (g) {
@@ -1338,7 +1336,7 @@ attr_put(Onnx__NodeProto *n, Onnx__AttributeProto *a)
 		return scs_err_set(SCS_ENOMEM, "optimizer: cannot make an attribute");
 	for (size_t i = 0; i < n->n_attribute; i++)
 		if (n->attribute[i]->name && strcmp(n->attribute[i]->name, a->name) == 0) {
-			protobuf_c_message_free_unpacked(&n->attribute[i]->base, NULL);
+			scs_model_free_part(&n->attribute[i]->base);
 			n->attribute[i] = a;
 			return SCS_OK;
 		}
@@ -1470,7 +1468,7 @@ scs_opt_insert_node(scs_opt_ctx *ctx, int scope, Onnx__NodeProto *before, Onnx__
 		;
 	if (!before)
 		at = *n;
-	if ((grown = realloc(*arr, (*n + 1) * sizeof(*grown))) == NULL) {
+	if ((grown = scs_arena_grow(*arr, *n * sizeof(*grown), (*n + 1) * sizeof(*grown))) == NULL) {
 		scs_opt_node_free(ctx, node);
 		return scs_err_set(SCS_ENOMEM, "optimizer: cannot insert a node");
 	}
@@ -1531,7 +1529,7 @@ scs_opt_set_input(scs_opt_ctx *ctx, Onnx__NodeProto *node, size_t i, const char 
 
 	/* past the end: the inputs in between are left out ("") */
 	while (node->n_input <= i) {
-		char **grown = realloc(node->input, (node->n_input + 1) * sizeof(*grown));
+		char **grown = scs_arena_grow(node->input, node->n_input * sizeof(*grown), (node->n_input + 1) * sizeof(*grown));
 
 		if (grown == NULL || (grown[node->n_input] = strdup("")) == NULL) {
 			if (grown)
@@ -1742,7 +1740,7 @@ drop_value_info(Onnx__GraphProto *g, const scs_strmap *gone, const scs_strmap *a
 		Onnx__ValueInfoProto *vi = g->value_info[i];
 
 		if (vi->name && scs_strmap_get(gone, vi->name, NULL) && !scs_strmap_get(alive, vi->name, NULL))
-			protobuf_c_message_free_unpacked(&vi->base, NULL);
+			scs_model_free_part(&vi->base);
 		else
 			g->value_info[keep++] = vi;
 	}
@@ -1805,7 +1803,7 @@ queue_dispose(scs_opt_state *st)
 		free(st->slots[i].to);
 	st->n_slots = 0;
 	for (size_t i = 0; i < st->n_garbage; i++)
-		free(st->garbage[i]);
+		scs_arena_release(st->garbage[i]);
 	st->n_garbage = 0;
 	st->n_drops = 0;
 	ptrset_dispose(&st->dropped);
@@ -1823,7 +1821,7 @@ scs_opt_commit(scs_opt_ctx *ctx)
 	if ((rc = scs_renames_apply(&st->renames, &ctx->scopes)) < 0)
 		goto done;
 	for (size_t i = 0; i < st->n_slots; i++) {
-		free(*st->slots[i].slot);
+		scs_arena_release(*st->slots[i].slot);
 		*st->slots[i].slot = st->slots[i].to;
 		st->slots[i].to = NULL;
 	}

@@ -187,7 +187,8 @@ splice(scs_opt_ctx *ctx, int s, Onnx__NodeProto *n, Onnx__GraphProto *b)
 	}
 	/* value info travels with the values */
 	if (g && b->n_value_info) {
-		Onnx__ValueInfoProto **vi = realloc(g->value_info, (g->n_value_info + b->n_value_info) * sizeof(*vi));
+		Onnx__ValueInfoProto **vi = scs_arena_grow(g->value_info, g->n_value_info * sizeof(*vi),
+		    (g->n_value_info + b->n_value_info) * sizeof(*vi));
 
 		if (vi == NULL) {
 			rc = scs_err_set(SCS_ENOMEM, "optimizer: cannot replace an If");
@@ -213,7 +214,7 @@ splice(scs_opt_ctx *ctx, int s, Onnx__NodeProto *n, Onnx__GraphProto *b)
 		goto fail;
 	}
 	extra = b->n_node + n_ids;
-	if ((grown = realloc(*arr, (*cnt + extra) * sizeof(*grown))) == NULL) {
+	if ((grown = scs_arena_grow(*arr, *cnt * sizeof(*grown), (*cnt + extra) * sizeof(*grown))) == NULL) {
 		rc = scs_err_set(SCS_ENOMEM, "optimizer: cannot replace an If");
 		goto fail;
 	}

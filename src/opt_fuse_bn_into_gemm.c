@@ -128,7 +128,7 @@ visit(scs_opt_ctx *ctx, int scope, Onnx__NodeProto *bn, void *payload)
 
 		if (op == NULL)
 			return scs_err_set(SCS_ENOMEM, "optimizer: cannot rename an operator");
-		free(g->op_type);
+		scs_arena_release(g->op_type);
 		g->op_type = op;
 	} else if (scs_opt_attr(g, "beta") && beta != 1.0 && (r = scs_opt_set_attr_float(g, "beta", 1.0f)) < 0) {
 		return r;

@@ -100,7 +100,7 @@ visit(scs_opt_ctx *ctx, int scope, Onnx__NodeProto *add, void *payload)
 		return r;
 	if ((op = strdup("Gemm")) == NULL)
 		return scs_err_set(SCS_ENOMEM, "optimizer: cannot rename an operator");
-	free(mm->op_type);
+	scs_arena_release(mm->op_type);
 	mm->op_type = op;
 	if ((r = scs_opt_set_input(ctx, mm, 2, cname)) < 0)
 		return r;

@@ -34,17 +34,21 @@
 
 enum { K_INIT = 1, K_CONST = 2 };
 
+/* One per constant studied (a model may have millions): 64 bytes. */
 typedef struct cand {
-	int scope;
-	int kind;
 	Onnx__TensorProto *t;
 	Onnx__NodeProto *node;    /* K_CONST: the Constant node */
 	const char *name;
-	int pinned;               /* a graph output of its scope */
 	scs_key key;
-	size_t order;
-	int removed;
+	uint32_t order;
+	int32_t scope;
+	int8_t kind;
+	int8_t pinned;            /* a graph output of its scope */
+	int8_t removed;
+	int32_t data_type;        /* t's, here so that sorting rarely reads t */
 } cand;
+
+_Static_assert(sizeof(cand) <= 64, "a candidate outgrew 64 bytes");
 
 /* A Constant node to put at the front of its scope's nodes (later ones before earlier ones). */
 typedef struct front {
@@ -129,6 +133,8 @@ add_cand(void *ctx, int scope, Onnx__TensorProto *t, Onnx__NodeProto *node, cons
 		d->rep->n_scalars += d->count;
 		return SCS_OK;
 	}
+	if (d->n == UINT32_MAX)
+		return scs_err_set(SCS_ERANGE, "more than %u constants", UINT32_MAX);
 	if (d->n == d->cap) {
 		d->cap = d->cap ? d->cap * 2 : 256;
 		if ((grown = realloc(d->c, d->cap * sizeof(*grown))) == NULL)
@@ -144,12 +150,13 @@ add_cand(void *ctx, int scope, Onnx__TensorProto *t, Onnx__NodeProto *node, cons
 	else
 		return SCS_OK;       /* no data we know how to compare */
 	c->scope = scope;
-	c->kind = kind;
+	c->kind = (int8_t)kind;
+	c->data_type = t->data_type;
 	c->t = t;
 	c->node = node;
 	c->name = name;
-	c->pinned = scs_strmap_get(&d->scopes.items[scope].pinned, name, NULL);
-	c->order = d->n++;
+	c->pinned = (int8_t)scs_strmap_get(&d->scopes.items[scope].pinned, name, NULL);
+	c->order = (uint32_t)d->n++;
 	d->rep->n_constants += d->count;
 	return SCS_OK;
 }
@@ -166,7 +173,7 @@ cmp_content(const cand *a, const cand *b)
 {
 	int r;
 
-	if ((r = cmp_u64((uint64_t)a->t->data_type, (uint64_t)b->t->data_type)) ||
+	if ((r = cmp_u64((uint64_t)a->data_type, (uint64_t)b->data_type)) ||
 	    (r = cmp_u64(a->key.h[0], b->key.h[0])) || (r = cmp_u64(a->key.h[1], b->key.h[1])) ||
 	    (r = cmp_u64(a->key.len, b->key.len)) || (r = cmp_u64(a->t->n_dims, b->t->n_dims)))
 		return r;
@@ -542,7 +549,7 @@ settle_lists(dedup *d)
 		if (at[s] == 0)
 			continue;
 		nodes = scs_scope_nodes(&d->scopes.items[s], &n);
-		if ((grown = realloc(*nodes, (*n + at[s]) * sizeof(*grown))) == NULL) {
+		if ((grown = scs_arena_grow(*nodes, *n * sizeof(*grown), (*n + at[s]) * sizeof(*grown))) == NULL) {
 			rc = scs_err_set(SCS_ENOMEM, "cannot grow a node list");
 			goto done;
 		}

@@ -63,6 +63,7 @@ typedef struct downcast {
 	scs_scopes scopes;
 	dcand *c;
 	size_t n, cap;
+	scs_strmap *cand_of;      /* per scope: name -> its first candidate */
 	uint8_t *in, *out;
 } downcast;
 
@@ -113,6 +114,7 @@ add(void *ctx, int scope, Onnx__TensorProto *t, Onnx__NodeProto *node, const cha
 	downcast *d = ctx;
 	dcand *grown;
 	uint32_t id;
+	int rc;
 
 	(void)node;
 	/* function bodies import their own opsets: left alone */
@@ -129,6 +131,9 @@ add(void *ctx, int scope, Onnx__TensorProto *t, Onnx__NodeProto *node, const cha
 		d->c = grown;
 	}
 	d->c[d->n] = (dcand){ scope, t, name, (int)d->n, NULL };
+	if (!scs_strmap_get(&d->cand_of[scope], name, NULL) &&
+	    (rc = scs_strmap_put(&d->cand_of[scope], name, (int64_t)d->n)) < 0)
+		return rc;
 	d->n++;
 	return SCS_OK;
 }
@@ -137,13 +142,13 @@ add(void *ctx, int scope, Onnx__TensorProto *t, Onnx__NodeProto *node, const cha
 static int
 resolve(downcast *d, int at, const char *name)
 {
+	int64_t i;
+
 	for (int s = at; s >= 0; s = d->scopes.items[s].parent) {
 		if (!scs_strmap_get(&d->scopes.items[s].defs, name, NULL))
 			continue;
-		for (size_t i = 0; i < d->n; i++)
-			if (d->c[i].scope == s && strcmp(d->c[i].name, name) == 0)
-				return (int)i;
-		return -1;     /* defined here, but not by a candidate */
+		/* -1: defined here, but not by a candidate */
+		return scs_strmap_get(&d->cand_of[s], name, &i) ? (int)i : -1;
 	}
 	return -1;
 }
@@ -518,7 +523,13 @@ scs_pass_downcast(scs_model *m, scs_report *rep)
 	memset(&d, 0, sizeof(d));
 	d.m = m;
 	d.rep = rep;
-	if ((rc = scs_scopes_build(&d.scopes, m->proto)) < 0 || (rc = scs_scopes_each_constant(&d.scopes, add, &d)) < 0 || (rc = check_uses(&d)) < 0)
+	if ((rc = scs_scopes_build(&d.scopes, m->proto)) < 0)
+		goto done;
+	if ((d.cand_of = calloc(d.scopes.n ? d.scopes.n : 1, sizeof(*d.cand_of))) == NULL) {
+		rc = scs_err_set(SCS_ENOMEM, "cannot allocate the downcast index");
+		goto done;
+	}
+	if ((rc = scs_scopes_each_constant(&d.scopes, add, &d)) < 0 || (rc = check_uses(&d)) < 0)
 		goto done;
 	if ((d.in = malloc(SCS_CHUNK_LEN)) == NULL || (d.out = malloc(SCS_CHUNK_LEN)) == NULL) {
 		rc = scs_err_set(SCS_ENOMEM, "cannot allocate downcast buffers");
@@ -557,6 +568,9 @@ scs_pass_downcast(scs_model *m, scs_report *rep)
 done:
 	for (size_t i = 0; i < d.n; i++)
 		free(d.c[i].refusal);
+	for (size_t s = 0; d.cand_of && s < d.scopes.n; s++)
+		scs_strmap_dispose(&d.cand_of[s]);
+	free(d.cand_of);
 	free(d.c);
 	free(d.in);
 	free(d.out);

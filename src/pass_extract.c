@@ -190,7 +190,7 @@ add_input(extract *x, const scs_extracted *e)
 	type->value_case = ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE;
 	type->tensor_type = tt;
 	vi->type = type;
-	if ((grown = realloc(g->input, (g->n_input + 1) * sizeof(*grown))) == NULL) {
+	if ((grown = scs_arena_grow(g->input, g->n_input * sizeof(*grown), (g->n_input + 1) * sizeof(*grown))) == NULL) {
 		protobuf_c_message_free_unpacked(&vi->base, NULL);
 		return scs_err_set(SCS_ENOMEM, "cannot add a graph input");
 	}

@@ -79,7 +79,7 @@ scs_name_swap(char **slot, const char *to)
 
 	if (copy == NULL)
 		return scs_err_set(SCS_ENOMEM, "cannot copy a name");
-	free(*slot);
+	scs_arena_release(*slot);
 	*slot = copy;
 	return SCS_OK;
 }
@@ -124,7 +124,7 @@ apply_in(scs_renames *r, scs_scopes *s, int at)
 		Onnx__ValueInfoProto *vi = sc->graph->value_info[i];
 
 		if (vi->name && scs_renames_lookup(r, s, at, vi->name))
-			protobuf_c_message_free_unpacked(&vi->base, NULL);
+			scs_model_free_part(&vi->base);
 		else
 			sc->graph->value_info[keep++] = vi;
 	}

@@ -758,6 +758,12 @@ scan_message(scan *sc, const ProtobufCMessageDescriptor *md, uint64_t start, uin
 			rc = scan_message(sc, fd->descriptor, f.val_off, off, depth + 1, &child);
 		if (rc < 0)
 			break;
+		if (sc->opts->part && depth == 1 && md == &onnx__graph_proto__descriptor &&
+		    fd->label == PROTOBUF_C_LABEL_REPEATED) {
+			if ((rc = sc->opts->part(sc->opts->part_ctx, f.num, child.data, child.len, f.val_off)) < 0)
+				break;
+			continue;
+		}
 		if ((rc = scs_buf_add_varint(out, (uint64_t)f.num << 3 | SCS_WIRE_LEN)) < 0 ||
 		    (rc = scs_buf_add_varint(out, child.len)) < 0 || (rc = scs_buf_add(out, child.data, child.len)) < 0)
 			break;

@@ -28,10 +28,22 @@
 /* Messages nested deeper than this are refused. */
 #define SCS_SCAN_MAX_DEPTH 96
 
+/*
+ * Called, when set, with the skeleton of each element of a repeated message
+ * field of the model's main graph (nodes, initializers, inputs, ...), in file
+ * order, instead of adding it to the skeleton: so the skeleton of a model of
+ * a million nodes is never whole in one buffer. @field is the GraphProto
+ * field number, @off where the element's bytes start in the file. < 0 stops
+ * the scan with that code.
+ */
+typedef int (*scs_scan_part_fn)(void *ctx, uint32_t field, const uint8_t *data, size_t len, uint64_t off);
+
 typedef struct scs_scan_options {
 	int hold_bytes;     /* 1: payloads go into the store even when a file holds them */
 	scs_progress_cb progress;   /* bytes of the file read so far */
 	void *progress_payload;
+	scs_scan_part_fn part;      /* see above; NULL: everything goes into the skeleton */
+	void *part_ctx;
 } scs_scan_options;
 
 /*

@@ -284,7 +284,7 @@ typedef struct shard_build {
 static int
 add_copy(shard_build *b, ProtobufCMessage *msg, ProtobufCMessage **out)
 {
-	if ((*out = scs_model_copy(b->s->m, msg)) == NULL)
+	if ((*out = scs_model_copy_kept(b->s->m, msg)) == NULL)
 		return scs_err_set(SCS_ENOMEM, "cannot copy into a shard");
 	return SCS_OK;
 }

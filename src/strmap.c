@@ -38,7 +38,7 @@ grow_to(scs_strmap *m, size_t cap)
 	size_t i, j;
 
 	if ((bigger.keys = calloc(bigger.cap, sizeof(*bigger.keys))) == NULL ||
-	    (bigger.vals = calloc(bigger.cap, sizeof(*bigger.vals))) == NULL) {
+	    (m->vals && (bigger.vals = malloc(bigger.cap * sizeof(*bigger.vals))) == NULL)) {
 		free(bigger.keys);
 		return scs_err_set(SCS_ENOMEM, "cannot grow a name index");
 	}
@@ -47,7 +47,8 @@ grow_to(scs_strmap *m, size_t cap)
 			continue;
 		j = slot(&bigger, m->keys[i]);
 		bigger.keys[j] = m->keys[i];
-		bigger.vals[j] = m->vals[i];
+		if (m->vals)
+			bigger.vals[j] = m->vals[i];
 		bigger.n++;
 	}
 	free(m->keys);
@@ -77,12 +78,19 @@ scs_strmap_put(scs_strmap *m, const char *key, int64_t val)
 
 	if ((m->n + 1) * 2 > m->cap && (rc = grow_to(m, m->cap ? m->cap * 2 : 64)) < 0)
 		return rc;
+	if (val != 1 && m->vals == NULL) {
+		if ((m->vals = malloc(m->cap * sizeof(*m->vals))) == NULL)
+			return scs_err_set(SCS_ENOMEM, "cannot grow a name index");
+		for (i = 0; i < m->cap; i++)
+			m->vals[i] = 1;
+	}
 	i = slot(m, key);
 	if (!m->keys[i]) {
 		m->keys[i] = key;
 		m->n++;
 	}
-	m->vals[i] = val;
+	if (m->vals)
+		m->vals[i] = val;
 	return SCS_OK;
 }
 
@@ -97,7 +105,7 @@ scs_strmap_get(const scs_strmap *m, const char *key, int64_t *val)
 	if (!m->keys[i])
 		return 0;
 	if (val)
-		*val = m->vals[i];
+		*val = m->vals ? m->vals[i] : 1;
 	return 1;
 }
 
