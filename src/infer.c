@@ -87,7 +87,8 @@ facts_store(scs_infer *inf, size_t at, const scs_vfacts *f)
 		inf->dims = grown;
 		inf->cap_dims = cap;
 	}
-	memcpy(inf->dims + inf->n_dims, f->dims, (size_t)f->rank * sizeof(int64_t));
+	if (f->rank > 0)
+		memcpy(inf->dims + inf->n_dims, f->dims, (size_t)f->rank * sizeof(int64_t));
 	p->dims_at = (uint32_t)inf->n_dims;
 	p->rank = (int8_t)f->rank;
 	inf->n_dims += (size_t)f->rank;
