@@ -657,6 +657,17 @@ describe_shard(shard_build *b, const char *fingerprint, const char *header)
 	return SCS_OK;
 }
 
+/* @g: an empty graph with @src's name, doc and metadata (borrowed, not copied). */
+static void
+hollow_graph(Onnx__GraphProto *g, const Onnx__GraphProto *src)
+{
+	onnx__graph_proto__init(g);
+	g->name = src->name;
+	g->doc_string = src->doc_string;
+	g->n_metadata_props = src->n_metadata_props;
+	g->metadata_props = src->metadata_props;
+}
+
 /* The parts of the source every shard repeats: a copy of the model without its graph's contents. */
 static int
 new_shard_proto(split *s, Onnx__ModelProto **out)
@@ -666,11 +677,7 @@ new_shard_proto(split *s, Onnx__ModelProto **out)
 
 	/* copy the model with an empty graph of the same name and doc */
 	hollow = *src;
-	onnx__graph_proto__init(&g);
-	g.name = src->graph->name;
-	g.doc_string = src->graph->doc_string;
-	g.n_metadata_props = src->graph->n_metadata_props;
-	g.metadata_props = src->graph->metadata_props;
+	hollow_graph(&g, src->graph);
 	hollow.graph = &g;
 	hollow.n_training_info = 0;
 	*out = (Onnx__ModelProto *)scs_model_copy(s->m, &hollow.base);
@@ -726,15 +733,11 @@ make_header(split *s, scs_buf *out)
 	scs_buf packed = SCS_BUF_INIT;
 	int rc;
 
-	onnx__graph_proto__init(&g);
-	g.name = s->g->name;
-	g.doc_string = s->g->doc_string;
+	hollow_graph(&g, s->g);
 	g.n_input = s->g->n_input;
 	g.input = s->g->input;
 	g.n_output = s->g->n_output;
 	g.output = s->g->output;
-	g.n_metadata_props = s->g->n_metadata_props;
-	g.metadata_props = s->g->metadata_props;
 	hdr.graph = &g;
 	hdr.n_functions = 0;
 	hdr.n_training_info = 0;
