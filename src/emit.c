@@ -57,12 +57,13 @@ out_payload(void *ctx, uint32_t id)
 	return rc;
 }
 
+/* Write @m's skeleton, sized by @packing, and its payloads into @sink. */
 static int
-pack_to(scs_model *m, scs_sink *sink, const scs_emit_options *opts, uint64_t total)
+pack_to(const scs_pack_plan *packing, scs_model *m, scs_sink *sink, const scs_emit_options *opts, uint64_t total)
 {
 	out_ctx o = { m, sink, opts, total, 0 };
 	scs_pack_out out = { out_write, out_payload, &o };
-	int rc = scs_pack_write(&m->proto->base, m->payloads, &out);
+	int rc = scs_pack_plan_write(packing, &out);
 
 	return rc < 0 ? rc : scs_sink_status(sink);
 }
@@ -223,6 +224,7 @@ write_external(scs_emit_result *res, scs_model *m, scs_commit *c, const char *na
 {
 	char token[SCS_DATA_TOKEN_LEN + 1];
 	scs_sink *data = NULL, *model = NULL;
+	scs_pack_plan *packing = NULL;
 	uint64_t reported = 0;
 	plan p;
 	char *data_name = NULL;
@@ -269,7 +271,8 @@ write_external(scs_emit_result *res, scs_model *m, scs_commit *c, const char *na
 	for (i = 0; i < p.n; i++)
 		if ((rc = move_out(&p, &p.items[i], data_name)) < 0)
 			goto done;
-	if ((rc = scs_commit_open(&model, c, name, SCS_SINK_MODEL)) < 0 || (rc = pack_to(m, model, opts, 0)) < 0 ||
+	if ((rc = scs_pack_plan_make(&packing, &m->proto->base, m->payloads)) < 0 ||
+	    (rc = scs_commit_open(&model, c, name, SCS_SINK_MODEL)) < 0 || (rc = pack_to(packing, m, model, opts, 0)) < 0 ||
 	    (rc = scs_sink_park(model)) < 0)
 		goto done;
 	res->external = 1;
@@ -277,6 +280,7 @@ write_external(scs_emit_result *res, scs_model *m, scs_commit *c, const char *na
 	res->model_len = scs_sink_pos(model);
 	res->n_external = p.n;
 done:
+	scs_pack_plan_free(packing);
 	for (i = 0; i < p.n; i++)
 		move_back(&p.items[i]);
 	free(p.items);
@@ -290,6 +294,7 @@ scs_emit_write(scs_emit_result *res, scs_model *m, scs_commit *c, const char *na
 {
 	static const scs_emit_options none;
 	uint64_t inline_max, size;
+	scs_pack_plan *packing;
 	scs_sink *model;
 	int rc;
 
@@ -297,13 +302,20 @@ scs_emit_write(scs_emit_result *res, scs_model *m, scs_commit *c, const char *na
 		opts = &none;
 	memset(res, 0, sizeof(*res));
 	inline_max = opts->inline_max ? opts->inline_max : SCS_EMIT_INLINE_MAX;
-	size = scs_model_packed_size(m, &m->proto->base);
-	rc = opts->external || size > inline_max ? write_external(res, m, c, name, opts) : SCS_DONE;
-	if (rc != SCS_DONE)
+	/* the sizing pass serves the inline write too */
+	if ((rc = scs_pack_plan_make(&packing, &m->proto->base, m->payloads)) < 0)
 		return rc;
-	if ((rc = scs_commit_open(&model, c, name, SCS_SINK_MODEL)) < 0 || (rc = pack_to(m, model, opts, size)) < 0 ||
-	    (rc = scs_sink_park(model)) < 0)
-		return rc;
-	res->model_len = scs_sink_pos(model);
-	return SCS_OK;
+	size = scs_pack_plan_len(packing);
+	if (opts->external || size > inline_max) {
+		scs_pack_plan_free(packing);
+		packing = NULL;
+		if ((rc = write_external(res, m, c, name, opts)) != SCS_DONE ||
+		    (rc = scs_pack_plan_make(&packing, &m->proto->base, m->payloads)) < 0)
+			return rc;
+	}
+	if ((rc = scs_commit_open(&model, c, name, SCS_SINK_MODEL)) == SCS_OK &&
+	    (rc = pack_to(packing, m, model, opts, size)) == SCS_OK && (rc = scs_sink_park(model)) == SCS_OK)
+		res->model_len = scs_sink_pos(model);
+	scs_pack_plan_free(packing);
+	return rc;
 }

@@ -18,10 +18,17 @@
  * runs this long at most. */
 #define PACK_BUF_LEN ((size_t)64 << 10)
 
+struct scs_pack_plan {
+	const ProtobufCMessage *msg;
+	const scs_payloads *set;
+	uint64_t len;             /* bytes of the whole message */
+	uint64_t *lens;           /* each nested message's length, in the order the emitting pass meets them */
+};
+
 typedef struct packer {
 	const scs_payloads *set;
-	const scs_pack_out *out;  /* NULL: sizing only */
-	int record;               /* 1: the sizing pass records each nested message's length */
+	const scs_pack_out *out;  /* the emitting pass: where bytes go */
+	int record;               /* 1: the sizing pass records each nested message's length (and checks references) */
 	uint64_t *lens;           /* ... in the order the emitting pass meets them */
 	size_t n_lens, cap_lens, next;
 	uint8_t *buf;
@@ -188,7 +195,7 @@ payload_len(packer *pk, const Onnx__TensorProto *t)
 {
 	if (t->scs_payload < pk->set->n)
 		return pk->set->items[t->scs_payload].key.len;
-	if (pk->out && pk->rc == SCS_OK)
+	if (pk->record && pk->rc == SCS_OK)
 		pk->rc = scs_err_set(SCS_ECORRUPT, "tensor '%s' references payload %llu, which is not in the set",
 		    t->name ? t->name : "", (unsigned long long)t->scs_payload);
 	return 0;
@@ -277,16 +284,15 @@ message_len(packer *pk, const ProtobufCMessage *msg)
 
 	for (unsigned i = 0; i < md->n_fields; i++) {
 		const ProtobufCFieldDescriptor *f = &md->fields[i];
-		uint64_t tag_len = scs_wire_varint_len(tag_of(f->id, 0));
+		uint64_t tag_len;
 
-		if (is_private(msg, f))
-			continue;
 		if (ref && is_raw_data(f)) {
-			len += tag_len + delimited_len(payload_len(pk, ref));
+			len += scs_wire_varint_len(tag_of(f->id, 0)) + delimited_len(payload_len(pk, ref));
 			continue;
 		}
-		if ((n = n_values(msg, f)) == 0)
+		if ((n = n_values(msg, f)) == 0 || is_private(msg, f))
 			continue;
+		tag_len = scs_wire_varint_len(tag_of(f->id, 0));
 		if (f->label != PROTOBUF_C_LABEL_REPEATED) {
 			len += tag_len + value_len(pk, f->type, base + f->offset);
 			continue;
@@ -419,10 +425,8 @@ write_message(packer *pk, const ProtobufCMessage *msg)
 
 	for (unsigned i = 0; i < md->n_fields && pk->rc == SCS_OK; i++) {
 		const ProtobufCFieldDescriptor *f = &md->fields[i];
-		uint8_t wt = scs_pack_wire_type(f->type);
+		uint8_t wt;
 
-		if (is_private(msg, f))
-			continue;
 		if (ref && is_raw_data(f)) {
 			put_varint(pk, tag_of(f->id, SCS_WIRE_LEN));
 			put_varint(pk, payload_len(pk, ref));
@@ -431,8 +435,9 @@ write_message(packer *pk, const ProtobufCMessage *msg)
 				pk->rc = pk->out->payload(pk->out->ctx, (uint32_t)ref->scs_payload);
 			continue;
 		}
-		if ((n = n_values(msg, f)) == 0)
+		if ((n = n_values(msg, f)) == 0 || is_private(msg, f))
 			continue;
+		wt = scs_pack_wire_type(f->type);
 		if (f->label != PROTOBUF_C_LABEL_REPEATED) {
 			put_varint(pk, tag_of(f->id, wt));
 			put_value(pk, f->type, base + f->offset);
@@ -461,22 +466,71 @@ write_message(packer *pk, const ProtobufCMessage *msg)
 }
 
 int
-scs_pack_write(const ProtobufCMessage *msg, const scs_payloads *set, const scs_pack_out *out)
+scs_pack_plan_make(scs_pack_plan **out, const ProtobufCMessage *msg, const scs_payloads *set)
+{
+	scs_pack_plan *plan;
+	packer pk;
+
+	*out = NULL;
+	memset(&pk, 0, sizeof(pk));
+	pk.set = set;
+	pk.record = 1;
+	if ((plan = calloc(1, sizeof(*plan))) == NULL)
+		return scs_err_set(SCS_ENOMEM, "cannot allocate the sizes of a message");
+	plan->len = message_len(&pk, msg);
+	if (pk.rc < 0) {
+		free(pk.lens);
+		free(plan);
+		return pk.rc;
+	}
+	plan->msg = msg;
+	plan->set = set;
+	plan->lens = pk.lens;
+	*out = plan;
+	return SCS_OK;
+}
+
+uint64_t
+scs_pack_plan_len(const scs_pack_plan *plan)
+{
+	return plan->len;
+}
+
+int
+scs_pack_plan_write(const scs_pack_plan *plan, const scs_pack_out *out)
 {
 	packer pk;
 
 	memset(&pk, 0, sizeof(pk));
-	pk.set = set;
+	pk.set = plan->set;
 	pk.out = out;
-	pk.record = 1;
+	pk.lens = plan->lens;
 	if ((pk.buf = malloc(PACK_BUF_LEN)) == NULL)
 		return scs_err_set(SCS_ENOMEM, "cannot allocate a write buffer");
-	message_len(&pk, msg);
-	pk.record = 0;
-	if (pk.rc == SCS_OK)
-		write_message(&pk, msg);
+	write_message(&pk, plan->msg);
 	flush(&pk);
 	free(pk.buf);
-	free(pk.lens);
 	return pk.rc;
+}
+
+void
+scs_pack_plan_free(scs_pack_plan *plan)
+{
+	if (plan == NULL)
+		return;
+	free(plan->lens);
+	free(plan);
+}
+
+int
+scs_pack_write(const ProtobufCMessage *msg, const scs_payloads *set, const scs_pack_out *out)
+{
+	scs_pack_plan *plan;
+	int rc;
+
+	if ((rc = scs_pack_plan_make(&plan, msg, set)) < 0)
+		return rc;
+	rc = scs_pack_plan_write(plan, out);
+	scs_pack_plan_free(plan);
+	return rc;
 }

@@ -45,8 +45,24 @@ uint64_t scs_pack_size(const ProtobufCMessage *msg, const scs_payloads *set);
 /*
  * Write @msg through @out. Payload references are looked up in @set.
  * @return SCS_OK; the first negative code a hook returned; SCS_ENOMEM;
- * SCS_ECORRUPT when a tensor references a payload @set does not have.
+ * SCS_ECORRUPT (before a byte is written) when a tensor references a
+ * payload @set does not have.
  */
 int scs_pack_write(const ProtobufCMessage *msg, const scs_payloads *set, const scs_pack_out *out);
+
+/*
+ * The same in two steps, for a caller that wants the length before it
+ * decides to write: the sizing pass (scs_pack_plan_make(), whose plan holds
+ * the lengths of @msg's nested messages and borrows @msg and @set), then
+ * the emitting pass (scs_pack_plan_write(), which needs @msg unchanged).
+ * *out is the caller's until scs_pack_plan_free() (NULL is a no-op).
+ * @return as scs_pack_write().
+ */
+typedef struct scs_pack_plan scs_pack_plan;
+int scs_pack_plan_make(scs_pack_plan **out, const ProtobufCMessage *msg, const scs_payloads *set);
+/* Bytes the plan's message takes. */
+uint64_t scs_pack_plan_len(const scs_pack_plan *plan);
+int scs_pack_plan_write(const scs_pack_plan *plan, const scs_pack_out *out);
+void scs_pack_plan_free(scs_pack_plan *plan);
 
 #endif

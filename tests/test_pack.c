@@ -367,6 +367,7 @@ Test(pack, writes_payloads_as_raw_data_and_never_the_private_field, .init = open
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
 		char *path = fixture(names[i]);
 		Onnx__ModelProto *p = load_proto(path), *back;
+		scs_pack_plan *plan;
 		scs_model *m;
 		mem_out o;
 		uint8_t *want;
@@ -379,6 +380,9 @@ Test(pack, writes_payloads_as_raw_data_and_never_the_private_field, .init = open
 		cr_assert_gt(o.n_payloads, 0, "%s: no payload was written", names[i]);
 		cr_assert_eq(o.len, want_len, "%s: %zu bytes written, protobuf-c packs %zu", names[i], o.len, want_len);
 		cr_assert_eq(scs_pack_size(&m->proto->base, m->payloads), want_len, "%s: sized wrong", names[i]);
+		cr_assert_eq(scs_pack_plan_make(&plan, &m->proto->base, m->payloads), SCS_OK, "%s", scs_err_msg());
+		cr_assert_eq(scs_pack_plan_len(plan), want_len, "%s: planned wrong", names[i]);
+		scs_pack_plan_free(plan);
 		cr_assert_arr_eq(o.data, want, want_len, "%s: bytes differ", names[i]);
 		back = onnx__model_proto__unpack(NULL, o.len, o.data);
 		cr_assert_not_null(back);
