@@ -188,8 +188,8 @@ is_raw_data(const ProtobufCFieldDescriptor *f)
 	return f->offset == offsetof(Onnx__TensorProto, raw_data);
 }
 
-/* The length of the payload tensor @t references; 0 (and, when writing, an
- * error) when the set has no such payload. */
+/* The length of the payload tensor @t references; 0 (and, in the sizing
+ * pass of a write, an error) when the set has no such payload. */
 static uint64_t
 payload_len(packer *pk, const Onnx__TensorProto *t)
 {
