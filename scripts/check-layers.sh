@@ -17,7 +17,7 @@ levels='
 0 err num buf wire hash base64 strmap path progress arena
 1 source sink
 2 codec store payload
-3 dtype opschema opschema_table report shard scan walk
+3 dtype opschema opschema_table report shard scan walk pack
 4 model array scope rename graph infer infer_* eval eval_*
 5 pass pass_* opt opt_* fuse split merge emit npy
 6 api scs4onnx
@@ -28,8 +28,8 @@ third_party='
 lmdb.h store
 zstd.h codec
 xxhash.h hash
-protobuf-c/protobuf-c.h scan model shard emit walk
-onnx.pb-c.h scan model array shard emit eval walk
+protobuf-c/protobuf-c.h scan model shard emit walk pack
+onnx.pb-c.h scan model array shard emit eval walk pack
 '
 
 root=${1:-"$(dirname "$0")/.."}

@@ -537,7 +537,7 @@ add_giant(void *ctx, Onnx__TensorProto *t)
 static void
 shard_emit_options(scs_emit_options *eo, scs_model *shard, uint64_t max_len)
 {
-	uint64_t size = protobuf_c_message_get_packed_size(&shard->proto->base);
+	uint64_t size = scs_model_packed_size(shard, &shard->proto->base);
 	giant_sum g = { shard, max_len, 0 };
 
 	memset(eo, 0, sizeof(*eo));
@@ -561,7 +561,7 @@ write_shards(scs_report *rep, const scs_shards *shards, scs_commit *c, const cha
 		width++;
 	/* one progress count over every shard: those still to write by their packed size */
 	for (size_t k = 0; pc->fn && k < shards->n; k++)
-		pc->rest += protobuf_c_message_get_packed_size(&shards->items[k]->proto->base);
+		pc->rest += scs_model_packed_size(shards->items[k], &shards->items[k]->proto->base);
 	for (size_t k = 0; rc == SCS_OK && k < shards->n; k++) {
 		scs_emit_options eo;
 		scs_emit_result res;
@@ -571,7 +571,7 @@ write_shards(scs_report *rep, const scs_shards *shards, scs_commit *c, const cha
 			return scs_err_set(SCS_ENOMEM, "cannot allocate a path");
 		shard_emit_options(&eo, shards->items[k], max_len);
 		if (pc->fn) {
-			uint64_t size = protobuf_c_message_get_packed_size(&shards->items[k]->proto->base);
+			uint64_t size = scs_model_packed_size(shards->items[k], &shards->items[k]->proto->base);
 
 			pc->rest -= size < pc->rest ? size : pc->rest;
 			eo.progress = stage_progress;

@@ -1,8 +1,8 @@
 /*
- * emit.c: streaming model writer (see emit.h). protobuf-c computes every
- * length (a payload reference carries its real length, model.h) and hands
- * us the bytes field by field; a payload reference is replaced by the
- * payload itself, streamed in pieces, so no payload is ever whole in memory.
+ * emit.c: streaming model writer (see emit.h). src/pack.c computes every
+ * length and writes the skeleton; each payload reference reaches us as the
+ * payload's id, and the payload is streamed in pieces from where it lies,
+ * so no payload is ever whole in memory.
  *
  * SPDX-License-Identifier: MIT
  */
@@ -16,19 +16,18 @@
 #include "err.h"
 #include "hash.h"
 #include "num.h"
+#include "pack.h"
 
 #define DATA_ALIGN 4096
 
 #define PROGRESS_STEP ((uint64_t)64 << 20)
 
-typedef struct out_buf {
-	ProtobufCBuffer base;
+typedef struct out_ctx {
 	scs_model *m;
 	scs_sink *sink;
-	int rc;
 	const scs_emit_options *opts;
 	uint64_t total, reported;
-} out_buf;
+} out_ctx;
 
 /* Report progress every PROGRESS_STEP bytes of @sink. */
 static void
@@ -40,38 +39,39 @@ tick(const scs_emit_options *opts, scs_sink *sink, uint64_t *reported, uint64_t 
 	}
 }
 
-static void
-append(ProtobufCBuffer *b, size_t len, const uint8_t *data)
+static int
+out_write(void *ctx, const void *data, size_t len)
 {
-	out_buf *ob = (out_buf *)b;
-	uint32_t id;
-	int rc;
+	out_ctx *o = ctx;
 
-	if (ob->rc < 0)
-		return;
-	if (scs_model_ref_id(ob->m, data, &id)) {
-		rc = scs_payloads_copy(ob->m->payloads, id, ob->sink);
-		tick(ob->opts, ob->sink, &ob->reported, ob->total);
-	} else {
-		rc = scs_sink_write(ob->sink, data, len);
-	}
-	if (rc < 0)
-		ob->rc = rc;
+	return scs_sink_write(o->sink, data, len);
 }
 
 static int
-pack_to(scs_model *m, scs_sink *sink, const scs_emit_options *opts, uint64_t total)
+out_payload(void *ctx, uint32_t id)
 {
-	out_buf ob = { { append }, m, sink, SCS_OK, opts, total, 0 };
+	out_ctx *o = ctx;
+	int rc = scs_payloads_copy(o->m->payloads, id, o->sink);
 
-	protobuf_c_message_pack_to_buffer(&m->proto->base, &ob.base);
-	return ob.rc < 0 ? ob.rc : scs_sink_status(sink);
+	tick(o->opts, o->sink, &o->reported, o->total);
+	return rc;
+}
+
+/* Write @m's skeleton, sized by @packing, and its payloads into @sink. */
+static int
+pack_to(const scs_pack_plan *packing, scs_model *m, scs_sink *sink, const scs_emit_options *opts, uint64_t total)
+{
+	out_ctx o = { m, sink, opts, total, 0 };
+	scs_pack_out out = { out_write, out_payload, &o };
+	int rc = scs_pack_plan_write(packing, &out);
+
+	return rc < 0 ? rc : scs_sink_status(sink);
 }
 
 /* One tensor moved out, and what it held before. */
 typedef struct moved {
 	Onnx__TensorProto *t;
-	ProtobufCBinaryData raw;
+	int moved;                /* 1: t is pointed at the data file (its reference put aside) */
 	int had_location;
 	Onnx__TensorProto__DataLocation location;
 	size_t n_ext;
@@ -139,14 +139,12 @@ move_out(plan *p, moved *mv, const char *location)
 	snprintf(num, sizeof(num), "%llu", (unsigned long long)p->m->payloads->items[id].key.len);
 	if ((ext[k++] = scs_entry_new("length", num)) == NULL)
 		goto fail;
-	mv->raw = t->raw_data;
+	mv->moved = 1;
 	mv->had_location = t->has_data_location;
 	mv->location = t->data_location;
 	mv->n_ext = t->n_external_data;
 	mv->ext = t->external_data;
-	t->raw_data.data = NULL;
-	t->raw_data.len = 0;
-	t->has_raw_data = 0;
+	t->has_scs_payload = 0;    /* the writer leaves raw_data out */
 	t->has_data_location = 1;
 	t->data_location = ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL;
 	t->external_data = ext;
@@ -164,8 +162,8 @@ move_back(moved *mv)
 {
 	Onnx__TensorProto *t = mv->t;
 
-	if (mv->raw.data == NULL)
-		return;    /* never moved */
+	if (!mv->moved)
+		return;
 	for (size_t i = 0; i < t->n_external_data; i++)
 		protobuf_c_message_free_unpacked(&t->external_data[i]->base, NULL);
 	free(t->external_data);
@@ -173,8 +171,7 @@ move_back(moved *mv)
 	t->n_external_data = mv->n_ext;
 	t->has_data_location = mv->had_location;
 	t->data_location = mv->location;
-	t->raw_data = mv->raw;
-	t->has_raw_data = 1;
+	t->has_scs_payload = 1;
 }
 
 /*
@@ -227,6 +224,7 @@ write_external(scs_emit_result *res, scs_model *m, scs_commit *c, const char *na
 {
 	char token[SCS_DATA_TOKEN_LEN + 1];
 	scs_sink *data = NULL, *model = NULL;
+	scs_pack_plan *packing = NULL;
 	uint64_t reported = 0;
 	plan p;
 	char *data_name = NULL;
@@ -273,7 +271,8 @@ write_external(scs_emit_result *res, scs_model *m, scs_commit *c, const char *na
 	for (i = 0; i < p.n; i++)
 		if ((rc = move_out(&p, &p.items[i], data_name)) < 0)
 			goto done;
-	if ((rc = scs_commit_open(&model, c, name, SCS_SINK_MODEL)) < 0 || (rc = pack_to(m, model, opts, 0)) < 0 ||
+	if ((rc = scs_pack_plan_make(&packing, &m->proto->base, m->payloads)) < 0 ||
+	    (rc = scs_commit_open(&model, c, name, SCS_SINK_MODEL)) < 0 || (rc = pack_to(packing, m, model, opts, 0)) < 0 ||
 	    (rc = scs_sink_park(model)) < 0)
 		goto done;
 	res->external = 1;
@@ -281,6 +280,7 @@ write_external(scs_emit_result *res, scs_model *m, scs_commit *c, const char *na
 	res->model_len = scs_sink_pos(model);
 	res->n_external = p.n;
 done:
+	scs_pack_plan_free(packing);
 	for (i = 0; i < p.n; i++)
 		move_back(&p.items[i]);
 	free(p.items);
@@ -294,6 +294,7 @@ scs_emit_write(scs_emit_result *res, scs_model *m, scs_commit *c, const char *na
 {
 	static const scs_emit_options none;
 	uint64_t inline_max, size;
+	scs_pack_plan *packing;
 	scs_sink *model;
 	int rc;
 
@@ -301,13 +302,20 @@ scs_emit_write(scs_emit_result *res, scs_model *m, scs_commit *c, const char *na
 		opts = &none;
 	memset(res, 0, sizeof(*res));
 	inline_max = opts->inline_max ? opts->inline_max : SCS_EMIT_INLINE_MAX;
-	size = protobuf_c_message_get_packed_size(&m->proto->base);
-	rc = opts->external || size > inline_max ? write_external(res, m, c, name, opts) : SCS_DONE;
-	if (rc != SCS_DONE)
+	/* the sizing pass serves the inline write too */
+	if ((rc = scs_pack_plan_make(&packing, &m->proto->base, m->payloads)) < 0)
 		return rc;
-	if ((rc = scs_commit_open(&model, c, name, SCS_SINK_MODEL)) < 0 || (rc = pack_to(m, model, opts, size)) < 0 ||
-	    (rc = scs_sink_park(model)) < 0)
-		return rc;
-	res->model_len = scs_sink_pos(model);
-	return SCS_OK;
+	size = scs_pack_plan_len(packing);
+	if (opts->external || size > inline_max) {
+		scs_pack_plan_free(packing);
+		packing = NULL;
+		if ((rc = write_external(res, m, c, name, opts)) != SCS_DONE ||
+		    (rc = scs_pack_plan_make(&packing, &m->proto->base, m->payloads)) < 0)
+			return rc;
+	}
+	if ((rc = scs_commit_open(&model, c, name, SCS_SINK_MODEL)) == SCS_OK &&
+	    (rc = pack_to(packing, m, model, opts, size)) == SCS_OK && (rc = scs_sink_park(model)) == SCS_OK)
+		res->model_len = scs_sink_pos(model);
+	scs_pack_plan_free(packing);
+	return rc;
 }

@@ -1,7 +1,7 @@
 /*
- * emit.h: the streaming writer. Packs the skeleton with protobuf-c and
- * streams each payload from where it lies (input file or store) as
- * protobuf-c reaches it: inline when the model stays under the protobuf
+ * emit.h: the streaming writer. Packs the skeleton with src/pack.c and
+ * streams each payload from where it lies (input file or store) as the
+ * writer reaches it: inline when the model stays under the protobuf
  * limit, otherwise (or on request) with ONNX external data in one file
  * beside the model, every payload at an offset aligned to 4096. Both files
  * appear together or not at all, as files of one commit (sink.h).

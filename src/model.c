@@ -8,61 +8,28 @@
 
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
 #include "arena.h"
 #include "err.h"
-#include "wire.h"
-
-#define REF_RANGE ((size_t)1 << 32)
 
 /* ---- payload references ---- */
-
-static int
-is_ref(const uint8_t *refs, const void *p)
-{
-	return refs && (uintptr_t)p >= (uintptr_t)refs && (uintptr_t)p < (uintptr_t)refs + REF_RANGE;
-}
-
-int
-scs_model_ref_id(const scs_model *m, const void *p, uint32_t *id)
-{
-	if (!is_ref(m->refs, p))
-		return 0;
-	*id = (uint32_t)((uintptr_t)p - (uintptr_t)m->refs);
-	return 1;
-}
 
 int
 scs_model_payload_of(const scs_model *m, const Onnx__TensorProto *t, uint32_t *id)
 {
-	uintptr_t p = (uintptr_t)t->raw_data.data, base = (uintptr_t)m->refs;
-
-	if (!t->has_raw_data || p < base || p >= base + REF_RANGE)
+	(void)m;
+	if (!t->has_scs_payload)
 		return 0;
-	*id = (uint32_t)(p - base);
+	*id = (uint32_t)t->scs_payload;
 	return 1;
 }
 
-/* The current model's reference range, for the allocator below. */
-static _Thread_local uint8_t *freeing_refs;
-
 static void *
-ref_alloc(void *data, size_t size)
+heap_alloc(void *data, size_t size)
 {
 	(void)data;
 	return malloc(size);
 }
-
-static void
-ref_free(void *data, void *p)
-{
-	(void)data;
-	if (!is_ref(freeing_refs, p))
-		scs_arena_release(p);
-}
-
-static ProtobufCAllocator ref_allocator = { ref_alloc, ref_free, NULL };
 
 /* Unpacking into the model's arena: frees during the unpack are of protobuf-c's scratch space. */
 static void *
@@ -78,26 +45,26 @@ arena_free(void *data, void *p)
 	scs_arena_release(p);
 }
 
-/* Freeing a part of a tree that holds no payload reference. */
-static ProtobufCAllocator part_allocator = { ref_alloc, arena_free, NULL };
-
-static void
-clear_data(Onnx__TensorProto *t, const uint8_t *refs)
-{
-	if (t->has_raw_data && !is_ref(refs, t->raw_data.data))
-		scs_arena_release(t->raw_data.data);
-	t->raw_data.data = NULL;
-	t->raw_data.len = 0;
-	t->has_raw_data = 0;
-}
+/* Freeing a tree or a part of one: arena pieces stay with their arena, malloc's are freed. */
+static ProtobufCAllocator part_allocator = { heap_alloc, arena_free, NULL };
 
 void
 scs_model_set_payload(scs_model *m, Onnx__TensorProto *t, uint32_t id)
 {
-	clear_data(t, m->refs);
-	t->raw_data.data = m->refs + id;
-	t->raw_data.len = (size_t)m->payloads->items[id].key.len;
-	t->has_raw_data = 1;
+	(void)m;
+	if (t->has_raw_data)
+		scs_arena_release(t->raw_data.data);
+	t->raw_data.data = NULL;
+	t->raw_data.len = 0;
+	t->has_raw_data = 0;
+	t->scs_payload = id;
+	t->has_scs_payload = 1;
+}
+
+uint64_t
+scs_model_packed_size(const scs_model *m, const ProtobufCMessage *msg)
+{
+	return scs_pack_size(msg, m->payloads);
 }
 
 int
@@ -145,97 +112,40 @@ scs_model_each_tensor(Onnx__ModelProto *m, scs_tensor_fn fn, void *ctx)
 
 /* ---- loading ---- */
 
-typedef struct bind_ctx {
-	scs_model *m;
+typedef struct check_ctx {
+	const scs_model *m;
 	int rc;
-} bind_ctx;
+} check_ctx;
 
-/* Turn the scanner's private reference field into a payload reference. */
+/* The scanner wrote every reference; still, none may point past the set. */
 static int
-bind_ref(void *ctx, Onnx__TensorProto *t)
+check_ref(void *ctx, Onnx__TensorProto *t)
 {
-	bind_ctx *b = ctx;
-	ProtobufCMessageUnknownField *u;
-	uint64_t id = 0;
-	size_t i, used;
+	check_ctx *c = ctx;
 
-	for (i = 0; i < t->base.n_unknown_fields; i++) {
-		u = &t->base.unknown_fields[i];
-		if (u->tag != SCS_SCAN_REF_FIELD || u->wire_type != PROTOBUF_C_WIRE_TYPE_VARINT)
-			continue;
-		if (scs_wire_get_varint(&id, u->data, u->len, &used) != SCS_OK || id >= b->m->payloads->n) {
-			b->rc = scs_err_set(SCS_ECORRUPT, "%s: tensor '%s': bad payload reference", b->m->path,
-			    t->name ? t->name : "");
-			return 1;
-		}
-		scs_arena_release(u->data);
-		memmove(u, u + 1, (t->base.n_unknown_fields - i - 1) * sizeof(*u));
-		if (--t->base.n_unknown_fields == 0) {
-			scs_arena_release_len(t->base.unknown_fields, sizeof(*u));
-			t->base.unknown_fields = NULL;
-		}
-		scs_model_set_payload(b->m, t, (uint32_t)id);
+	if (!t->has_scs_payload || t->scs_payload < c->m->payloads->n)
 		return 0;
-	}
-	return 0;
-}
-
-/* Put a payload reference back into the scanner's private field. */
-static int
-unbind_ref(void *ctx, Onnx__TensorProto *t)
-{
-	bind_ctx *b = ctx;
-	ProtobufCMessageUnknownField *grown, *u;
-	uint32_t id;
-	uint8_t *data;
-
-	if (!scs_model_payload_of(b->m, t, &id))
-		return 0;
-	grown = scs_arena_grow(t->base.unknown_fields, t->base.n_unknown_fields * sizeof(*grown),
-	    (t->base.n_unknown_fields + 1) * sizeof(*grown));
-	if (grown == NULL || (data = malloc(SCS_WIRE_VARINT_MAX)) == NULL) {
-		if (grown)
-			t->base.unknown_fields = grown;
-		b->rc = scs_err_set(SCS_ENOMEM, "cannot copy a tensor");
-		return 1;
-	}
-	t->base.unknown_fields = grown;
-	u = &grown[t->base.n_unknown_fields++];
-	u->tag = SCS_SCAN_REF_FIELD;
-	u->wire_type = PROTOBUF_C_WIRE_TYPE_VARINT;
-	u->len = scs_wire_put_varint(data, id);
-	u->data = data;
-	t->raw_data.data = NULL;
-	t->raw_data.len = 0;
-	t->has_raw_data = 0;
-	return 0;
+	c->rc = scs_err_set(SCS_ECORRUPT, "%s: tensor '%s': bad payload reference", c->m->path,
+	    t->name ? t->name : "");
+	return 1;
 }
 
 /* A deep copy of @msg whose pieces come from @alloc (NULL: malloc). */
 static ProtobufCMessage *
 copy_message(const scs_model *m, ProtobufCMessage *msg, ProtobufCAllocator *alloc)
 {
-	bind_ctx b = { (scs_model *)m, SCS_OK };
 	ProtobufCMessage *copy = NULL;
 	uint8_t *bytes;
 	size_t len;
 
-	/* references travel through packing as the scanner wrote them */
-	scs_walk_tensors(msg, unbind_ref, &b);
+	(void)m;
+	/* protobuf-c's own packing: the copy keeps the private field, so each
+	 * payload reference travels as the value it is */
 	len = protobuf_c_message_get_packed_size(msg);
-	if (b.rc == SCS_OK && (bytes = malloc(len ? len : 1)) != NULL) {
+	if ((bytes = malloc(len ? len : 1)) != NULL) {
 		protobuf_c_message_pack(msg, bytes);
 		copy = protobuf_c_message_unpack(msg->descriptor, alloc, len, bytes);
 		free(bytes);
-	}
-	b.rc = SCS_OK;
-	scs_walk_tensors(msg, bind_ref, &b);
-	if (copy) {
-		scs_walk_tensors(copy, bind_ref, &b);
-		if (b.rc < 0) {
-			scs_model_free_message(m, copy);
-			copy = NULL;
-		}
 	}
 	if (copy == NULL)
 		scs_err_set(SCS_ENOMEM, "cannot copy a message");
@@ -293,16 +203,6 @@ take_part(void *ctx, uint32_t field, const uint8_t *data, size_t len, uint64_t o
 	if ((msg = protobuf_c_message_unpack(fd->descriptor, gp->alloc, len, data)) == NULL)
 		return scs_err_set(SCS_ECORRUPT, "%s: offset %llu: the model's structure does not parse as an ONNX %s",
 		    gp->path, (unsigned long long)off, ((const ProtobufCMessageDescriptor *)fd->descriptor)->short_name);
-	/* bound at once, the reference's unknown field is handed to the next initializer */
-	if (fd->descriptor == &onnx__tensor_proto__descriptor) {
-		bind_ctx b = { gp->m, SCS_OK };
-
-		bind_ref(&b, (Onnx__TensorProto *)msg);
-		if (b.rc < 0) {
-			scs_model_free_message(gp->m, msg);
-			return b.rc;
-		}
-	}
 	l->items[l->n++] = msg;
 	return SCS_OK;
 }
@@ -343,7 +243,7 @@ dispose_parts(graph_parts *gp)
 	}
 }
 
-/* Scan @path into @m, whose payloads and refs are set. */
+/* Scan @path into @m, whose payloads and arena are set. */
 static int
 load_into(scs_model *m, const char *path, const scs_scan_options *opts)
 {
@@ -351,7 +251,7 @@ load_into(scs_model *m, const char *path, const scs_scan_options *opts)
 	graph_parts gp;
 	scs_scan_options so;
 	scs_buf skel = SCS_BUF_INIT;
-	bind_ctx b;
+	check_ctx c;
 	int rc;
 
 	memset(&gp, 0, sizeof(gp));
@@ -383,10 +283,10 @@ load_into(scs_model *m, const char *path, const scs_scan_options *opts)
 		    m->proto->graph == NULL ? "graph" : m->proto->n_opset_import == 0 ? "opset_import" : "ir_version");
 		goto done;
 	}
-	b.m = m;
-	b.rc = SCS_OK;
-	scs_model_each_tensor(m->proto, bind_ref, &b);
-	rc = b.rc;
+	c.m = m;
+	c.rc = SCS_OK;
+	scs_model_each_tensor(m->proto, check_ref, &c);
+	rc = c.rc;
 done:
 	dispose_parts(&gp);
 	scs_buf_dispose(&skel);
@@ -405,12 +305,6 @@ scs_model_load(scs_model **out, const char *path, scs_store *store, const scs_sc
 		return scs_err_set(SCS_ENOMEM, "cannot allocate a model");
 	}
 	m->owner = 1;
-	m->refs = mmap(NULL, REF_RANGE, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-	if (m->refs == MAP_FAILED) {
-		m->refs = NULL;
-		rc = scs_err_set(SCS_ENOMEM, "cannot reserve address space for payload references");
-		goto fail;
-	}
 	if ((rc = scs_arena_new(&m->arena)) < 0 || (rc = scs_payloads_init(m->payloads, store)) < 0 ||
 	    (rc = load_into(m, path, opts)) < 0)
 		goto fail;
@@ -429,7 +323,6 @@ scs_model_new_with(scs_model **out, const scs_model *owner)
 	if ((*out = m = calloc(1, sizeof(*m))) == NULL)
 		return scs_err_set(SCS_ENOMEM, "cannot allocate a model");
 	m->payloads = owner->payloads;
-	m->refs = owner->refs;
 	m->arena = owner->arena;
 	return SCS_OK;
 }
@@ -451,17 +344,15 @@ scs_model_load_with(scs_model **out, const char *path, const scs_model *owner, c
 void
 scs_model_free_message(const scs_model *m, ProtobufCMessage *msg)
 {
-	uint8_t *was = freeing_refs;
-
-	freeing_refs = m->refs;
-	protobuf_c_message_free_unpacked(msg, &ref_allocator);
-	freeing_refs = was;
+	(void)m;
+	scs_model_free_part(msg);
 }
 
 void
 scs_model_free_part(ProtobufCMessage *msg)
 {
-	protobuf_c_message_free_unpacked(msg, &part_allocator);
+	if (msg)
+		protobuf_c_message_free_unpacked(msg, &part_allocator);
 }
 
 void
@@ -475,8 +366,6 @@ scs_model_free(scs_model *m)
 		if (m->payloads)
 			scs_payloads_dispose(m->payloads);
 		free(m->payloads);
-		if (m->refs)
-			munmap(m->refs, REF_RANGE);
 		scs_arena_free(m->arena);
 	}
 	free(m->path);

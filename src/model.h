@@ -4,11 +4,14 @@
  * scope.h, renaming in rename.h, repeated-field helpers in array.h, the
  * descriptor walk in walk.h.
  *
- * A tensor's payload is referenced through raw_data: raw_data.len is the
- * payload's length and raw_data.data points into a reserved, inaccessible
- * address range at offset = payload id. So packed sizes computed by
- * protobuf-c are the real sizes, and emit.c recognises the reference when
- * protobuf-c hands it the field. Never dereference such a pointer.
+ * A tensor's payload is referenced by value: the tensor's private field
+ * scs_payload (proto/onnx.proto) holds the payload's id in the set, and its
+ * raw_data is empty. The id travels with copies (protobuf-c packs and
+ * unpacks it like any field) and needs nothing special to free. Only
+ * src/pack.c turns the reference into bytes: it writes the payload as
+ * raw_data and never the private field, so a skeleton is sized with
+ * scs_pack_size() and written with scs_pack_write(), never with
+ * protobuf-c's packing, which knows nothing of payloads.
  *
  * A loaded model's messages, strings and small arrays lie in an arena
  * (arena.h) that lives as long as the model owning the payloads: drop a
@@ -25,6 +28,7 @@
 
 #include "arena.h"
 #include "onnx.pb-c.h"
+#include "pack.h"
 #include "payload.h"
 #include "scan.h"
 #include "strmap.h"
@@ -33,10 +37,9 @@
 typedef struct scs_model {
 	Onnx__ModelProto *proto;
 	scs_payloads *payloads;   /* shared by every model made from or with the owner */
-	uint8_t *refs;            /* reserved range (see above), shared likewise */
 	scs_arena *arena;         /* the unpacked trees, shared likewise */
 	char *path;               /* NULL for a model made in memory */
-	int owner;                /* 1: this model frees payloads and refs */
+	int owner;                /* 1: this model frees payloads and the arena */
 } scs_model;
 
 /* Scan @path into a model; typed payloads (and, with opts->hold_bytes,
@@ -59,11 +62,13 @@ void scs_model_free(scs_model *m);
 /* 1 and *id when @t references a payload, 0 when its data is inline. */
 int scs_model_payload_of(const scs_model *m, const Onnx__TensorProto *t, uint32_t *id);
 
-/* 1 and *id when @p is a payload reference (see above), 0 when not. */
-int scs_model_ref_id(const scs_model *m, const void *p, uint32_t *id);
-
-/* Make @t reference payload @id (dropping any inline data it had). */
+/* Make @t reference payload @id of @m's set (dropping any inline raw_data
+ * it had). */
 void scs_model_set_payload(scs_model *m, Onnx__TensorProto *t, uint32_t id);
+
+/* Bytes @msg (any message of @m's tree) takes when written: payloads at
+ * their length (scs_pack_size()). */
+uint64_t scs_model_packed_size(const scs_model *m, const ProtobufCMessage *msg);
 
 /* Element count of @t; -1 when a dim is negative or the count overflows. */
 int64_t scs_tensor_elems(const Onnx__TensorProto *t);
@@ -92,12 +97,13 @@ ProtobufCMessage *scs_model_copy_kept(const scs_model *m, ProtobufCMessage *msg)
  * with scs_model_free_message(). */
 Onnx__TensorProto *scs_tensor_copy_named(const scs_model *m, Onnx__TensorProto *src, const char *name);
 
-/* Free a protobuf-c message that may hold payload references. */
+/* Free a message of @m's tree that is not in the tree (or the tree's
+ * root); its pieces may lie in the arena (payload references are plain
+ * values: nothing else to do). NULL is a no-op. */
 void scs_model_free_message(const scs_model *m, ProtobufCMessage *msg);
 
-/* Free a message (or a part of a model's tree) that holds no payload
- * reference: protobuf_c_message_free_unpacked() for pieces that may lie in
- * an arena. */
+/* The same without the model: protobuf_c_message_free_unpacked() for a
+ * message whose pieces may lie in an arena. */
 void scs_model_free_part(ProtobufCMessage *msg);
 
 /* The default domain, spelled "" or "ai.onnx". */

@@ -22,6 +22,7 @@
 #include "err.h"
 #include "num.h"
 #include "onnx.pb-c.h"
+#include "pack.h"
 #include "path.h"
 #include "source.h"
 #include "wire.h"
@@ -180,27 +181,6 @@ next_field(scan *sc, uint64_t *off, uint64_t end, field *f)
 	return SCS_OK;
 }
 
-static uint8_t
-wire_type_of(ProtobufCType t)
-{
-	switch (t) {
-	case PROTOBUF_C_TYPE_SFIXED32:
-	case PROTOBUF_C_TYPE_FIXED32:
-	case PROTOBUF_C_TYPE_FLOAT:
-		return SCS_WIRE_I32;
-	case PROTOBUF_C_TYPE_SFIXED64:
-	case PROTOBUF_C_TYPE_FIXED64:
-	case PROTOBUF_C_TYPE_DOUBLE:
-		return SCS_WIRE_I64;
-	case PROTOBUF_C_TYPE_STRING:
-	case PROTOBUF_C_TYPE_BYTES:
-	case PROTOBUF_C_TYPE_MESSAGE:
-		return SCS_WIRE_LEN;
-	default:
-		return SCS_WIRE_VARINT;
-	}
-}
-
 /* Check a known field's wire type; NULL descriptor (unknown field) passes. */
 static int
 check_wire(scan *sc, const ProtobufCMessageDescriptor *md, const ProtobufCFieldDescriptor *fd, const field *f)
@@ -210,7 +190,7 @@ check_wire(scan *sc, const ProtobufCMessageDescriptor *md, const ProtobufCFieldD
 
 	if (fd == NULL)
 		return SCS_OK;
-	want = wire_type_of(fd->type);
+	want = scs_pack_wire_type(fd->type);
 	if (f->wt == want || (fd->label == PROTOBUF_C_LABEL_REPEATED && want != SCS_WIRE_LEN &&
 	    f->wt == SCS_WIRE_LEN))
 		return SCS_OK;
@@ -342,10 +322,10 @@ tensor_first_walk(scan *sc, tensor_info *ti, uint64_t start, uint64_t end)
 	while (off < end) {
 		if ((rc = next_field(sc, &off, end, &f)) < 0)
 			return rc;
-		if ((rc = check_wire(sc, md, protobuf_c_message_descriptor_get_field(md, f.num), &f)) < 0)
-			return rc;
 		if (f.num == SCS_SCAN_REF_FIELD)
 			return at(sc, f.tag_off, SCS_EUNSUPPORTED, "tensor uses field number 536870911");
+		if ((rc = check_wire(sc, md, protobuf_c_message_descriptor_get_field(md, f.num), &f)) < 0)
+			return rc;
 		switch (f.num) {
 		case 1:
 			if (f.wt == SCS_WIRE_VARINT) {

@@ -6,9 +6,10 @@
  * fields, external data) is hashed and recorded in the payload set, and
  * what is left, the skeleton, is returned as protobuf bytes for model.c.
  *
- * In the skeleton a tensor's payload is replaced by a private varint field
- * SCS_SCAN_REF_FIELD holding the payload id; string tensors keep their
- * string_data. Unknown fields are kept as they were.
+ * In the skeleton a tensor's payload is replaced by the private field
+ * TensorProto.scs_payload (number SCS_SCAN_REF_FIELD, see proto/onnx.proto)
+ * holding the payload id; string tensors keep their string_data. Unknown
+ * fields are kept as they were.
  *
  * SPDX-License-Identifier: MIT
  */

@@ -27,6 +27,7 @@
 #include "graph.h"
 #include "infer.h"
 #include "opschema.h"
+#include "pack.h"
 #include "scope.h"
 #include "shard.h"
 
@@ -177,10 +178,10 @@ replicable_len(split *s, const char *name)
 	size_t len;
 
 	if (scs_strmap_get(&s->inits, name, &i))
-		len = i >= 0 ? protobuf_c_message_get_packed_size(&s->g->initializer[i]->base) :
-		    protobuf_c_message_get_packed_size(&s->g->sparse_initializer[-1 - i]->base);
+		len = i >= 0 ? scs_model_packed_size(s->m, &s->g->initializer[i]->base) :
+		    scs_model_packed_size(s->m, &s->g->sparse_initializer[-1 - i]->base);
 	else if (scs_strmap_get(&s->producer, name, &i) && s->replicable[i])
-		len = protobuf_c_message_get_packed_size(&s->g->node[i]->base);
+		len = scs_model_packed_size(s->m, &s->g->node[i]->base);
 	else
 		return 0;
 	/* a tensor at the budget or over it goes to external data beside the shard */
@@ -234,7 +235,7 @@ assign(split *s)
 		 * A node counts in full: only tensors go to external data, so a node
 		 * at the budget or over it takes a shard of its own rather than none.
 		 */
-		node_len = protobuf_c_message_get_packed_size(&n->base);
+		node_len = scs_model_packed_size(s->m, &n->base);
 		cost = node_len;
 		for (size_t j = 0; j < u->n; j++)
 			if (!scs_strmap_get(&held, u->items[j], NULL))
@@ -656,6 +657,17 @@ describe_shard(shard_build *b, const char *fingerprint, const char *header)
 	return SCS_OK;
 }
 
+/* @g: an empty graph with @src's name, doc and metadata (borrowed, not copied). */
+static void
+hollow_graph(Onnx__GraphProto *g, const Onnx__GraphProto *src)
+{
+	onnx__graph_proto__init(g);
+	g->name = src->name;
+	g->doc_string = src->doc_string;
+	g->n_metadata_props = src->n_metadata_props;
+	g->metadata_props = src->metadata_props;
+}
+
 /* The parts of the source every shard repeats: a copy of the model without its graph's contents. */
 static int
 new_shard_proto(split *s, Onnx__ModelProto **out)
@@ -665,11 +677,7 @@ new_shard_proto(split *s, Onnx__ModelProto **out)
 
 	/* copy the model with an empty graph of the same name and doc */
 	hollow = *src;
-	onnx__graph_proto__init(&g);
-	g.name = src->graph->name;
-	g.doc_string = src->graph->doc_string;
-	g.n_metadata_props = src->graph->n_metadata_props;
-	g.metadata_props = src->graph->metadata_props;
+	hollow_graph(&g, src->graph);
 	hollow.graph = &g;
 	hollow.n_training_info = 0;
 	*out = (Onnx__ModelProto *)scs_model_copy(s->m, &hollow.base);
@@ -677,34 +685,43 @@ new_shard_proto(split *s, Onnx__ModelProto **out)
 }
 
 /* A fingerprint of the source: its structure, with each payload's content key. */
-typedef struct hash_buf {
-	ProtobufCBuffer base;
+typedef struct hash_ctx {
 	scs_hash h;
 	const scs_model *m;
-} hash_buf;
+} hash_ctx;
 
-static void
-hash_append(ProtobufCBuffer *b, size_t len, const uint8_t *data)
+static int
+hash_write(void *ctx, const void *data, size_t len)
 {
-	hash_buf *hb = (hash_buf *)b;
-	uint32_t id;
+	hash_ctx *hc = ctx;
 
-	if (scs_model_ref_id(hb->m, data, &id))
-		scs_hash_update(&hb->h, &hb->m->payloads->items[id].key, sizeof(scs_key));
-	else
-		scs_hash_update(&hb->h, data, len);
+	scs_hash_update(&hc->h, data, len);
+	return SCS_OK;
 }
 
-static void
+static int
+hash_payload(void *ctx, uint32_t id)
+{
+	hash_ctx *hc = ctx;
+
+	scs_hash_update(&hc->h, &hc->m->payloads->items[id].key, sizeof(scs_key));
+	return SCS_OK;
+}
+
+static int
 fingerprint(const scs_model *m, char out[33])
 {
-	hash_buf hb = { .base = { hash_append }, .m = m };
+	hash_ctx hc = { .m = m };
+	scs_pack_out po = { hash_write, hash_payload, &hc };
 	scs_key k;
+	int rc;
 
-	scs_hash_init(&hb.h);
-	protobuf_c_message_pack_to_buffer(&m->proto->base, &hb.base);
-	scs_hash_final(&k, &hb.h);
+	scs_hash_init(&hc.h);
+	if ((rc = scs_pack_write(&m->proto->base, m->payloads, &po)) < 0)
+		return rc;
+	scs_hash_final(&k, &hc.h);
 	scs_key_hex(out, &k);
+	return SCS_OK;
 }
 
 /* The source's facts merge restores: a ModelProto with inputs and outputs only. */
@@ -716,19 +733,16 @@ make_header(split *s, scs_buf *out)
 	scs_buf packed = SCS_BUF_INIT;
 	int rc;
 
-	onnx__graph_proto__init(&g);
-	g.name = s->g->name;
-	g.doc_string = s->g->doc_string;
+	hollow_graph(&g, s->g);
 	g.n_input = s->g->n_input;
 	g.input = s->g->input;
 	g.n_output = s->g->n_output;
 	g.output = s->g->output;
-	g.n_metadata_props = s->g->n_metadata_props;
-	g.metadata_props = s->g->metadata_props;
 	hdr.graph = &g;
 	hdr.n_functions = 0;
 	hdr.n_training_info = 0;
 	hdr.base.n_unknown_fields = 0;
+	/* no tensor in it, so protobuf-c's packing writes it as ours would */
 	if ((rc = scs_buf_reserve(&packed, protobuf_c_message_get_packed_size(&hdr.base))) < 0)
 		return rc;
 	packed.len = protobuf_c_message_pack(&hdr.base, packed.data);
@@ -813,8 +827,7 @@ scs_split_model(scs_shards *out, scs_model *m, uint64_t max_len)
 	if (rc < 0 || (rc = topo_sort(&s)) < 0 || (rc = scs_infer_graph(&s.inf, m, s.order, s.n_order)) < 0 || (rc = assign(&s)) < 0 ||
 	    (rc = plan_shards(&s)) < 0)
 		goto done;
-	fingerprint(m, fp);
-	if ((rc = make_header(&s, &header)) < 0)
+	if ((rc = fingerprint(m, fp)) < 0 || (rc = make_header(&s, &header)) < 0)
 		goto done;
 	if ((out->items = calloc(s.n_shards, sizeof(*out->items))) == NULL) {
 		rc = scs_err_set(SCS_ENOMEM, "cannot allocate the shard list");
