@@ -1017,7 +1017,6 @@ scs_opt_read_raw(scs_opt_ctx *ctx, const scs_opt_const *c, uint64_t off, size_t 
 {
 	uint8_t *p = out;
 	uint32_t id;
-	int rc;
 
 	if (c->attr) {
 		int is_float = c->dtype == SCS_DT_FLOAT;
@@ -1045,12 +1044,8 @@ scs_opt_read_raw(scs_opt_ctx *ctx, const scs_opt_const *c, uint64_t off, size_t 
 		return SCS_OK;
 	if (!scs_model_payload_of(ctx->m, c->t, &id))
 		return scs_err_set(SCS_ECORRUPT, "constant '%s' has no data", c->t->name ? c->t->name : "");
-	for (size_t done = 0, take; done < len; done += take) {
-		take = len - done < SCS_CHUNK_LEN ? len - done : SCS_CHUNK_LEN;
-		if ((rc = scs_payloads_read(ctx->m->payloads, id, off + done, p + done, take)) < 0)
-			return rc;
-	}
-	return SCS_OK;
+	/* a read of any length: the store and derived payloads go a chunk at a time themselves */
+	return scs_payloads_read(ctx->m->payloads, id, off, p, len);
 }
 
 /* ---- writing payloads ---- */
@@ -1907,13 +1902,14 @@ record(scs_opt_ctx *ctx, int refusal, const char *subject, const char *fmt, va_l
 	return scs_report_add(&ctx->rep->changes, pass, line);
 }
 
-/* Record for @node, or for the value @value when @node is NULL, or for the graph. */
-static int
-vreport(scs_opt_ctx *ctx, int refusal, int scope, const Onnx__NodeProto *node, const char *value, const char *fmt,
-    va_list ap)
+int
+scs_opt_report(scs_opt_ctx *ctx, int refusal, int scope, const Onnx__NodeProto *node, const char *value,
+    const char *fmt, ...)
 {
 	const char *where = scope >= 0 ? ctx->st->label[scope] : "";
 	char subj[512];
+	va_list ap;
+	int rc;
 
 	if (node)
 		subject_of(subj, sizeof(subj), ctx, scope, node);
@@ -1921,53 +1917,8 @@ vreport(scs_opt_ctx *ctx, int refusal, int scope, const Onnx__NodeProto *node, c
 		snprintf(subj, sizeof(subj), "'%s'%s", value, where);
 	else
 		snprintf(subj, sizeof(subj), "graph%s", where);
-	return record(ctx, refusal, subj, fmt, ap);
-}
-
-int
-scs_opt_did(scs_opt_ctx *ctx, int scope, const Onnx__NodeProto *node, const char *fmt, ...)
-{
-	va_list ap;
-	int rc;
-
 	va_start(ap, fmt);
-	rc = vreport(ctx, 0, scope, node, NULL, fmt, ap);
-	va_end(ap);
-	return rc;
-}
-
-int
-scs_opt_refuse(scs_opt_ctx *ctx, int scope, const Onnx__NodeProto *node, const char *fmt, ...)
-{
-	va_list ap;
-	int rc;
-
-	va_start(ap, fmt);
-	rc = vreport(ctx, 1, scope, node, NULL, fmt, ap);
-	va_end(ap);
-	return rc;
-}
-
-int
-scs_opt_did_value(scs_opt_ctx *ctx, int scope, const char *name, const char *fmt, ...)
-{
-	va_list ap;
-	int rc;
-
-	va_start(ap, fmt);
-	rc = vreport(ctx, 0, scope, NULL, name, fmt, ap);
-	va_end(ap);
-	return rc;
-}
-
-int
-scs_opt_refuse_value(scs_opt_ctx *ctx, int scope, const char *name, const char *fmt, ...)
-{
-	va_list ap;
-	int rc;
-
-	va_start(ap, fmt);
-	rc = vreport(ctx, 1, scope, NULL, name, fmt, ap);
+	rc = record(ctx, refusal, subj, fmt, ap);
 	va_end(ap);
 	return rc;
 }

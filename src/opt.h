@@ -406,16 +406,18 @@ int scs_opt_commit(scs_opt_ctx *ctx);
 /* ---- reporting ---- */
 
 /*
- * Record what the running pass did to @node (NULL: @fmt says what) of
- * scope @scope, or what it left alone and why. The subject names the node
- * (name and op type) and, for nested scopes, the graph it is in. A refusal
- * already reported for the same node is not repeated in later rounds.
+ * Record what the running pass did to @node (NULL: the value @value, or,
+ * both NULL, the graph) of scope @scope when @refusal is 0, or what it left
+ * alone and why when 1. The subject names the node (name and op type) or
+ * the value and, for nested scopes, the graph it is in. A refusal already
+ * reported for the same subject is not repeated in later rounds.
  */
-int scs_opt_did(scs_opt_ctx *ctx, int scope, const Onnx__NodeProto *node, const char *fmt, ...) SCS_PRINTF(4, 5);
-int scs_opt_refuse(scs_opt_ctx *ctx, int scope, const Onnx__NodeProto *node, const char *fmt, ...) SCS_PRINTF(4, 5);
+int scs_opt_report(scs_opt_ctx *ctx, int refusal, int scope, const Onnx__NodeProto *node, const char *value,
+    const char *fmt, ...) SCS_PRINTF(6, 7);
 
-/* The same for a value (an initializer) called @name. */
-int scs_opt_did_value(scs_opt_ctx *ctx, int scope, const char *name, const char *fmt, ...) SCS_PRINTF(4, 5);
-int scs_opt_refuse_value(scs_opt_ctx *ctx, int scope, const char *name, const char *fmt, ...) SCS_PRINTF(4, 5);
+#define scs_opt_did(ctx, scope, node, ...) scs_opt_report((ctx), 0, (scope), (node), NULL, __VA_ARGS__)
+#define scs_opt_refuse(ctx, scope, node, ...) scs_opt_report((ctx), 1, (scope), (node), NULL, __VA_ARGS__)
+#define scs_opt_did_value(ctx, scope, name, ...) scs_opt_report((ctx), 0, (scope), NULL, (name), __VA_ARGS__)
+#define scs_opt_refuse_value(ctx, scope, name, ...) scs_opt_report((ctx), 1, (scope), NULL, (name), __VA_ARGS__)
 
 #endif
