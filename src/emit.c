@@ -180,12 +180,13 @@ move_back(moved *mv)
  * same name, so replacing a file of that name never changes what an older
  * model reads from it.
  */
-static void
+static int
 data_token(char out[SCS_DATA_TOKEN_LEN + 1], const plan *p)
 {
 	uint64_t end = 0, word[4];
 	scs_hash h;
-	scs_key k;
+	scs_key k, key;
+	int rc;
 
 	scs_hash_init(&h);
 	for (size_t b = 0; b < 8; b++) {
@@ -195,17 +196,17 @@ data_token(char out[SCS_DATA_TOKEN_LEN + 1], const plan *p)
 	}
 	for (size_t i = 0; i < p->n; i++) {
 		uint32_t id;
-		const scs_key *key;
 
 		scs_model_payload_of(p->m, p->items[i].t, &id);
-		key = &p->m->payloads->items[id].key;
 		word[0] = p->offset_of[id] - 1;
 		if (word[0] < end)
 			continue;    /* shared with an earlier tensor */
-		end = word[0] + key->len;
-		word[1] = key->h[0];
-		word[2] = key->h[1];
-		word[3] = key->len;
+		if ((rc = scs_payloads_key(p->m->payloads, id, &key)) < 0)
+			return rc;
+		end = word[0] + key.len;
+		word[1] = key.h[0];
+		word[2] = key.h[1];
+		word[3] = key.len;
 		for (size_t j = 0; j < 4; j++) {
 			uint8_t le[8];
 
@@ -216,6 +217,7 @@ data_token(char out[SCS_DATA_TOKEN_LEN + 1], const plan *p)
 	}
 	scs_hash_final(&k, &h);
 	snprintf(out, SCS_DATA_TOKEN_LEN + 1, "%016llx", (unsigned long long)(k.h[0] ^ k.h[1]));
+	return SCS_OK;
 }
 
 /* External data: the data file first, then the model pointing into it. */
@@ -245,7 +247,8 @@ write_external(scs_emit_result *res, scs_model *m, scs_commit *c, const char *na
 		rc = SCS_DONE;        /* nothing to put beside the model: it goes inline */
 		goto done;
 	}
-	data_token(token, &p);
+	if ((rc = data_token(token, &p)) < 0)
+		goto done;
 	if ((data_name = scs_sink_data_name(name, token)) == NULL) {
 		rc = scs_err_set(SCS_ENOMEM, "cannot allocate a path");
 		goto done;

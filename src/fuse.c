@@ -281,36 +281,50 @@ scaled_factor(scs_payloads *set, scaled *sc, uint64_t ch, double *out)
 	return SCS_OK;
 }
 
+/*
+ * @n floats at @p times @s, each in double, rounded once, in place. Eight
+ * at a time in vector registers (the same conversions and products), in
+ * AVX2 where the CPU has it.
+ */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
+__attribute__((target_clones("avx2", "default")))
+#endif
+static void
+scale_f32(uint8_t *p, size_t n, double s)
+{
+	uint32_t v;
+	float f;
+
+#if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	for (; n >= 8; n -= 8, p += 32) {
+		typedef float f32x8 __attribute__((vector_size(32)));
+		typedef double f64x8 __attribute__((vector_size(64)));
+		f32x8 x;
+
+		memcpy(&x, p, sizeof(x));
+		x = __builtin_convertvector(__builtin_convertvector(x, f64x8) * s, f32x8);
+		memcpy(p, &x, sizeof(x));
+	}
+#endif
+	for (size_t k = 0; k < n; k++, p += 4) {
+		v = scs_load_le32(p);
+		memcpy(&f, &v, 4);
+		f = (float)((double)f * s);
+		memcpy(&v, &f, 4);
+		scs_store_le32(p, v);
+	}
+}
+
 /* @n elements of @dtype at @p times @s, each in double, rounded once, in place. */
 static void
 scale_run(uint8_t *p, size_t n, int dtype, double s)
 {
 	uint64_t u;
-	uint32_t v;
 	double d;
-	float f;
 
 	switch (dtype) {
 	case SCS_DT_FLOAT:
-#if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-		/* eight at a time: the same conversions and products, in vector registers */
-		for (; n >= 8; n -= 8, p += 32) {
-			typedef float f32x8 __attribute__((vector_size(32)));
-			typedef double f64x8 __attribute__((vector_size(64)));
-			f32x8 x;
-
-			memcpy(&x, p, sizeof(x));
-			x = __builtin_convertvector(__builtin_convertvector(x, f64x8) * s, f32x8);
-			memcpy(p, &x, sizeof(x));
-		}
-#endif
-		for (size_t k = 0; k < n; k++, p += 4) {
-			v = scs_load_le32(p);
-			memcpy(&f, &v, 4);
-			f = (float)((double)f * s);
-			memcpy(&v, &f, 4);
-			scs_store_le32(p, v);
-		}
+		scale_f32(p, n, s);
 		break;
 	case SCS_DT_DOUBLE:
 		for (size_t k = 0; k < n; k++, p += 8) {

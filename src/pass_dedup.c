@@ -119,7 +119,7 @@ static int
 add_cand(void *ctx, int scope, Onnx__TensorProto *t, Onnx__NodeProto *node, const char *name)
 {
 	dedup *d = ctx;
-	int kind = node ? K_CONST : K_INIT;
+	int kind = node ? K_CONST : K_INIT, rc;
 	cand *grown;
 	uint32_t id;
 
@@ -143,9 +143,10 @@ add_cand(void *ctx, int scope, Onnx__TensorProto *t, Onnx__NodeProto *node, cons
 	}
 	cand *c = &d->c[d->n];
 	memset(c, 0, sizeof(*c));
-	if (scs_model_payload_of(d->m, t, &id))
-		c->key = d->m->payloads->items[id].key;
-	else if (t->data_type == SCS_DT_STRING)
+	if (scs_model_payload_of(d->m, t, &id)) {
+		if ((rc = scs_payloads_key(d->m->payloads, id, &c->key)) < 0)
+			return rc;
+	} else if (t->data_type == SCS_DT_STRING)
 		string_key(&c->key, t);
 	else
 		return SCS_OK;       /* no data we know how to compare */

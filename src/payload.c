@@ -178,11 +178,7 @@ scs_payloads_add_derived(scs_payloads *set, uint32_t source, const scs_derivatio
 {
 	scs_derivation *grown;
 	scs_payload pl;
-	scs_pieces pc;
-	scs_hash h;
-	uint8_t *buf;
 	size_t cap;
-	int rc;
 
 	if (set->n_derived == set->cap_derived) {
 		cap = set->cap_derived ? set->cap_derived * 2 : 16;
@@ -203,19 +199,34 @@ scs_payloads_add_derived(scs_payloads *set, uint32_t source, const scs_derivatio
 	pl.where = SCS_AT_DERIVED;
 	pl.file = source;
 	pl.off = set->n_derived - 1;
-	if ((rc = scs_payloads_add(set, &pl, out)) < 0)
-		return rc;
-	if ((buf = malloc(SCS_CHUNK_LEN)) == NULL)
-		return scs_err_set(SCS_ENOMEM, "cannot allocate a buffer to hash a derived payload");
-	scs_hash_init(&h);
-	scs_payloads_pieces(&pc, set, *out, buf);
-	pc.exact = 1;
-	while ((rc = scs_payloads_next_piece(&pc)) == SCS_OK)
-		scs_hash_update(&h, pc.buf, pc.len);
-	free(buf);
-	if (rc != SCS_DONE)
-		return rc;
-	scs_hash_final(&set->items[*out].key, &h);
+	pl.unkeyed = 1;
+	return scs_payloads_add(set, &pl, out);
+}
+
+int
+scs_payloads_key(scs_payloads *set, uint32_t id, scs_key *out)
+{
+	scs_payload *p = &set->items[id];
+	scs_pieces pc;
+	scs_hash h;
+	uint8_t *buf;
+	int rc;
+
+	if (p->unkeyed) {
+		if ((buf = malloc(SCS_CHUNK_LEN)) == NULL)
+			return scs_err_set(SCS_ENOMEM, "cannot allocate a buffer to hash a payload");
+		scs_hash_init(&h);
+		scs_payloads_pieces(&pc, set, id, buf);
+		pc.exact = 1;
+		while ((rc = scs_payloads_next_piece(&pc)) == SCS_OK)
+			scs_hash_update(&h, pc.buf, pc.len);
+		free(buf);
+		if (rc != SCS_DONE)
+			return rc;
+		scs_hash_final(&p->key, &h);
+		p->unkeyed = 0;
+	}
+	*out = p->key;
 	return SCS_OK;
 }
 

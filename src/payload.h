@@ -29,8 +29,9 @@
 enum { SCS_AT_FILE = 1, SCS_AT_STORE = 2, SCS_AT_DERIVED = 3 };
 
 typedef struct scs_payload {
-	scs_key key;        /* digest and length of the canonical bytes */
+	scs_key key;        /* digest and length of the canonical bytes (the digest: see scs_payloads_key) */
 	uint8_t where;      /* SCS_AT_FILE, SCS_AT_STORE or SCS_AT_DERIVED */
+	uint8_t unkeyed;    /* 1: the digest is not computed yet (key.len is) */
 	uint32_t file;      /* SCS_AT_FILE: index into the set's files; SCS_AT_DERIVED: the source payload */
 	uint64_t off;       /* SCS_AT_FILE: offset of the first byte; SCS_AT_STORE: the blob's id;
 	                       SCS_AT_DERIVED: index into the set's derivations */
@@ -101,10 +102,19 @@ int scs_payloads_add(scs_payloads *set, const scs_payload *p, uint32_t *out);
 
 /*
  * Append a payload derived from payload @source by @d (same length, a
- * whole number of @d->esize elements), its digest computed now; *out is
- * its id. The set owns @d->state from this call on, also when it fails.
+ * whole number of @d->esize elements; its digest computed when first
+ * asked for); *out is its id. The set owns @d->state from this call on,
+ * also when it fails.
  */
 int scs_payloads_add_derived(scs_payloads *set, uint32_t source, const scs_derivation *d, uint32_t *out);
+
+/*
+ * The key of payload @id into *out: its digest is computed at the first
+ * call when the payload was added without one (a large payload of an input
+ * file, a derived payload: a constant that a pass replaces is never read),
+ * and kept.
+ */
+int scs_payloads_key(scs_payloads *set, uint32_t id, scs_key *out);
 
 /* Read @len canonical bytes of payload @id from byte @off. */
 int scs_payloads_read(scs_payloads *set, uint32_t id, uint64_t off, void *buf, size_t len);

@@ -536,7 +536,7 @@ fail:
 	return rc;
 }
 
-/* Hash (and maybe store) a payload that lies verbatim in file @file. */
+/* Hash (and maybe store) a payload that lies verbatim in file @file; a large one is hashed later. */
 static int
 take_file_range(scan *sc, uint32_t file, uint64_t off, uint64_t len, scs_payload *pl)
 {
@@ -545,6 +545,17 @@ take_file_range(scan *sc, uint32_t file, uint64_t off, uint64_t len, scs_payload
 	scs_hash h;
 	int rc;
 
+	if (!sc->opts->hold_bytes && (file != sc->file || len > WIN_LEN) && len > SCS_PAYLOADS_SMALL_LEN &&
+	    off <= scs_source_size(sc->set->files[file]) && len <= scs_source_size(sc->set->files[file]) - off) {
+		/* a large payload left where it lies is hashed when a pass asks (scs_payloads_key) */
+		memset(pl, 0, sizeof(*pl));
+		pl->key.len = len;
+		pl->unkeyed = 1;
+		pl->where = SCS_AT_FILE;
+		pl->file = file;
+		pl->off = off;
+		return SCS_OK;
+	}
 	if (sc->opts->hold_bytes && (rc = scs_store_writer_open(&w, sc->set->store)) < 0)
 		return rc;
 	scs_hash_init(&h);

@@ -703,8 +703,12 @@ static int
 hash_payload(void *ctx, uint32_t id)
 {
 	hash_ctx *hc = ctx;
+	scs_key key;
+	int rc;
 
-	scs_hash_update(&hc->h, &hc->m->payloads->items[id].key, sizeof(scs_key));
+	if ((rc = scs_payloads_key(hc->m->payloads, id, &key)) < 0)
+		return rc;
+	scs_hash_update(&hc->h, &key, sizeof(key));
 	return SCS_OK;
 }
 

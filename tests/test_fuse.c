@@ -183,6 +183,26 @@ Test(fuse, conv_float16_of_8300_channels)
 	fused("bn_conv_wide.onnx", BN_CONV, "Conv", 1, "5e-2,5e-2");
 }
 
+/*
+ * The fused weight is computed while the output is written, and the old
+ * weight (1.3 MB, more than the scan's window) is never hashed: the tool
+ * reads the input at most twice (the scan's window reads through most of
+ * the weight in passing, the output reads it once), where it read it 3.7
+ * times when the scan hashed every payload and the new weight went
+ * through the store
+ */
+Test(fuse, a_weight_replaced_by_its_fused_copy_is_read_once)
+{
+	char *in = fixture("bn_conv_wide.onnx");
+	unsigned long long size = file_size(in);
+
+	fused("bn_conv_wide.onnx", BN_CONV, "Conv", 1, NULL);
+	cr_assert_eq(rep.has_io, 1, "no /proc/self/io here");
+	cr_assert_leq(rep.bytes_read - rep.bytes_kernel_copied, 2 * size, "read %llu bytes of a %llu-byte input",
+	    (unsigned long long)(rep.bytes_read - rep.bytes_kernel_copied), size);
+	free(in);
+}
+
 /* ONNX Runtime has no float64 Conv: the values alone, bit for bit */
 Test(fuse, conv_float64_values)
 {
