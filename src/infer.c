@@ -67,8 +67,46 @@ scs_infer_describable(const scs_infer *inf, const char *name)
 	return f && f->elem > 0 && f->rank >= 0;
 }
 
+/* The symbol of dim_param @name, interned into @inf: -1 - k for symbol k; -1 (nameless) when it cannot be kept. */
+static int64_t
+symbol(scs_infer *inf, const char *name)
+{
+	char **grown, *copy;
+	int64_t k;
+
+	if (inf == NULL || name == NULL || name[0] == 0)
+		return -1;
+	if (scs_strmap_get(&inf->sym_index, name, &k))
+		return -1 - k;
+	if (inf->n_syms == inf->cap_syms) {
+		size_t cap = inf->cap_syms ? inf->cap_syms * 2 : 16;
+
+		if ((grown = realloc(inf->syms, cap * sizeof(*grown))) == NULL)
+			goto nomem;
+		inf->syms = grown;
+		inf->cap_syms = cap;
+	}
+	if ((copy = strdup(name)) == NULL)
+		goto nomem;
+	if (scs_strmap_put(&inf->sym_index, copy, (int64_t)inf->n_syms + 1) < 0) {
+		free(copy);
+		goto nomem;
+	}
+	inf->syms[inf->n_syms++] = copy;
+	return -1 - (int64_t)inf->n_syms;
+nomem:
+	inf->nomem = 1;
+	return -1;
+}
+
+const char *
+scs_infer_dim_name(const scs_infer *inf, int64_t dim)
+{
+	return inf && dim < -1 && (uint64_t)(-1 - dim) <= inf->n_syms ? inf->syms[-2 - dim] : NULL;
+}
+
 void
-scs_infer_facts_from_type(scs_vfacts *f, const Onnx__TypeProto *type)
+scs_infer_facts_from_type(scs_vfacts *f, const Onnx__TypeProto *type, scs_infer *inf)
 {
 	const Onnx__TypeProto__Tensor *tt;
 
@@ -79,9 +117,16 @@ scs_infer_facts_from_type(scs_vfacts *f, const Onnx__TypeProto *type)
 	if (f->rank < 0 && tt->shape && tt->shape->n_dim <= SCS_INFER_MAX_RANK) {
 		f->rank = (int)tt->shape->n_dim;
 		f->declared = tt->shape;
-		for (size_t d = 0; d < tt->shape->n_dim; d++)
-			f->dims[d] = tt->shape->dim[d]->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE ?
-			    tt->shape->dim[d]->dim_value : -1;
+		for (size_t d = 0; d < tt->shape->n_dim; d++) {
+			const Onnx__TensorShapeProto__Dimension *dim = tt->shape->dim[d];
+
+			if (dim->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE)
+				f->dims[d] = dim->dim_value >= 0 ? dim->dim_value : -1;
+			else if (dim->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM)
+				f->dims[d] = symbol(inf, dim->dim_param);
+			else
+				f->dims[d] = -1;
+		}
 	}
 }
 
@@ -95,7 +140,7 @@ declare(scs_infer *inf, Onnx__ValueInfoProto *vi)
 		return SCS_OK;
 	if ((rc = slot(&at, inf, vi->name)) < 0)
 		return rc;
-	scs_infer_facts_from_type(&inf->items[at], vi->type);
+	scs_infer_facts_from_type(&inf->items[at], vi->type, inf);
 	return SCS_OK;
 }
 
@@ -115,8 +160,8 @@ set_tensor(scs_infer *inf, const char *name, const Onnx__TensorProto *t)
 		f->elem = t->data_type;
 	if (f->rank < 0 && t->n_dims <= SCS_INFER_MAX_RANK) {
 		f->rank = (int)t->n_dims;
-		if (t->n_dims)     /* a scalar's dims may be NULL */
-			memcpy(f->dims, t->dims, t->n_dims * sizeof(int64_t));
+		for (size_t d = 0; d < t->n_dims; d++)     /* a scalar's dims may be NULL */
+			f->dims[d] = t->dims[d] >= 0 ? t->dims[d] : -1;
 	}
 	return SCS_OK;
 }
@@ -312,9 +357,7 @@ scs_infer_broadcast(const scs_vfacts *a, const scs_vfacts *b, scs_vfacts *out)
 	/* into a copy: @out may be @a, whose dims are read at lower positions than they are written */
 	for (int i = 0; i < r; i++) {
 		int ia = i - (r - a->rank), ib = i - (r - b->rank);
-		int64_t da = ia >= 0 ? a->dims[ia] : 1, db = ib >= 0 ? b->dims[ib] : 1;
-
-		dims[i] = da == 1 ? db : db == 1 ? da : (da == db ? da : (da < 0 ? db : da));
+		dims[i] = scs_infer_broadcast_dim(ia >= 0 ? a->dims[ia] : 1, ib >= 0 ? b->dims[ib] : 1);
 	}
 	memcpy(out->dims, dims, (size_t)r * sizeof(dims[0]));
 	out->rank = r;
@@ -441,13 +484,13 @@ shape_rule(scs_infer *inf, const scs_infer_consts *c, const Onnx__NodeProto *n, 
 		int infer_at = -1;
 
 		for (int i = 0; i < k; i++) {
-			int64_t d = v[i];
+			int64_t d = v[i] < 0 ? -1 : v[i];
 
 			if (d == 0 && !scs_infer_attr_int(n, "allowzero", 0))
-				d = IN(0) && i < IN(0)->rank ? IN(0)->dims[i] : -1;
+				d = IN(0) && i < IN(0)->rank ? IN(0)->dims[i] : -1;     /* copied, name and all */
 			if (v[i] == -1)
 				infer_at = i;
-			o->dims[i] = d < 0 ? -1 : d;
+			o->dims[i] = d;
 			if (v[i] != -1)
 				known = scs_infer_dim_mul(known, d);
 		}
@@ -494,8 +537,16 @@ shape_rule(scs_infer *inf, const scs_infer_consts *c, const Onnx__NodeProto *n, 
 		o->declared = NULL;
 		if (axis < 0)
 			axis += o->rank;
-		for (size_t i = 1; axis >= 0 && axis < o->rank && i < n->n_input; i++)
-			o->dims[axis] = IN(i) && IN(i)->rank == o->rank ? scs_infer_dim_add(o->dims[axis], IN(i)->dims[axis]) : -1;
+		for (size_t i = 1; axis >= 0 && axis < o->rank && i < n->n_input; i++) {
+			if (!IN(i) || IN(i)->rank != o->rank) {
+				o->dims[axis] = -1;
+				continue;
+			}
+			/* the other dims are the same in every input: whichever says most */
+			for (int d = 0; d < o->rank; d++)
+				o->dims[d] = d == axis ? scs_infer_dim_add(o->dims[d], IN(i)->dims[d]) :
+				    scs_infer_dim_pick(o->dims[d], IN(i)->dims[d]);
+		}
 		return;
 	}
 	if ((strcmp(op, "Unsqueeze") == 0 || strcmp(op, "Squeeze") == 0) && IN(0)) {
@@ -610,7 +661,7 @@ shape_rule(scs_infer *inf, const scs_infer_consts *c, const Onnx__NodeProto *n, 
 			scs_infer_unknown_dims(o, o->rank);
 		else
 			for (int i = 0; i < o->rank; i++)
-				o->dims[i] = scs_infer_dim_mul(o->dims[i], v[i]);
+				o->dims[i] = v[i] >= 0 ? scs_infer_dim_mul(o->dims[i], v[i]) : -1;
 		return;
 	}
 	if (strcmp(op, "Slice") == 0 && IN(0)) {
@@ -675,7 +726,8 @@ shape_rule(scs_infer *inf, const scs_infer_consts *c, const Onnx__NodeProto *n, 
 		memset(&target, 0, sizeof(target));
 		if ((k = scs_infer_const_ints(inf, c, n->input[at], v)) >= 0 && k <= SCS_INFER_MAX_RANK) {
 			target.rank = k;
-			memcpy(target.dims, v, (size_t)k * 8);
+			for (int i = 0; i < k; i++)
+				target.dims[i] = v[i] >= 0 ? v[i] : -1;
 		} else if (IN(at) && IN(at)->rank == 1 && IN(at)->dims[0] >= 0 && IN(at)->dims[0] <= SCS_INFER_MAX_RANK) {
 			/* a shape of known length: the rank, not the dims */
 			scs_infer_unknown_dims(&target, (int)IN(at)->dims[0]);
@@ -769,6 +821,9 @@ infer_node(scs_infer *inf, const scs_infer_consts *c, const Onnx__NodeProto *n)
 		/* the shape rules copy whole facts: the type is settled here, and only a type this build knows */
 		o.elem = scs_dtype_known(t) ? (int32_t)t : 0;
 		o.declared = NULL;
+		for (int d = 0; d < o.rank; d++)
+			if (o.dims[d] < -1 && scs_infer_dim_name(inf, o.dims[d]) == NULL)
+				o.dims[d] = -1;     /* no symbol: a negative a rule took from a file */
 		if ((rc = slot(&at, inf, n->output[j])) < 0)
 			break;
 		f = &inf->items[at];
@@ -809,15 +864,19 @@ scs_infer_graph(scs_infer *inf, scs_model *m, const size_t *order, size_t n_orde
 			rc = add_const(&c, g->node[i]->output[0], t);
 	for (size_t k = 0; rc == SCS_OK && k < n_order; k++)
 		rc = infer_node(inf, &c, g->node[order[k]]);
+	if (rc == SCS_OK && inf->nomem)
+		rc = scs_err_set(SCS_ENOMEM, "cannot keep the names of the dims");
 	scs_strmap_dispose(&c.by_name);
 	free(c.t);
 	return rc;
 }
 
-/* A new shape of @rank dims (unknown where negative); NULL on ENOMEM. */
+/* A new shape of @rank dims (unknown where negative, named by @inf's symbols when it is not NULL); NULL on ENOMEM. */
 static Onnx__TensorShapeProto *
-shape_of(const int64_t *dims, size_t rank)
+shape_of(const int64_t *dims, size_t rank, const scs_infer *inf)
 {
+	const char *name;
+
 	Onnx__TensorShapeProto *shape = calloc(1, sizeof(*shape));
 
 	if (shape == NULL)
@@ -837,6 +896,12 @@ shape_of(const int64_t *dims, size_t rank)
 		if (dims[d] >= 0) {
 			shape->dim[d]->value_case = ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE;
 			shape->dim[d]->dim_value = dims[d];
+		} else if ((name = scs_infer_dim_name(inf, dims[d])) != NULL) {
+			if ((shape->dim[d]->dim_param = strdup(name)) == NULL) {
+				protobuf_c_message_free_unpacked(&shape->base, NULL);
+				return NULL;
+			}
+			shape->dim[d]->value_case = ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM;
 		}
 	}
 	return shape;
@@ -864,7 +929,7 @@ scs_infer_value_info(const scs_infer *inf, const char *name)
 	if (f->declared) {
 		shape = (Onnx__TensorShapeProto *)scs_model_copy(inf->m, (ProtobufCMessage *)&f->declared->base);
 	} else if (f->rank >= 0) {
-		shape = shape_of(f->dims, (size_t)f->rank);
+		shape = shape_of(f->dims, (size_t)f->rank, inf);
 	}
 	if (shape == NULL && f->rank >= 0)
 		goto fail;
@@ -911,7 +976,7 @@ scs_infer_set_input_shape(scs_model *m, const char *spec)
 			vi = g->input[i];
 	if (vi == NULL || !vi->type || vi->type->value_case != ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE || !vi->type->tensor_type)
 		return scs_err_set(SCS_EUSAGE, "--input-shape '%s': the model has no tensor input of that name", spec);
-	if ((shape = shape_of(dims, rank)) == NULL)
+	if ((shape = shape_of(dims, rank, NULL)) == NULL)
 		return scs_err_set(SCS_ENOMEM, "cannot allocate a shape");
 	if (vi->type->tensor_type->shape)
 		protobuf_c_message_free_unpacked(&vi->type->tensor_type->shape->base, NULL);
@@ -924,5 +989,9 @@ scs_infer_dispose(scs_infer *inf)
 {
 	scs_strmap_dispose(&inf->index);
 	free(inf->items);
+	scs_strmap_dispose(&inf->sym_index);
+	for (size_t i = 0; i < inf->n_syms; i++)
+		free(inf->syms[i]);
+	free(inf->syms);
 	memset(inf, 0, sizeof(*inf));
 }

@@ -813,16 +813,16 @@ scs_opt_facts(scs_opt_ctx *ctx, int scope, const char *name, scs_vfacts *out)
 	if (g) {
 		for (size_t i = 0; i < g->n_input; i++)
 			if (g->input[i]->name && strcmp(g->input[i]->name, name) == 0)
-				scs_infer_facts_from_type(out, g->input[i]->type);
+				scs_infer_facts_from_type(out, g->input[i]->type, NULL);
 		for (size_t i = 0; i < g->n_initializer; i++)
 			if (g->initializer[i]->name && strcmp(g->initializer[i]->name, name) == 0)
 				facts_from_tensor(out, g->initializer[i]);
 		for (size_t i = 0; i < g->n_output; i++)
 			if (g->output[i]->name && strcmp(g->output[i]->name, name) == 0)
-				scs_infer_facts_from_type(out, g->output[i]->type);
+				scs_infer_facts_from_type(out, g->output[i]->type, NULL);
 		for (size_t i = 0; i < g->n_value_info; i++)
 			if (g->value_info[i]->name && strcmp(g->value_info[i]->name, name) == 0)
-				scs_infer_facts_from_type(out, g->value_info[i]->type);
+				scs_infer_facts_from_type(out, g->value_info[i]->type, NULL);
 	}
 	if ((p = scs_opt_producer(ctx, d, name)) != NULL && (t = scs_node_constant(p)) != NULL)
 		facts_from_tensor(out, t);

@@ -63,8 +63,8 @@ Test(infer, reductions_argmax_topk_casts_and_where)
 
 /*
  * What --write-shapes writes of value @name of @g: element type @elem and
- * the dims @dims ("1,4,5,5"; "?" for a dim that must stay unknown; "" for a
- * scalar).
+ * the dims @dims ("1,4,5,5"; "batch" for a dim_param; "?" for a dim that
+ * must stay unknown and nameless; "" for a scalar).
  */
 static void
 expect_value(const Onnx__GraphProto *g, const char *name, int32_t elem, const char *dims)
@@ -85,6 +85,8 @@ expect_value(const Onnx__GraphProto *g, const char *name, int32_t elem, const ch
 
 		if (dim->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE)
 			snprintf(got + at, sizeof(got) - at, "%s%lld", d ? "," : "", (long long)dim->dim_value);
+		else if (dim->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM)
+			snprintf(got + at, sizeof(got) - at, "%s%s", d ? "," : "", dim->dim_param);
 		else
 			snprintf(got + at, sizeof(got) - at, "%s?", d ? "," : "");
 	}
@@ -200,4 +202,102 @@ Test(infer, normalization_index_resize_recurrent_and_loss_chains_split)
 Test(infer, random_convolution_and_pooling_windows_split)
 {
 	expect_round_trip("ops_windows.onnx", "1K", 4);
+}
+
+/*
+ * Named dims (dim_param) pass through every rule that passes a dim on, and
+ * --write-shapes writes them: the names onnx.shape_inference gives
+ * (compare_shapes.py). A dim computed from a named one has no name.
+ */
+Test(infer, named_dims_pass_through_the_rules, .init = run_setup, .fini = run_teardown)
+{
+	Onnx__ModelProto *m = written_shapes("ops_symbolic.onnx", 1);
+	const Onnx__GraphProto *g = m->graph;
+
+	/* X [batch,seq,8], S [batch,1,8], T [1,seq,8], U [2,1,1], I [batch,3,16,16], G [batch,8] */
+	expect_value(g, "b", 1, "batch,seq,8");               /* + [8] */
+	expect_value(g, "c", 1, "batch,seq,8");               /* the same name on both sides; a name against 1 */
+	expect_value(g, "d", 1, "batch,seq,8");
+	expect_value(g, "e", 1, "2,seq,8");                   /* a name against a number: the number */
+	expect_value(g, "mm", 1, "batch,seq,16");
+	expect_value(g, "scores", 1, "batch,seq,seq");        /* batched MatMul of d and its transpose */
+	expect_value(g, "mmt", 1, "seq,batch,16");
+	expect_value(g, "heads", 1, "batch,seq,4,4");         /* Reshape's 0 copies the dim, name and all */
+	expect_value(g, "flat", 1, "batch,?");                /* -1: seq * 16, no name */
+	expect_value(g, "cat_last", 1, "batch,seq,16");
+	expect_value(g, "cat_seq", 1, "batch,?,8");           /* seq + seq */
+	expect_value(g, "sq", 1, "batch,seq,8");              /* through Unsqueeze and Squeeze */
+	expect_value(g, "pool", 1, "batch,4,7,7");            /* Conv and MaxPool keep the batch */
+	expect_value(g, "gemm", 1, "batch,5");
+	expect_value(g, "flatten", 1, "batch,?");             /* 1 * batch is batch */
+	expect_value(g, "gather", 1, "batch,seq");
+	expect_value(g, "slice", 1, "batch,seq,4");
+	expect_value(g, "mean", 1, "batch,seq");
+	expect_value(g, "if_out", 1, "batch,seq,8");          /* what both branches declare */
+	free_proto(m);
+}
+
+/* A name that --input-shape makes a number is a number from there on. */
+Test(infer, input_shape_turns_a_name_into_its_number, .init = run_setup, .fini = run_teardown)
+{
+	static const char *const passes[] = { "eliminate_deadend" };
+	static const char *const shapes[] = { "X=2,5,8" };
+	scs_optimize_options o = { .passes = passes, .n_passes = 1, .write_shapes = 1, .input_shapes = shapes,
+		.n_input_shapes = 1 };
+	Onnx__ModelProto *m = run_optimize("ops_symbolic.onnx", &o);
+	const Onnx__GraphProto *g = m->graph;
+
+	expect_value(g, "b", 1, "2,5,8");
+	expect_value(g, "c", 1, "2,5,8");                     /* S [batch,1,8]: batch against 2 */
+	expect_value(g, "scores", 1, "2,5,5");
+	expect_value(g, "heads", 1, "2,5,4,4");
+	expect_value(g, "flat", 1, "2,80");
+	expect_value(g, "gemm", 1, "batch,5");                /* G keeps its own name */
+	free_proto(m);
+}
+
+/* The inputs and outputs of a split's shards carry the names, and ONNX Runtime runs the shards. */
+Test(infer, named_dims_reach_the_shards)
+{
+	char *in = fixture("ops_symbolic.onnx"), *dir = tmpdir_new(), *shards = path_in(dir, "shards"), *text, *list, *p;
+	int count, named = 0;
+
+	expect_split_merge_big(in, "100", 4);
+	cr_assert_eq(run_tool(&text, "scs4onnx-split", "'%s' '%s' --max-shard-size 100 -n", in, shards), 0, "split: %s",
+	    text);
+	free(text);
+	expect_shards_compute(in, shards);
+	list = shard_list(shards, &count);
+	/* the list: 'PATH' 'PATH' ... */
+	for (p = strchr(list, '\''); p; p = strchr(strchr(p + 1, '\'') + 1, '\'')) {
+		char path[4096];
+		Onnx__ModelProto *m;
+		const Onnx__GraphProto *g;
+
+		snprintf(path, sizeof(path), "%.*s", (int)(strchr(p + 1, '\'') - p - 1), p + 1);
+		cr_assert_not_null(m = load_proto(path), "%s", path);
+		g = m->graph;
+
+		for (size_t i = 0; i < g->n_input + g->n_output; i++) {
+			const Onnx__ValueInfoProto *vi = i < g->n_input ? g->input[i] : g->output[i - g->n_input];
+			const Onnx__TensorShapeProto *sh = vi->type->tensor_type->shape;
+
+			if (strchr("XSTUIG", vi->name[0]) || strcmp(vi->name, "cond") == 0 || strncmp(vi->name, "out_", 4) == 0)
+				continue;     /* the model's own inputs and outputs */
+			cr_assert_not_null(sh, "%s: '%s' has no shape", path, vi->name);
+			cr_assert_geq(sh->n_dim, 1, "%s: '%s'", path, vi->name);
+			/* every value the model computes starts with the batch (mmt: [seq,batch,16]; e: [2,seq,8]) */
+			cr_expect_str_eq(sh->dim[0]->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM ?
+			    sh->dim[0]->dim_param : "",
+			    strcmp(vi->name, "mmt") == 0 ? "seq" : strcmp(vi->name, "e") == 0 ? "" : "batch", "%s: '%s'", path,
+			    vi->name);
+			named++;
+		}
+		free_proto(m);
+	}
+	cr_assert_geq(named, 4, "%d cut values", named);
+	free(list);
+	free(shards);
+	free(in);
+	tmpdir_remove(dir);
 }
