@@ -827,12 +827,23 @@ infer_node(scs_infer *inf, const scs_infer_consts *c, const Onnx__NodeProto *n)
 		if ((rc = slot(&at, inf, n->output[j])) < 0)
 			break;
 		f = &inf->items[at];
-		/* declarations win; inference fills what they leave open */
+		/*
+		 * Declarations win; inference fills what they leave open, as ONNX
+		 * merges: a declared unknown dim takes an inferred number, a
+		 * nameless one an inferred name (and the declared shape is then
+		 * no longer what the value has).
+		 */
 		if (f->elem <= 0)
 			f->elem = o.elem;
 		if (f->rank < 0 && o.rank >= 0) {
 			f->rank = o.rank;
 			memcpy(f->dims, o.dims, sizeof(f->dims));
+		} else if (f->rank == o.rank) {
+			for (int d = 0; d < o.rank; d++)
+				if (f->dims[d] < 0 && (o.dims[d] >= 0 || (f->dims[d] == -1 && o.dims[d] < -1))) {
+					f->dims[d] = o.dims[d];
+					f->declared = NULL;
+				}
 		}
 	}
 	free(in);

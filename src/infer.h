@@ -29,7 +29,8 @@ typedef struct scs_vfacts {
 	int32_t elem;                               /* element type; 0 when unknown */
 	int rank;                                   /* -1 when unknown */
 	int64_t dims[SCS_INFER_MAX_RANK];           /* negative where unknown (see above) */
-	const Onnx__TensorShapeProto *declared;     /* the model's own shape, when it has one */
+	const Onnx__TensorShapeProto *declared;     /* the model's own shape, when it has one that inference
+	                                               did not refine */
 } scs_vfacts;
 
 typedef struct scs_infer {

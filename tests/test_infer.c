@@ -237,6 +237,57 @@ Test(infer, named_dims_pass_through_the_rules, .init = run_setup, .fini = run_te
 	free_proto(m);
 }
 
+/*
+ * The dims of @name in @list (@n ValueInfoProtos) as expect_value() writes
+ * them, compared with @dims.
+ */
+static void
+expect_declared(Onnx__ValueInfoProto **list, size_t n, const char *name, const char *dims)
+{
+	Onnx__GraphProto g = { .value_info = list, .n_value_info = n };
+
+	expect_value(&g, name, 1, dims);
+}
+
+/*
+ * Declared shapes whose unknown dims inference knows are rewritten: the
+ * graph outputs declared of rank 3 with nameless dims take the names; and
+ * value_info that names a dim --input-shape then makes a number (a model
+ * whose shapes were written before) takes the number.
+ */
+Test(infer, declared_unknown_dims_take_what_inference_knows, .init = run_setup, .fini = run_teardown)
+{
+	static const char *const passes[] = { "eliminate_deadend" };
+	static const char *const shapes[] = { "X=2,2,8", "I=2,3,16,16" };
+	scs_optimize_options o = { .passes = passes, .n_passes = 1, .write_shapes = 1 };
+	Onnx__ModelProto *m = run_optimize("ops_symbolic.onnx", &o);
+	char *named = path_in(run_dir, "named.onnx"), *fixed = path_in(run_dir, "fixed.onnx");
+	size_t n_vi = m->graph->n_value_info;
+	scs_report rep = { 0 };
+
+	expect_declared(m->graph->output, m->graph->n_output, "out_b", "batch,seq,8");
+	expect_declared(m->graph->output, m->graph->n_output, "out_flat", "batch,?");
+	expect_declared(m->graph->output, m->graph->n_output, "out_e", "2,seq,8");
+	free_proto(m);
+	rename(run_out, named);
+	o.input_shapes = shapes;
+	o.n_input_shapes = 2;
+	cr_assert_eq(scs_optimize(&rep, named, fixed, &o), SCS_OK, "%s", scs_err_msg());
+	scs_report_dispose(&rep);
+	m = load_proto(fixed);
+	cr_assert_eq(m->graph->n_value_info, n_vi, "%zu value_info, not %zu", m->graph->n_value_info, n_vi);
+	expect_value(m->graph, "b", 1, "2,2,8");
+	expect_value(m->graph, "scores", 1, "2,2,2");
+	expect_value(m->graph, "flat", 1, "2,32");
+	expect_value(m->graph, "pool", 1, "2,4,7,7");
+	expect_value(m->graph, "gemm", 1, "batch,5");         /* G [batch,8] keeps its name */
+	expect_declared(m->graph->output, m->graph->n_output, "out_b", "2,2,8");
+	free_proto(m);
+	expect_equivalent(named, fixed, NULL);     /* ONNX Runtime's inputs: 2 for every named dim */
+	free(named);
+	free(fixed);
+}
+
 /* A name that --input-shape makes a number is a number from there on. */
 Test(infer, input_shape_turns_a_name_into_its_number, .init = run_setup, .fini = run_teardown)
 {
