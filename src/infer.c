@@ -340,9 +340,6 @@ static const char *const broadcasting[] = {
 	"Sum", "Where", "Xor", NULL
 };
 
-static const char *const same_rank[] = {
-	"Pad", "TopK", NULL
-};
 
 /* numpy broadcasting of @a and @b into @out; 0 when the ranks are unknown */
 int
@@ -415,6 +412,57 @@ known_input(const Onnx__NodeProto *n, const scs_vfacts *in, size_t i)
 	return i < n->n_input && in[i].rank >= 0 ? &in[i] : NULL;
 }
 
+/*
+ * Pad and TopK (both outputs): the input's rank; with constant pads (as an
+ * input from opset 11, an attribute before; no axes), each dim grown by its
+ * pads, or passed on, name and all, where they are 0; with a constant K
+ * over a known dim, the input's dims with K along the axis. As ONNX infers them.
+ */
+static void
+pad_topk(scs_infer *inf, const scs_infer_consts *c, const Onnx__NodeProto *n, const scs_vfacts *x, scs_vfacts *o)
+{
+	const Onnx__AttributeProto *a;
+	int64_t v[SCS_INFER_MAX_CONST], axis;
+	int r = x->rank, k = -1;
+
+	scs_infer_unknown_dims(o, r);
+	if (n->op_type[0] == 'T') {
+		axis = scs_infer_attr_int(n, "axis", -1);
+		axis += axis < 0 ? r : 0;
+		if (axis < 0 || axis >= r || x->dims[axis] < 0)
+			return;
+		if (n->n_input > 1 && n->input[1][0])
+			k = scs_infer_const_ints(inf, c, n->input[1], v) == 1 && v[0] >= 0 ? 1 : -1;
+		else if ((a = scs_infer_attr(n, "k")) != NULL && a->i >= 0)     /* TopK-1 */
+			v[0] = a->i, k = 1;
+		if (k != 1)
+			return;
+		memcpy(o->dims, x->dims, (size_t)r * sizeof(o->dims[0]));
+		o->dims[axis] = v[0];
+		return;
+	}
+	if (n->n_input > 3 && n->input[3][0])
+		return;     /* axes (opset 18) */
+	if (n->n_input > 1 && n->input[1][0]) {
+		k = scs_infer_const_ints(inf, c, n->input[1], v);
+	} else if ((a = scs_infer_attr(n, "pads")) != NULL && a->n_ints <= SCS_INFER_MAX_CONST) {
+		k = (int)a->n_ints;
+		for (int i = 0; i < k; i++)
+			v[i] = a->ints[i];
+	}
+	if (k != 2 * r)
+		return;
+	for (int i = 0; i < r; i++) {
+		int64_t b = v[i], e = v[r + i], d = x->dims[i];     /* negative pads crop */
+
+		if (d < 0 && b == 0 && e == 0)
+			o->dims[i] = d;
+		else if (d >= 0 && d <= INT64_MAX / 2 && b > -INT32_MAX && b < INT32_MAX && e > -INT32_MAX && e < INT32_MAX &&
+		    d + b + e >= 0)
+			o->dims[i] = d + b + e;
+	}
+}
+
 /* Output 0's shape of @n; the facts of its inputs are in @in[0 .. n->n_input) (rank -1 when unknown). */
 static void
 shape_rule(scs_infer *inf, const scs_infer_consts *c, const Onnx__NodeProto *n, const scs_vfacts *in, scs_vfacts *o)
@@ -441,8 +489,8 @@ shape_rule(scs_infer *inf, const scs_infer_consts *c, const Onnx__NodeProto *n, 
 		memcpy(o->dims, acc.dims, sizeof(o->dims));
 		return;
 	}
-	if (one_of(op, same_rank) && IN(0)) {
-		scs_infer_unknown_dims(o, IN(0)->rank);
+	if ((strcmp(op, "Pad") == 0 || strcmp(op, "TopK") == 0) && IN(0)) {
+		pad_topk(inf, c, n, IN(0), o);
 		return;
 	}
 	if (strcmp(op, "MatMul") == 0 || strcmp(op, "MatMulInteger") == 0 || strcmp(op, "QLinearMatMul") == 0) {
@@ -815,8 +863,8 @@ infer_node(scs_infer *inf, const scs_infer_consts *c, const Onnx__NodeProto *n)
 			t = output_elem(inf, n, j, in);
 			if (j == 0)
 				shape_rule(inf, c, n, in, &o);
-			else if (strcmp(n->op_type, "TopK") == 0 && n->n_input > 0)
-				scs_infer_unknown_dims(&o, in[0].rank);     /* both outputs have the input's rank */
+			else if (strcmp(n->op_type, "TopK") == 0 && n->n_input > 0 && in[0].rank >= 0)
+				pad_topk(inf, c, n, &in[0], &o);     /* both outputs have one shape */
 		}
 		/* the shape rules copy whole facts: the type is settled here, and only a type this build knows */
 		o.elem = scs_dtype_known(t) ? (int32_t)t : 0;

@@ -233,6 +233,9 @@ Test(infer, named_dims_pass_through_the_rules, .init = run_setup, .fini = run_te
 	expect_value(g, "gather", 1, "batch,seq");
 	expect_value(g, "slice", 1, "batch,seq,4");
 	expect_value(g, "mean", 1, "batch,seq");
+	expect_value(g, "pad", 1, "batch,seq,11");            /* the dims padded by 0 keep their names */
+	expect_value(g, "top", 1, "batch,seq,2");
+	expect_value(g, "top_idx", 7, "batch,seq,2");
 	expect_value(g, "if_out", 1, "batch,seq,8");          /* what both branches declare */
 	free_proto(m);
 }

@@ -51,7 +51,7 @@ Files written to OUTDIR:
   ops_symbolic.onnx inputs with named dims (X [batch,seq,8], ...) through
                     elementwise ops and broadcasting, MatMul, Transpose,
                     Reshape with 0, Concat, Unsqueeze/Squeeze, Conv, MaxPool,
-                    Gemm, Flatten, Gather, Slice, ReduceMean and an If whose
+                    Gemm, Flatten, Gather, Slice, ReduceMean, Pad, TopK and an If whose
                     branches read an outer value (opset 17), probed the same
                     way: the names must reach the values.
 """
@@ -378,7 +378,8 @@ def gen_ops_symbolic(outdir):
     inits = [init("bias8", rng_values(700, (8,))), init("W8x16", rng_values(701, (8, 16))),
              ints("shape_0044", [0, 0, 4, 4]), ints("shape_0m1", [0, -1]), ints("axis1", [1]),
              init("Wc", rng_values(702, (4, 3, 3, 3))), init("Wg", rng_values(703, (8, 5))), ints("idx", 1),
-             ints("starts", [0]), ints("ends", [4]), ints("axis2", [2]), init("cond", np.array(True))]
+             ints("starts", [0]), ints("ends", [4]), ints("axis2", [2]), init("cond", np.array(True)),
+             ints("pads", [0, 0, 1, 0, 0, 2]), ints("k2", [2])]
     nodes = [
         node("Relu", ["X"], ["a"], "relu"),                                               # [batch,seq,8]
         node("Add", ["a", "bias8"], ["b"], "add_bias"),                                    # [batch,seq,8]
@@ -402,13 +403,16 @@ def gen_ops_symbolic(outdir):
         node("Gather", ["a", "idx"], ["gather"], "gather", axis=2),                       # [batch,seq]
         node("Slice", ["a", "starts", "ends", "axis2"], ["slice"], "slice"),              # [batch,seq,4]
         node("ReduceMean", ["a"], ["mean"], "reduce_mean", axes=[2], keepdims=0),         # [batch,seq]
+        node("Pad", ["a", "pads"], ["pad"], "pad"),                                       # [batch,seq,11]
+        node("TopK", ["a", "k2"], ["top", "top_idx"], "topk"),                            # [batch,seq,2] twice
         node("If", ["cond"], ["if_out"], "if", then_branch=sym_branch("then", "Relu"),
              else_branch=sym_branch("else", "Neg")),                                       # [batch,seq,8]
     ]
     probes = [(v, r, FLOAT) for v, r in (("b", 3), ("c", 3), ("d", 3), ("e", 3), ("mm", 3), ("scores", 3),
                                         ("mmt", 3), ("heads", 4), ("flat", 2), ("cat_last", 3), ("cat_seq", 3),
                                         ("sq", 3), ("pool", 4), ("gemm", 2), ("flatten", 2), ("gather", 2),
-                                        ("slice", 3), ("mean", 2), ("if_out", 3))]
+                                        ("slice", 3), ("mean", 2), ("pad", 3), ("top", 3), ("if_out", 3))]
+    probes.append(("top_idx", 3, INT64))
     inputs = [vi("X", FLOAT, ["batch", "seq", 8]), vi("S", FLOAT, ["batch", 1, 8]), vi("T", FLOAT, [1, "seq", 8]),
               vi("U", FLOAT, [2, 1, 1]), vi("I", FLOAT, ["batch", 3, 16, 16]), vi("G", FLOAT, ["batch", 8])]
     return probed(nodes, probes, inputs, inits, "ops_symbolic.onnx", outdir)
