@@ -4,7 +4,8 @@
  * no value_info, so every tensor a cut passes on is described by inference:
  * a wrong type or dim makes ONNX Runtime refuse or miscompute a shard. The
  * rules of the neural-network operators (src/infer_nn.c): the exact dims
- * --write-shapes writes for hand-made models of them.
+ * --write-shapes writes for hand-made models of them. Named dims
+ * (dim_param): kept through the rules, as onnx.shape_inference keeps them.
  *
  * SPDX-License-Identifier: MIT
  */
@@ -13,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "infer_impl.h"
 #include "support.h"
 
 /* Split @name (a generated model) small, chain, merge and big: all compute the model. */
@@ -354,4 +356,85 @@ Test(infer, named_dims_reach_the_shards)
 	free(shards);
 	free(in);
 	tmpdir_remove(dir);
+}
+
+/* Named dims in broadcasting, products and merges, as onnx.shape_inference takes them (batch, seq: two names). */
+Test(infer, named_dims_broadcast_multiply_and_merge_as_onnx_does)
+{
+	const int64_t batch = -2, seq = -3;
+
+	cr_assert_eq(scs_infer_broadcast_dim(batch, batch), batch);
+	cr_assert_eq(scs_infer_broadcast_dim(batch, 1), batch);
+	cr_assert_eq(scs_infer_broadcast_dim(1, batch), batch);
+	cr_assert_eq(scs_infer_broadcast_dim(batch, 5), 5);
+	cr_assert_eq(scs_infer_broadcast_dim(5, batch), 5);
+	cr_assert_eq(scs_infer_broadcast_dim(batch, seq), -1);     /* either may be 1 at run time */
+	cr_assert_eq(scs_infer_broadcast_dim(batch, -1), -1);
+	cr_assert_eq(scs_infer_broadcast_dim(-1, batch), -1);
+	cr_assert_eq(scs_infer_broadcast_dim(-1, 4), 4);
+	cr_assert_eq(scs_infer_broadcast_dim(3, 1), 3);
+	cr_assert_eq(scs_infer_dim_mul(1, batch), batch);
+	cr_assert_eq(scs_infer_dim_mul(batch, 1), batch);
+	cr_assert_eq(scs_infer_dim_mul(batch, 2), -1);
+	cr_assert_eq(scs_infer_dim_mul(3, 4), 12);
+	cr_assert_eq(scs_infer_dim_add(batch, 0), -1);
+	cr_assert_eq(scs_infer_dim_pick(-1, batch), batch);
+	cr_assert_eq(scs_infer_dim_pick(batch, seq), batch);
+	cr_assert_eq(scs_infer_dim_pick(seq, 4), 4);
+	cr_assert_eq(scs_infer_dim_pick(-1, -1), -1);
+}
+
+/* A declared shape's dim_params become symbols, one per name; without a table, nameless unknowns. */
+Test(infer, dim_params_become_one_symbol_per_name)
+{
+	static const char *const params[] = { "batch", NULL, "seq", "batch", "" };
+	Onnx__TensorShapeProto__Dimension dims[5], *dimp[5];
+	Onnx__TensorShapeProto shape;
+	Onnx__TypeProto__Tensor tt;
+	Onnx__TypeProto type;
+	scs_vfacts f;
+	scs_infer inf;
+
+	onnx__tensor_shape_proto__init(&shape);
+	for (int i = 0; i < 5; i++) {
+		onnx__tensor_shape_proto__dimension__init(&dims[i]);
+		if (params[i]) {
+			dims[i].value_case = ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM;
+			dims[i].dim_param = (char *)params[i];
+		} else {
+			dims[i].value_case = ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE;
+			dims[i].dim_value = 3;
+		}
+		dimp[i] = &dims[i];
+	}
+	shape.dim = dimp;
+	shape.n_dim = 5;
+	onnx__type_proto__tensor__init(&tt);
+	tt.has_elem_type = 1;
+	tt.elem_type = 1;
+	tt.shape = &shape;
+	onnx__type_proto__init(&type);
+	type.value_case = ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE;
+	type.tensor_type = &tt;
+	memset(&inf, 0, sizeof(inf));
+	memset(&f, 0, sizeof(f));
+	f.rank = -1;
+	scs_infer_facts_from_type(&f, &type, &inf);
+	cr_assert_eq(f.rank, 5);
+	cr_assert_lt(f.dims[0], -1, "%lld", (long long)f.dims[0]);
+	cr_assert_eq(f.dims[1], 3);
+	cr_assert_lt(f.dims[2], -1, "%lld", (long long)f.dims[2]);
+	cr_assert_neq(f.dims[2], f.dims[0]);
+	cr_assert_eq(f.dims[3], f.dims[0], "one name, one symbol");
+	cr_assert_eq(f.dims[4], -1, "an empty dim_param names nothing");
+	cr_assert_str_eq(scs_infer_dim_name(&inf, f.dims[0]), "batch");
+	cr_assert_str_eq(scs_infer_dim_name(&inf, f.dims[2]), "seq");
+	cr_assert_null(scs_infer_dim_name(&inf, -1));
+	cr_assert_null(scs_infer_dim_name(&inf, -4), "no third symbol");
+	cr_assert_null(scs_infer_dim_name(&inf, 3));
+	scs_infer_dispose(&inf);
+	memset(&f, 0, sizeof(f));
+	f.rank = -1;
+	scs_infer_facts_from_type(&f, &type, NULL);
+	cr_assert(f.dims[0] == -1 && f.dims[2] == -1 && f.dims[3] == -1, "no table: nameless");
 }
