@@ -340,7 +340,6 @@ static const char *const broadcasting[] = {
 	"Sum", "Where", "Xor", NULL
 };
 
-
 /* numpy broadcasting of @a and @b into @out; 0 when the ranks are unknown */
 int
 scs_infer_broadcast(const scs_vfacts *a, const scs_vfacts *b, scs_vfacts *out)
@@ -934,9 +933,8 @@ scs_infer_graph(scs_infer *inf, scs_model *m, const size_t *order, size_t n_orde
 static Onnx__TensorShapeProto *
 shape_of(const int64_t *dims, size_t rank, const scs_infer *inf)
 {
-	const char *name;
-
 	Onnx__TensorShapeProto *shape = calloc(1, sizeof(*shape));
+	const char *name;
 
 	if (shape == NULL)
 		return NULL;

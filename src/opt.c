@@ -449,8 +449,9 @@ refine_declared(const scs_infer *inf, Onnx__ValueInfoProto *vi)
 	Onnx__ValueInfoProto *now;
 	Onnx__TensorShapeProto *old;
 
-	if (f == NULL || f->declared || f->rank < 0 || !vi->type || vi->type->value_case != ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE ||
-	    !vi->type->tensor_type || !(old = vi->type->tensor_type->shape) || old->n_dim != (size_t)f->rank)
+	if (f == NULL || f->declared || f->rank < 0 || !vi->type ||
+	    vi->type->value_case != ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE || !vi->type->tensor_type ||
+	    !(old = vi->type->tensor_type->shape) || old->n_dim != (size_t)f->rank)
 		return 0;
 	if ((now = scs_infer_value_info(inf, vi->name)) == NULL)
 		return scs_err_set(SCS_ENOMEM, "cannot allocate a value_info");
@@ -478,7 +479,8 @@ scs_opt_write_shapes(scs_model *m, size_t *n_written)
 	if ((rc = scs_infer_graph(&inf, m, order, n_order)) < 0)
 		goto done;
 	for (size_t i = 0; rc >= 0 && i < g->n_output; i++)
-		if ((rc = scs_strmap_put(&declared, g->output[i]->name, 1)) >= 0 && (rc = refine_declared(&inf, g->output[i])) > 0)
+		if ((rc = scs_strmap_put(&declared, g->output[i]->name, 1)) >= 0 &&
+		    (rc = refine_declared(&inf, g->output[i])) > 0)
 			(*n_written)++;
 	for (size_t i = 0; rc >= 0 && i < g->n_value_info; i++)
 		if ((rc = scs_strmap_put(&declared, g->value_info[i]->name, 1)) >= 0 &&
