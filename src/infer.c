@@ -736,7 +736,8 @@ shape_rule(scs_infer *inf, const scs_infer_consts *c, const Onnx__NodeProto *n, 
 			}
 			done[a] = 1;
 			if ((dim = IN(0)->dims[a]) < 0) {
-				o->dims[a] = -1;
+				/* all of it ([0, INT64_MAX) by 1, as exporters write it): the dim, name and all */
+				o->dims[a] = st[i] == 0 && en[i] == INT64_MAX && step == 1 ? dim : -1;
 				continue;
 			}
 			/* the spec's clamping: [0, dim] for positive steps, [-1, dim - 1] for negative ones */

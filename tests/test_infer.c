@@ -234,6 +234,7 @@ Test(infer, named_dims_pass_through_the_rules, .init = run_setup, .fini = run_te
 	expect_value(g, "flatten", 1, "batch,?");             /* 1 * batch is batch */
 	expect_value(g, "gather", 1, "batch,seq");
 	expect_value(g, "slice", 1, "batch,seq,4");
+	expect_value(g, "slice_all", 1, "batch,seq,8");       /* seq from 0 to INT64_MAX: all of it */
 	expect_value(g, "mean", 1, "batch,seq");
 	expect_value(g, "pad", 1, "batch,seq,11");            /* the dims padded by 0 keep their names */
 	expect_value(g, "top", 1, "batch,seq,2");

@@ -379,7 +379,7 @@ def gen_ops_symbolic(outdir):
              ints("shape_0044", [0, 0, 4, 4]), ints("shape_0m1", [0, -1]), ints("axis1", [1]),
              init("Wc", rng_values(702, (4, 3, 3, 3))), init("Wg", rng_values(703, (8, 5))), ints("idx", 1),
              ints("starts", [0]), ints("ends", [4]), ints("axis2", [2]), init("cond", np.array(True)),
-             ints("pads", [0, 0, 1, 0, 0, 2]), ints("k2", [2])]
+             ints("pads", [0, 0, 1, 0, 0, 2]), ints("k2", [2]), ints("zero", [0]), ints("all", [2**63 - 1])]
     nodes = [
         node("Relu", ["X"], ["a"], "relu"),                                               # [batch,seq,8]
         node("Add", ["a", "bias8"], ["b"], "add_bias"),                                    # [batch,seq,8]
@@ -402,6 +402,7 @@ def gen_ops_symbolic(outdir):
         node("Flatten", ["a"], ["flatten"], "flatten", axis=1),                          # [batch,?]
         node("Gather", ["a", "idx"], ["gather"], "gather", axis=2),                       # [batch,seq]
         node("Slice", ["a", "starts", "ends", "axis2"], ["slice"], "slice"),              # [batch,seq,4]
+        node("Slice", ["a", "zero", "all", "axis1"], ["slice_all"], "slice_all"),         # [batch,seq,8]
         node("ReduceMean", ["a"], ["mean"], "reduce_mean", axes=[2], keepdims=0),         # [batch,seq]
         node("Pad", ["a", "pads"], ["pad"], "pad"),                                       # [batch,seq,11]
         node("TopK", ["a", "k2"], ["top", "top_idx"], "topk"),                            # [batch,seq,2] twice
@@ -411,7 +412,7 @@ def gen_ops_symbolic(outdir):
     probes = [(v, r, FLOAT) for v, r in (("b", 3), ("c", 3), ("d", 3), ("e", 3), ("mm", 3), ("scores", 3),
                                         ("mmt", 3), ("heads", 4), ("flat", 2), ("cat_last", 3), ("cat_seq", 3),
                                         ("sq", 3), ("pool", 4), ("gemm", 2), ("flatten", 2), ("gather", 2),
-                                        ("slice", 3), ("mean", 2), ("pad", 3), ("top", 3), ("if_out", 3))]
+                                        ("slice", 3), ("slice_all", 3), ("mean", 2), ("pad", 3), ("top", 3), ("if_out", 3))]
     probes.append(("top_idx", 3, INT64))
     inputs = [vi("X", FLOAT, ["batch", "seq", 8]), vi("S", FLOAT, ["batch", 1, 8]), vi("T", FLOAT, [1, "seq", 8]),
               vi("U", FLOAT, [2, 1, 1]), vi("I", FLOAT, ["batch", 3, 16, 16]), vi("G", FLOAT, ["batch", 8])]
