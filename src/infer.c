@@ -65,8 +65,9 @@ facts_load(const scs_infer *inf, size_t at, scs_vfacts *out)
 		memcpy(out->dims, inf->dims + p->dims_at, (size_t)p->rank * sizeof(int64_t));
 }
 
-/* Keep @f at position @at. A rank, and its dims, are set once: what is
- * already known stays. */
+/* Keep @f at position @at. A rank is set once: what is already known
+ * stays, but its dims may learn more (a number or a name where they had
+ * none), in place. */
 static int
 facts_store(scs_infer *inf, size_t at, const scs_vfacts *f)
 {
@@ -76,6 +77,8 @@ facts_store(scs_infer *inf, size_t at, const scs_vfacts *f)
 
 	p->elem = f->elem;
 	p->declared = f->declared;
+	if (p->rank >= 0 && f->rank == p->rank && f->rank > 0)
+		memcpy(inf->dims + p->dims_at, f->dims, (size_t)f->rank * sizeof(int64_t));
 	if (p->rank >= 0 || f->rank < 0)
 		return SCS_OK;
 	if (inf->n_dims + (size_t)f->rank > UINT32_MAX)
@@ -114,8 +117,46 @@ scs_infer_describable(const scs_infer *inf, const char *name)
 	return scs_infer_get(inf, name, &f) && f.elem > 0 && f.rank >= 0;
 }
 
+/* The symbol of dim_param @name, interned into @inf: -1 - k for symbol k; -1 (nameless) when it cannot be kept. */
+static int64_t
+symbol(scs_infer *inf, const char *name)
+{
+	char **grown, *copy;
+	int64_t k;
+
+	if (inf == NULL || name == NULL || name[0] == 0)
+		return -1;
+	if (scs_strmap_get(&inf->sym_index, name, &k))
+		return -1 - k;
+	if (inf->n_syms == inf->cap_syms) {
+		size_t cap = inf->cap_syms ? inf->cap_syms * 2 : 16;
+
+		if ((grown = realloc(inf->syms, cap * sizeof(*grown))) == NULL)
+			goto nomem;
+		inf->syms = grown;
+		inf->cap_syms = cap;
+	}
+	if ((copy = strdup(name)) == NULL)
+		goto nomem;
+	if (scs_strmap_put(&inf->sym_index, copy, (int64_t)inf->n_syms + 1) < 0) {
+		free(copy);
+		goto nomem;
+	}
+	inf->syms[inf->n_syms++] = copy;
+	return -1 - (int64_t)inf->n_syms;
+nomem:
+	inf->nomem = 1;
+	return -1;
+}
+
+const char *
+scs_infer_dim_name(const scs_infer *inf, int64_t dim)
+{
+	return inf && dim < -1 && (uint64_t)(-1 - dim) <= inf->n_syms ? inf->syms[-2 - dim] : NULL;
+}
+
 void
-scs_infer_facts_from_type(scs_vfacts *f, const Onnx__TypeProto *type)
+scs_infer_facts_from_type(scs_vfacts *f, const Onnx__TypeProto *type, scs_infer *inf)
 {
 	const Onnx__TypeProto__Tensor *tt;
 
@@ -126,9 +167,16 @@ scs_infer_facts_from_type(scs_vfacts *f, const Onnx__TypeProto *type)
 	if (f->rank < 0 && tt->shape && tt->shape->n_dim <= SCS_INFER_MAX_RANK) {
 		f->rank = (int)tt->shape->n_dim;
 		f->declared = tt->shape;
-		for (size_t d = 0; d < tt->shape->n_dim; d++)
-			f->dims[d] = tt->shape->dim[d]->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE ?
-			    tt->shape->dim[d]->dim_value : -1;
+		for (size_t d = 0; d < tt->shape->n_dim; d++) {
+			const Onnx__TensorShapeProto__Dimension *dim = tt->shape->dim[d];
+
+			if (dim->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE)
+				f->dims[d] = dim->dim_value >= 0 ? dim->dim_value : -1;
+			else if (dim->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM)
+				f->dims[d] = symbol(inf, dim->dim_param);
+			else
+				f->dims[d] = -1;
+		}
 	}
 }
 
@@ -145,7 +193,7 @@ declare(scs_infer *inf, Onnx__ValueInfoProto *vi)
 	if ((rc = slot(&at, inf, vi->name)) < 0)
 		return rc;
 	facts_load(inf, at, &f);
-	scs_infer_facts_from_type(&f, vi->type);
+	scs_infer_facts_from_type(&f, vi->type, inf);
 	return facts_store(inf, at, &f);
 }
 
@@ -165,8 +213,8 @@ set_tensor(scs_infer *inf, const char *name, const Onnx__TensorProto *t)
 		f.elem = t->data_type;
 	if (f.rank < 0 && t->n_dims <= SCS_INFER_MAX_RANK) {
 		f.rank = (int)t->n_dims;
-		if (t->n_dims)     /* a scalar's dims may be NULL */
-			memcpy(f.dims, t->dims, t->n_dims * sizeof(int64_t));
+		for (size_t d = 0; d < t->n_dims; d++)     /* a scalar's dims may be NULL */
+			f.dims[d] = t->dims[d] >= 0 ? t->dims[d] : -1;
 	}
 	return facts_store(inf, at, &f);
 }
@@ -345,10 +393,6 @@ static const char *const broadcasting[] = {
 	"Sum", "Where", "Xor", NULL
 };
 
-static const char *const same_rank[] = {
-	"Pad", "TopK", NULL
-};
-
 /* numpy broadcasting of @a and @b into @out; 0 when the ranks are unknown */
 int
 scs_infer_broadcast(const scs_vfacts *a, const scs_vfacts *b, scs_vfacts *out)
@@ -362,9 +406,7 @@ scs_infer_broadcast(const scs_vfacts *a, const scs_vfacts *b, scs_vfacts *out)
 	/* into a copy: @out may be @a, whose dims are read at lower positions than they are written */
 	for (int i = 0; i < r; i++) {
 		int ia = i - (r - a->rank), ib = i - (r - b->rank);
-		int64_t da = ia >= 0 ? a->dims[ia] : 1, db = ib >= 0 ? b->dims[ib] : 1;
-
-		dims[i] = da == 1 ? db : db == 1 ? da : (da == db ? da : (da < 0 ? db : da));
+		dims[i] = scs_infer_broadcast_dim(ia >= 0 ? a->dims[ia] : 1, ib >= 0 ? b->dims[ib] : 1);
 	}
 	memcpy(out->dims, dims, (size_t)r * sizeof(dims[0]));
 	out->rank = r;
@@ -422,6 +464,57 @@ known_input(const Onnx__NodeProto *n, const scs_vfacts *in, size_t i)
 	return i < n->n_input && in[i].rank >= 0 ? &in[i] : NULL;
 }
 
+/*
+ * Pad and TopK (both outputs): the input's rank; with constant pads (as an
+ * input from opset 11, an attribute before; no axes), each dim grown by its
+ * pads, or passed on, name and all, where they are 0; with a constant K
+ * over a known dim, the input's dims with K along the axis. As ONNX infers them.
+ */
+static void
+pad_topk(scs_infer *inf, const scs_infer_consts *c, const Onnx__NodeProto *n, const scs_vfacts *x, scs_vfacts *o)
+{
+	const Onnx__AttributeProto *a;
+	int64_t v[SCS_INFER_MAX_CONST], axis;
+	int r = x->rank, k = -1;
+
+	scs_infer_unknown_dims(o, r);
+	if (n->op_type[0] == 'T') {
+		axis = scs_infer_attr_int(n, "axis", -1);
+		axis += axis < 0 ? r : 0;
+		if (axis < 0 || axis >= r || x->dims[axis] < 0)
+			return;
+		if (n->n_input > 1 && n->input[1][0])
+			k = scs_infer_const_ints(inf, c, n->input[1], v) == 1 && v[0] >= 0 ? 1 : -1;
+		else if ((a = scs_infer_attr(n, "k")) != NULL && a->i >= 0)     /* TopK-1 */
+			v[0] = a->i, k = 1;
+		if (k != 1)
+			return;
+		memcpy(o->dims, x->dims, (size_t)r * sizeof(o->dims[0]));
+		o->dims[axis] = v[0];
+		return;
+	}
+	if (n->n_input > 3 && n->input[3][0])
+		return;     /* axes (opset 18) */
+	if (n->n_input > 1 && n->input[1][0]) {
+		k = scs_infer_const_ints(inf, c, n->input[1], v);
+	} else if ((a = scs_infer_attr(n, "pads")) != NULL && a->n_ints <= SCS_INFER_MAX_CONST) {
+		k = (int)a->n_ints;
+		for (int i = 0; i < k; i++)
+			v[i] = a->ints[i];
+	}
+	if (k != 2 * r)
+		return;
+	for (int i = 0; i < r; i++) {
+		int64_t b = v[i], e = v[r + i], d = x->dims[i];     /* negative pads crop */
+
+		if (d < 0 && b == 0 && e == 0)
+			o->dims[i] = d;
+		else if (d >= 0 && d <= INT64_MAX / 2 && b > -INT32_MAX && b < INT32_MAX && e > -INT32_MAX && e < INT32_MAX &&
+		    d + b + e >= 0)
+			o->dims[i] = d + b + e;
+	}
+}
+
 /* Output 0's shape of @n; the facts of its inputs are in @in[0 .. n->n_input) (rank -1 when unknown). */
 static void
 shape_rule(scs_infer *inf, const scs_infer_consts *c, const Onnx__NodeProto *n, const scs_vfacts *in, scs_vfacts *o)
@@ -448,8 +541,8 @@ shape_rule(scs_infer *inf, const scs_infer_consts *c, const Onnx__NodeProto *n, 
 		memcpy(o->dims, acc.dims, sizeof(o->dims));
 		return;
 	}
-	if (one_of(op, same_rank) && IN(0)) {
-		scs_infer_unknown_dims(o, IN(0)->rank);
+	if ((strcmp(op, "Pad") == 0 || strcmp(op, "TopK") == 0) && IN(0)) {
+		pad_topk(inf, c, n, IN(0), o);
 		return;
 	}
 	if (strcmp(op, "MatMul") == 0 || strcmp(op, "MatMulInteger") == 0 || strcmp(op, "QLinearMatMul") == 0) {
@@ -491,13 +584,13 @@ shape_rule(scs_infer *inf, const scs_infer_consts *c, const Onnx__NodeProto *n, 
 		int infer_at = -1;
 
 		for (int i = 0; i < k; i++) {
-			int64_t d = v[i];
+			int64_t d = v[i] < 0 ? -1 : v[i];
 
 			if (d == 0 && !scs_infer_attr_int(n, "allowzero", 0))
-				d = IN(0) && i < IN(0)->rank ? IN(0)->dims[i] : -1;
+				d = IN(0) && i < IN(0)->rank ? IN(0)->dims[i] : -1;     /* copied, name and all */
 			if (v[i] == -1)
 				infer_at = i;
-			o->dims[i] = d < 0 ? -1 : d;
+			o->dims[i] = d;
 			if (v[i] != -1)
 				known = scs_infer_dim_mul(known, d);
 		}
@@ -544,8 +637,16 @@ shape_rule(scs_infer *inf, const scs_infer_consts *c, const Onnx__NodeProto *n, 
 		o->declared = NULL;
 		if (axis < 0)
 			axis += o->rank;
-		for (size_t i = 1; axis >= 0 && axis < o->rank && i < n->n_input; i++)
-			o->dims[axis] = IN(i) && IN(i)->rank == o->rank ? scs_infer_dim_add(o->dims[axis], IN(i)->dims[axis]) : -1;
+		for (size_t i = 1; axis >= 0 && axis < o->rank && i < n->n_input; i++) {
+			if (!IN(i) || IN(i)->rank != o->rank) {
+				o->dims[axis] = -1;
+				continue;
+			}
+			/* the other dims are the same in every input: whichever says most */
+			for (int d = 0; d < o->rank; d++)
+				o->dims[d] = d == axis ? scs_infer_dim_add(o->dims[d], IN(i)->dims[d]) :
+				    scs_infer_dim_pick(o->dims[d], IN(i)->dims[d]);
+		}
 		return;
 	}
 	if ((strcmp(op, "Unsqueeze") == 0 || strcmp(op, "Squeeze") == 0) && IN(0)) {
@@ -660,7 +761,7 @@ shape_rule(scs_infer *inf, const scs_infer_consts *c, const Onnx__NodeProto *n, 
 			scs_infer_unknown_dims(o, o->rank);
 		else
 			for (int i = 0; i < o->rank; i++)
-				o->dims[i] = scs_infer_dim_mul(o->dims[i], v[i]);
+				o->dims[i] = v[i] >= 0 ? scs_infer_dim_mul(o->dims[i], v[i]) : -1;
 		return;
 	}
 	if (strcmp(op, "Slice") == 0 && IN(0)) {
@@ -688,7 +789,8 @@ shape_rule(scs_infer *inf, const scs_infer_consts *c, const Onnx__NodeProto *n, 
 			}
 			done[a] = 1;
 			if ((dim = IN(0)->dims[a]) < 0) {
-				o->dims[a] = -1;
+				/* all of it ([0, INT64_MAX) by 1, as exporters write it): the dim, name and all */
+				o->dims[a] = st[i] == 0 && en[i] == INT64_MAX && step == 1 ? dim : -1;
 				continue;
 			}
 			/* the spec's clamping: [0, dim] for positive steps, [-1, dim - 1] for negative ones */
@@ -725,7 +827,8 @@ shape_rule(scs_infer *inf, const scs_infer_consts *c, const Onnx__NodeProto *n, 
 		memset(&target, 0, sizeof(target));
 		if ((k = scs_infer_const_ints(inf, c, n->input[at], v)) >= 0 && k <= SCS_INFER_MAX_RANK) {
 			target.rank = k;
-			memcpy(target.dims, v, (size_t)k * 8);
+			for (int i = 0; i < k; i++)
+				target.dims[i] = v[i] >= 0 ? v[i] : -1;
 		} else if (IN(at) && IN(at)->rank == 1 && IN(at)->dims[0] >= 0 && IN(at)->dims[0] <= SCS_INFER_MAX_RANK) {
 			/* a shape of known length: the rank, not the dims */
 			scs_infer_unknown_dims(&target, (int)IN(at)->dims[0]);
@@ -808,21 +911,35 @@ infer_node(scs_infer *inf, const scs_infer_consts *c, const Onnx__NodeProto *n)
 			t = output_elem(inf, n, j, in);
 			if (j == 0)
 				shape_rule(inf, c, n, in, &o);
-			else if (strcmp(n->op_type, "TopK") == 0 && n->n_input > 0)
-				scs_infer_unknown_dims(&o, in[0].rank);     /* both outputs have the input's rank */
+			else if (strcmp(n->op_type, "TopK") == 0 && n->n_input > 0 && in[0].rank >= 0)
+				pad_topk(inf, c, n, &in[0], &o);     /* both outputs have one shape */
 		}
 		/* the shape rules copy whole facts: the type is settled here, and only a type this build knows */
 		o.elem = scs_dtype_known(t) ? (int32_t)t : 0;
 		o.declared = NULL;
+		for (int d = 0; d < o.rank; d++)
+			if (o.dims[d] < -1 && scs_infer_dim_name(inf, o.dims[d]) == NULL)
+				o.dims[d] = -1;     /* no symbol: a negative a rule took from a file */
 		if ((rc = slot(&at, inf, n->output[j])) < 0)
 			break;
 		facts_load(inf, at, &f);
-		/* declarations win; inference fills what they leave open */
+		/*
+		 * Declarations win; inference fills what they leave open, as ONNX
+		 * merges: a declared unknown dim takes an inferred number, a
+		 * nameless one an inferred name (and the declared shape is then
+		 * no longer what the value has).
+		 */
 		if (f.elem <= 0)
 			f.elem = o.elem;
 		if (f.rank < 0 && o.rank >= 0) {
 			f.rank = o.rank;
 			memcpy(f.dims, o.dims, sizeof(f.dims));
+		} else if (f.rank == o.rank) {
+			for (int d = 0; d < o.rank; d++)
+				if (f.dims[d] < 0 && (o.dims[d] >= 0 || (f.dims[d] == -1 && o.dims[d] < -1))) {
+					f.dims[d] = o.dims[d];
+					f.declared = NULL;
+				}
 		}
 		rc = facts_store(inf, at, &f);
 	}
@@ -855,16 +972,19 @@ scs_infer_graph(scs_infer *inf, scs_model *m, const size_t *order, size_t n_orde
 			rc = add_const(&c, g->node[i]->output[0], t);
 	for (size_t k = 0; rc == SCS_OK && k < n_order; k++)
 		rc = infer_node(inf, &c, g->node[order[k]]);
+	if (rc == SCS_OK && inf->nomem)
+		rc = scs_err_set(SCS_ENOMEM, "cannot keep the names of the dims");
 	scs_strmap_dispose(&c.by_name);
 	free(c.t);
 	return rc;
 }
 
-/* A new shape of @rank dims (unknown where negative); NULL on ENOMEM. */
+/* A new shape of @rank dims (unknown where negative, named by @inf's symbols when it is not NULL); NULL on ENOMEM. */
 static Onnx__TensorShapeProto *
-shape_of(const int64_t *dims, size_t rank)
+shape_of(const int64_t *dims, size_t rank, const scs_infer *inf)
 {
 	Onnx__TensorShapeProto *shape = calloc(1, sizeof(*shape));
+	const char *name;
 
 	if (shape == NULL)
 		return NULL;
@@ -883,6 +1003,12 @@ shape_of(const int64_t *dims, size_t rank)
 		if (dims[d] >= 0) {
 			shape->dim[d]->value_case = ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE;
 			shape->dim[d]->dim_value = dims[d];
+		} else if ((name = scs_infer_dim_name(inf, dims[d])) != NULL) {
+			if ((shape->dim[d]->dim_param = strdup(name)) == NULL) {
+				protobuf_c_message_free_unpacked(&shape->base, NULL);
+				return NULL;
+			}
+			shape->dim[d]->value_case = ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM;
 		}
 	}
 	return shape;
@@ -910,7 +1036,7 @@ scs_infer_value_info(const scs_infer *inf, const char *name)
 	if (f->declared) {
 		shape = (Onnx__TensorShapeProto *)scs_model_copy(inf->m, (ProtobufCMessage *)&f->declared->base);
 	} else if (f->rank >= 0) {
-		shape = shape_of(f->dims, (size_t)f->rank);
+		shape = shape_of(f->dims, (size_t)f->rank, inf);
 	}
 	if (shape == NULL && f->rank >= 0)
 		goto fail;
@@ -957,7 +1083,7 @@ scs_infer_set_input_shape(scs_model *m, const char *spec)
 			vi = g->input[i];
 	if (vi == NULL || !vi->type || vi->type->value_case != ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE || !vi->type->tensor_type)
 		return scs_err_set(SCS_EUSAGE, "--input-shape '%s': the model has no tensor input of that name", spec);
-	if ((shape = shape_of(dims, rank)) == NULL)
+	if ((shape = shape_of(dims, rank, NULL)) == NULL)
 		return scs_err_set(SCS_ENOMEM, "cannot allocate a shape");
 	if (vi->type->tensor_type->shape)
 		scs_model_free_part(&vi->type->tensor_type->shape->base);
@@ -971,5 +1097,9 @@ scs_infer_dispose(scs_infer *inf)
 	scs_strmap_dispose(&inf->index);
 	free(inf->items);
 	free(inf->dims);
+	scs_strmap_dispose(&inf->sym_index);
+	for (size_t i = 0; i < inf->n_syms; i++)
+		free(inf->syms[i]);
+	free(inf->syms);
 	memset(inf, 0, sizeof(*inf));
 }

@@ -14,14 +14,23 @@
 #include <stdint.h>
 
 #include "model.h"
+#include "strmap.h"
 
 #define SCS_INFER_MAX_RANK 16
 
+/*
+ * A dim is a number (0 or more), or unknown: -1 when nameless, below -1 when
+ * the model names it (dim_param), -1 - k for symbol k (1, 2, ...) of the
+ * scs_infer's name table. A rule that passes a dim through keeps its name;
+ * one that computes a dim from an unknown one gives -1 (names are never
+ * invented), and a dim known as a number has no name.
+ */
 typedef struct scs_vfacts {
 	int32_t elem;                               /* element type; 0 when unknown */
 	int rank;                                   /* -1 when unknown */
-	int64_t dims[SCS_INFER_MAX_RANK];           /* -1 where unknown */
-	const Onnx__TensorShapeProto *declared;     /* the model's own shape, when it has one */
+	int64_t dims[SCS_INFER_MAX_RANK];           /* negative where unknown (see above) */
+	const Onnx__TensorShapeProto *declared;     /* the model's own shape, when it has one that inference
+	                                               did not refine */
 } scs_vfacts;
 
 /* What scs_infer holds of a value: 24 bytes, and its dims in a shared pool
@@ -40,6 +49,10 @@ typedef struct scs_infer {
 	size_t n, cap;
 	int64_t *dims;                              /* every known rank's dims, written once */
 	size_t n_dims, cap_dims;
+	scs_strmap sym_index;                       /* dim_param -> symbol */
+	char **syms;                                /* symbol k's name at syms[k - 1] */
+	size_t n_syms, cap_syms;
+	int nomem;                                  /* a name could not be kept */
 } scs_infer;
 
 /* Learn the facts of @m's main graph, visiting nodes in @order (topological). */
@@ -66,7 +79,14 @@ void scs_infer_dispose(scs_infer *inf);
  */
 int scs_infer_set_input_shape(scs_model *m, const char *spec);
 
-/* Fill what @f does not know yet (elem <= 0, rank < 0) from a declared tensor type; other types add nothing. */
-void scs_infer_facts_from_type(scs_vfacts *f, const Onnx__TypeProto *type);
+/*
+ * Fill what @f does not know yet (elem <= 0, rank < 0) from a declared tensor
+ * type; other types add nothing. Its dim_params become symbols of @inf (NULL:
+ * nameless unknown dims).
+ */
+void scs_infer_facts_from_type(scs_vfacts *f, const Onnx__TypeProto *type, scs_infer *inf);
+
+/* The dim_param of dim @dim (a symbol of @inf), or NULL when it has none. Borrowed, as scs_infer_get(). */
+const char *scs_infer_dim_name(const scs_infer *inf, int64_t dim);
 
 #endif

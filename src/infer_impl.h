@@ -52,10 +52,34 @@ scs_infer_dim_add(int64_t a, int64_t b)
 	return a < 0 || b < 0 || a > INT64_MAX - b ? -1 : a + b;
 }
 
+/* 1 * d is d, its name kept (as ONNX's shape inference does); @a and @b are dims (see scs_vfacts). */
 static inline int64_t
 scs_infer_dim_mul(int64_t a, int64_t b)
 {
+	if (a == 1 || b == 1)
+		return a == 1 ? b : a;
 	return a < 0 || b < 0 || (a != 0 && b > INT64_MAX / a) ? -1 : a * b;
+}
+
+/*
+ * Two sightings of one dim (the same in a valid model): the number if either
+ * gives one, else @a's name, else @b's (ONNX's merge of dims).
+ */
+static inline int64_t
+scs_infer_dim_pick(int64_t a, int64_t b)
+{
+	return a >= 0 ? a : b >= 0 ? b : a < -1 ? a : b;
+}
+
+/*
+ * numpy broadcasting of one dim: 1 gives the other; a number but 1 wins
+ * over an unknown; two unknowns stay one only when they have the same name
+ * (an unknown may be 1 at run time). Numbers that differ: @a.
+ */
+static inline int64_t
+scs_infer_broadcast_dim(int64_t a, int64_t b)
+{
+	return a == 1 ? b : b == 1 ? a : a == b || a >= 0 ? a : b >= 0 ? b : -1;
 }
 
 /*

@@ -60,7 +60,7 @@ static void
 vector(scs_vfacts *o, int64_t len)
 {
 	o->rank = 1;
-	o->dims[0] = len >= 0 ? len : -1;
+	o->dims[0] = len;     /* a dim, name and all */
 }
 
 static int
@@ -206,7 +206,8 @@ conv_transpose(const rule *r, size_t j, scs_vfacts *o)
 	if ((sp = x->rank - 2) < 0)
 		return;
 	o->dims[0] = x->dims[0];
-	o->dims[1] = w && w->rank >= 2 ? scs_infer_dim_mul(w->dims[1], scs_infer_attr_int(n, "group", 1)) : -1;
+	o->dims[1] = w && w->rank >= 2 && scs_infer_attr_int(n, "group", 1) >= 1 ?
+	    scs_infer_dim_mul(w->dims[1], scs_infer_attr_int(n, "group", 1)) : -1;
 	same = scs_infer_attr_is(n, "auto_pad", "SAME_UPPER", 0) || scs_infer_attr_is(n, "auto_pad", "SAME_LOWER", 0);
 	if (ints_attr(n, "strides", s, sp, 1) < 0 || ints_attr(n, "dilations", d, sp, 1) < 0 ||
 	    ints_attr(n, "output_padding", op, sp, 0) < 0 || (has_pads = ints_attr(n, "pads", p, 2 * sp, 0)) < 0 ||
@@ -304,7 +305,7 @@ batch_norm(const rule *r, size_t j, scs_vfacts *o)
 	vector(o, x && x->rank >= 2 ? x->dims[1] : -1);
 	for (size_t i = 1; i < 5 && o->dims[0] < 0; i++)
 		if (input(r, i) && input(r, i)->rank == 1)
-			o->dims[0] = input(r, i)->dims[0];
+			o->dims[0] = scs_infer_dim_pick(o->dims[0], input(r, i)->dims[0]);
 }
 
 static void
@@ -399,7 +400,7 @@ gather_nd(const rule *r, size_t j, scs_vfacts *o)
 		return;
 	}
 	for (int i = 0; i < q - 1; i++)
-		o->dims[i] = ind->dims[i] >= 0 || i >= b ? ind->dims[i] : data->dims[i];
+		o->dims[i] = i >= b ? ind->dims[i] : scs_infer_dim_pick(ind->dims[i], data->dims[i]);
 	for (int i = (int)(b + k); i < data->rank; i++)
 		o->dims[q - 1 + i - (b + k)] = data->dims[i];
 }
@@ -531,7 +532,7 @@ grid_sample(const rule *r, size_t j, scs_vfacts *o)
 	if (x->rank < 3 || !g || g->rank != x->rank)
 		return;
 	/* [N, C] of X, then the grid's output dims */
-	o->dims[0] = x->dims[0] >= 0 ? x->dims[0] : g->dims[0];
+	o->dims[0] = scs_infer_dim_pick(x->dims[0], g->dims[0]);
 	o->dims[1] = x->dims[1];
 	for (int i = 2; i < x->rank; i++)
 		o->dims[i] = g->dims[i - 1];
@@ -546,8 +547,8 @@ roi_align(const rule *r, size_t j, scs_vfacts *o)
 		return;
 	scs_infer_unknown_dims(o, 4);
 	o->dims[0] = rois && rois->rank == 2 ? rois->dims[0] : -1;
-	if (o->dims[0] < 0 && bi && bi->rank == 1)
-		o->dims[0] = bi->dims[0];
+	if (bi && bi->rank == 1)
+		o->dims[0] = scs_infer_dim_pick(o->dims[0], bi->dims[0]);
 	o->dims[1] = x && x->rank == 4 ? x->dims[1] : -1;
 	o->dims[2] = scs_infer_attr_int(r->n, "output_height", 1);
 	o->dims[3] = scs_infer_attr_int(r->n, "output_width", 1);
@@ -677,11 +678,11 @@ label(char ch)
 	return ch >= 'A' && ch <= 'Z' ? ch - 'A' : ch >= 'a' && ch <= 'z' ? 26 + ch - 'a' : -1;
 }
 
-/* Two sightings of one dim: equal, or one unknown; anything else unknown. */
+/* Two sightings of one dim (@first: the first): equal, or a number but 1 and an unknown; anything else unknown. */
 static int64_t
-same_dim(int64_t seen, int64_t d)
+same_dim(int first, int64_t seen, int64_t d)
 {
-	return seen == -2 ? d : seen == d ? d : seen == -1 && d != 1 ? d : d == -1 && seen != 1 ? seen : -1;
+	return first || seen == d ? d : seen < 0 && d >= 0 && d != 1 ? d : d < 0 && seen >= 0 && seen != 1 ? seen : -1;
 }
 
 static void
@@ -689,7 +690,7 @@ einsum(const rule *r, size_t j, scs_vfacts *o)
 {
 	const Onnx__AttributeProto *a = scs_infer_attr(r->n, "equation");
 	char eq[256];
-	int64_t dims[52], ell[MAX_RANK];
+	int64_t dims[52] = { 0 }, ell[MAX_RANK] = { 0 };
 	int count[52] = { 0 }, ell_rank = -1, term = 0, pos = 0, len = 0, n_ell = 0, l;
 	const char *arrow;
 	size_t i;
@@ -700,8 +701,6 @@ einsum(const rule *r, size_t j, scs_vfacts *o)
 		if (a->s.data[i] != ' ')
 			eq[len++] = (char)a->s.data[i];
 	eq[len] = 0;
-	for (l = 0; l < 52; l++)
-		dims[l] = -2;
 	arrow = strstr(eq, "->");
 	/* the inputs' terms: each label's dim, and the broadcast dims of the ellipses */
 	for (const char *p = eq; p <= eq + len && (!arrow || p <= arrow); p++) {
@@ -733,7 +732,7 @@ einsum(const rule *r, size_t j, scs_vfacts *o)
 				int at = MAX_RANK - er + e;
 				int64_t d = x->dims[pos + e];
 
-				if (MAX_RANK - at > ell_rank || ell[at] == 1 || ell[at] == d || (ell[at] < 0 && d != 1))
+				if (MAX_RANK - at > ell_rank || ell[at] == 1 || ell[at] == d || (ell[at] < 0 && d >= 0 && d != 1))
 					ell[at] = d;
 				else if (d != 1 && !(d < 0 && ell[at] >= 0))
 					ell[at] = -1;
@@ -746,7 +745,7 @@ einsum(const rule *r, size_t j, scs_vfacts *o)
 		}
 		if ((l = label(*p)) < 0 || pos >= x->rank)
 			return;
-		dims[l] = same_dim(dims[l], x->dims[pos++]);
+		dims[l] = same_dim(count[l] == 0, dims[l], x->dims[pos++]);
 		count[l]++;
 	}
 	if ((size_t)term != r->n->n_input)
@@ -924,12 +923,12 @@ constant(const rule *r, size_t j, scs_vfacts *o)
 
 /* The facts graph @g declares of its output @j (rank -1, elem 0 when none). */
 static void
-declared_output(scs_vfacts *f, const Onnx__GraphProto *g, size_t j)
+declared_output(const rule *r, scs_vfacts *f, const Onnx__GraphProto *g, size_t j)
 {
 	memset(f, 0, sizeof(*f));
 	f->rank = -1;
 	if (g && j < g->n_output)
-		scs_infer_facts_from_type(f, g->output[j]->type);
+		scs_infer_facts_from_type(f, g->output[j]->type, r->inf);
 }
 
 /* Into @o what @a and @b agree on: the type, and with the rank the dims both give. */
@@ -960,8 +959,8 @@ if_branches(const rule *r, size_t j, scs_vfacts *o)
 {
 	scs_vfacts t, e;
 
-	declared_output(&t, graph_attr(r, "then_branch"), j);
-	declared_output(&e, graph_attr(r, "else_branch"), j);
+	declared_output(r, &t, graph_attr(r, "then_branch"), j);
+	declared_output(r, &e, graph_attr(r, "else_branch"), j);
 	agree(o, &t, &e);
 }
 
@@ -981,7 +980,7 @@ loop_scan(const rule *r, size_t j, scs_vfacts *o, int scan)
 
 	if ((scan && r->opset < 9) || m < 0 || (n_state = (int64_t)r->n->n_input - m) < 0)
 		return;
-	declared_output(&b, graph_attr(r, "body"), j + !scan);     /* Loop's body gives its condition first */
+	declared_output(r, &b, graph_attr(r, "body"), j + !scan);     /* Loop's body gives its condition first */
 	if ((int64_t)j < n_state) {
 		memset(&init, 0, sizeof(init));
 		init.rank = -1;

@@ -437,6 +437,30 @@ order_now(size_t **out, size_t *n_out, Onnx__NodeProto **nodes, size_t n)
 	return rc;
 }
 
+/*
+ * Give declared value @vi the shape of its facts in @inf where inference
+ * refined the declared one (a number or a name for an unknown dim): 1 when
+ * rewritten, 0 when not, SCS_ENOMEM.
+ */
+static int
+refine_declared(const scs_infer *inf, Onnx__ValueInfoProto *vi)
+{
+	Onnx__ValueInfoProto *now;
+	Onnx__TensorShapeProto *old;
+	scs_vfacts f;
+
+	if (!vi->name || !scs_infer_get(inf, vi->name, &f) || f.declared || f.rank < 0 || !vi->type ||
+	    vi->type->value_case != ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE || !vi->type->tensor_type ||
+	    !(old = vi->type->tensor_type->shape) || old->n_dim != (size_t)f.rank)
+		return 0;
+	if ((now = scs_infer_value_info(inf, vi->name)) == NULL)
+		return scs_err_set(SCS_ENOMEM, "cannot allocate a value_info");
+	vi->type->tensor_type->shape = now->type->tensor_type->shape;
+	now->type->tensor_type->shape = old;
+	scs_model_free_part(&now->base);     /* the old shape may lie in the model's arena */
+	return 1;
+}
+
 int
 scs_opt_write_shapes(scs_model *m, size_t *n_written)
 {
@@ -455,9 +479,13 @@ scs_opt_write_shapes(scs_model *m, size_t *n_written)
 	if ((rc = scs_infer_graph(&inf, m, order, n_order)) < 0)
 		goto done;
 	for (size_t i = 0; rc >= 0 && i < g->n_output; i++)
-		rc = scs_strmap_put(&declared, g->output[i]->name, 1);
+		if ((rc = scs_strmap_put(&declared, g->output[i]->name, 1)) >= 0 &&
+		    (rc = refine_declared(&inf, g->output[i])) > 0)
+			(*n_written)++;
 	for (size_t i = 0; rc >= 0 && i < g->n_value_info; i++)
-		rc = scs_strmap_put(&declared, g->value_info[i]->name, 1);
+		if ((rc = scs_strmap_put(&declared, g->value_info[i]->name, 1)) >= 0 &&
+		    (rc = refine_declared(&inf, g->value_info[i])) > 0)
+			(*n_written)++;
 	for (size_t k = 0; rc >= 0 && k < n_order; k++) {
 		const Onnx__NodeProto *n = g->node[order[k]];
 
@@ -811,16 +839,16 @@ scs_opt_facts(scs_opt_ctx *ctx, int scope, const char *name, scs_vfacts *out)
 	if (g) {
 		for (size_t i = 0; i < g->n_input; i++)
 			if (g->input[i]->name && strcmp(g->input[i]->name, name) == 0)
-				scs_infer_facts_from_type(out, g->input[i]->type);
+				scs_infer_facts_from_type(out, g->input[i]->type, NULL);
 		for (size_t i = 0; i < g->n_initializer; i++)
 			if (g->initializer[i]->name && strcmp(g->initializer[i]->name, name) == 0)
 				facts_from_tensor(out, g->initializer[i]);
 		for (size_t i = 0; i < g->n_output; i++)
 			if (g->output[i]->name && strcmp(g->output[i]->name, name) == 0)
-				scs_infer_facts_from_type(out, g->output[i]->type);
+				scs_infer_facts_from_type(out, g->output[i]->type, NULL);
 		for (size_t i = 0; i < g->n_value_info; i++)
 			if (g->value_info[i]->name && strcmp(g->value_info[i]->name, name) == 0)
-				scs_infer_facts_from_type(out, g->value_info[i]->type);
+				scs_infer_facts_from_type(out, g->value_info[i]->type, NULL);
 	}
 	if ((p = scs_opt_producer(ctx, d, name)) != NULL && (t = scs_node_constant(p)) != NULL)
 		facts_from_tensor(out, t);

@@ -118,9 +118,11 @@ int scs_opt_run_with(scs_model *m, scs_report *rep, const char *const *only, siz
 
 /*
  * Write what shape inference knows of each value the main graph's nodes
- * make (element type; rank and dims where known) to its value_info, for
- * values the model declares nowhere yet (not a graph output, not in
- * value_info). *n_written gets the count.
+ * make (element type; rank and dims where known, named dims by their
+ * dim_param) to its value_info, for values the model declares nowhere yet
+ * (not a graph output, not in value_info); and rewrite the declared shapes
+ * (graph outputs, value_info) whose unknown dims inference knows, as a
+ * number or a name. *n_written gets the count of both.
  */
 int scs_opt_write_shapes(scs_model *m, size_t *n_written);
 

@@ -76,8 +76,8 @@ visit(scs_opt_ctx *ctx, int scope, Onnx__NodeProto *add, void *payload)
 		SCS_FUSE_REFUSE(ctx, scope, add, "the MatMul's %s '%s' is %s, not 2-D", fa.rank != 2 ? "A" : "B",
 		    fa.rank != 2 ? mm->input[0] : mm->input[1], shape);
 	}
-	M = fa.dims[0];
-	N = fb.dims[1];
+	M = fa.dims[0] < 0 ? -1 : fa.dims[0];     /* a named dim is unknown here */
+	N = fb.dims[1] < 0 ? -1 : fb.dims[1];
 	facts_shape(shape, sizeof(shape), &fc);
 	if (fc.rank < 0 || fc.rank > 2)
 		SCS_FUSE_REFUSE(ctx, scope, add, "'%s' is %s: not known to broadcast to the MatMul's [M,N]", cname, shape);

@@ -10,7 +10,10 @@ then infers the shapes of a copy whose value_info is emptied
 (onnx.shape_inference.infer_shapes, strict mode off). For every value both
 know, the element types must be equal, and so must the ranks and every dim
 where both give a number (a dim ONNX infers as a number must also be a
-number in the claim); and a value ONNX infers must be in the claim. Prints
+number in the claim); a dim ONNX names (dim_param, but for the unk__N names
+it makes up for dims it does not know) must have that name in the claim, and
+a dim the claim names must not be a number or another name in ONNX's; and a
+value ONNX infers must be in the claim. Prints
 one line per model:
     compare_shapes: ok: PATH: N values, M with ONNX's shape
 or one line per disagreement,
@@ -25,12 +28,30 @@ import onnx
 from onnx import shape_inference
 
 
+def dim(d):
+    """A dim's number, its name (a str), or None when unknown and nameless (ONNX's made-up unk__N too)."""
+    if d.HasField("dim_value"):
+        return d.dim_value
+    if d.HasField("dim_param") and d.dim_param and not d.dim_param.startswith("unk__"):
+        return d.dim_param
+    return None
+
+
 def facts(vi):
     t = vi.type.tensor_type
     dims = None
     if t.HasField("shape"):
-        dims = [d.dim_value if d.HasField("dim_value") else None for d in t.shape.dim]
+        dims = [dim(d) for d in t.shape.dim]
     return t.elem_type, dims
+
+
+def dim_judge(a, b):
+    """Our dim @a against ONNX's @b: None when they agree, else "differs" or "unknown" (ONNX knows more)."""
+    if b is None or a == b:
+        return None
+    if a is None or (isinstance(a, str) and isinstance(b, int)):
+        return "unknown"
+    return "differs"
 
 
 def judge(ours, theirs):
@@ -46,10 +67,10 @@ def judge(ours, theirs):
         return "unknown", "no shape; ONNX: %s" % t_dims
     if len(dims) != len(t_dims):
         return "differs", "rank %d; ONNX: %d" % (len(dims), len(t_dims))
-    if any(a is not None and b is not None and a != b for a, b in zip(dims, t_dims)):
-        return "differs", "dims %s; ONNX: %s" % (dims, t_dims)
-    if any(a is None and b is not None for a, b in zip(dims, t_dims)):
-        return "unknown", "dims %s; ONNX: %s" % (dims, t_dims)
+    kinds = [dim_judge(a, b) for a, b in zip(dims, t_dims)]
+    for kind in ("differs", "unknown"):
+        if kind in kinds:
+            return kind, "dims %s; ONNX: %s" % (dims, t_dims)
     return None
 
 

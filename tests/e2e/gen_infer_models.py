@@ -48,6 +48,12 @@ Files written to OUTDIR:
                     nodes on X [1,3,13,11] with seeded random kernels,
                     strides, dilations, pads or auto_pad, ceil_mode and
                     output_padding, each probed the same way.
+  ops_symbolic.onnx inputs with named dims (X [batch,seq,8], ...) through
+                    elementwise ops and broadcasting, MatMul, Transpose,
+                    Reshape with 0, Concat, Unsqueeze/Squeeze, Conv, MaxPool,
+                    Gemm, Flatten, Gather, Slice, ReduceMean, Pad, TopK and an If whose
+                    branches read an outer value (opset 17), probed the same
+                    way: the names must reach the values.
 """
 
 import os
@@ -362,8 +368,59 @@ def gen_ops_nn(outdir):
     return probed(nodes, probes, [vi("X", FLOAT, [1, 3, 10, 9])], inits, "ops_nn.onnx", outdir)
 
 
+def sym_branch(name, op):
+    """A branch of an If: @op of the outer value a, declared [batch, seq, 8]."""
+    return helper.make_graph([node(op, ["a"], [name + "_y"], name + "_op")], name, [],
+                             [vi(name + "_y", FLOAT, ["batch", "seq", 8])])
+
+
+def gen_ops_symbolic(outdir):
+    inits = [init("bias8", rng_values(700, (8,))), init("W8x16", rng_values(701, (8, 16))),
+             ints("shape_0044", [0, 0, 4, 4]), ints("shape_0m1", [0, -1]), ints("axis1", [1]),
+             init("Wc", rng_values(702, (4, 3, 3, 3))), init("Wg", rng_values(703, (8, 5))), ints("idx", 1),
+             ints("starts", [0]), ints("ends", [4]), ints("axis2", [2]), init("cond", np.array(True)),
+             ints("pads", [0, 0, 1, 0, 0, 2]), ints("k2", [2]), ints("zero", [0]), ints("all", [2**63 - 1])]
+    nodes = [
+        node("Relu", ["X"], ["a"], "relu"),                                               # [batch,seq,8]
+        node("Add", ["a", "bias8"], ["b"], "add_bias"),                                    # [batch,seq,8]
+        node("Mul", ["b", "S"], ["c"], "mul_s"),                       # S [batch,1,8]: [batch,seq,8]
+        node("Add", ["c", "T"], ["d"], "add_t"),                       # T [1,seq,8]: [batch,seq,8]
+        node("Add", ["a", "U"], ["e"], "add_u"),                       # U [2,1,1]: [2,seq,8]
+        node("MatMul", ["d", "W8x16"], ["mm"], "matmul"),                                  # [batch,seq,16]
+        node("Transpose", ["d"], ["dt"], "transpose_d", perm=[0, 2, 1]),                   # [batch,8,seq]
+        node("MatMul", ["d", "dt"], ["scores"], "matmul_scores"),                          # [batch,seq,seq]
+        node("Transpose", ["mm"], ["mmt"], "transpose", perm=[1, 0, 2]),                  # [seq,batch,16]
+        node("Reshape", ["mm", "shape_0044"], ["heads"], "reshape_heads"),                # [batch,seq,4,4]
+        node("Reshape", ["mm", "shape_0m1"], ["flat"], "reshape_flat"),                   # [batch,?]
+        node("Concat", ["a", "b"], ["cat_last"], "concat_last", axis=2),                  # [batch,seq,16]
+        node("Concat", ["a", "b"], ["cat_seq"], "concat_seq", axis=1),                    # [batch,?,8]
+        node("Unsqueeze", ["a", "axis1"], ["unsq"], "unsqueeze"),                         # [batch,1,seq,8]
+        node("Squeeze", ["unsq", "axis1"], ["sq"], "squeeze"),                            # [batch,seq,8]
+        node("Conv", ["I", "Wc"], ["conv"], "conv"),                                      # [batch,4,14,14]
+        node("MaxPool", ["conv"], ["pool"], "pool", kernel_shape=[2, 2], strides=[2, 2]),  # [batch,4,7,7]
+        node("Gemm", ["G", "Wg"], ["gemm"], "gemm"),                                      # [batch,5]
+        node("Flatten", ["a"], ["flatten"], "flatten", axis=1),                          # [batch,?]
+        node("Gather", ["a", "idx"], ["gather"], "gather", axis=2),                       # [batch,seq]
+        node("Slice", ["a", "starts", "ends", "axis2"], ["slice"], "slice"),              # [batch,seq,4]
+        node("Slice", ["a", "zero", "all", "axis1"], ["slice_all"], "slice_all"),         # [batch,seq,8]
+        node("ReduceMean", ["a"], ["mean"], "reduce_mean", axes=[2], keepdims=0),         # [batch,seq]
+        node("Pad", ["a", "pads"], ["pad"], "pad"),                                       # [batch,seq,11]
+        node("TopK", ["a", "k2"], ["top", "top_idx"], "topk"),                            # [batch,seq,2] twice
+        node("If", ["cond"], ["if_out"], "if", then_branch=sym_branch("then", "Relu"),
+             else_branch=sym_branch("else", "Neg")),                                       # [batch,seq,8]
+    ]
+    probes = [(v, r, FLOAT) for v, r in (("b", 3), ("c", 3), ("d", 3), ("e", 3), ("mm", 3), ("scores", 3),
+                                        ("mmt", 3), ("heads", 4), ("flat", 2), ("cat_last", 3), ("cat_seq", 3),
+                                        ("sq", 3), ("pool", 4), ("gemm", 2), ("flatten", 2), ("gather", 2),
+                                        ("slice", 3), ("slice_all", 3), ("mean", 2), ("pad", 3), ("top", 3), ("if_out", 3))]
+    probes.append(("top_idx", 3, INT64))
+    inputs = [vi("X", FLOAT, ["batch", "seq", 8]), vi("S", FLOAT, ["batch", 1, 8]), vi("T", FLOAT, [1, "seq", 8]),
+              vi("U", FLOAT, [2, 1, 1]), vi("I", FLOAT, ["batch", 3, 16, 16]), vi("G", FLOAT, ["batch", 8])]
+    return probed(nodes, probes, inputs, inits, "ops_symbolic.onnx", outdir)
+
+
 GENERATORS = [gen_concat70, gen_sum70, gen_relu254_split, gen_split80, gen_ops_matmul, gen_ops_reshape,
-              gen_ops_reduce, gen_ops_conv, gen_ops_nn, gen_ops_windows]
+              gen_ops_reduce, gen_ops_conv, gen_ops_nn, gen_ops_windows, gen_ops_symbolic]
 
 
 if __name__ == "__main__":
