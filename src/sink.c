@@ -122,6 +122,8 @@ struct scs_sink {
 	uint8_t *buf;
 	size_t n_buf;
 	uint64_t pos;
+	uint64_t in_file;         /* bytes written to fd so far */
+	uint64_t written_back;    /* ... of which writeback was asked to start */
 	int status;
 };
 
@@ -505,6 +507,28 @@ fail:
 
 /* ---- writing ---- */
 
+/* Bytes written between two requests to start their writeback. */
+#define WRITEBACK_STEP ((uint64_t)64 << 20)
+
+/*
+ * @n more bytes are in the file: every WRITEBACK_STEP, ask the kernel to
+ * start writing them to the disk (it returns at once), so that the disk
+ * works while the run goes on and the fsync of the commit waits for less.
+ * Best effort: the fsync reports what fails.
+ */
+static void
+wrote(scs_sink *s, uint64_t n)
+{
+	s->in_file += n;
+#ifdef SYNC_FILE_RANGE_WRITE
+	if (s->in_file - s->written_back >= WRITEBACK_STEP) {
+		(void)sync_file_range(s->fd, (off64_t)s->written_back, (off64_t)(s->in_file - s->written_back),
+		    SYNC_FILE_RANGE_WRITE);
+		s->written_back = s->in_file;
+	}
+#endif
+}
+
 static int
 write_all(scs_sink *s, const uint8_t *p, size_t len)
 {
@@ -519,6 +543,7 @@ write_all(scs_sink *s, const uint8_t *p, size_t len)
 		}
 		p += n;
 		len -= (size_t)n;
+		wrote(s, (uint64_t)n);
 	}
 	return SCS_OK;
 }
@@ -595,6 +620,7 @@ scs_sink_copy_fd(scs_sink *s, int fd, uint64_t off, uint64_t len)
 		len -= (uint64_t)n;
 		s->pos += (uint64_t)n;
 		kernel_copied += (uint64_t)n;
+		wrote(s, (uint64_t)n);
 	}
 	while (len) {
 		take = len > SINK_BUF_LEN ? SINK_BUF_LEN : (size_t)len;
