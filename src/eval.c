@@ -14,12 +14,13 @@
 #include "eval_impl.h"
 #include "num.h"
 
-#if defined(__x86_64__) && defined(__GNUC__)
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
 #include <immintrin.h>
 
 /* The F16C instruction rounds as the code below does (to nearest even,
  * NaNs made quiet keeping the top of their payload): the same bits for
- * every float, checked exhaustively, in one instruction. */
+ * every float, checked exhaustively, in one instruction. GCC only: clang's
+ * __builtin_cpu_supports() does not know "f16c" (the fuzz build is clang's). */
 __attribute__((target("f16c"))) static uint16_t
 half_f16c(float f)
 {
@@ -458,7 +459,7 @@ scs_eval_float_to_half(float f)
 	uint32_t x, ax, sign, r, rem;
 	float a;
 
-#if defined(__x86_64__) && defined(__GNUC__)
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
 	if (__builtin_cpu_supports("f16c"))
 		return half_f16c(f);
 #endif

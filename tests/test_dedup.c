@@ -199,7 +199,7 @@ Test(dedup, thousands_of_copies_merge_into_their_groups, .init = shrink_setup, .
 		cr_assert(v >= 0 && v < GROUPS, "canonical %s: not the first copy", gr->canonical);
 		cr_assert_eq(seen[v]++, 0, "two groups keep %s", gr->canonical);
 		cr_assert_not(gr->lifted);
-		cr_assert_eq(gr->n_names, (COUNT - v + GROUPS - 1) / GROUPS - 1, "%s: %zu names", gr->canonical, gr->n_names);
+		cr_assert_eq(gr->n_names, (size_t)((COUNT - v + GROUPS - 1) / GROUPS - 1), "%s: %zu names", gr->canonical, gr->n_names);
 		for (size_t j = 0; j < gr->n_names; j++) {
 			snprintf(name, sizeof(name), "const_%zu", (size_t)v + (j + 1) * GROUPS);
 			cr_assert_str_eq(gr->names[j], name, "%s: name %zu", gr->canonical, j);
