@@ -31,6 +31,8 @@ Files (r: ONNX Runtime runs it; x: it does not, checked by value only):
   bn_conv_f64     x  float64 Conv -> BN (ONNX Runtime has no float64 Conv)
   bn_conv_wide    r  float16 1x1 Conv of 8,300 channels -> BN: a weight over one
                      store chunk, channel factors over one window (8,192)
+  bn_conv_typed   r  opset 18 1x1 Conv whose weight (1.28 MB, over one store
+                     chunk) is in float_data -> BN
   bn_convt        r  ConvTranspose group 2, strides, output_padding, bias -> BN
   bn_convt1d      r  ConvTranspose 1-D, no bias, dilations -> BN
   bn_gemm         r  Gemm transB=1 alpha=0.5 beta=2 C[N] -> BN
@@ -297,6 +299,13 @@ def gen_convs(outdir):
     one(outdir, "bn_conv_wide", [1, 80, 2, 2], [1, 8300, 2, 2], lambda e: conv_bn(
         "conv", "X", "Y", r.u((8300, 80, 1, 1), dt=np.float16), r.u((8300,), dt=np.float16),
         r.bn(8300, np.float16), 1e-5, expect=e), dt=np.float16)
+    def typed(e):
+        nodes, inits = conv_bn("conv", "X", "Y", r.u((640, 500, 1, 1)), r.u((640,)), r.bn(640), 1e-5, expect=e)
+        w = inits[0]
+        inits[0] = helper.make_tensor(w.name, TensorProto.FLOAT, list(w.dims),
+                                      numpy_helper.to_array(w).ravel().tolist())
+        return nodes, inits
+    one(outdir, "bn_conv_typed", [1, 500, 2, 2], [1, 640, 2, 2], typed, opset=18)
     one(outdir, "bn_convt", [1, 4, 5, 5], [1, 6, 10, 10], lambda e: conv_bn(
         "convt", "X", "Y", r.u((4, 3, 3, 3)), r.u((6,)), r.bn(6), 1e-5, transpose=True, expect=e, group=2,
         strides=[2, 2], output_padding=[1, 1], pads=[1, 1, 1, 1]))
