@@ -540,13 +540,14 @@ fail:
 static int
 take_file_range(scan *sc, uint32_t file, uint64_t off, uint64_t len, scs_payload *pl)
 {
+	uint64_t size = scs_source_size(sc->set->files[file]);
 	scs_store_writer *w = NULL;
 	const uint8_t *p;
 	scs_hash h;
 	int rc;
 
 	if (!sc->opts->hold_bytes && (file != sc->file || len > WIN_LEN) && len > SCS_PAYLOADS_SMALL_LEN &&
-	    off <= scs_source_size(sc->set->files[file]) && len <= scs_source_size(sc->set->files[file]) - off) {
+	    off <= size && len <= size - off) {
 		/* a large payload left where it lies is hashed when a pass asks (scs_payloads_key) */
 		memset(pl, 0, sizeof(*pl));
 		pl->key.len = len;
