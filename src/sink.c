@@ -23,6 +23,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,6 +31,7 @@
 #include <sys/file.h>
 #include <sys/random.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -41,6 +43,43 @@
 #define RAND_LEN 6
 #define TMP_SUFFIX ".scs-tmp"     /* a hidden temporary file: ".NAME.XXXXXX.scs-tmp" */
 #define DIR_SUFFIX ".scs-dir"     /* a hidden folder being built: ".NAME.XXXXXX.scs-dir" */
+
+/*
+ * Direct writes. A write through the page cache copies every byte into a
+ * cache page first, and a multi-GiB output needs that many fresh pages: on
+ * ext4 the copy and finding those pages took most of a large run, and twice
+ * as long when other large files had just come and gone. So a sink that has
+ * written DIRECT_AFTER bytes switches its file to O_DIRECT: whole blocks go
+ * from an aligned buffer to the disk, bypassing the cache, written by a
+ * thread of the sink's own while the run fills a second buffer (the disk
+ * and the run work at once, as writeback does for cached writes); the last
+ * partial block goes through the cache when the sink ends. The thread does
+ * nothing but pwrite() one buffer at a time and tell how it went. Only on ext2/3/4: where
+ * copy_file_range shares blocks instead of copying them (XFS, btrfs, and
+ * network filesystems copying on the server), an unchanged payload costs
+ * nothing and is better left to it. A filesystem that refuses O_DIRECT, or
+ * a direct write it refuses, leaves the sink writing through the cache.
+ */
+#define DIRECT_AFTER ((uint64_t)64 << 20)
+#define DIRECT_BUF_LEN ((size_t)8 << 20)
+#define DIRECT_ALIGN ((size_t)4096)
+#define EXT_SUPER_MAGIC 0xEF53    /* ext2, ext3 and ext4 share it */
+
+/* The writing thread of a direct sink and its one job. */
+typedef struct direct_writer {
+	pthread_t thread;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	int fd;
+	const uint8_t *p;         /* the job: @len bytes to write at @off; NULL when there is none */
+	size_t len;
+	uint64_t off;
+	size_t done;              /* bytes of the last job written */
+	int err;                  /* its errno when it failed, else 0 */
+	int stop;                 /* the thread ends once the job is done */
+	int fail;                 /* test builds: the second job fails halfway with this errno */
+	unsigned jobs;
+} direct_writer;
 
 /* ---- named temporaries, for the signal handler ---- */
 
@@ -121,6 +160,13 @@ struct scs_sink {
 	ino_t ino;
 	uint8_t *buf;
 	size_t n_buf;
+	size_t cap;               /* bytes @buf holds: SINK_BUF_LEN, or DIRECT_BUF_LEN once direct */
+	int direct;               /* 1: the file is O_DIRECT; -1: it will not be (see "direct writes") */
+	direct_writer *dw;        /* direct: the thread writing ... */
+	uint8_t *spare;           /* ... the other buffer */
+	uint64_t direct_after;    /* bytes in the file before it may turn direct */
+	size_t direct_len;        /* bytes of each direct buffer: DIRECT_BUF_LEN */
+	int direct_fail;          /* test builds: the second direct job fails halfway with this errno */
 	uint64_t pos;
 	uint64_t in_file;         /* bytes written to fd so far */
 	uint64_t written_back;    /* ... of which writeback was asked to start */
@@ -241,11 +287,14 @@ scs_sink_is_data_of(const char *model_name, const char *name)
 	return 1;
 }
 
+static int leave_direct(scs_sink *s);
+
 static void
 sink_free(scs_sink *s)
 {
 	if (s == NULL)
 		return;
+	leave_direct(s);    /* the thread ends before its file closes */
 	if (s->fd >= 0)
 		close(s->fd);
 	if (s->tmp && s->c)
@@ -457,6 +506,7 @@ int
 scs_commit_open(scs_sink **out, scs_commit *c, const char *name, scs_sink_role role)
 {
 	scs_sink *s, **grown;
+	struct statfs fs;
 	struct stat st;
 	int rc;
 
@@ -465,6 +515,22 @@ scs_commit_open(scs_sink **out, scs_commit *c, const char *name, scs_sink_role r
 		return scs_err_set(SCS_ENOMEM, "%s: cannot allocate a writer", name);
 	s->fd = -1;
 	s->role = role;
+	s->cap = SINK_BUF_LEN;
+	s->direct_after = DIRECT_AFTER;
+	s->direct_len = DIRECT_BUF_LEN;
+#ifdef SCS_TEST_HOOKS
+	/* tests turn sinks direct sooner (SCS_TEST_DIRECT_AFTER bytes), with
+	 * smaller buffers (SCS_TEST_DIRECT_BUF, whole blocks), and make a direct
+	 * write fail (SCS_TEST_DIRECT_FAIL: an errno) */
+	if (getenv("SCS_TEST_DIRECT_AFTER") && *getenv("SCS_TEST_DIRECT_AFTER"))
+		s->direct_after = (uint64_t)hook_value("SCS_TEST_DIRECT_AFTER");
+	if (hook_value("SCS_TEST_DIRECT_BUF") >= (long)DIRECT_ALIGN) {
+		s->direct_len = (size_t)hook_value("SCS_TEST_DIRECT_BUF") / DIRECT_ALIGN * DIRECT_ALIGN;
+		if (s->cap > s->direct_len)
+			s->cap = s->direct_len;    /* the first buffer too, so that a small file turns direct */
+	}
+	s->direct_fail = (int)hook_value("SCS_TEST_DIRECT_FAIL");
+#endif
 	if ((s->name = strdup(name)) == NULL || (s->target = scs_path_join(c->dir, name)) == NULL ||
 	    (s->buf = malloc(SINK_BUF_LEN)) == NULL) {
 		rc = scs_err_set(SCS_ENOMEM, "%s: cannot allocate a writer", name);
@@ -495,6 +561,8 @@ scs_commit_open(scs_sink **out, scs_commit *c, const char *name, scs_sink_role r
 	}
 	s->dev = st.st_dev;
 	s->ino = st.st_ino;
+	if (fstatfs(s->fd, &fs) < 0 || fs.f_type != EXT_SUPER_MAGIC)
+		s->direct = -1;    /* see "direct writes" */
 	s->c = c;
 	c->sinks[c->n++] = s;
 	*out = s;
@@ -509,6 +577,15 @@ fail:
 
 /* Bytes written between two requests to start their writeback. */
 #define WRITEBACK_STEP ((uint64_t)64 << 20)
+
+/* Bytes written with O_DIRECT, for the run's report (one thread). */
+static uint64_t direct_written;
+
+uint64_t
+scs_sink_direct_written(void)
+{
+	return direct_written;
+}
 
 /*
  * @n more bytes are in the file: every WRITEBACK_STEP, ask the kernel to
@@ -529,35 +606,273 @@ wrote(scs_sink *s, uint64_t n)
 #endif
 }
 
+/* 1 when @len more bytes go through the cache as before: the sink will not
+ * turn direct, or not yet. */
+static int
+stays_cached(const scs_sink *s, uint64_t len)
+{
+	return s->direct == -1 || (s->direct == 0 && s->in_file + s->n_buf + len < s->direct_after);
+}
+
+/* Write @len bytes at @off; the bytes written, and errno set when short. */
+static size_t
+pwrite_all(int fd, const uint8_t *p, size_t len, uint64_t off)
+{
+	size_t done = 0;
+	ssize_t n;
+
+	while (done < len) {
+		n = pwrite(fd, p + done, len - done, (off_t)(off + done));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			if (n == 0)
+				errno = EIO;
+			break;
+		}
+		done += (size_t)n;
+	}
+	return done;
+}
+
+/* Write through the cache (or the first DIRECT_AFTER bytes of a file). */
 static int
 write_all(scs_sink *s, const uint8_t *p, size_t len)
 {
-	ssize_t n;
+	size_t done = pwrite_all(s->fd, p, len, s->in_file);
 
-	while (len) {
-		n = write(s->fd, p, len);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return s->status = scs_err_errno(errno, "%s: write failed", s->target);
-		}
-		p += n;
-		len -= (size_t)n;
-		wrote(s, (uint64_t)n);
-	}
+	wrote(s, done);
+	if (done < len)
+		return s->status = scs_err_errno(errno, "%s: write failed", s->target);
 	return SCS_OK;
 }
 
+/* The file writes through the cache from now on. */
+static void
+drop_direct_flag(scs_sink *s)
+{
+	int fl;
+
+	s->direct = -1;
+	if ((fl = fcntl(s->fd, F_GETFL)) >= 0 && (fl & O_DIRECT))
+		(void)fcntl(s->fd, F_SETFL, fl & ~O_DIRECT);
+}
+
+static void *
+direct_thread(void *arg)
+{
+	direct_writer *w = arg;
+
+	pthread_mutex_lock(&w->mu);
+	for (;;) {
+		while (w->p == NULL && !w->stop)
+			pthread_cond_wait(&w->cv, &w->mu);
+		if (w->p == NULL)
+			break;
+		pthread_mutex_unlock(&w->mu);
+		if (++w->jobs == 2 && w->fail) {    /* test builds only: see scs_commit_open() */
+			w->done = pwrite_all(w->fd, w->p, w->len / 2 / DIRECT_ALIGN * DIRECT_ALIGN, w->off);
+			errno = w->fail;
+		} else {
+			w->done = pwrite_all(w->fd, w->p, w->len, w->off);
+		}
+		w->err = w->done < w->len ? errno : 0;
+		pthread_mutex_lock(&w->mu);
+		w->p = NULL;
+		pthread_cond_broadcast(&w->cv);
+	}
+	pthread_mutex_unlock(&w->mu);
+	return NULL;
+}
+
+/*
+ * Wait for the job in flight. A direct write the file refuses (EINVAL: it
+ * takes no O_DIRECT there, or not at that offset) ends the direct writing,
+ * and the job's rest goes through the cache; any other failure is the
+ * sink's error.
+ */
+static int
+direct_wait(scs_sink *s)
+{
+	direct_writer *w = s->dw;
+	uint64_t off;
+	size_t rest;
+	int err;
+
+	pthread_mutex_lock(&w->mu);
+	while (w->p != NULL)
+		pthread_cond_wait(&w->cv, &w->mu);
+	pthread_mutex_unlock(&w->mu);
+	if ((err = w->err) == 0)
+		return SCS_OK;
+	w->err = 0;
+	off = w->off + w->done;
+	rest = w->len - w->done;
+	if (err != EINVAL)
+		return s->status = scs_err_errno(err, "%s: write failed", s->target);
+	/* only the rest of the last job is missing: the file ends there */
+	drop_direct_flag(s);
+	s->in_file = off;
+	direct_written -= rest;
+	return write_all(s, s->spare + w->done, rest);
+}
+
+/*
+ * End the direct writing: the job in flight done, the thread gone, the file
+ * without O_DIRECT, which writes through the cache from now on.
+ */
+static int
+leave_direct(scs_sink *s)
+{
+	direct_writer *w = s->dw;
+	int rc;
+
+	if (w == NULL)
+		return SCS_OK;
+	rc = direct_wait(s);
+	pthread_mutex_lock(&w->mu);
+	w->stop = 1;
+	pthread_cond_broadcast(&w->cv);
+	pthread_mutex_unlock(&w->mu);
+	pthread_join(w->thread, NULL);
+	pthread_mutex_destroy(&w->mu);
+	pthread_cond_destroy(&w->cv);
+	free(w);
+	s->dw = NULL;
+	free(s->spare);
+	s->spare = NULL;
+	drop_direct_flag(s);
+	return rc;
+}
+
+/*
+ * Turn the file direct, at a block boundary of the file (the caller's
+ * business): two aligned buffers of @s->direct_len, the first holding what the
+ * old one held, and the writing thread. 0 when the sink stays with the cache.
+ */
+static int
+enter_direct(scs_sink *s)
+{
+	direct_writer *w = NULL;
+	uint8_t *buf = NULL, *spare = NULL;
+	int fl;
+
+	s->direct = -1;
+	if (s->n_buf > s->direct_len ||
+	    posix_memalign((void **)&buf, DIRECT_ALIGN, s->direct_len) != 0 ||
+	    posix_memalign((void **)&spare, DIRECT_ALIGN, s->direct_len) != 0 ||
+	    (w = calloc(1, sizeof(*w))) == NULL)
+		goto fail;
+	w->fd = s->fd;
+	w->fail = s->direct_fail;
+	pthread_mutex_init(&w->mu, NULL);
+	pthread_cond_init(&w->cv, NULL);
+	if ((fl = fcntl(s->fd, F_GETFL)) < 0 || fcntl(s->fd, F_SETFL, fl | O_DIRECT) < 0)
+		goto fail_sync;
+	if (pthread_create(&w->thread, NULL, direct_thread, w) != 0) {
+		(void)fcntl(s->fd, F_SETFL, fl);
+		goto fail_sync;
+	}
+	memcpy(buf, s->buf, s->n_buf);
+	free(s->buf);
+	s->buf = buf;
+	s->spare = spare;
+	s->cap = s->direct_len;
+	s->dw = w;
+	s->direct = 1;
+	return 1;
+fail_sync:
+	pthread_mutex_destroy(&w->mu);
+	pthread_cond_destroy(&w->cv);
+fail:
+	free(w);
+	free(spare);
+	free(buf);
+	return 0;
+}
+
+/* The buffer's bytes from @from on move to its start; the rest were written. */
+static void
+keep_tail(scs_sink *s, size_t from)
+{
+	memmove(s->buf, s->buf + from, s->n_buf - from);
+	s->n_buf -= from;
+}
+
+/*
+ * A direct sink's buffer is full: once the job in flight is done, its
+ * whole blocks become the thread's job and the partial block starts the
+ * other buffer.
+ */
+static int
+direct_submit(scs_sink *s)
+{
+	direct_writer *w = s->dw;
+	size_t head = s->n_buf - s->n_buf % DIRECT_ALIGN;
+	uint8_t *full = s->buf;
+
+	if (direct_wait(s) < 0)
+		return s->status;
+	if (s->direct != 1) {    /* refused: the cache takes this buffer too */
+		if (write_all(s, s->buf, s->n_buf) < 0)
+			return s->status;
+		s->n_buf = 0;
+		return leave_direct(s);
+	}
+	memcpy(s->spare, full + head, s->n_buf - head);
+	s->buf = s->spare;
+	s->spare = full;
+	s->n_buf -= head;
+	pthread_mutex_lock(&w->mu);
+	w->p = full;
+	w->len = head;
+	w->off = s->in_file;
+	pthread_cond_broadcast(&w->cv);
+	pthread_mutex_unlock(&w->mu);
+	s->in_file += head;
+	s->written_back = s->in_file;
+	direct_written += head;
+	return SCS_OK;
+}
+
+/*
+ * The buffer is full: write it. A direct sink hands its whole blocks to its
+ * thread; a sink past its @direct_after bytes writes up to a block boundary
+ * of the file, then turns direct.
+ */
+static int
+drain(scs_sink *s)
+{
+	size_t head;
+
+	if (s->direct == 1)
+		return direct_submit(s);
+	if (s->direct == 0 && s->in_file + s->n_buf >= s->direct_after) {
+		/* through the cache up to the last block boundary; the partial block starts the direct buffer */
+		head = s->n_buf - (size_t)((s->in_file + s->n_buf) % DIRECT_ALIGN);
+		if (write_all(s, s->buf, head) < 0)
+			return s->status;
+		keep_tail(s, head);
+		if (enter_direct(s))
+			return SCS_OK;
+	}
+	if (write_all(s, s->buf, s->n_buf) < 0)
+		return s->status;
+	s->n_buf = 0;
+	return SCS_OK;
+}
+
+/* Write all the buffer holds; a direct sink ends its direct writing (its
+ * last buffer goes through the cache). */
 static int
 flush(scs_sink *s)
 {
-	int rc;
-
-	if (s->status < 0)
+	if (s->status < 0 || leave_direct(s) < 0)
 		return s->status;
-	rc = write_all(s, s->buf, s->n_buf);
+	if (write_all(s, s->buf, s->n_buf) < 0)
+		return s->status;
 	s->n_buf = 0;
-	return rc;
+	return SCS_OK;
 }
 
 int
@@ -571,21 +886,21 @@ scs_sink_write(scs_sink *s, const void *data, size_t len)
 	if (s->buf == NULL)
 		return s->status = scs_err_set(SCS_EUSAGE, "%s: written after it was parked", s->target);
 	s->pos += len;
-	if (len >= SINK_BUF_LEN) {
+	if (len >= s->cap && stays_cached(s, len)) {
 		if (flush(s) < 0)
 			return s->status;
 		return write_all(s, p, len);
 	}
 	while (len) {
-		take = SINK_BUF_LEN - s->n_buf;
+		if (s->n_buf == s->cap && drain(s) < 0)
+			return s->status;
+		take = s->cap - s->n_buf;
 		if (take > len)
 			take = len;
 		memcpy(s->buf + s->n_buf, p, take);
 		s->n_buf += take;
 		p += take;
 		len -= take;
-		if (s->n_buf == SINK_BUF_LEN && flush(s) < 0)
-			return s->status;
 	}
 	return SCS_OK;
 }
@@ -599,20 +914,59 @@ scs_sink_kernel_copied(void)
 	return kernel_copied;
 }
 
+/*
+ * Append @len bytes of @fd at @off through the buffer: what a direct sink
+ * does (a kernel copy would go through the cache), and where the kernel
+ * cannot copy.
+ */
+static int
+read_through(scs_sink *s, int fd, uint64_t off, uint64_t len)
+{
+	size_t take;
+	ssize_t n;
+
+	while (len) {
+		if (s->n_buf == s->cap && drain(s) < 0)
+			return s->status;
+		take = s->cap - s->n_buf;
+		if (take > len)
+			take = (size_t)len;
+		n = pread(fd, s->buf + s->n_buf, take, (off_t)off);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return s->status = scs_err_errno(errno, "%s: reading input at offset %llu",
+			    s->target, (unsigned long long)off);
+		if (n == 0)
+			return s->status = scs_err_set(SCS_ECORRUPT,
+			    "%s: input ended at offset %llu while copying", s->target, (unsigned long long)off);
+		s->n_buf += (size_t)n;
+		s->pos += (uint64_t)n;
+		off += (uint64_t)n;
+		len -= (uint64_t)n;
+	}
+	return SCS_OK;
+}
+
 int
 scs_sink_copy_fd(scs_sink *s, int fd, uint64_t off, uint64_t len)
 {
-	loff_t in_off = (loff_t)off;
+	loff_t in_off = (loff_t)off, out_off;
 	ssize_t n;
 	size_t take;
 
-	if (s->status < 0 || flush(s) < 0)
+	if (s->status < 0)
 		return s->status;
 	if (s->buf == NULL)
 		return s->status = scs_err_set(SCS_EUSAGE, "%s: written after it was parked", s->target);
+	if (!stays_cached(s, len))
+		return read_through(s, fd, off, len);
+	if (flush(s) < 0)
+		return s->status;
 	while (len) {
 		take = len > (1u << 30) ? (1u << 30) : (size_t)len;
-		n = copy_file_range(fd, &in_off, s->fd, NULL, take, 0);
+		out_off = (loff_t)s->in_file;    /* every write says where: the file offset stays 0 */
+		n = copy_file_range(fd, &in_off, s->fd, &out_off, take, 0);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0)
@@ -622,24 +976,7 @@ scs_sink_copy_fd(scs_sink *s, int fd, uint64_t off, uint64_t len)
 		kernel_copied += (uint64_t)n;
 		wrote(s, (uint64_t)n);
 	}
-	while (len) {
-		take = len > SINK_BUF_LEN ? SINK_BUF_LEN : (size_t)len;
-		n = pread(fd, s->buf, take, in_off);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return s->status = scs_err_errno(errno, "%s: reading input at offset %lld",
-			    s->target, (long long)in_off);
-		if (n == 0)
-			return s->status = scs_err_set(SCS_ECORRUPT,
-			    "%s: input ended at offset %lld while copying", s->target, (long long)in_off);
-		if (write_all(s, s->buf, (size_t)n) < 0)
-			return s->status;
-		in_off += n;
-		len -= (uint64_t)n;
-		s->pos += (uint64_t)n;
-	}
-	return SCS_OK;
+	return read_through(s, fd, (uint64_t)in_off, len);
 }
 
 int

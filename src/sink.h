@@ -102,6 +102,9 @@ int scs_sink_copy_fd(scs_sink *s, int fd, uint64_t off, uint64_t len);
 /* Bytes the kernel copied into outputs (copy_file_range) so far, by every
  * sink of the process: /proc/self/io counts them as read and written. */
 uint64_t scs_sink_kernel_copied(void);
+/* Bytes written with O_DIRECT (bypassing the page cache) so far, by every
+ * sink of the process: large outputs on ext2/3/4 past their first 64 MiB. */
+uint64_t scs_sink_direct_written(void);
 
 /* Append zero bytes until the position is @pos (>= the position now). */
 int scs_sink_pad_to(scs_sink *s, uint64_t pos);

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -133,6 +134,14 @@ file_size(const char *path)
 	struct stat st;
 
 	return stat(path, &st) == 0 ? (uint64_t)st.st_size : 0;
+}
+
+int
+statfs_is_ext(const char *path)
+{
+	struct statfs fs;
+
+	return statfs(path, &fs) == 0 && fs.f_type == 0xEF53;
 }
 
 int

@@ -36,6 +36,8 @@ int file_exists(const char *path);
 uint64_t file_size(const char *path);
 /* Files in @dir whose names start with @prefix. */
 int count_files(const char *dir, const char *prefix);
+/* 1 when @path is on ext2/3/4, where large outputs are written past the page cache (sink.c). */
+int statfs_is_ext(const char *path);
 
 /* Run a shell command; *out gets its stdout+stderr (malloc'd) when not NULL.
  * Returns the exit status (or -1). */

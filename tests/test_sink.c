@@ -160,6 +160,141 @@ Test(sink, a_parked_sink_takes_no_more_bytes, .init = scratch_setup, .fini = scr
 	free(target);
 }
 
+/*
+ * Direct writes (see sink.c): a sink past SCS_TEST_DIRECT_AFTER bytes turns
+ * direct with buffers of SCS_TEST_DIRECT_BUF bytes, so a few MiB go through
+ * the writing thread in many jobs. Pieces of every kind and odd length:
+ * small writes, writes over the buffer, copies at odd offsets, padding.
+ */
+#define DIRECT_SRC_LEN ((size_t)5 << 20)
+
+static void
+direct_setup(void)
+{
+	scratch_setup();
+	setenv("SCS_TEST_DIRECT_AFTER", "2000000", 1);
+	setenv("SCS_TEST_DIRECT_BUF", "65536", 1);
+}
+
+static void
+direct_teardown(void)
+{
+	unsetenv("SCS_TEST_DIRECT_AFTER");
+	unsetenv("SCS_TEST_DIRECT_BUF");
+	unsetenv("SCS_TEST_DIRECT_FAIL");
+	scratch_teardown();
+}
+
+/*
+ * Write the pieces into out.bin of one commit; *want gets the bytes the
+ * file must hold (*len of them). The commit's result.
+ */
+static int
+direct_pieces(uint8_t **want, size_t *len)
+{
+	size_t cap = 3 * DIRECT_SRC_LEN, n = 0;
+	uint8_t *w = calloc(1, cap), *src = malloc(DIRECT_SRC_LEN);
+	char *input = path_in(scratch_dir, "in.bin");
+	scs_commit *c;
+	scs_sink *s;
+	int fd, rc;
+
+	for (size_t i = 0; i < DIRECT_SRC_LEN; i++)
+		src[i] = (uint8_t)(i * 131 + (i >> 13));
+	write_all(input, src, DIRECT_SRC_LEN);
+	fd = open(input, O_RDONLY);
+	cr_assert_eq(scs_commit_files(&c, scratch_dir), SCS_OK, "%s", scs_err_msg());
+	cr_assert_eq(scs_commit_open(&s, c, "out.bin", SCS_SINK_DATA), SCS_OK, "%s", scs_err_msg());
+	for (size_t k = 0; k < 300; k++) {    /* small writes */
+		scs_sink_write(s, src + k * 97, 97 + k % 5);
+		memcpy(w + n, src + k * 97, 97 + k % 5);
+		n += 97 + k % 5;
+	}
+	/* a kernel copy and padding, through the cache: the file is at an odd offset ... */
+	scs_sink_copy_fd(s, fd, 1001, (1u << 20) + 4099);
+	memcpy(w + n, src + 1001, (1u << 20) + 4099);
+	n += (1u << 20) + 4099;
+	scs_sink_pad_to(s, n + 70000);
+	n += 70000;
+	scs_sink_write(s, src + 3, (3u << 20) + 77);    /* ... when this write, over every buffer, turns the sink direct */
+	memcpy(w + n, src + 3, (3u << 20) + 77);
+	n += (3u << 20) + 77;
+	scs_sink_copy_fd(s, fd, 5, 3);
+	memcpy(w + n, src + 5, 3);
+	n += 3;
+	scs_sink_write(s, src + 11, 200000);
+	memcpy(w + n, src + 11, 200000);
+	n += 200000;
+	if (scs_sink_status(s) == SCS_OK)
+		cr_assert_eq(scs_sink_pos(s), n);
+	rc = scs_commit_run(c);
+	close(fd);
+	free(src);
+	free(input);
+	*want = w;
+	*len = n;
+	return rc;
+}
+
+Test(sink, a_large_output_goes_past_the_cache_and_holds_every_byte, .init = direct_setup, .fini = direct_teardown)
+{
+	char *target = path_in(scratch_dir, "out.bin");
+	uint64_t direct = scs_sink_direct_written();
+	uint8_t *want;
+	size_t len;
+
+	cr_assert_eq(direct_pieces(&want, &len), SCS_OK, "%s", scs_err_msg());
+	expect_file(target, want, len);
+	cr_assert_eq(count_files(scratch_dir, "."), 2, "only . and .. besides the files: no temporaries");
+	if (statfs_is_ext(scratch_dir))
+		cr_assert_geq(scs_sink_direct_written() - direct, len - 2000000 - 2 * 65536,
+		    "%llu of %zu bytes written direct", (unsigned long long)(scs_sink_direct_written() - direct), len);
+	else
+		cr_log_warn("sink: %s is not on ext2/3/4: nothing was written direct", scratch_dir);
+	free(want);
+	free(target);
+}
+
+/* a direct write refused halfway (EINVAL: as a filesystem without O_DIRECT at that offset): the rest goes through the cache */
+Test(sink, a_refused_direct_write_goes_through_the_cache, .init = direct_setup, .fini = direct_teardown)
+{
+	char *target = path_in(scratch_dir, "out.bin");
+	uint64_t direct = scs_sink_direct_written();
+	uint8_t *want;
+	size_t len;
+
+	setenv("SCS_TEST_DIRECT_FAIL", "22", 1);
+	cr_assert_eq(direct_pieces(&want, &len), SCS_OK, "%s", scs_err_msg());
+	expect_file(target, want, len);
+	if (statfs_is_ext(scratch_dir))
+		cr_assert_leq(scs_sink_direct_written() - direct, 2 * 65536, "%llu bytes direct after the refusal",
+		    (unsigned long long)(scs_sink_direct_written() - direct));
+	free(want);
+	free(target);
+}
+
+/* any other failed direct write (EIO here) fails the commit, which leaves the old file and no temporary */
+Test(sink, a_failed_direct_write_fails_the_commit, .init = direct_setup, .fini = direct_teardown)
+{
+	char *target = path_in(scratch_dir, "out.bin");
+	uint8_t *want;
+	size_t len;
+
+	if (!statfs_is_ext(scratch_dir)) {
+		cr_log_warn("sink: %s is not on ext2/3/4: no direct write to fail", scratch_dir);
+		free(target);
+		return;
+	}
+	write_all(target, "old", 3);
+	setenv("SCS_TEST_DIRECT_FAIL", "5", 1);
+	cr_assert_eq(direct_pieces(&want, &len), SCS_EIO);
+	cr_assert_not_null(strstr(scs_err_msg(), "out.bin: write failed: Input/output error"), "%s", scs_err_msg());
+	expect_file(target, "old", 3);
+	cr_assert_eq(count_files(scratch_dir, "."), 2, "no temporaries left");
+	free(want);
+	free(target);
+}
+
 /* One commit of model @model (bytes @m) with data file @data (bytes @d; NULL: inline) in @dir. */
 static int
 commit_pair(const char *model, const char *m, const char *data, const char *d)

@@ -101,6 +101,10 @@ typedef struct scs_report {
 	uint64_t io_start[4];     /* rchar, wchar, mapped and kernel-copied bytes when the run began */
 	uint64_t npy_len;         /* bytes of the .npy files written (npy mode, forced extraction) */
 	int split_only;           /* 1: scs4onnx-split (no dedup summary) */
+	/* bytes of bytes_written that went to the disk with O_DIRECT, past the
+	 * page cache: an output file past its first 64 MiB, on ext2/3/4 */
+	uint64_t bytes_written_direct;
+	uint64_t io_start_direct; /* ... when the run began */
 } scs_report;
 
 /* Human summary, one fact a line, prefixed "INFO: " like scs4onnx. */
