@@ -12,7 +12,7 @@
 # BIG=1 also fuses a 1x1 Conv whose weight is 1 GiB (BIG_GIB=N for another
 # size) and reports wall time, cp of the same input, and peak RssAnon; then
 # a Conv/BN model over 3 GiB goes through scs4onnx-big --optimize, measured
-# the same way (CHAIN_GIB=N for another size).
+# the same way, CHAIN_RUNS times (default 3; CHAIN_GIB=N for another size).
 #
 # Runs the passes with build/tools/scs4onnx-optimize when it exists, else
 # with the test helper build/tests/opt-run. Not a test: it prints figures.
@@ -99,19 +99,26 @@ if [ "${BIG:-0}" = 1 ]; then
 	/usr/bin/python3 scripts/gen-fuse-bench.py convchain "$work/chain.onnx" --gib "$chain_gib" --fold-chains
 	cat "$work/chain.onnx" >/dev/null
 	sync
-	cp_time "$work/chain.onnx"
-	m=$(/usr/bin/python3 scripts/measure.py build/tools/scs4onnx-big "$work/chain.onnx" "$work/chain_opt.onnx" \
-		--optimize --non-verbose 2>&1 >/dev/null | grep '^measure:')
-	wall=$(echo "$m" | sed 's/.*wall=\([0-9.]*\).*/\1/')
-	peak=$(echo "$m" | sed 's/.*peak_rss_anon_kib=\([0-9]*\).*/\1/')
+	printf "\nConv -> BN -> Relu chain with static-shape Reshapes, %s bytes inline, scs4onnx-big --optimize\n" \
+		"$(stat -c %s "$work/chain.onnx")"
+	printf "%-10s %9s %9s %9s %7s %15s %14s\n" case big_s cp_s cp+sync ratio peak_RssAnon direct_bytes
+	# CHAIN_RUNS (default 3) runs, each right after its own cp, sync and rm
+	for run in $(seq 1 "${CHAIN_RUNS:-3}"); do
+		rm -f "$work"/chain_opt*
+		sync
+		cp_time "$work/chain.onnx"
+		m=$(/usr/bin/python3 scripts/measure.py build/tools/scs4onnx-big "$work/chain.onnx" "$work/chain_opt.onnx" \
+			--optimize --non-verbose --json "$work/chain.json" 2>&1 >/dev/null | grep '^measure:')
+		wall=$(echo "$m" | sed 's/.*wall=\([0-9.]*\).*/\1/')
+		peak=$(echo "$m" | sed 's/.*peak_rss_anon_kib=\([0-9]*\).*/\1/')
+		direct=$(sed -n 's/.*"bytes_written_direct": \([0-9]*\).*/\1/p' "$work/chain.json")
+		printf "%-10s %9s %9.3f %9.3f %7s %12s KiB %14s\n" "convchain" "$wall" "$cp_s" "$cp_sync_s" \
+			"$(echo "scale=2; $wall / $cp_s" | bc)" "$peak" "${direct:-0}"
+	done
 	build/tools/scs4onnx-big "$work/chain.onnx" "$work/chain_ref.onnx" --non-verbose
 	chain_cmp=$(node tests/e2e/ort_compare.mjs "$work/chain_ref.onnx" "$work/chain_opt.onnx" --graph-opt disabled \
 		--tol 1e-4,1e-4 --runs 2)
-	printf "\nConv -> BN -> Relu chain with static-shape Reshapes, %s bytes inline, scs4onnx-big --optimize\n" \
-		"$(stat -c %s "$work/chain.onnx")"
-	printf "%-10s %9s %9s %9s %7s %15s %5s %13s\n" case big_s cp_s cp+sync ratio peak_RssAnon BN nodes
-	printf "%-10s %9s %9.3f %9.3f %7s %12s KiB %5s %6s -> %s\n" convchain "$wall" "$cp_s" "$cp_sync_s" \
-		"$(echo "scale=2; $wall / $cp_s" | bc)" "$peak" "$(count BN "$work/chain_opt.onnx")" \
+	printf "BatchNormalization left %s, nodes %s -> %s\n" "$(count BN "$work/chain_opt.onnx")" \
 		"$(count NODES "$work/chain_ref.onnx")" "$(count NODES "$work/chain_opt.onnx")"
 	echo "outputs: ${chain_cmp#ort_compare: }"
 	rm -f "$work"/chain*
