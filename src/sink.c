@@ -61,7 +61,7 @@
  * a direct write it refuses, leaves the sink writing through the cache.
  */
 #define DIRECT_AFTER ((uint64_t)64 << 20)
-#define DIRECT_BUF_LEN ((size_t)8 << 20)
+#define DIRECT_BUF_LEN ((size_t)4 << 20)
 #define DIRECT_ALIGN ((size_t)4096)
 #define EXT_SUPER_MAGIC 0xEF53    /* ext2, ext3 and ext4 share it */
 
