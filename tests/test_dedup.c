@@ -219,3 +219,45 @@ Test(dedup, thousands_of_copies_merge_into_their_groups, .init = shrink_setup, .
 	free(in);
 	free(out);
 }
+
+/*
+ * Thousands of distinct constants (scripts/gen-model.py many): each is
+ * counted as studied, none merges, and the output keeps every one of them
+ * in its place, under its name, with its value.
+ */
+Test(dedup, thousands_of_distinct_constants_stay_as_they_were, .init = shrink_setup, .fini = shrink_teardown)
+{
+	enum { COUNT = 5000 };
+	char *in = path_in(shrunk_dir, "many.onnx"), *out = path_in(shrunk_dir, "out.onnx"), *text, name[32];
+	Onnx__ModelProto *before;
+	Onnx__GraphProto *g;
+
+	cr_assert_eq(run(&text, "/usr/bin/python3 '%s/scripts/gen-model.py' many '%s' --count %d",
+	    SCS_TEST_SRC_DIR, in, COUNT), 0, "%s", text);
+	free(text);
+	cr_assert_eq(scs_shrink(&rep, in, out, NULL), SCS_OK, "%s", scs_err_msg());
+	cr_assert_eq(rep.n_constants, COUNT);
+	cr_assert_eq(rep.n_groups, 0, "groups: %zu", rep.n_groups);
+	cr_assert_eq(rep.bytes_before, rep.bytes_after);
+	shrunk_model = load_proto(out);
+	cr_assert_not_null(shrunk_model);
+	before = load_proto(in);
+	cr_assert_not_null(before);
+	g = shrunk_model->graph;
+	cr_assert_eq(g->n_initializer, COUNT, "initializers: %zu", g->n_initializer);
+	for (size_t i = 0; i < g->n_initializer; i++) {
+		Onnx__TensorProto *a = before->graph->initializer[i], *b = g->initializer[i];
+
+		snprintf(name, sizeof(name), "const_%zu", i);
+		cr_assert_str_eq(b->name, name);
+		cr_assert_eq(b->data_type, a->data_type);
+		cr_assert_eq(b->n_dims, 1);
+		cr_assert_eq(b->dims[0], a->dims[0]);
+		cr_assert_eq(b->raw_data.len, a->raw_data.len);
+		cr_assert_arr_eq(b->raw_data.data, a->raw_data.data, a->raw_data.len, "%s: another value", name);
+	}
+	protobuf_c_message_free_unpacked(&before->base, NULL);
+	expect_equivalent(in, out, NULL);
+	free(in);
+	free(out);
+}
