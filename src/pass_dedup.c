@@ -212,6 +212,11 @@ add_cand(void *ctx, int scope, Onnx__TensorProto *t, Onnx__NodeProto *node, cons
 	d->rep->n_constants += d->count;
 	if (alone(d, &key))
 		return SCS_OK;
+	if (kind == K_INIT) {
+		if ((t = scs_sealed_keep(t)) == NULL)
+			return scs_err_set(SCS_ENOMEM, "cannot keep a constant");
+		name = t->name;
+	}
 	if (d->n == UINT32_MAX)
 		return scs_err_set(SCS_ERANGE, "more than %u constants", UINT32_MAX);
 	if (d->n == d->cap) {
@@ -405,7 +410,10 @@ place_copy(dedup *d, int s, Onnx__TensorProto *t)
 	Onnx__AttributeProto *a;
 
 	if (sc->graph && d->ir_version >= 4) {
-		if (scs_array_insert(&sc->graph->initializer, &sc->graph->n_initializer, t, 0) < 0)
+		scs_sealed *sealed = scs_sealed_of(sc->graph);
+
+		if (sealed ? scs_sealed_append(sealed, t) < 0 :
+		    scs_array_insert(&sc->graph->initializer, &sc->graph->n_initializer, t, 0) < 0)
 			goto fail;
 		return SCS_OK;
 	}
@@ -642,8 +650,10 @@ settle_lists(dedup *d)
 
 		if (!touched[s])
 			continue;
-		if (sc->graph)
+		if (sc->graph) {
 			keep_all_but(d, (void **)sc->graph->initializer, &sc->graph->n_initializer, gone, n_gone, 1);
+			scs_sealed_drop(scs_sealed_of(sc->graph), gone, n_gone);
+		}
 		nodes = *scs_scope_nodes(sc, &n);
 		keep_all_but(d, (void **)nodes, n, gone, n_gone, 1);
 		keep_all_but(d, (void **)nodes, n, moved, n_moved, 0);
