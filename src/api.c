@@ -162,7 +162,8 @@ shrink_passes(scs_model *m, scs_report *rep, const scs_shrink_options *opts)
 	scs_opt_settings settings = { opts->fold_size_limit, opts->fold_grow, opts->fold_inexact };
 	int rc;
 
-	/* the optimizer and the shapes see every initializer as a tensor */
+	/* the optimizer and the shapes see every initializer as a tensor (such
+	 * a run loads none sealed: opening them all costs more than it saves) */
 	if ((opts->optimize || opts->write_shapes) && (rc = scs_model_unseal(m)) < 0)
 		return rc;
 	if (opts->optimize && ((rc = set_input_shapes(m, opts->input_shapes, opts->n_input_shapes)) < 0 ||
@@ -370,7 +371,8 @@ scs_shrink(scs_report *rep, const char *in, const char *out, const scs_shrink_op
 	if ((out_dir = scs_path_dir(out)) == NULL)
 		return scs_err_set(SCS_ENOMEM, "cannot allocate a path");
 	ts = stage_start(&pc, "scan");
-	if ((rc = load_input(&m, &store, rep, in, opts->store_dir, out_dir, &pc, 1)) < 0)
+	if ((rc = load_input(&m, &store, rep, in, opts->store_dir, out_dir, &pc,
+	    !opts->optimize && !opts->write_shapes)) < 0)
 		goto done;
 	stage_end(rep, &pc, "scan", ts, rep->input_len);
 	rep->bytes_before = scs_pass_payload_bytes(m);
