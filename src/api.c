@@ -101,10 +101,11 @@ stage_end(scs_report *rep, progress_ctx *pc, const char *name, double t0, uint64
 	scs_report_stage_add(rep, name, now() - t0, bytes);
 }
 
-/* Open the store and scan @in into *m. */
+/* Open the store and scan @in into *m; @seal: its main graph's initializers
+ * kept sealed (model.h). */
 static int
 load_input(scs_model **m, scs_store **store, scs_report *rep, const char *in, const char *store_dir,
-    const char *tmp_parent, progress_ctx *pc)
+    const char *tmp_parent, progress_ctx *pc, int seal)
 {
 	scs_scan_options so;
 	int rc;
@@ -117,7 +118,7 @@ load_input(scs_model **m, scs_store **store, scs_report *rep, const char *in, co
 		so.progress = stage_progress;
 		so.progress_payload = pc;
 	}
-	if ((rc = scs_model_load(m, in, *store, &so)) < 0)
+	if ((rc = (seal ? scs_model_load_sealed : scs_model_load)(m, in, *store, &so)) < 0)
 		return rc;
 	for (size_t i = 0; i < (*m)->payloads->n_files; i++)
 		rep->input_len += scs_source_size((*m)->payloads->files[i]);
@@ -161,6 +162,10 @@ shrink_passes(scs_model *m, scs_report *rep, const scs_shrink_options *opts)
 	scs_opt_settings settings = { opts->fold_size_limit, opts->fold_grow, opts->fold_inexact };
 	int rc;
 
+	/* the optimizer and the shapes see every initializer as a tensor (such
+	 * a run loads none sealed: opening them all costs more than it saves) */
+	if ((opts->optimize || opts->write_shapes) && (rc = scs_model_unseal(m)) < 0)
+		return rc;
 	if (opts->optimize && ((rc = set_input_shapes(m, opts->input_shapes, opts->n_input_shapes)) < 0 ||
 	    (rc = scs_opt_run_with(m, rep, NULL, 0, NULL, 0, &settings)) < 0))
 		return rc;
@@ -321,7 +326,7 @@ write_result(scs_model *m, scs_report *rep, const char *out, const scs_shrink_op
 	xo.n_constant_names = opts->n_forced_constant_names;
 	xo.out_path = out;
 	if ((xo.groups || xo.n_op_names || xo.n_constant_names) &&
-	    ((rc = scs_pass_extract(m, rep, &xo, &extracted)) < 0 ||
+	    ((rc = scs_model_unseal(m)) < 0 || (rc = scs_pass_extract(m, rep, &xo, &extracted)) < 0 ||
 	    (rc = write_npys(c, m, rep, &extracted, out, out_dir)) < 0))
 		goto done;
 	rep->bytes_after = scs_pass_payload_bytes(m);
@@ -366,7 +371,8 @@ scs_shrink(scs_report *rep, const char *in, const char *out, const scs_shrink_op
 	if ((out_dir = scs_path_dir(out)) == NULL)
 		return scs_err_set(SCS_ENOMEM, "cannot allocate a path");
 	ts = stage_start(&pc, "scan");
-	if ((rc = load_input(&m, &store, rep, in, opts->store_dir, out_dir, &pc)) < 0)
+	if ((rc = load_input(&m, &store, rep, in, opts->store_dir, out_dir, &pc,
+	    !opts->optimize && !opts->write_shapes)) < 0)
 		goto done;
 	stage_end(rep, &pc, "scan", ts, rep->input_len);
 	rep->bytes_before = scs_pass_payload_bytes(m);
@@ -431,7 +437,7 @@ scs_optimize(scs_report *rep, const char *in, const char *out, const scs_optimiz
 	if ((out_dir = scs_path_dir(out)) == NULL)
 		return scs_err_set(SCS_ENOMEM, "cannot allocate a path");
 	ts = stage_start(&pc, "scan");
-	if ((rc = load_input(&m, &store, rep, in, opts->store_dir, out_dir, &pc)) < 0 || (rc = check_outputs(m, out)) < 0)
+	if ((rc = load_input(&m, &store, rep, in, opts->store_dir, out_dir, &pc, 0)) < 0 || (rc = check_outputs(m, out)) < 0)
 		goto done;
 	stage_end(rep, &pc, "scan", ts, rep->input_len);
 	rep->bytes_before = scs_pass_payload_bytes(m);
@@ -611,7 +617,7 @@ scs_split(scs_report *rep, const char *in, const char *dir, const scs_split_opti
 	if ((rc = scs_commit_folder(&c, dir)) < 0)
 		goto done;
 	ts = stage_start(&pc, "scan");
-	if ((rc = load_input(&m, &store, rep, in, opts->store_dir, scs_commit_tmp_dir(c), &pc)) < 0)
+	if ((rc = load_input(&m, &store, rep, in, opts->store_dir, scs_commit_tmp_dir(c), &pc, 0)) < 0)
 		goto done;
 	stage_end(rep, &pc, "scan", ts, rep->input_len);
 	rep->bytes_before = rep->bytes_after = scs_pass_payload_bytes(m);
@@ -804,7 +810,7 @@ scs_big(scs_report *rep, const char *in, const char *out, const scs_big_options 
 		}
 	}
 	ts = stage_start(&pc, "scan");
-	if ((rc = load_input(&m, &store, rep, in, so->store_dir, work, &pc)) < 0 ||
+	if ((rc = load_input(&m, &store, rep, in, so->store_dir, work, &pc, 0)) < 0 ||
 	    (rc = check_outputs(m, out)) < 0)
 		goto done;
 	stage_end(rep, &pc, "scan", ts, rep->input_len);

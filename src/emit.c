@@ -236,6 +236,9 @@ write_external(scs_emit_result *res, scs_model *m, scs_commit *c, const char *na
 	memset(&p, 0, sizeof(p));
 	p.m = m;
 	p.min_len = opts->external_min ? opts->external_min : 1024;
+	/* tensors move out and back: each must be one of its own */
+	if ((rc = scs_model_unseal(m)) < 0)
+		return rc;
 	if ((p.offset_of = calloc(m->payloads->n ? m->payloads->n : 1, sizeof(*p.offset_of))) == NULL) {
 		rc = scs_err_set(SCS_ENOMEM, "cannot allocate the external data plan");
 		goto done;
@@ -298,6 +301,7 @@ scs_emit_write(scs_emit_result *res, scs_model *m, scs_commit *c, const char *na
 	static const scs_emit_options none;
 	uint64_t inline_max, size;
 	scs_pack_plan *packing;
+	scs_pack_more more;
 	scs_sink *model;
 	int rc;
 
@@ -305,8 +309,10 @@ scs_emit_write(scs_emit_result *res, scs_model *m, scs_commit *c, const char *na
 		opts = &none;
 	memset(res, 0, sizeof(*res));
 	inline_max = opts->inline_max ? opts->inline_max : SCS_EMIT_INLINE_MAX;
-	/* the sizing pass serves the inline write too */
-	if ((rc = scs_pack_plan_make(&packing, &m->proto->base, m->payloads)) < 0)
+	/* the sizing pass serves the inline write too; sealed initializers
+	 * (model.h) are written from their records */
+	if ((rc = scs_pack_plan_make_more(&packing, &m->proto->base, m->payloads,
+	    scs_model_pack_more(m, &more) ? &more : NULL)) < 0)
 		return rc;
 	size = scs_pack_plan_len(packing);
 	if (opts->external || size > inline_max) {

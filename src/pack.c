@@ -23,6 +23,7 @@ struct scs_pack_plan {
 	const scs_payloads *set;
 	uint64_t len;             /* bytes of the whole message */
 	uint64_t *lens;           /* each nested message's length, in the order the emitting pass meets them */
+	scs_pack_more more;       /* more->msg NULL: none */
 };
 
 typedef struct packer {
@@ -33,8 +34,17 @@ typedef struct packer {
 	size_t n_lens, cap_lens, next;
 	uint8_t *buf;
 	size_t n_buf;
+	const scs_pack_more *more;   /* NULL: none */
 	int rc;
 } packer;
+
+/* 1 when field @f of @msg has elements @pk->more adds. */
+static int
+has_more(const packer *pk, const ProtobufCMessage *msg, const ProtobufCFieldDescriptor *f)
+{
+	return pk->more && pk->more->msg == msg && f->offset == pk->more->offset &&
+	    f->label == PROTOBUF_C_LABEL_REPEATED && f->type == PROTOBUF_C_TYPE_MESSAGE;
+}
 
 /* ---- the rules both passes share ---- */
 
@@ -273,6 +283,21 @@ values_len(packer *pk, const ProtobufCFieldDescriptor *f, const char *arr, size_
 	return len;
 }
 
+/* Bytes of the elements @pk->more adds to field @f, with their tags. */
+static uint64_t
+more_len(packer *pk, const ProtobufCFieldDescriptor *f)
+{
+	uint64_t len = 0, tag_len = scs_wire_varint_len(tag_of(f->id, 0));
+
+	for (size_t k = 0; k < pk->more->n_items; k++) {
+		const ProtobufCMessage *sub = pk->more->get(pk->more->ctx, k);
+
+		if (sub)
+			len += tag_len + value_len(pk, f->type, &sub);
+	}
+	return len;
+}
+
 static uint64_t
 message_len(packer *pk, const ProtobufCMessage *msg)
 {
@@ -290,8 +315,11 @@ message_len(packer *pk, const ProtobufCMessage *msg)
 			len += scs_wire_varint_len(tag_of(f->id, 0)) + delimited_len(payload_len(pk, ref));
 			continue;
 		}
-		if ((n = n_values(msg, f)) == 0 || is_private(msg, f))
+		if ((n = n_values(msg, f)) == 0 || is_private(msg, f)) {
+			if (has_more(pk, msg, f))
+				len += more_len(pk, f);
 			continue;
+		}
 		tag_len = scs_wire_varint_len(tag_of(f->id, 0));
 		if (f->label != PROTOBUF_C_LABEL_REPEATED) {
 			len += tag_len + value_len(pk, f->type, base + f->offset);
@@ -299,6 +327,8 @@ message_len(packer *pk, const ProtobufCMessage *msg)
 		}
 		body = values_len(pk, f, *(const char *const *)(base + f->offset), n);
 		len += f->flags & PROTOBUF_C_FIELD_FLAG_PACKED ? tag_len + delimited_len(body) : n * tag_len + body;
+		if (has_more(pk, msg, f))
+			len += more_len(pk, f);
 	}
 	for (size_t i = 0; i < msg->n_unknown_fields; i++) {
 		const ProtobufCMessageUnknownField *u = &msg->unknown_fields[i];
@@ -415,6 +445,20 @@ put_value(packer *pk, ProtobufCType type, const void *v)
 	}
 }
 
+/* The elements @pk->more adds to field @f, with their tags. */
+static void
+write_more(packer *pk, const ProtobufCFieldDescriptor *f)
+{
+	for (size_t k = 0; k < pk->more->n_items && pk->rc == SCS_OK; k++) {
+		const ProtobufCMessage *sub = pk->more->get(pk->more->ctx, k);
+
+		if (sub == NULL)
+			continue;
+		put_varint(pk, tag_of(f->id, SCS_WIRE_LEN));
+		put_value(pk, f->type, &sub);
+	}
+}
+
 static void
 write_message(packer *pk, const ProtobufCMessage *msg)
 {
@@ -435,8 +479,11 @@ write_message(packer *pk, const ProtobufCMessage *msg)
 				pk->rc = pk->out->payload(pk->out->ctx, (uint32_t)ref->scs_payload);
 			continue;
 		}
-		if ((n = n_values(msg, f)) == 0 || is_private(msg, f))
+		if ((n = n_values(msg, f)) == 0 || is_private(msg, f)) {
+			if (has_more(pk, msg, f))
+				write_more(pk, f);
 			continue;
+		}
 		wt = scs_pack_wire_type(f->type);
 		if (f->label != PROTOBUF_C_LABEL_REPEATED) {
 			put_varint(pk, tag_of(f->id, wt));
@@ -456,6 +503,8 @@ write_message(packer *pk, const ProtobufCMessage *msg)
 				put_value(pk, f->type, arr + k * esz);
 			}
 		}
+		if (has_more(pk, msg, f))
+			write_more(pk, f);
 	}
 	for (size_t i = 0; i < msg->n_unknown_fields && pk->rc == SCS_OK; i++) {
 		const ProtobufCMessageUnknownField *u = &msg->unknown_fields[i];
@@ -468,6 +517,13 @@ write_message(packer *pk, const ProtobufCMessage *msg)
 int
 scs_pack_plan_make(scs_pack_plan **out, const ProtobufCMessage *msg, const scs_payloads *set)
 {
+	return scs_pack_plan_make_more(out, msg, set, NULL);
+}
+
+int
+scs_pack_plan_make_more(scs_pack_plan **out, const ProtobufCMessage *msg, const scs_payloads *set,
+    const scs_pack_more *more)
+{
 	scs_pack_plan *plan;
 	packer pk;
 
@@ -477,6 +533,10 @@ scs_pack_plan_make(scs_pack_plan **out, const ProtobufCMessage *msg, const scs_p
 	pk.record = 1;
 	if ((plan = calloc(1, sizeof(*plan))) == NULL)
 		return scs_err_set(SCS_ENOMEM, "cannot allocate the sizes of a message");
+	if (more) {
+		plan->more = *more;
+		pk.more = &plan->more;
+	}
 	plan->len = message_len(&pk, msg);
 	if (pk.rc < 0) {
 		free(pk.lens);
@@ -505,6 +565,7 @@ scs_pack_plan_write(const scs_pack_plan *plan, const scs_pack_out *out)
 	pk.set = plan->set;
 	pk.out = out;
 	pk.lens = plan->lens;
+	pk.more = plan->more.msg ? &plan->more : NULL;
 	if ((pk.buf = malloc(PACK_BUF_LEN)) == NULL)
 		return scs_err_set(SCS_ENOMEM, "cannot allocate a write buffer");
 	write_message(&pk, plan->msg);

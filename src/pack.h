@@ -35,6 +35,21 @@ typedef struct scs_pack_out {
 	void *ctx;
 } scs_pack_out;
 
+/*
+ * More elements of one repeated message field of one message, written after
+ * those the message holds (a graph's sealed initializers, model.h): @get
+ * gives element @k of @n_items (valid until the next call), or NULL for
+ * one to leave out; @n_live of them are not NULL. Both passes ask for each
+ * element in turn.
+ */
+typedef struct scs_pack_more {
+	const ProtobufCMessage *msg;
+	size_t offset;            /* the field's offset in @msg (its descriptor's offset) */
+	size_t n_items, n_live;
+	const ProtobufCMessage *(*get)(void *ctx, size_t k);
+	void *ctx;
+} scs_pack_more;
+
 /* The wire type of a (single, unpacked) value of @type. */
 uint8_t scs_pack_wire_type(ProtobufCType type);
 
@@ -60,6 +75,10 @@ int scs_pack_write(const ProtobufCMessage *msg, const scs_payloads *set, const s
  */
 typedef struct scs_pack_plan scs_pack_plan;
 int scs_pack_plan_make(scs_pack_plan **out, const ProtobufCMessage *msg, const scs_payloads *set);
+/* The same with elements @more adds (NULL: none; the plan keeps a copy,
+ * and @more->ctx must outlive it). */
+int scs_pack_plan_make_more(scs_pack_plan **out, const ProtobufCMessage *msg, const scs_payloads *set,
+    const scs_pack_more *more);
 /* Bytes the plan's message takes. */
 uint64_t scs_pack_plan_len(const scs_pack_plan *plan);
 int scs_pack_plan_write(const scs_pack_plan *plan, const scs_pack_out *out);

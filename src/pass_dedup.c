@@ -4,7 +4,10 @@
  * Candidates are sorted by (element type, content key, dims) so equal
  * constants sit side by side: linear in the number of constants apart from
  * the sort, never pairwise. Inside a run of equal keys the bytes are
- * compared, so a key collision splits the run instead of merging.
+ * compared, so a key collision splits the run instead of merging. A first
+ * walk takes the digest of every candidate's key: a constant whose digest
+ * no other candidate has equals none, and is counted but gets no record, so
+ * a model of many distinct constants sorts and keeps next to nothing.
  *
  * For each class of equal constants: a pinned copy (a graph output) that
  * encloses the others is kept; otherwise the first copy is kept where it is
@@ -34,7 +37,8 @@
 
 enum { K_INIT = 1, K_CONST = 2 };
 
-/* One per constant studied (a model may have millions): 64 bytes. */
+/* One per constant that may equal another (a model may have millions): 64
+ * bytes. A constant whose key digest no other candidate has gets none. */
 typedef struct cand {
 	Onnx__TensorProto *t;
 	Onnx__NodeProto *node;    /* K_CONST: the Constant node */
@@ -77,6 +81,10 @@ typedef struct dedup {
 	scs_strmap nested_first;
 	struct nested_def { int scope; size_t next; } *nested_def;
 	size_t n_nested_def;
+	/* the first walk's key digests, sorted: a constant whose digest no
+	 * other has is counted and left out (NULL: every one is kept) */
+	uint64_t *digests;
+	size_t n_digests, cap_digests;
 } dedup;
 
 static int
@@ -115,23 +123,99 @@ string_key(scs_key *out, const Onnx__TensorProto *t)
 	return SCS_OK;
 }
 
+/*
+ * What the pass makes of constant @t: 1 and *key for a candidate, 2 for a
+ * scalar (left alone, counted), 0 for one it does not study (no name, an
+ * overridable default, data it cannot compare), < 0 on error.
+ */
+static int
+study(dedup *d, int scope, Onnx__TensorProto *t, Onnx__NodeProto *node, const char *name, scs_key *key)
+{
+	uint32_t id;
+	int rc;
+
+	if (name == NULL || name[0] == '\0')
+		return 0;
+	/* an initializer that is also a graph input is an overridable default */
+	if (node == NULL && scs_strmap_get(&d->scopes.items[scope].inputs, name, NULL))
+		return 0;
+	/* scalars (rank 0) are left alone, as scs4onnx does */
+	if (t->n_dims == 0)
+		return 2;
+	if (scs_model_payload_of(d->m, t, &id)) {
+		if ((rc = scs_payloads_key(d->m->payloads, id, key)) < 0)
+			return rc;
+	} else if (t->data_type == SCS_DT_STRING) {
+		string_key(key, t);
+	} else {
+		return 0;       /* no data we know how to compare */
+	}
+	return 1;
+}
+
+/* The first walk: the digest of every candidate's key (d->digests). */
+static int
+add_digest(void *ctx, int scope, Onnx__TensorProto *t, Onnx__NodeProto *node, const char *name)
+{
+	dedup *d = ctx;
+	uint64_t *grown;
+	scs_key key;
+	int rc;
+
+	if ((rc = study(d, scope, t, node, name, &key)) != 1)
+		return rc < 0 ? rc : SCS_OK;
+	if (d->n_digests == d->cap_digests) {
+		d->cap_digests = d->cap_digests ? d->cap_digests * 2 : 256;
+		if ((grown = realloc(d->digests, d->cap_digests * sizeof(*grown))) == NULL)
+			return scs_err_set(SCS_ENOMEM, "cannot grow the key list");
+		d->digests = grown;
+	}
+	d->digests[d->n_digests++] = key.h[0];
+	return SCS_OK;
+}
+
+
+/* 1 when no other candidate's key has @key's digest (d->digests sorted):
+ * such a constant equals no other, and needs no record. */
+static int
+alone(const dedup *d, const scs_key *key)
+{
+	size_t lo = 0, hi = d->n_digests;
+
+	if (d->digests == NULL)
+		return 0;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (d->digests[mid] < key->h[0])
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo + 1 >= d->n_digests || d->digests[lo + 1] != key->h[0];
+}
+
 static int
 add_cand(void *ctx, int scope, Onnx__TensorProto *t, Onnx__NodeProto *node, const char *name)
 {
 	dedup *d = ctx;
 	int kind = node ? K_CONST : K_INIT, rc;
 	cand *grown;
-	uint32_t id;
+	scs_key key;
 
-	if (name == NULL || name[0] == '\0')
-		return SCS_OK;
-	/* an initializer that is also a graph input is an overridable default */
-	if (kind == K_INIT && scs_strmap_get(&d->scopes.items[scope].inputs, name, NULL))
-		return SCS_OK;
-	/* scalars (rank 0) are left alone, as scs4onnx does */
-	if (t->n_dims == 0) {
+	if ((rc = study(d, scope, t, node, name, &key)) <= 0)
+		return rc;
+	if (rc == 2) {
 		d->rep->n_scalars += d->count;
 		return SCS_OK;
+	}
+	d->rep->n_constants += d->count;
+	if (alone(d, &key))
+		return SCS_OK;
+	if (kind == K_INIT) {
+		if ((t = scs_sealed_keep(t)) == NULL)
+			return scs_err_set(SCS_ENOMEM, "cannot keep a constant");
+		name = t->name;
 	}
 	if (d->n == UINT32_MAX)
 		return scs_err_set(SCS_ERANGE, "more than %u constants", UINT32_MAX);
@@ -143,13 +227,7 @@ add_cand(void *ctx, int scope, Onnx__TensorProto *t, Onnx__NodeProto *node, cons
 	}
 	cand *c = &d->c[d->n];
 	memset(c, 0, sizeof(*c));
-	if (scs_model_payload_of(d->m, t, &id)) {
-		if ((rc = scs_payloads_key(d->m->payloads, id, &c->key)) < 0)
-			return rc;
-	} else if (t->data_type == SCS_DT_STRING)
-		string_key(&c->key, t);
-	else
-		return SCS_OK;       /* no data we know how to compare */
+	c->key = key;
 	c->scope = scope;
 	c->kind = (int8_t)kind;
 	c->data_type = t->data_type;
@@ -158,7 +236,6 @@ add_cand(void *ctx, int scope, Onnx__TensorProto *t, Onnx__NodeProto *node, cons
 	c->name = name;
 	c->pinned = (int8_t)scs_strmap_get(&d->scopes.items[scope].pinned, name, NULL);
 	c->order = (uint32_t)d->n++;
-	d->rep->n_constants += d->count;
 	return SCS_OK;
 }
 
@@ -166,6 +243,12 @@ static int
 cmp_u64(uint64_t a, uint64_t b)
 {
 	return a < b ? -1 : a > b;
+}
+
+static int
+cmp_digest(const void *pa, const void *pb)
+{
+	return cmp_u64(*(const uint64_t *)pa, *(const uint64_t *)pb);
 }
 
 /* Same element type, dims and content key. */
@@ -327,7 +410,10 @@ place_copy(dedup *d, int s, Onnx__TensorProto *t)
 	Onnx__AttributeProto *a;
 
 	if (sc->graph && d->ir_version >= 4) {
-		if (scs_array_insert(&sc->graph->initializer, &sc->graph->n_initializer, t, 0) < 0)
+		scs_sealed *sealed = scs_sealed_of(sc->graph);
+
+		if (sealed ? scs_sealed_append(sealed, t) < 0 :
+		    scs_array_insert(&sc->graph->initializer, &sc->graph->n_initializer, t, 0) < 0)
 			goto fail;
 		return SCS_OK;
 	}
@@ -564,8 +650,10 @@ settle_lists(dedup *d)
 
 		if (!touched[s])
 			continue;
-		if (sc->graph)
+		if (sc->graph) {
 			keep_all_but(d, (void **)sc->graph->initializer, &sc->graph->n_initializer, gone, n_gone, 1);
+			scs_sealed_drop(scs_sealed_of(sc->graph), gone, n_gone);
+		}
 		nodes = *scs_scope_nodes(sc, &n);
 		keep_all_but(d, (void **)nodes, n, gone, n_gone, 1);
 		keep_all_but(d, (void **)nodes, n, moved, n_moved, 0);
@@ -604,8 +692,15 @@ dedup_round(scs_model *m, scs_report *rep, int count, int *again)
 	d.count = count;
 	d.ir_version = m->proto->has_ir_version ? m->proto->ir_version : 0;
 	if ((rc = scs_scopes_build(&d.scopes, m->proto)) < 0 || (rc = index_nested_defs(&d)) < 0 ||
-	    (rc = scs_scopes_each_constant(&d.scopes, add_cand, &d)) < 0)
+	    (rc = scs_scopes_each_constant(&d.scopes, add_digest, &d)) < 0)
 		goto done;
+	/* a model of many distinct constants keeps a record of none of them */
+	if (d.n_digests)
+		qsort(d.digests, d.n_digests, sizeof(*d.digests), cmp_digest);
+	if ((rc = scs_scopes_each_constant(&d.scopes, add_cand, &d)) < 0)
+		goto done;
+	free(d.digests);
+	d.digests = NULL;
 	if (d.n)
 		qsort(d.c, d.n, sizeof(*d.c), cmp_cand);
 	if (d.n && (cls = malloc(d.n * sizeof(*cls))) == NULL) {
@@ -653,6 +748,7 @@ done:
 			scs_model_free_message(m, &d.fronts[i].node->base);
 	free(d.fronts);
 	free(d.nested_def);
+	free(d.digests);
 	scs_strmap_dispose(&d.nested_first);
 	free(cls);
 	free(d.c);

@@ -116,7 +116,6 @@ add(void *ctx, int scope, Onnx__TensorProto *t, Onnx__NodeProto *node, const cha
 	uint32_t id;
 	int rc;
 
-	(void)node;
 	/* function bodies import their own opsets: left alone */
 	if (d->scopes.items[scope].graph == NULL)
 		return SCS_OK;
@@ -124,6 +123,11 @@ add(void *ctx, int scope, Onnx__TensorProto *t, Onnx__NodeProto *node, const cha
 		return SCS_OK;
 	if (scs_strmap_get(&d->scopes.items[scope].pinned, name, NULL))
 		return SCS_OK;     /* a graph input or output keeps its type */
+	if (node == NULL) {
+		if ((t = scs_sealed_keep(t)) == NULL)
+			return scs_err_set(SCS_ENOMEM, "cannot keep a constant");
+		name = t->name;
+	}
 	if (d->n == d->cap) {
 		d->cap = d->cap ? d->cap * 2 : 64;
 		if ((grown = realloc(d->c, d->cap * sizeof(*grown))) == NULL)

@@ -43,8 +43,11 @@ add_scope(scs_scopes *s, size_t *cap, Onnx__GraphProto *g, Onnx__FunctionProto *
 #define DEF(name) do { if ((name) && (name)[0] && (rc = scs_strmap_put(&sc->defs, (name), 1)) < 0) return rc; } while (0)
 #define PIN(name) do { if ((name) && (name)[0] && (rc = scs_strmap_put(&sc->pinned, (name), 1)) < 0) return rc; } while (0)
 	if (g) {
+		scs_sealed *sealed = scs_sealed_of(g);
+
 		/* one table for every name at once: inputs, initializers, a name a node at least */
-		if ((rc = scs_strmap_reserve(&sc->defs, g->n_input + g->n_initializer + g->n_node)) < 0)
+		if ((rc = scs_strmap_reserve(&sc->defs, g->n_input + g->n_initializer + (sealed ? sealed->n : 0) +
+		    g->n_node)) < 0)
 			return rc;
 		for (i = 0; i < g->n_input; i++) {
 			DEF(g->input[i]->name);
@@ -57,6 +60,9 @@ add_scope(scs_scopes *s, size_t *cap, Onnx__GraphProto *g, Onnx__FunctionProto *
 			PIN(g->output[i]->name);
 		for (i = 0; i < g->n_initializer; i++)
 			DEF(g->initializer[i]->name);
+		for (i = 0; sealed && i < sealed->n; i++)
+			if (!sealed->items[i]->removed)
+				DEF(scs_sealed_name(sealed->items[i]));
 		for (i = 0; i < g->n_sparse_initializer; i++)
 			if (g->sparse_initializer[i]->values)
 				DEF(g->sparse_initializer[i]->values->name);
@@ -202,8 +208,14 @@ scs_scopes_each_constant(scs_scopes *s, scs_constant_fn fn, void *ctx)
 	for (size_t i = 0; i < s->n; i++) {
 		Onnx__GraphProto *g = s->items[i].graph;
 
+		scs_sealed *sealed = scs_sealed_of(g);
+
 		for (size_t j = 0; g && j < g->n_initializer; j++)
 			if ((rc = fn(ctx, (int)i, g->initializer[j], NULL, g->initializer[j]->name)) != 0)
+				return rc;
+		/* then the records (model.h): views, which scs_sealed_keep() opens */
+		for (size_t j = 0; sealed && j < sealed->n; j++)
+			if ((t = scs_sealed_get(sealed, j)) && (rc = fn(ctx, (int)i, t, NULL, t->name)) != 0)
 				return rc;
 		nodes = *scs_scope_nodes(&s->items[i], &n);
 		for (size_t j = 0; j < *n; j++)

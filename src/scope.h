@@ -54,7 +54,9 @@ int scs_scope_common(const scs_scopes *s, int a, int b);
 Onnx__TensorProto *scs_node_constant(const Onnx__NodeProto *n);
 
 /* Call @fn for every constant of every scope: a graph's initializers
- * (@node NULL), then its Constant nodes, until @fn returns non-zero. */
+ * (@node NULL; a sealed one as a view, which @fn passes to
+ * scs_sealed_keep() to keep it, model.h), then its Constant nodes, until
+ * @fn returns non-zero. */
 typedef int (*scs_constant_fn)(void *ctx, int scope, Onnx__TensorProto *t, Onnx__NodeProto *node,
     const char *name);
 int scs_scopes_each_constant(scs_scopes *s, scs_constant_fn fn, void *ctx);

@@ -69,6 +69,10 @@ Test(dedup, copies_in_both_branches_of_an_if_are_lifted, .init = shrink_setup, .
 	cr_assert_eq(rep.groups[0].lifted, 1);
 	name = rep.groups[0].canonical;
 	cr_assert_not_null(find_init(g, name), "no lifted copy '%s' in the main graph", name);
+	/* a lifted copy joins the graph's initializers at the end */
+	cr_assert_eq(g->n_initializer, 2);
+	cr_assert_str_eq(g->initializer[0]->name, "M");
+	cr_assert_str_eq(g->initializer[1]->name, name);
 	then_g = subgraph(g, "If", "then_branch");
 	else_g = subgraph(g, "If", "else_branch");
 	cr_assert_eq(count_ops(then_g, "Constant") + count_ops(else_g, "Constant"), 0);
@@ -215,6 +219,73 @@ Test(dedup, thousands_of_copies_merge_into_their_groups, .init = shrink_setup, .
 		cr_assert_eq(g->node[i]->n_input, 2);
 		cr_assert_str_eq(g->node[i]->input[1], name, "node %zu reads %s", i, g->node[i]->input[1]);
 	}
+	expect_equivalent(in, out, NULL);
+	free(in);
+	free(out);
+}
+
+/*
+ * Thousands of distinct constants (scripts/gen-model.py many): each is
+ * counted as studied, none merges, and the output keeps every one of them
+ * in its place, under its name, with its value.
+ */
+Test(dedup, thousands_of_distinct_constants_stay_as_they_were, .init = shrink_setup, .fini = shrink_teardown)
+{
+	enum { COUNT = 5000 };
+	char *in = path_in(shrunk_dir, "many.onnx"), *out = path_in(shrunk_dir, "out.onnx"), *text, name[32];
+	Onnx__ModelProto *before;
+	Onnx__GraphProto *g;
+
+	cr_assert_eq(run(&text, "/usr/bin/python3 '%s/scripts/gen-model.py' many '%s' --count %d",
+	    SCS_TEST_SRC_DIR, in, COUNT), 0, "%s", text);
+	free(text);
+	cr_assert_eq(scs_shrink(&rep, in, out, NULL), SCS_OK, "%s", scs_err_msg());
+	cr_assert_eq(rep.n_constants, COUNT);
+	cr_assert_eq(rep.n_groups, 0, "groups: %zu", rep.n_groups);
+	cr_assert_eq(rep.bytes_before, rep.bytes_after);
+	shrunk_model = load_proto(out);
+	cr_assert_not_null(shrunk_model);
+	before = load_proto(in);
+	cr_assert_not_null(before);
+	g = shrunk_model->graph;
+	cr_assert_eq(g->n_initializer, COUNT, "initializers: %zu", g->n_initializer);
+	for (size_t i = 0; i < g->n_initializer; i++) {
+		Onnx__TensorProto *a = before->graph->initializer[i], *b = g->initializer[i];
+
+		snprintf(name, sizeof(name), "const_%zu", i);
+		cr_assert_str_eq(b->name, name);
+		cr_assert_eq(b->data_type, a->data_type);
+		cr_assert_eq(b->n_dims, 1);
+		cr_assert_eq(b->dims[0], a->dims[0]);
+		cr_assert_eq(b->raw_data.len, a->raw_data.len);
+		cr_assert_arr_eq(b->raw_data.data, a->raw_data.data, a->raw_data.len, "%s: another value", name);
+	}
+	protobuf_c_message_free_unpacked(&before->base, NULL);
+	expect_equivalent(in, out, NULL);
+	free(in);
+	free(out);
+}
+
+/*
+ * Initializers of every kind in one list (tests/e2e/gen_models.py
+ * dup_mixed): the copies go, the others stay in their order, each with
+ * what it had (a doc_string, strings), and the model computes what it did.
+ */
+Test(dedup, initializers_of_every_kind_keep_their_order_and_fields, .init = shrink_setup, .fini = shrink_teardown)
+{
+	static const char *const kept[] = { "A", "B_doc", "C_typed", "S_str", "E" };
+	Onnx__GraphProto *g = shrink("dup_mixed.onnx");
+	char *in = fixture("dup_mixed.onnx"), *out = path_in(shrunk_dir, "out.onnx");
+
+	cr_assert_eq(rep.n_groups, 3, "groups: %zu", rep.n_groups);
+	cr_assert_eq(g->n_initializer, 5, "initializers: %zu", g->n_initializer);
+	for (size_t i = 0; i < 5; i++)
+		cr_assert_str_eq(g->initializer[i]->name, kept[i], "initializer %zu", i);
+	cr_assert_str_eq(g->initializer[1]->doc_string, "documented");
+	cr_assert_eq(g->initializer[3]->n_string_data, 2);
+	cr_assert_eq(g->initializer[3]->string_data[1].len, 2);
+	cr_assert(uses(g, "A") && uses(g, "B_doc") && uses(g, "C_typed"));
+	cr_assert_not(uses(g, "A2") || uses(g, "B2") || uses(g, "C2"), "a reference was not rewritten");
 	expect_equivalent(in, out, NULL);
 	free(in);
 	free(out);

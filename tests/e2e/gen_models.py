@@ -24,6 +24,9 @@ Files written to OUTDIR (names are fixed; the C tests refer to them):
                       int64_data, float16 raw_data / int32_data (bit
                       patterns), double double_data / raw_data, and a string
                       tensor stored twice in string_data.
+  dup_mixed.onnx      initializers of every kind in one list (raw_data, one
+                      with a doc_string, float_data, a string tensor) and
+                      copies of three of them, read by an Add chain.
   if_outer.onnx       If whose two branches each hold a Constant with the same
                       float [4] value C and use the outer-scope initializer M
                       and input X.
@@ -452,9 +455,38 @@ def gen_downcast_join(outdir):
     return save(make_model(graph), outdir, "downcast_join.onnx")
 
 
+# ---------------------------------------------------------------- dup_mixed
+def gen_dup_mixed(outdir):
+    """Initializers of every kind in one list: plain ones (raw_data), one
+    with a doc_string, one in float_data, a string tensor, and copies of
+    plain and documented ones; each but the strings read by a node. Dedup must keep the
+    survivors in their order with every field they had."""
+    a = rng_values(11, (2, 3))
+    b = rng_values(12, (2, 3))
+    c = rng_values(13, (2, 3))
+    doc = init("B_doc", b)
+    doc.doc_string = "documented"
+    typed = helper.make_tensor("C_typed", FLOAT, [2, 3], c.flatten().tolist())
+    inits = [init("A", a), doc, typed,
+             helper.make_tensor("S_str", TensorProto.STRING, [2], [b"x", b"yz"]),
+             init("A2", a.copy()), init("B2", b.copy()), init("C2", c.copy()),
+             init("E", rng_values(14, (2, 3)))]
+    nodes = [node("Add", ["X", "A"], ["t1"], "add_a"),
+             node("Add", ["t1", "B_doc"], ["t2"], "add_b"),
+             node("Add", ["t2", "C_typed"], ["t3"], "add_c"),
+             node("Add", ["t3", "A2"], ["t4"], "add_a2"),
+             node("Add", ["t4", "B2"], ["t5"], "add_b2"),
+             node("Add", ["t5", "C2"], ["t6"], "add_c2"),
+             node("Add", ["t6", "E"], ["Y"], "add_e")]
+    graph = helper.make_graph(
+        nodes, "dup_mixed", [vi("X", FLOAT, [2, 3])], [vi("Y", FLOAT, [2, 3])],
+        initializer=inits)
+    return save(make_model(graph), outdir, "dup_mixed.onnx")
+
+
 GENERATORS = [gen_dup_basic, gen_dup_encodings, gen_if_outer, gen_shadow,
               gen_downcast, gen_external, gen_loop_dup, gen_nested_if, gen_func_dup,
-              gen_downcast_join]
+              gen_downcast_join, gen_dup_mixed]
 
 
 def main(argv, generators=None, prog="gen_models"):
