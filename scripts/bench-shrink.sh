@@ -6,8 +6,9 @@
 # peak RssAnon (the highest of the three runs), and the bytes each read
 # over the input's size (rchar of /proc/PID/io: read, pread and
 # copy_file_range, whose copy into the output the kernel counts as read;
-# own_read_x leaves out what copy_file_range copied, which the tool never
-# reads into its memory; read_x_floor is what reading the input once and
+# own_read_x leaves out the copies of unchanged payloads, by copy_file_range
+# or, for a large output written direct, through the tool's buffer: what the
+# tool read for its own work; read_x_floor is what reading the input once and
 # copying the output's constants would count).
 #   (a) gmflow: ~300 MB, six copies of an (8,1200,1200) 0/-100 mask and more
 #   (b) llm:    ~3 GiB with external data (per-layer masks, rotary tables, tied embeddings)
@@ -84,6 +85,8 @@ for c in a b c d e; do
 	wall=$(median3 "${wall_t[@]}")
 	out_bytes=$(bytes_of "$work/$c-out.onnx" "$work/$c-out.onnx".*.data)
 	kernel=$(sed -n 's/.*"bytes_kernel_copied": \([0-9]*\).*/\1/p' "$work/$c.json")
+	through=$(sed -n 's/.*"bytes_copied_through": \([0-9]*\).*/\1/p' "$work/$c.json")
+	kernel=$((kernel + ${through:-0}))    # copies, by the kernel or through the tool's buffer
 	printf "%-4s %13d %13d %5.1f%% %8.2f %6.2f %9.2f %6.2f %10d KiB %7.2f %10.2f %8.2f %12.2f\n" "$c" "$in_bytes" \
 		"$out_bytes" "$(echo "100 * $out_bytes / $in_bytes" | bc -l)" "$wall" "$cp_s" "$cps_s" "$(echo "$wall / $cp_s" | bc -l)" \
 		"$peak" "$(echo "$rchar / $in_bytes" | bc -l)" "$(echo "($rchar - $kernel) / $in_bytes" | bc -l)" \

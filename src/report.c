@@ -44,6 +44,7 @@ scs_report_io_begin(scs_report *r)
 	r->io_start[2] = scs_payloads_mapped_bytes();
 	r->io_start[3] = scs_sink_kernel_copied();
 	r->io_start_direct = scs_sink_direct_written();
+	r->io_start_copied = scs_sink_copied_through();
 }
 
 /* The run's I/O so far. */
@@ -59,6 +60,7 @@ io_update(scs_report *r)
 	r->bytes_mapped = scs_payloads_mapped_bytes() - r->io_start[2];
 	r->bytes_kernel_copied = scs_sink_kernel_copied() - r->io_start[3];
 	r->bytes_written_direct = scs_sink_direct_written() - r->io_start_direct;
+	r->bytes_copied_through = scs_sink_copied_through() - r->io_start_copied;
 }
 
 int
@@ -514,9 +516,10 @@ scs_report_write_json(const scs_report *r, FILE *f)
 	fprintf(f, "%s]", r->n_stages ? "\n  " : "");
 	if (r->has_io)
 		fprintf(f, ",\n  \"bytes_read\": %llu,\n  \"bytes_written\": %llu,\n  \"bytes_kernel_copied\": %llu,\n"
-		    "  \"bytes_compared_mapped\": %llu,\n  \"bytes_written_direct\": %llu", (unsigned long long)r->bytes_read,
-		    (unsigned long long)r->bytes_written, (unsigned long long)r->bytes_kernel_copied,
-		    (unsigned long long)r->bytes_mapped, (unsigned long long)r->bytes_written_direct);
+		    "  \"bytes_compared_mapped\": %llu,\n  \"bytes_written_direct\": %llu,\n  \"bytes_copied_through\": %llu",
+		    (unsigned long long)r->bytes_read, (unsigned long long)r->bytes_written,
+		    (unsigned long long)r->bytes_kernel_copied, (unsigned long long)r->bytes_mapped,
+		    (unsigned long long)r->bytes_written_direct, (unsigned long long)r->bytes_copied_through);
 	fprintf(f, ",\n  \"constant_bytes_before\": %llu,\n  \"constant_bytes_after\": %llu,\n"
 	    "  \"input_bytes\": %llu,\n  \"output_bytes\": %llu,\n  \"output_data_bytes\": %llu,\n"
 	    "  \"npy_bytes\": %llu,\n  \"external_data\": %s,\n  \"seconds\": %.3f\n}\n",

@@ -905,13 +905,20 @@ scs_sink_write(scs_sink *s, const void *data, size_t len)
 	return SCS_OK;
 }
 
-/* Bytes copied by copy_file_range, for the run's report (one thread). */
-static uint64_t kernel_copied;
+/* Bytes copied by copy_file_range, and through the buffer by read_through(),
+ * for the run's report (one thread). */
+static uint64_t kernel_copied, copied_through;
 
 uint64_t
 scs_sink_kernel_copied(void)
 {
 	return kernel_copied;
+}
+
+uint64_t
+scs_sink_copied_through(void)
+{
+	return copied_through;
 }
 
 /*
@@ -942,6 +949,7 @@ read_through(scs_sink *s, int fd, uint64_t off, uint64_t len)
 			    "%s: input ended at offset %llu while copying", s->target, (unsigned long long)off);
 		s->n_buf += (size_t)n;
 		s->pos += (uint64_t)n;
+		copied_through += (uint64_t)n;
 		off += (uint64_t)n;
 		len -= (uint64_t)n;
 	}

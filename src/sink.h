@@ -105,6 +105,11 @@ uint64_t scs_sink_kernel_copied(void);
 /* Bytes written with O_DIRECT (bypassing the page cache) so far, by every
  * sink of the process: large outputs on ext2/3/4 past their first 64 MiB. */
 uint64_t scs_sink_direct_written(void);
+/* Bytes scs_sink_copy_fd() read and wrote through the sink's buffer (a
+ * direct sink, or where the kernel cannot copy) so far, by every sink of
+ * the process: like copy_file_range's, a copy, not a read for the run's
+ * own work. */
+uint64_t scs_sink_copied_through(void);
 
 /* Append zero bytes until the position is @pos (>= the position now). */
 int scs_sink_pad_to(scs_sink *s, uint64_t pos);

@@ -91,8 +91,8 @@ typedef struct scs_report {
 	 * read_bytes would count only what came from the disk: 0 on a warm
 	 * cache, so it says nothing of how often the tool reads a byte. Pages a
 	 * compare reads through a mapping are not in rchar: they are
-	 * bytes_mapped. bytes_read less bytes_kernel_copied is what the tool
-	 * read into its own memory. */
+	 * bytes_mapped. bytes_read less bytes_kernel_copied and
+	 * bytes_copied_through (below) is what the tool read for its own work. */
 	int has_io;
 	uint64_t bytes_read;
 	uint64_t bytes_written;   /* wchar: write, pwrite and copy_file_range's output */
@@ -105,6 +105,12 @@ typedef struct scs_report {
 	 * page cache: an output file past its first 64 MiB, on ext2/3/4 */
 	uint64_t bytes_written_direct;
 	uint64_t io_start_direct; /* ... when the run began */
+	/* bytes of input files copied unchanged into outputs through the tool's
+	 * buffer (a direct output's copies, or where copy_file_range is refused):
+	 * like bytes_kernel_copied, in bytes_read, yet not read for the run's own
+	 * work */
+	uint64_t bytes_copied_through;
+	uint64_t io_start_copied; /* ... when the run began */
 } scs_report;
 
 /* Human summary, one fact a line, prefixed "INFO: " like scs4onnx. */
