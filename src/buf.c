@@ -36,6 +36,24 @@ scs_buf_reserve(scs_buf *b, size_t extra)
 }
 
 int
+scs_grow(void *items, size_t *cap, size_t n, size_t elem, size_t first, const char *what)
+{
+	size_t want = *cap ? *cap * 2 : first;
+	void *p, *grown;
+
+	if (n < *cap)
+		return SCS_OK;
+	if (*cap > SIZE_MAX / 2 / elem)
+		return scs_err_set(SCS_ENOMEM, "cannot grow %s", what);
+	memcpy(&p, items, sizeof(p));    /* the caller's pointer, whatever its type */
+	if ((grown = realloc(p, want * elem)) == NULL)
+		return scs_err_set(SCS_ENOMEM, "cannot grow %s", what);
+	memcpy(items, &grown, sizeof(grown));
+	*cap = want;
+	return SCS_OK;
+}
+
+int
 scs_buf_add(scs_buf *b, const void *data, size_t len)
 {
 	int rc;

@@ -32,6 +32,15 @@ int scs_buf_printf(scs_buf *b, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)))
 #endif
 	;
+/*
+ * Make room for element @n of the array *@items (pass &list: a pointer to
+ * the array's pointer), whose elements take @elem bytes and which has room
+ * for *@cap: when @n is *@cap, the room doubles (@first the first time),
+ * so appends cost amortized O(1). On failure the array is as it was and
+ * the message says "cannot grow @what". SCS_OK or SCS_ENOMEM.
+ */
+int scs_grow(void *items, size_t *cap, size_t n, size_t elem, size_t first, const char *what);
+
 /* Free the bytes; the buffer is empty and reusable afterwards. */
 void scs_buf_dispose(scs_buf *b);
 

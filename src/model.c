@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "arena.h"
+#include "buf.h"
 #include "err.h"
 
 /* ---- payload references ---- */
@@ -130,16 +131,11 @@ static struct {
 static int
 sealed_register(scs_sealed *s)
 {
-	scs_sealed **grown;
+	int rc = scs_grow(&sealed_sets.items, &sealed_sets.cap, sealed_sets.n, sizeof(*sealed_sets.items), 4,
+	    "the list of sealed initializer sets");
 
-	if (sealed_sets.n == sealed_sets.cap) {
-		size_t cap = sealed_sets.cap ? sealed_sets.cap * 2 : 4;
-
-		if ((grown = realloc(sealed_sets.items, cap * sizeof(*grown))) == NULL)
-			return scs_err_set(SCS_ENOMEM, "cannot register sealed initializers");
-		sealed_sets.items = grown;
-		sealed_sets.cap = cap;
-	}
+	if (rc < 0)
+		return rc;
 	sealed_sets.items[sealed_sets.n++] = s;
 	return SCS_OK;
 }
@@ -255,15 +251,7 @@ scs_sealed_keep(Onnx__TensorProto *t)
 static int
 reserve_record(scs_sealed *s)
 {
-	scs_sealed_tensor **grown;
-
-	if (s->n < s->cap)
-		return SCS_OK;
-	if ((grown = realloc(s->items, (s->cap ? s->cap * 2 : 64) * sizeof(*grown))) == NULL)
-		return scs_err_set(SCS_ENOMEM, "cannot grow the initializer list");
-	s->items = grown;
-	s->cap = s->cap ? s->cap * 2 : 64;
-	return SCS_OK;
+	return scs_grow(&s->items, &s->cap, s->n, sizeof(*s->items), 64, "the initializer list");
 }
 
 int
@@ -548,8 +536,9 @@ take_part(void *ctx, uint32_t field, const uint8_t *data, size_t len, uint64_t o
 	graph_parts *gp = ctx;
 	const ProtobufCFieldDescriptor *fd = protobuf_c_message_descriptor_get_field(&onnx__graph_proto__descriptor,
 	    field);
-	ProtobufCMessage **grown, *msg;
+	ProtobufCMessage *msg;
 	struct part_list *l;
+	int rc;
 
 	if (fd == NULL || field >= GRAPH_FIELDS || fd->type != PROTOBUF_C_TYPE_MESSAGE)
 		return scs_err_set(SCS_ECORRUPT, "%s: offset %llu: graph field %u is not a list of messages", gp->path,
@@ -557,12 +546,8 @@ take_part(void *ctx, uint32_t field, const uint8_t *data, size_t len, uint64_t o
 	if (gp->sealed && fd->descriptor == &onnx__tensor_proto__descriptor && field == 5)
 		return take_initializer(gp, data, len, off);
 	l = &gp->lists[field];
-	if (l->n == l->cap) {
-		l->cap = l->cap ? l->cap * 2 : 64;
-		if ((grown = realloc(l->items, l->cap * sizeof(*grown))) == NULL)
-			return scs_err_set(SCS_ENOMEM, "cannot grow a list of the graph");
-		l->items = grown;
-	}
+	if ((rc = scs_grow(&l->items, &l->cap, l->n, sizeof(*l->items), 64, "a list of the graph")) < 0)
+		return rc;
 	if ((msg = protobuf_c_message_unpack(fd->descriptor, gp->alloc, len, data)) == NULL)
 		return scs_err_set(SCS_ECORRUPT, "%s: offset %llu: the model's structure does not parse as an ONNX %s",
 		    gp->path, (unsigned long long)off, ((const ProtobufCMessageDescriptor *)fd->descriptor)->short_name);

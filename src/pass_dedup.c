@@ -29,6 +29,7 @@
 #include <string.h>
 
 #include "array.h"
+#include "buf.h"
 #include "dtype.h"
 #include "err.h"
 #include "pass.h"
@@ -158,18 +159,13 @@ static int
 add_digest(void *ctx, int scope, Onnx__TensorProto *t, Onnx__NodeProto *node, const char *name)
 {
 	dedup *d = ctx;
-	uint64_t *grown;
 	scs_key key;
 	int rc;
 
 	if ((rc = study(d, scope, t, node, name, &key)) != 1)
 		return rc < 0 ? rc : SCS_OK;
-	if (d->n_digests == d->cap_digests) {
-		d->cap_digests = d->cap_digests ? d->cap_digests * 2 : 256;
-		if ((grown = realloc(d->digests, d->cap_digests * sizeof(*grown))) == NULL)
-			return scs_err_set(SCS_ENOMEM, "cannot grow the key list");
-		d->digests = grown;
-	}
+	if ((rc = scs_grow(&d->digests, &d->cap_digests, d->n_digests, sizeof(*d->digests), 256, "the key list")) < 0)
+		return rc;
 	d->digests[d->n_digests++] = key.h[0];
 	return SCS_OK;
 }
@@ -200,7 +196,6 @@ add_cand(void *ctx, int scope, Onnx__TensorProto *t, Onnx__NodeProto *node, cons
 {
 	dedup *d = ctx;
 	int kind = node ? K_CONST : K_INIT, rc;
-	cand *grown;
 	scs_key key;
 
 	if ((rc = study(d, scope, t, node, name, &key)) <= 0)
@@ -219,12 +214,8 @@ add_cand(void *ctx, int scope, Onnx__TensorProto *t, Onnx__NodeProto *node, cons
 	}
 	if (d->n == UINT32_MAX)
 		return scs_err_set(SCS_ERANGE, "more than %u constants", UINT32_MAX);
-	if (d->n == d->cap) {
-		d->cap = d->cap ? d->cap * 2 : 256;
-		if ((grown = realloc(d->c, d->cap * sizeof(*grown))) == NULL)
-			return scs_err_set(SCS_ENOMEM, "cannot grow the constant list");
-		d->c = grown;
-	}
+	if ((rc = scs_grow(&d->c, &d->cap, d->n, sizeof(*d->c), 256, "the constant list")) < 0)
+		return rc;
 	cand *c = &d->c[d->n];
 	memset(c, 0, sizeof(*c));
 	c->key = key;

@@ -42,6 +42,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "buf.h"
 #include "dtype.h"
 #include "err.h"
 #include "num.h"
@@ -112,7 +113,6 @@ static int
 add(void *ctx, int scope, Onnx__TensorProto *t, Onnx__NodeProto *node, const char *name)
 {
 	downcast *d = ctx;
-	dcand *grown;
 	uint32_t id;
 	int rc;
 
@@ -128,12 +128,8 @@ add(void *ctx, int scope, Onnx__TensorProto *t, Onnx__NodeProto *node, const cha
 			return scs_err_set(SCS_ENOMEM, "cannot keep a constant");
 		name = t->name;
 	}
-	if (d->n == d->cap) {
-		d->cap = d->cap ? d->cap * 2 : 64;
-		if ((grown = realloc(d->c, d->cap * sizeof(*grown))) == NULL)
-			return scs_err_set(SCS_ENOMEM, "cannot grow the downcast list");
-		d->c = grown;
-	}
+	if ((rc = scs_grow(&d->c, &d->cap, d->n, sizeof(*d->c), 64, "the downcast list")) < 0)
+		return rc;
 	d->c[d->n] = (dcand){ scope, t, name, (int)d->n, NULL };
 	if (!scs_strmap_get(&d->cand_of[scope], name, NULL) &&
 	    (rc = scs_strmap_put(&d->cand_of[scope], name, (int64_t)d->n)) < 0)
