@@ -800,15 +800,14 @@ keep_tail(scs_sink *s, size_t from)
 }
 
 /*
- * A direct sink's buffer is full: once the job in flight is done, its
- * whole blocks become the thread's job and the partial block starts the
- * other buffer.
+ * A direct sink's buffer is full (whole blocks: @direct_len is a multiple of
+ * DIRECT_ALIGN): once the job in flight is done, it becomes the thread's
+ * job and the run fills the other buffer.
  */
 static int
 direct_submit(scs_sink *s)
 {
 	direct_writer *w = s->dw;
-	size_t head = s->n_buf - s->n_buf % DIRECT_ALIGN;
 	uint8_t *full = s->buf;
 
 	if (direct_wait(s) < 0)
@@ -819,19 +818,18 @@ direct_submit(scs_sink *s)
 		s->n_buf = 0;
 		return leave_direct(s);
 	}
-	memcpy(s->spare, full + head, s->n_buf - head);
 	s->buf = s->spare;
 	s->spare = full;
-	s->n_buf -= head;
 	pthread_mutex_lock(&w->mu);
 	w->p = full;
-	w->len = head;
+	w->len = s->n_buf;
 	w->off = s->in_file;
 	pthread_cond_broadcast(&w->cv);
 	pthread_mutex_unlock(&w->mu);
-	s->in_file += head;
+	s->in_file += s->n_buf;
 	s->written_back = s->in_file;
-	direct_written += head;
+	direct_written += s->n_buf;
+	s->n_buf = 0;
 	return SCS_OK;
 }
 
