@@ -443,6 +443,39 @@ shrink_teardown(void)
 	tmpdir_remove(shrunk_dir);
 }
 
+uint8_t *
+read_model_and_data(const char *model, size_t *len)
+{
+	char *data = NULL, cmd[1024];
+	uint8_t *m, *d = NULL, *all;
+	size_t m_len, d_len = 0;
+	FILE *ls;
+
+	m = read_all(model, &m_len);
+	snprintf(cmd, sizeof(cmd), "ls '%s'.*.data 2>/dev/null", model);
+	if ((ls = popen(cmd, "r")) != NULL) {
+		char line[1024];
+
+		if (fgets(line, sizeof(line), ls)) {
+			line[strcspn(line, "\n")] = '\0';
+			data = strdup(line);
+		}
+		pclose(ls);
+	}
+	if (data)
+		d = read_all(data, &d_len);
+	all = malloc(m_len + d_len + 1);
+	cr_assert(m && all);
+	memcpy(all, m, m_len);
+	if (d)
+		memcpy(all + m_len, d, d_len);
+	*len = m_len + d_len;
+	free(m);
+	free(d);
+	free(data);
+	return all;
+}
+
 Onnx__GraphProto *
 shrink_fixture(const char *name, const scs_shrink_options *opts)
 {

@@ -128,5 +128,8 @@ void shrink_setup(void);
 void shrink_teardown(void);
 /* Shrink fixture @name with @opts (NULL: defaults); the output's main graph. */
 Onnx__GraphProto *shrink_fixture(const char *name, const scs_shrink_options *opts);
+/* The bytes of model @model followed by those of its data file
+ * ("<model>.<digits>.data", when there is one); malloc'd, *len of them. */
+uint8_t *read_model_and_data(const char *model, size_t *len);
 
 #endif

@@ -449,40 +449,6 @@ Test(fuse, a_pass_that_finds_nothing_changes_nothing)
 	free_proto(m);
 }
 
-/* The bytes of model @model and of every data file beside it whose name starts with @model's name. */
-static uint8_t *
-model_and_data(const char *model, size_t *len)
-{
-	char *data = NULL, cmd[1024];
-	uint8_t *m, *d = NULL, *all;
-	size_t m_len, d_len = 0;
-	FILE *ls;
-
-	m = read_all(model, &m_len);
-	snprintf(cmd, sizeof(cmd), "ls '%s'.*.data 2>/dev/null", model);
-	if ((ls = popen(cmd, "r")) != NULL) {
-		char line[1024];
-
-		if (fgets(line, sizeof(line), ls)) {
-			line[strcspn(line, "\n")] = '\0';
-			data = strdup(line);
-		}
-		pclose(ls);
-	}
-	if (data)
-		d = read_all(data, &d_len);
-	all = malloc(m_len + d_len + 1);
-	cr_assert(m && all);
-	memcpy(all, m, m_len);
-	if (d)
-		memcpy(all + m_len, d, d_len);
-	*len = m_len + d_len;
-	free(m);
-	free(d);
-	free(data);
-	return all;
-}
-
 /*
  * Written past the page cache (test builds can turn every output direct
  * after its first buffer, with 64 KiB buffers: the 1.3 MB fused weight
@@ -499,7 +465,7 @@ Test(fuse, a_fused_weight_written_past_the_cache_is_the_same)
 		size_t a_len, b_len;
 
 		free_proto(run_optimize("bn_conv_wide.onnx", &o));
-		a = model_and_data(out, &a_len);
+		a = read_model_and_data(out, &a_len);
 		cr_assert_eq(mkdir(sub, 0777), 0);
 		setenv("SCS_TEST_DIRECT_AFTER", "0", 1);
 		setenv("SCS_TEST_DIRECT_BUF", "65536", 1);
@@ -508,7 +474,7 @@ Test(fuse, a_fused_weight_written_past_the_cache_is_the_same)
 		cr_assert_eq(scs_optimize(&rep, in, direct, &o), SCS_OK, "%s", scs_err_msg());
 		unsetenv("SCS_TEST_DIRECT_AFTER");
 		unsetenv("SCS_TEST_DIRECT_BUF");
-		b = model_and_data(direct, &b_len);
+		b = read_model_and_data(direct, &b_len);
 		cr_assert(a_len > 1000000 && a_len == b_len && memcmp(a, b, a_len) == 0,
 		    "external %d: %zu bytes through the cache, %zu direct, not the same", external, a_len, b_len);
 		if (rep.has_io && statfs_is_ext(dir))
