@@ -15,12 +15,14 @@ it computes them in float, with a Cast to float before and a Cast back to
 float16 after, and drops the Casts between two such nodes, so the float16
 value between them is never rounded. It also computes in float a node that
 has a float16 kernel (Transpose, Identity, Reshape, Cast, Dropout at opset
-11, ...) when every float16 value it reads comes from, and every float16
-value it makes goes only to, nodes it computes in float (and none is a
-graph output): an "isolated" node. A pass that removes a node that reads
+11, ...) when every node that makes a float16 value it reads, and every
+node that reads one it makes, is a node it computes in float (graph inputs
+and initializers do not count, but it must read something a node makes; it
+has no subgraph and makes no graph output): an "isolated" node. A pass that removes a node that reads
 such a value, or that sits between two such nodes, can make a node isolated
 that was not, and the roundings between them go. Each float16 model below
-is one such case (the pass and its arguments in the test), named h16_*;
+is one such case (the pass and its arguments in the test), named h16_*
+(one of them, h16_nop_pad_layernorm, the other way: a rounding more);
 n16_* are the cases where the removed node was computed in float already,
 so that nothing changes.
 
@@ -29,8 +31,9 @@ inserts Casts for float16 only): a model with a bfloat16 node it has no
 kernel for does not load, and one it loads computes what it says.
 
 Every float16 model reads X float16 [N,2,4,4] (N symbolic, so that ONNX
-Runtime cannot fold a Shape of it) unless named otherwise, and starts with
-a = Add(X, c) (float in ONNX Runtime: no float16 kernel).
+Runtime cannot fold a Shape of it) unless said otherwise, and all but
+h16_nop_pad_layernorm start with a = Add(X, c) (float in ONNX Runtime: no
+float16 kernel).
 
   h16_fold_shape_resize_op{11,13,18,19,21}
       a -> Transpose -> t; Shape(t) -> Slice [0:2] -> Concat(., [7, 9]) ->
@@ -56,9 +59,18 @@ a = Add(X, c) (float in ONNX Runtime: no float16 kernel).
       a -> Dropout (opset 11: a float16 kernel) -> Transpose -> Resize -> Z.
   h16_consecutive_transposes
       a -> Transpose [0,1,3,2] -> Transpose [0,2,1,3] -> Resize -> Z.
+  h16_nop_pad_layernorm
+      X -> Transpose -> Pad of zeros -> LayerNormalization -> Resize -> Z
+      (opset 18): the LayerNormalization is computed in float while the Pad
+      (no float16 kernel) is there, in float16 (its output rounded) once
+      it goes: a rounding more.
   n16_nop_dropout_op13
       as h16_nop_dropout_op11 at opset 13, where Dropout has no float16
       kernel.
+  n16_fold_tile_concat
+      Concat(a, Tile(W)) -> Resize -> Z: the Tile (no float16 kernel) of a
+      constant folds; the Concat, isolated before, is isolated still (an
+      initializer does not count).
   n16_nop_pad_resize
       a -> Pad of zeros (no float16 kernel) -> Transpose -> Resize -> Z.
   n16_identity_between_floats
@@ -194,6 +206,23 @@ def gen_half(outdir):
                [helper.make_node("LayerNormalization", ["a", "gamma", "beta"], ["t"], name="layernorm", axis=-1)],
                lambda inits: shape_chain("t", "sizes", inits) + [resize("t", "Z", 21, inits, sizes="sizes")],
                extra_inits=layer_norm)
+    # a rounding more: X -> Transpose (never in float: it reads a graph
+    # input) -> Pad of zeros -> LayerNormalization, in float while the Pad
+    # (no float16 kernel) is there, in float16 once it goes
+    inits = layer_norm + [ints("zeros", [0] * 8)]
+    nodes = [transpose("X", "t", [0, 1, 3, 2]),
+             helper.make_node("Pad", ["t", "zeros"], ["tp"], name="nop_pad"),
+             helper.make_node("LayerNormalization", ["tp", "gamma", "beta"], ["n"], name="layernorm", axis=-1)]
+    nodes.append(resize("n", "Z", 18, inits))
+    save(model_of(nodes, [helper.make_tensor_value_info("X", H, ["N", 2, 4, 4])],
+                  [helper.make_tensor_value_info("Z", H, ["z0", "z1", "z2", "z3"])], inits, 18),
+         outdir, "h16_nop_pad_layernorm.onnx")
+    # an initializer in place of a node's output counts for nothing
+    half_model(outdir, "n16_fold_tile_concat.onnx", 13,
+               [helper.make_node("Tile", ["W", "reps"], ["wt"], name="tile"),
+                helper.make_node("Concat", ["a", "wt"], ["t"], name="concat", axis=0)],
+               lambda inits: [resize("t", "Z", 13, inits)],
+               extra_inits=[halves("W", (np.arange(32) / 7).reshape(1, 2, 4, 4)), ints("reps", [1, 1, 1, 1])])
     half_model(outdir, "n16_nop_pad_resize.onnx", 13,
                [helper.make_node("Pad", ["a", "zeros"], ["ap"], name="nop_pad"), transpose("ap", "t", [0, 1, 3, 2])],
                lambda inits: [resize("t", "Z", 13, inits)], extra_inits=[ints("zeros", [0] * 8)])
