@@ -703,3 +703,171 @@ Test(optimize, a_constant_added_to_a_function_body_is_a_constant_node, .fini = v
 	cr_assert_eq(got, 1.5);
 	cr_assert_eq(scs_opt_constant(&c, &val_ctx, 1, "x", why, sizeof(why)), 0, "a function input is no constant");
 }
+
+/*
+ * The models of gen_half_models.py, each through its pass: the nodes the
+ * output keeps, and what ONNX Runtime computes from it. ONNX Runtime's CPU
+ * provider computes in float the nodes it has no float16 kernel for, and
+ * also a node with one whose float16 neighbours are all such nodes; a
+ * removed node can change which nodes those are, and so which values are
+ * rounded to float16 (README, the optimizer's rules).
+ */
+enum half_rounds {
+	HALF_SAME,        /* bit-identical, graph optimizations on or off */
+	HALF_OFF,         /* differs with ONNX Runtime's graph optimizations off */
+	HALF_ALWAYS,      /* differs with them on too */
+	HALF_NO_LOAD,     /* ONNX Runtime loads neither the input nor the output */
+};
+
+typedef struct half_case {
+	const char *model;
+	const char *args;
+	const char *ops;  /* the output's nodes, in order */
+	enum half_rounds rounds;
+} half_case;
+
+static const half_case half_cases[] = {
+	{ "h16_fold_shape_resize_op11", "--input-shape X=2,2,4,4", "Add Transpose Resize Mul", HALF_OFF },
+	{ "h16_fold_shape_resize_op13", "--input-shape X=2,2,4,4", "Add Transpose Resize Mul", HALF_OFF },
+	{ "h16_fold_shape_resize_op18", "--input-shape X=2,2,4,4", "Add Transpose Resize Mul", HALF_OFF },
+	{ "h16_fold_shape_resize_op19", "--input-shape X=2,2,4,4", "Add Transpose Resize Mul", HALF_OFF },
+	{ "h16_fold_shape_resize_op21", "--input-shape X=2,2,4,4", "Add Transpose Resize Mul", HALF_OFF },
+	{ "h16_fold_shape_layernorm", "--input-shape X=2,2,4,4", "Add LayerNormalization Resize", HALF_ALWAYS },
+	{ "h16_dead_shape_layernorm", "-p eliminate_deadend", "Add LayerNormalization Resize", HALF_ALWAYS },
+	{ "h16_dead_shape_softmax", "-p eliminate_deadend", "Add Transpose Softmax", HALF_OFF },
+	{ "h16_identity_resize", "-p eliminate_identity", "Add Transpose Resize", HALF_OFF },
+	{ "h16_nop_transpose_sigmoid", "-p eliminate_nop_transpose", "Add Transpose Sigmoid", HALF_OFF },
+	{ "h16_nop_reshape_resize", "-p eliminate_nop_reshape", "Add Transpose Resize", HALF_ALWAYS },
+	{ "h16_nop_cast_conv", "-p eliminate_nop_cast", "Add Transpose Conv", HALF_OFF },
+	{ "h16_nop_dropout_op11", "-p eliminate_nop_dropout", "Add Transpose Resize", HALF_OFF },
+	{ "h16_consecutive_transposes", "-p fuse_consecutive_transposes", "Add Transpose Resize", HALF_OFF },
+	{ "h16_nop_pad_layernorm", "-p eliminate_nop_pad", "Transpose LayerNormalization Resize", HALF_ALWAYS },
+	{ "n16_nop_dropout_op13", "-p eliminate_nop_dropout", "Add Transpose Resize", HALF_SAME },
+	{ "n16_fold_tile_concat", "", "Add Concat Resize", HALF_SAME },
+	{ "n16_nop_pad_resize", "-p eliminate_nop_pad", "Add Transpose Resize", HALF_SAME },
+	{ "n16_identity_between_floats", "-p eliminate_identity", "Add Resize", HALF_SAME },
+	{ "b16_moves", "", "Cast Transpose Concat Cast", HALF_SAME },
+	{ "b16_resize", "", "Cast Add Transpose Resize Cast", HALF_NO_LOAD },
+};
+
+/* "Op Op ..." of @g's nodes (malloc'd). */
+static char *
+op_list(const Onnx__GraphProto *g)
+{
+	size_t len = 1;
+	char *s;
+
+	for (size_t i = 0; i < g->n_node; i++)
+		len += strlen(g->node[i]->op_type) + 1;
+	s = calloc(1, len);
+	for (size_t i = 0; i < g->n_node; i++) {
+		if (i)
+			strcat(s, " ");
+		strcat(s, g->node[i]->op_type);
+	}
+	return s;
+}
+
+/* The line of ort_compare --batch @text about @model ("ok: DIR/MODEL.onnx", ...): malloc'd. */
+static char *
+batch_line(const char *text, const char *model)
+{
+	char key[128];
+	const char *p, *end;
+
+	snprintf(key, sizeof(key), "/%s.onnx", model);
+	p = strstr(text, key);
+	cr_assert_not_null(p, "no line about %s in:\n%s", model, text);
+	while (p > text && p[-1] != '\n')
+		p--;
+	end = strchr(p, '\n');
+	return strndup(p, end ? (size_t)(end - p) : strlen(p));
+}
+
+static int
+starts(const char *s, const char *prefix)
+{
+	return strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+Test(optimize, float16_outputs_differ_only_where_onnx_runtime_rounds_otherwise, .init = opt_setup,
+    .fini = opt_teardown)
+{
+	size_t n = sizeof(half_cases) / sizeof(half_cases[0]);
+	char *list = path_in(opt_dir, "pairs.txt"), *off = NULL, *on = NULL, *text;
+	FILE *f = fopen(list, "w");
+
+	cr_assert_not_null(f);
+	for (size_t i = 0; i < n; i++) {
+		const half_case *c = &half_cases[i];
+		char name[128], *in, *out, *ops;
+		Onnx__ModelProto *m;
+
+		snprintf(name, sizeof(name), "%s.onnx", c->model);
+		in = fixture(name);
+		snprintf(name, sizeof(name), "out_%s.onnx", c->model);
+		out = path_in(opt_dir, name);
+		cr_assert_eq(run_tool(&text, "scs4onnx-optimize", "'%s' '%s' %s", in, out, c->args), 0, "%s", text);
+		free(text);
+		m = load_proto(out);
+		cr_assert_not_null(m);
+		ops = op_list(m->graph);
+		cr_assert_str_eq(ops, c->ops, "%s: the output's nodes", c->model);
+		free(ops);
+		free_proto(m);
+		cr_assert_eq(onnx_check(&text, out), 0, "%s: onnx.checker: %s", c->model, text);
+		free(text);
+		fprintf(f, "%s\t%s\n", in, out);
+		if (c->rounds == HALF_OFF || c->rounds == HALF_ALWAYS) {
+			/* one float16 unit in the last place of the output's largest value at most */
+			const char *rel;
+
+			cr_assert_eq(ort_same(&text, in, out, "--graph-opt disabled --tol 0,1"), 0, "%s: %s", c->model, text);
+			rel = strstr(text, "relative to the output's range ");
+			cr_assert_not_null(rel, "%s", text);
+			cr_assert(strstr(text, "largest difference 0.000e+0") == NULL, "%s: no difference: %s", c->model, text);
+			cr_assert_leq(strtod(rel + strlen("relative to the output's range "), NULL), 9.8e-4, "%s: %s", c->model,
+			    text);
+			free(text);
+		}
+		if (c->rounds == HALF_NO_LOAD) {
+			cr_assert_neq(ort_same(&text, out, in, NULL), 0);
+			cr_assert_not_null(strstr(text, "cannot load reference"), "%s: the output loads: %s", c->model, text);
+			free(text);
+		}
+		free(in);
+		free(out);
+	}
+	fclose(f);
+	cr_assert_leq(run(&off, "node '%s/tests/e2e/ort_compare.mjs' --batch '%s' --runs 4 --graph-opt disabled",
+	    SCS_TEST_SRC_DIR, list), 1, "%s", off);
+	cr_assert_leq(run(&on, "node '%s/tests/e2e/ort_compare.mjs' --batch '%s' --runs 4", SCS_TEST_SRC_DIR, list), 1,
+	    "%s", on);
+	for (size_t i = 0; i < n; i++) {
+		const half_case *c = &half_cases[i];
+		char *l_off = batch_line(off, c->model), *l_on = batch_line(on, c->model);
+
+		switch (c->rounds) {
+		case HALF_SAME:
+			cr_expect(starts(l_off, "ok: ") && starts(l_on, "ok: "), "%s: not bit-identical:\n%s\n%s", c->model,
+			    l_off, l_on);
+			break;
+		case HALF_OFF:
+			cr_expect(starts(l_off, "FAIL: ") && strstr(l_off, "differs"), "%s: %s", c->model, l_off);
+			break;
+		case HALF_ALWAYS:
+			cr_expect(starts(l_off, "FAIL: ") && strstr(l_off, "differs") && starts(l_on, "FAIL: ") &&
+			    strstr(l_on, "differs"), "%s:\n%s\n%s", c->model, l_off, l_on);
+			break;
+		case HALF_NO_LOAD:
+			cr_expect(starts(l_off, "skip: ") && strstr(l_off, "Could not find an implementation"), "%s: %s",
+			    c->model, l_off);
+			break;
+		}
+		free(l_off);
+		free(l_on);
+	}
+	free(off);
+	free(on);
+	free(list);
+}
