@@ -84,8 +84,10 @@ typedef struct scs_report {
 	scs_report_stage stages[SCS_REPORT_MAX_STAGES];
 	size_t n_stages;
 	double seconds;
-	/* I/O of the run, from /proc/self/io at its start and at the end of each
-	 * stage (has_io 0 where /proc is not there). bytes_read is rchar: every
+	/* I/O of the run, from /proc/thread-self/io (the calling thread's, with
+	 * the bytes its writing thread wrote; /proc/self/io where the kernel has
+	 * no thread-self) at its start and at the end of each stage (has_io 0
+	 * where /proc is not there). bytes_read is rchar: every
 	 * byte asked of the kernel by read, pread and copy_file_range (a kernel
 	 * copy into an output counts as read), from the page cache or the disk.
 	 * read_bytes would count only what came from the disk: 0 on a warm

@@ -37,6 +37,13 @@ extern "C" {
  * - scs_err_msg() is per thread: read it in the thread whose call failed.
  * - A call's progress callback runs in the thread that made the call,
  *   inside the call.
+ * - A call may start threads and processes of its own, gone when it
+ *   returns: a thread writing a large output past the page cache, and a
+ *   child process (fork(), no exec) that gives the outputs their names, so
+ *   that killing the caller cannot stop that half way. The child blocks
+ *   every signal; the caller's SIGCHLD handler, if any, sees it end. While
+ *   the outputs get their names, the calling thread blocks SIGINT, SIGTERM
+ *   and SIGHUP (pthread_sigmask: other threads keep their masks).
  * - No two calls at once may use the same store_dir: LMDB lets a process
  *   open an environment only once (its locks are the process's). A call
  *   without one makes a temporary store of its own, in a folder of its own.
@@ -45,15 +52,16 @@ extern "C" {
  *   different output names: which of two writers of one name ends up there
  *   is not defined.
  * - Where the output's filesystem has no O_TMPFILE (or /proc/self/fd is
- *   missing), outputs are written through named temporaries. Those are
- *   listed for scs_remove_temporaries() in one list of the process that is
- *   changed without a lock, and their mode is found through umask(), which
- *   sets the process's umask to 0 for an instant. There, no two calls may
- *   run at once, and no other thread should create files while one runs.
- *   Elsewhere the list stays empty.
+ *   missing), outputs are written through named temporaries, listed for
+ *   scs_remove_temporaries() in one list of the process (changed under a
+ *   lock, with the thread's signals blocked). Elsewhere the list stays
+ *   empty.
  * - scs_remove_temporaries() may run in a signal handler at any point of
  *   the thread it interrupts; while another thread is inside a call, only
- *   where that list stays empty.
+ *   where that list stays empty (a temporary leaving the list in another
+ *   thread may be freed under the handler's feet).
+ * - A report's I/O figures are the calling thread's (with its writing
+ *   thread's), whatever other threads read or write at once.
  * - Each call keeps at most 64 input files open (an eighth of the
  *   descriptor limit when that is less), so calls at once add up.
  * - scs_optimize_pass(), scs_optimize_check_names() and scs_version() read
