@@ -251,7 +251,7 @@ list_dispose(scs_report_list *l)
 }
 
 void
-scs_report_dispose(scs_report *r)
+scs_report_clear(scs_report *r)
 {
 	for (size_t i = 0; i < r->n_groups; i++)
 		group_dispose(&r->groups[i]);
@@ -368,7 +368,7 @@ print_dedup(const scs_report *r, FILE *f)
 }
 
 void
-scs_report_print(const scs_report *r, FILE *f)
+scs_report_put_text(const scs_report *r, FILE *f)
 {
 	char a[32], b[32];
 
@@ -489,7 +489,7 @@ json_optimize(const scs_report *r, FILE *f)
 }
 
 int
-scs_report_write_json(const scs_report *r, FILE *f)
+scs_report_put_json(const scs_report *r, FILE *f)
 {
 	fprintf(f, "{\n  \"constants\": %llu,\n  \"scalars\": %llu,\n  \"groups\": [",
 	    (unsigned long long)r->n_constants, (unsigned long long)r->n_scalars);

@@ -53,7 +53,18 @@ typedef struct scs_report_pass {
 
 #define SCS_REPORT_MAX_PASSES 32
 
+/* The report's version: see "Versions of the structs" in scs4onnx.h. A
+ * report given to a call is SCS_REPORT_INIT'd, or disposed of since its last
+ * call (scs_report_dispose keeps its version). */
+#define SCS_REPORT_VERSION 1
+#ifdef __cplusplus
+#define SCS_REPORT_INIT { SCS_REPORT_VERSION }
+#else
+#define SCS_REPORT_INIT { .version = SCS_REPORT_VERSION }
+#endif
+
 typedef struct scs_report {
+	unsigned version;         /* SCS_REPORT_VERSION (SCS_REPORT_INIT) */
 	uint64_t n_constants;     /* non-scalar constants studied */
 	uint64_t n_scalars;       /* scalars, left alone */
 	scs_report_group *groups;
@@ -121,7 +132,10 @@ void scs_report_print(const scs_report *r, FILE *f);
 /* The same as a JSON object. */
 int scs_report_write_json(const scs_report *r, FILE *f);
 
-/* Free everything the report owns; it is empty afterwards. */
+/* Free everything the report owns; it is empty afterwards (of the same
+ * version). A report of version 0 or newer than the library's is left
+ * alone (scs_report_print prints nothing, scs_report_write_json is
+ * SCS_EUSAGE). */
 void scs_report_dispose(scs_report *r);
 
 #ifdef __cplusplus
