@@ -294,7 +294,7 @@ static void
 expect_fixpoint(const char *once, const scs_shrink_options *opts)
 {
 	char twice[4200];
-	scs_report rep;
+	scs_report rep = SCS_REPORT_INIT;
 	uint8_t *a, *b;
 	size_t a_len, b_len;
 	int rc;
@@ -325,7 +325,7 @@ static void
 run_shrink(const scs_shrink_options *so)
 {
 	char target[4200];
-	scs_report rep;
+	scs_report rep = SCS_REPORT_INIT;
 	int rc;
 
 	path_at(target, sizeof(target), out_dir, "shrunk.onnx");
@@ -340,12 +340,11 @@ run_shrink(const scs_shrink_options *so)
 static void
 merge_shards(const char *call, unsigned opt)
 {
-	scs_merge_options mo;
+	scs_merge_options mo = SCS_MERGE_OPTIONS_INIT;
 	char target[4200];
-	scs_report rep;
+	scs_report rep = SCS_REPORT_INIT;
 	int rc;
 
-	memset(&mo, 0, sizeof(mo));
 	mo.no_dedup = (opt & OPT_MERGE_NO_DEDUP) != 0;
 	mo.external_data = (opt & OPT_MERGE_EXTERNAL) != 0;
 	path_at(target, sizeof(target), out_dir, "merged.onnx");
@@ -356,11 +355,10 @@ merge_shards(const char *call, unsigned opt)
 static void
 run_split_merge(uint64_t budget, unsigned opt)
 {
-	scs_split_options sp;
-	scs_report rep;
+	scs_split_options sp = SCS_SPLIT_OPTIONS_INIT;
+	scs_report rep = SCS_REPORT_INIT;
 	int rc;
 
-	memset(&sp, 0, sizeof(sp));
 	sp.max_shard_len = budget;
 	rc = scs_split(&rep, in_path, shard_dir, &sp);
 	finish("split", rc, &rep, NULL);
@@ -374,13 +372,12 @@ run_split_merge(uint64_t budget, unsigned opt)
 static void
 run_big(const scs_shrink_options *so, uint64_t budget, unsigned opt)
 {
-	scs_big_options bo;
+	scs_big_options bo = SCS_BIG_OPTIONS_INIT;
 	char target[4200];
-	scs_report rep;
+	scs_report rep = SCS_REPORT_INIT;
 	int rc;
 
-	memset(&bo, 0, sizeof(bo));
-	bo.shrink = *so;
+	bo.shrink = so;
 	bo.max_shard_len = budget;
 	if (opt & OPT_BIG_WORK) {
 		bo.work_dir = work_dir;
@@ -425,7 +422,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	static const char *const op_names[] = { "const_w", "Gather", "n0" };
 	static const char *const constant_names[] = { "W1", "A", "E1", "w" };
 	static const uint64_t budgets[] = { 64, 300, 1024, 4096 };
-	scs_shrink_options so;
+	scs_shrink_options so = SCS_SHRINK_OPTIONS_INIT;
 	unsigned opt;
 
 	if (size < 2)
@@ -437,7 +434,6 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	}
 	write_file(in_path, data, size);
-	memset(&so, 0, sizeof(so));
 	so.mode = opt & OPT_NPY ? SCS_MODE_NPY : SCS_MODE_SHRINK;
 	so.disable_auto_downcast = (opt & OPT_NO_DOWNCAST) != 0;
 	so.external_data = (opt & OPT_EXTERNAL) != 0;

@@ -20,7 +20,7 @@ levels='
 3 dtype opschema opschema_table report shard scan walk pack
 4 model array scope rename graph infer infer_* eval eval_*
 5 pass pass_* opt opt_* fuse split merge emit npy
-6 api scs4onnx
+6 api abi scs4onnx
 '
 
 # third-party header   rooms that may include it

@@ -4,7 +4,7 @@
 #
 #   scripts/test-python.sh [LIBRARY [TOOLS_DIR]]
 #
-# LIBRARY is the shared library the package loads (libscs4onnx.so.0) and
+# LIBRARY is the shared library the package loads (libscs4onnx.so.1) and
 # TOOLS_DIR the folder of the scs4onnx-* tools its outputs are compared with
 # (default build/tools). Without LIBRARY, build/'s own (build/src/).
 # PYTHONPATH chooses the package tested
@@ -15,7 +15,7 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 
 lib="${1:-}"
 tools="${2:-$root/build/tools}"
-[ -n "$lib" ] || lib="$root/build/src/libscs4onnx.so.0"
+[ -n "$lib" ] || lib="$root/build/src/libscs4onnx.so.1"
 [ -f "$lib" ] || { echo "test-python.sh: no library at $lib" >&2; exit 2; }
 [ -x "$tools/scs4onnx-shrink" ] || { echo "test-python.sh: no scs4onnx-shrink in $tools" >&2; exit 2; }
 

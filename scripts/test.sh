@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Sets up, builds and runs every test: first the suite under AddressSanitizer
 # + UndefinedBehaviorSanitizer (all but the multi-GiB e2e_big cases, which run
-# the same code paths as the small ones, only longer), then the fuzzer for
+# the same code paths as the small ones, only longer), then the threads suite
+# under ThreadSanitizer (threads-run, in build-tsan), then the fuzzer for
 # FUZZ_SECONDS (default 60; scripts/fuzz.sh), then every suite in the normal
 # build, whose Criterion Synthesis line ends the log.
 # SPDX-License-Identifier: MIT
@@ -26,6 +27,23 @@ grep '^\[====\] Synthesis' work/asan.log | sed 's/^\[====\] Synthesis/[sanitizer
 # a sanitizer report in any test process fails the run, even where the test itself passed
 if grep -qE 'ERROR: (Address|Leak)Sanitizer|runtime error:' work/asan.log; then
 	echo "sanitizers: reports found (see above and work/asan.log)"
+	status=1
+fi
+# the library's calls at once in several threads, in a clang ThreadSanitizer
+# build of threads-run alone (Criterion's runner does not start under TSan):
+# a race report fails the run
+echo "== threads (ThreadSanitizer)"
+if { [ -f build-tsan/build.ninja ] ||
+	CC=clang meson setup build-tsan -Db_sanitize=thread -Db_lundef=false >/dev/null; } &&
+	ninja -C build-tsan tests/threads-run >/dev/null; then
+	TSAN_OPTIONS=halt_on_error=1 build-tsan/tests/threads-run >work/tsan.log 2>&1 || status=1
+	tail -n 40 work/tsan.log
+	if grep -q 'WARNING: ThreadSanitizer' work/tsan.log; then
+		echo "threads: ThreadSanitizer reports found (see work/tsan.log)"
+		status=1
+	fi
+else
+	echo "threads: cannot build the ThreadSanitizer build (build-tsan)"
 	status=1
 fi
 # the libFuzzer target for a fixed time: one summary line; a finding fails the run

@@ -73,6 +73,7 @@ static void
 begin(scs_report *rep, progress_ctx *pc, scs_progress_fn fn, void *payload)
 {
 	memset(rep, 0, sizeof(*rep));
+	rep->version = SCS_REPORT_VERSION;
 	scs_report_io_begin(rep);
 	pc->fn = fn;
 	pc->payload = payload;
@@ -353,7 +354,7 @@ done:
 }
 
 int
-scs_shrink(scs_report *rep, const char *in, const char *out, const scs_shrink_options *opts)
+scs_api_shrink(scs_report *rep, const char *in, const char *out, const scs_shrink_options *opts)
 {
 	static const scs_shrink_options defaults;
 	progress_ctx pc;
@@ -412,7 +413,7 @@ scs_optimize_check_names(const char *const *names, size_t n)
 }
 
 int
-scs_optimize(scs_report *rep, const char *in, const char *out, const scs_optimize_options *opts)
+scs_api_optimize(scs_report *rep, const char *in, const char *out, const scs_optimize_options *opts)
 {
 	static const scs_optimize_options defaults;
 	scs_shrink_options write_opts;
@@ -596,7 +597,7 @@ write_shards(scs_report *rep, const scs_shards *shards, scs_commit *c, const cha
 }
 
 int
-scs_split(scs_report *rep, const char *in, const char *dir, const scs_split_options *opts)
+scs_api_split(scs_report *rep, const char *in, const char *dir, const scs_split_options *opts)
 {
 	static const scs_split_options defaults;
 	uint64_t max_len;
@@ -696,7 +697,7 @@ load_shards(scs_shards *out, char ***paths, size_t *n_paths, scs_store **store, 
 }
 
 int
-scs_merge(scs_report *rep, const char *dir, const char *out, const scs_merge_options *opts)
+scs_api_merge(scs_report *rep, const char *dir, const char *out, const scs_merge_options *opts)
 {
 	static const scs_merge_options defaults;
 	scs_shrink_options write_opts;
@@ -760,9 +761,10 @@ done:
 /* ---- big ---- */
 
 int
-scs_big(scs_report *rep, const char *in, const char *out, const scs_big_options *opts)
+scs_api_big(scs_report *rep, const char *in, const char *out, const scs_big_options *opts)
 {
 	static const scs_big_options defaults;
+	static const scs_shrink_options shrink_defaults;
 	const scs_shrink_options *so;
 	uint64_t max_len;
 	progress_ctx pc;
@@ -778,7 +780,7 @@ scs_big(scs_report *rep, const char *in, const char *out, const scs_big_options 
 
 	if (opts == NULL)
 		opts = &defaults;
-	so = &opts->shrink;
+	so = opts->shrink ? opts->shrink : &shrink_defaults;
 	begin(rep, &pc, so->progress, so->progress_payload);
 	max_len = opts->max_shard_len ? opts->max_shard_len : SCS_SPLIT_DEFAULT_LEN;
 	if ((rc = check_output_path(out)) < 0)
@@ -914,7 +916,11 @@ done:
 scs_report *
 scs_report_new(void)
 {
-	return calloc(1, sizeof(scs_report));
+	scs_report *rep = calloc(1, sizeof(scs_report));
+
+	if (rep)
+		rep->version = SCS_REPORT_VERSION;
+	return rep;
 }
 
 void

@@ -1,9 +1,11 @@
 /*
  * arena.c: bump allocation in large blocks (see arena.h). Blocks are
  * mapped, so giving one back returns its pages at once and pages never
- * handed out are never resident. Every live block is in one process-wide
- * list, so that scs_arena_holds() can tell arena memory from malloc's
- * without knowing the arena (the library runs on one thread).
+ * handed out are never resident. Every live block is in one list of the
+ * thread, so that scs_arena_holds() can tell arena memory from malloc's
+ * without knowing the arena. A call of the library runs in one thread and
+ * makes, uses and frees its arenas there, so the list is the call's own:
+ * calls in other threads at once never see it, and it needs no lock.
  *
  * SPDX-License-Identifier: MIT
  */
@@ -53,8 +55,8 @@ struct scs_arena {
 	void *spare[SPARE_MAX / 8 + 1];   /* by length / 8: released pieces, each holding the next */
 };
 
-/* every live block of every arena, by address range */
-static struct {
+/* every live block of the thread's arenas, by address range */
+static _Thread_local struct {
 	uintptr_t *lo, *hi;
 	scs_arena **owner;
 	size_t n, cap, last;

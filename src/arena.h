@@ -37,7 +37,8 @@ void scs_arena_free(scs_arena *a);
  * a piece of SCS_ARENA_PIECE_MAX bytes or more (those are malloc's). */
 void *scs_arena_alloc(scs_arena *a, size_t len);
 
-/* 1 when @p lies in a block of any arena not yet freed. */
+/* 1 when @p lies in a block of any arena of this thread not yet freed (an
+ * arena is made, used and freed in one thread: the call's). */
 int scs_arena_holds(const void *p);
 
 /* free(@p) when it is malloc's; nothing when it lies in an arena (whose

@@ -122,8 +122,9 @@ scs_model_each_tensor(Onnx__ModelProto *m, scs_tensor_fn fn, void *ctx)
 
 /* ---- sealed initializers ---- */
 
-/* every model's records, to be found by graph (the library runs on one thread) */
-static struct {
+/* the records of the thread's models, to be found by graph (a call makes
+ * and frees its models in its own thread: no lock) */
+static _Thread_local struct {
 	scs_sealed **items;
 	size_t n, cap;
 } sealed_sets;

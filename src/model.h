@@ -60,7 +60,8 @@ typedef struct scs_model {
  * valid until the next one is asked for; scs_sealed_keep() makes a tensor
  * that stays. Anything else calls scs_model_unseal() first, which puts every
  * record into the initializer list as a tensor. Records are found by their
- * graph in a process-wide list (the library runs on one thread, arena.h).
+ * graph in a list of the thread (a call makes, uses and frees its models in
+ * its own thread; arena.h).
  */
 typedef struct scs_sealed_tensor {
 	Onnx__TensorProto *open;  /* once opened: the tensor that stands for the record */

@@ -28,9 +28,9 @@
 /* Bytes of each side mapped at once when comparing from mapped pages. */
 #define MAP_WINDOW_LEN ((size_t)32 << 20)
 
-/* Bytes compared from mapped pages, for the run's report (one process,
- * one thread: the library's rule). */
-static uint64_t mapped_bytes;
+/* Bytes compared from mapped pages, for the run's report (counted by the
+ * thread of the call: each call's own). */
+static _Thread_local uint64_t mapped_bytes;
 
 void
 scs_payload_at_store(scs_payload *p, const scs_blob *blob)

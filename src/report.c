@@ -13,16 +13,22 @@
 #include "payload.h"
 #include "strmap.h"
 
-/* rchar and wchar of /proc/self/io; 0 when it cannot be read. */
+/*
+ * rchar and wchar of the calling thread (/proc/thread-self/io: a call's own
+ * I/O, whatever other threads do at once): 1; of the process where the
+ * kernel has no thread-self (before Linux 3.17): 2; 0 when neither can be
+ * read. A thread's counts leave out the direct sink's writing thread: those
+ * bytes are scs_sink_direct_written()'s.
+ */
 static int
 read_io(uint64_t *rchar, uint64_t *wchar)
 {
-	FILE *f = fopen("/proc/self/io", "re");
+	FILE *f = fopen("/proc/thread-self/io", "re");
 	char line[128];
 	unsigned long long v;
-	int found = 0;
+	int found = 0, of_thread = f != NULL;
 
-	if (f == NULL)
+	if (f == NULL && (f = fopen("/proc/self/io", "re")) == NULL)
 		return 0;
 	while (fgets(line, sizeof(line), f)) {
 		if (sscanf(line, "rchar: %llu", &v) == 1) {
@@ -34,13 +40,13 @@ read_io(uint64_t *rchar, uint64_t *wchar)
 		}
 	}
 	fclose(f);
-	return found == 3;
+	return found != 3 ? 0 : of_thread ? 1 : 2;
 }
 
 void
 scs_report_io_begin(scs_report *r)
 {
-	r->has_io = read_io(&r->io_start[0], &r->io_start[1]);
+	r->has_io = read_io(&r->io_start[0], &r->io_start[1]) != 0;
 	r->io_start[2] = scs_payloads_mapped_bytes();
 	r->io_start[3] = scs_sink_kernel_copied();
 	r->io_start_direct = scs_sink_direct_written();
@@ -52,14 +58,17 @@ static void
 io_update(scs_report *r)
 {
 	uint64_t rchar, wchar;
+	int of;
 
-	if (!r->has_io || !read_io(&rchar, &wchar))
+	if (!r->has_io || (of = read_io(&rchar, &wchar)) == 0)
 		return;
 	r->bytes_read = rchar - r->io_start[0];
 	r->bytes_written = wchar - r->io_start[1];
 	r->bytes_mapped = scs_payloads_mapped_bytes() - r->io_start[2];
 	r->bytes_kernel_copied = scs_sink_kernel_copied() - r->io_start[3];
 	r->bytes_written_direct = scs_sink_direct_written() - r->io_start_direct;
+	if (of == 1)              /* the writing thread's bytes, not in this thread's wchar */
+		r->bytes_written += r->bytes_written_direct;
 	r->bytes_copied_through = scs_sink_copied_through() - r->io_start_copied;
 }
 
@@ -242,7 +251,7 @@ list_dispose(scs_report_list *l)
 }
 
 void
-scs_report_dispose(scs_report *r)
+scs_report_clear(scs_report *r)
 {
 	for (size_t i = 0; i < r->n_groups; i++)
 		group_dispose(&r->groups[i]);
@@ -359,7 +368,7 @@ print_dedup(const scs_report *r, FILE *f)
 }
 
 void
-scs_report_print(const scs_report *r, FILE *f)
+scs_report_put_text(const scs_report *r, FILE *f)
 {
 	char a[32], b[32];
 
@@ -480,7 +489,7 @@ json_optimize(const scs_report *r, FILE *f)
 }
 
 int
-scs_report_write_json(const scs_report *r, FILE *f)
+scs_report_put_json(const scs_report *r, FILE *f)
 {
 	fprintf(f, "{\n  \"constants\": %llu,\n  \"scalars\": %llu,\n  \"groups\": [",
 	    (unsigned long long)r->n_constants, (unsigned long long)r->n_scalars);

@@ -11,7 +11,14 @@
 
 #include <scs4onnx/report.h>
 
-/* Note the process's I/O counters at the start of a run (after the report
+/* scs_report_dispose(), scs_report_print() and scs_report_write_json() of a
+ * report of this header's version (the public ones, abi.c, check the
+ * caller's version first). scs_report_clear zeroes the whole report. */
+void scs_report_clear(scs_report *r);
+void scs_report_put_text(const scs_report *r, FILE *f);
+int scs_report_put_json(const scs_report *r, FILE *f);
+
+/* Note the calling thread's I/O counters at the start of a run (after the report
  * was cleared); each scs_report_stage_add() then sets the run's I/O. */
 void scs_report_io_begin(scs_report *r);
 

@@ -84,21 +84,33 @@ typedef struct direct_writer {
 /* ---- named temporaries, for the signal handler ---- */
 
 /* A list the signal handler can walk at any time: nodes are linked in and
- * out with every signal blocked, and never change while linked. */
+ * out with every signal of the thread blocked, one thread at a time (the
+ * lock), and never change while linked. */
 typedef struct temp_node {
 	struct temp_node *volatile next;
 	char path[];
 } temp_node;
 
 static temp_node *volatile temps;
+static pthread_mutex_t temps_lock = PTHREAD_MUTEX_INITIALIZER;
 
+/* Block every signal of this thread (pthread_sigmask: sigprocmask is not
+ * defined in a process of several threads) and take the list's lock. */
 static void
 block_all(sigset_t *old)
 {
 	sigset_t all;
 
 	sigfillset(&all);
-	sigprocmask(SIG_BLOCK, &all, old);
+	pthread_sigmask(SIG_BLOCK, &all, old);
+	pthread_mutex_lock(&temps_lock);
+}
+
+static void
+unblock_all(const sigset_t *old)
+{
+	pthread_mutex_unlock(&temps_lock);
+	pthread_sigmask(SIG_SETMASK, old, NULL);
 }
 
 static temp_node *
@@ -114,7 +126,7 @@ temps_add(const char *path)
 	block_all(&old);
 	n->next = temps;
 	temps = n;
-	sigprocmask(SIG_SETMASK, &old, NULL);
+	unblock_all(&old);
 	return n;
 }
 
@@ -133,7 +145,7 @@ temps_drop(temp_node *n)
 			break;
 		}
 	}
-	sigprocmask(SIG_SETMASK, &old, NULL);
+	unblock_all(&old);
 	free(n);
 }
 
@@ -207,11 +219,27 @@ hook_value(const char *name)
 }
 #endif
 
+/* The process's umask: read from /proc/self/status ("Umask:", Linux 4.7
+ * and later), since umask() can only be read by setting it, which would
+ * change it for an instant under the other threads' files. Without /proc,
+ * by umask() all the same. */
 static mode_t
 current_umask(void)
 {
-	mode_t m = umask(0);
+	char line[128];
+	unsigned long v;
+	int found = 0;
+	FILE *f = fopen("/proc/self/status", "re");
+	mode_t m;
 
+	if (f) {
+		while (!found && fgets(line, sizeof(line), f))
+			found = sscanf(line, "Umask: %lo", &v) == 1;
+		fclose(f);
+		if (found)
+			return (mode_t)v & 0777;
+	}
+	m = umask(0);
 	umask(m);
 	return m;
 }
@@ -221,7 +249,7 @@ static void
 random_chars(char out[RAND_LEN + 1])
 {
 	static const char digits[] = "0123456789abcdefghijklmnopqrstuvwxyz";
-	static uint64_t counter;
+	static uint64_t counter;   /* calls in other threads count too: atomic */
 	uint8_t r[RAND_LEN];
 	struct timespec ts;
 	uint64_t x;
@@ -229,7 +257,7 @@ random_chars(char out[RAND_LEN + 1])
 	if (getrandom(r, sizeof(r), GRND_NONBLOCK) != (ssize_t)sizeof(r)) {
 		clock_gettime(CLOCK_REALTIME, &ts);
 		x = ((uint64_t)getpid() << 32) ^ (uint64_t)ts.tv_nsec ^ ((uint64_t)ts.tv_sec << 20) ^
-		    ++counter * 0x9e3779b97f4a7c15u;
+		    (__atomic_add_fetch(&counter, 1, __ATOMIC_RELAXED) * 0x9e3779b97f4a7c15u);
 		for (size_t i = 0; i < sizeof(r); i++, x >>= 8)
 			r[i] = (uint8_t)x;
 	}
@@ -578,8 +606,9 @@ fail:
 /* Bytes written between two requests to start their writeback. */
 #define WRITEBACK_STEP ((uint64_t)64 << 20)
 
-/* Bytes written with O_DIRECT, for the run's report (one thread). */
-static uint64_t direct_written;
+/* Bytes written with O_DIRECT, for the run's report (counted by the thread
+ * of the call, which hands the writing thread its jobs: each call's own). */
+static _Thread_local uint64_t direct_written;
 
 uint64_t
 scs_sink_direct_written(void)
@@ -904,8 +933,8 @@ scs_sink_write(scs_sink *s, const void *data, size_t len)
 }
 
 /* Bytes copied by copy_file_range, and through the buffer by read_through(),
- * for the run's report (one thread). */
-static uint64_t kernel_copied, copied_through;
+ * for the run's report (by the thread of the call: each call's own). */
+static _Thread_local uint64_t kernel_copied, copied_through;
 
 uint64_t
 scs_sink_kernel_copied(void)
@@ -1446,7 +1475,7 @@ run_guarded(scs_commit *c)
 		sigset_t all;
 
 		sigfillset(&all);
-		sigprocmask(SIG_SETMASK, &all, NULL);
+		pthread_sigmask(SIG_SETMASK, &all, NULL);
 		close(p[0]);
 		x.child = 1;
 		answer.rc = execute(&x);
@@ -1500,7 +1529,7 @@ scs_commit_run(scs_commit *c)
 	sigaddset(&stop, SIGINT);
 	sigaddset(&stop, SIGTERM);
 	sigaddset(&stop, SIGHUP);
-	sigprocmask(SIG_BLOCK, &stop, &old);
+	pthread_sigmask(SIG_BLOCK, &stop, &old);
 	if ((rc = plan(c)) == SCS_OK)
 		rc = run_guarded(c);
 	/* the named temporaries have their names now, or are removed with the sinks */
@@ -1515,6 +1544,6 @@ scs_commit_run(scs_commit *c)
 	if (locked == 0)
 		flock(c->dfd, LOCK_UN);
 	commit_free(c);
-	sigprocmask(SIG_SETMASK, &old, NULL);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	return rc;
 }

@@ -19,8 +19,8 @@
 int
 main(int argc, char **argv)
 {
-	scs_optimize_options o = { 0 };
-	scs_report rep;
+	scs_optimize_options o = SCS_OPTIMIZE_OPTIONS_INIT;
+	scs_report rep = SCS_REPORT_INIT;
 	int rc;
 
 	if (argc < 3) {

@@ -388,14 +388,14 @@ has_input(const Onnx__GraphProto *g, const char *name)
 
 char *run_dir;
 char *run_out;
-scs_report run_rep;
+scs_report run_rep = SCS_REPORT_INIT;
 
 void
 run_setup(void)
 {
 	run_dir = tmpdir_new();
 	run_out = NULL;
-	memset(&run_rep, 0, sizeof(run_rep));
+	run_rep = (scs_report)SCS_REPORT_INIT;
 }
 
 void
@@ -413,7 +413,7 @@ run_optimize(const char *name, const scs_optimize_options *o)
 	Onnx__ModelProto *m;
 
 	scs_report_dispose(&run_rep);
-	memset(&run_rep, 0, sizeof(run_rep));
+	run_rep = (scs_report)SCS_REPORT_INIT;
 	free(run_out);
 	run_out = path_in(run_dir, name);
 	cr_assert_eq(scs_optimize(&run_rep, in, run_out, o), SCS_OK, "%s: %s", name, scs_err_msg());
@@ -424,14 +424,14 @@ run_optimize(const char *name, const scs_optimize_options *o)
 }
 
 char *shrunk_dir;
-scs_report shrunk_rep;
+scs_report shrunk_rep = SCS_REPORT_INIT;
 Onnx__ModelProto *shrunk_model;
 
 void
 shrink_setup(void)
 {
 	shrunk_dir = tmpdir_new();
-	memset(&shrunk_rep, 0, sizeof(shrunk_rep));
+	shrunk_rep = (scs_report)SCS_REPORT_INIT;
 	shrunk_model = NULL;
 }
 

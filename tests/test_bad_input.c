@@ -38,7 +38,7 @@ teardown(void)
 static void
 expect_refused(int code, const char *what)
 {
-	scs_report rep;
+	scs_report rep = SCS_REPORT_INIT;
 	int rc = scs_shrink(&rep, in, out, NULL);
 
 	scs_report_dispose(&rep);
@@ -67,7 +67,7 @@ Test(bad_input, truncated_at_every_offset, .init = setup, .fini = teardown)
 	char *tiny = fixture("tiny.onnx");
 	size_t len;
 	uint8_t *bytes = read_all(tiny, &len);
-	scs_report rep;
+	scs_report rep = SCS_REPORT_INIT;
 
 	cr_assert_not_null(bytes);
 	for (size_t cut = 1; cut < len; cut++) {
@@ -273,7 +273,7 @@ Test(bad_input, an_existing_output_is_left_as_it_was, .init = setup, .fini = tea
 
 	write_all(out, "precious", 8);
 	write_bytes(b, sizeof(b));
-	scs_report rep;
+	scs_report rep = SCS_REPORT_INIT;
 
 	cr_assert_eq(scs_shrink(&rep, in, out, NULL), SCS_ECORRUPT);
 	scs_report_dispose(&rep);
@@ -305,7 +305,7 @@ Test(bad_input, random_byte_flips_never_crash, .init = setup, .fini = teardown)
 	size_t len;
 	uint8_t *good = read_all(src, &len), *bad = malloc(len);
 	uint32_t seed = 12345;
-	scs_report rep;
+	scs_report rep = SCS_REPORT_INIT;
 	int rc;
 
 	/* whatever a flip does, the answer is a model or a corrupt-input error */
@@ -337,11 +337,10 @@ Test(bad_input, an_unnamed_initializer_under_forced_extraction, .init = setup, .
 	static const uint8_t b[] = { 0x08, 0x08, 0x42, 0x02, 0x10, 0x0d, 0x3a, 0x10, 0x2a, 0x0e, 0x08, 0x02, 0x10, 0x01,
 		0x4a, 0x08, 0x00, 0x00, 0x80, 0x3f, 0x00, 0x00, 0x00, 0x40 };
 	static const char *const names[] = { "w" };
-	scs_shrink_options o;
-	scs_report rep;
+	scs_shrink_options o = SCS_SHRINK_OPTIONS_INIT;
+	scs_report rep = SCS_REPORT_INIT;
 	int rc;
 
-	memset(&o, 0, sizeof(o));
 	o.forced_constant_names = names;
 	o.n_forced_constant_names = 1;
 	write_bytes(b, sizeof(b));

@@ -527,9 +527,8 @@ Test(cli, demo_without_node, .init = scratch_setup, .fini = scratch_teardown)
 Test(cli, folded_groups_name_each_constant_once)
 {
 	const char *b[] = { "b" }, *bc[] = { "b", "c" }, *a[] = { "a" }, *q[] = { "r" }, *e[] = { "e" };
-	scs_report rep;
+	scs_report rep = SCS_REPORT_INIT;
 
-	memset(&rep, 0, sizeof(rep));
 	cr_assert_eq(scs_report_add_group(&rep, "p", q, 1, 1, 4, 0), SCS_OK);      /* before @from: untouched */
 	cr_assert_eq(scs_report_add_group(&rep, "a", b, 1, 1, 4, 0), SCS_OK);      /* shard 0 */
 	cr_assert_eq(scs_report_add_group(&rep, "a", bc, 2, 1, 4, 1), SCS_OK);     /* shard 1 */

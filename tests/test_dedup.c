@@ -160,7 +160,7 @@ Test(dedup, a_heap_report_gives_the_json_the_tools_write)
 	char *out = path_in(dir, "out.onnx");
 	scs_report *r = scs_report_new();
 	cr_assert_not_null(r);
-	scs_shrink_options o = {0};
+	scs_shrink_options o = SCS_SHRINK_OPTIONS_INIT;
 	cr_assert_eq(scs_shrink(r, in, out, &o), SCS_OK, "%s", scs_err_msg());
 	char *json = scs_report_json(r);
 	cr_assert_not_null(json);

@@ -19,9 +19,8 @@
 static Onnx__GraphProto *
 shrink(const char *name, int disable)
 {
-	scs_shrink_options o;
+	scs_shrink_options o = SCS_SHRINK_OPTIONS_INIT;
 
-	memset(&o, 0, sizeof(o));
 	o.disable_auto_downcast = disable;
 	return shrink_fixture(name, &o);
 }

@@ -285,23 +285,22 @@ Test(e2e, outputs_written_past_the_cache_are_the_same_and_a_fixed_point)
 		char *dir = tmpdir_new(), *in = fixture(name), *store = path_in(dir, "store"), *cached_dir = path_in(dir, "c"),
 		     *direct_dir = path_in(dir, "d"), *again_dir = path_in(dir, "a"), *cached = path_in(cached_dir, "o.onnx"),
 		     *direct = path_in(direct_dir, "o.onnx"), *again = path_in(again_dir, "o.onnx");
-		scs_shrink_options o = { .store_dir = store };
-		scs_report rep;
+		scs_shrink_options o = { .version = SCS_SHRINK_OPTIONS_VERSION, .store_dir = store };
+		scs_report rep = SCS_REPORT_INIT;
 		uint8_t *a, *b, *c;
 		size_t a_len, b_len, c_len;
 
 		cr_assert(mkdir(cached_dir, 0777) == 0 && mkdir(direct_dir, 0777) == 0 && mkdir(again_dir, 0777) == 0);
-		memset(&rep, 0, sizeof(rep));
 		cr_assert_eq(scs_shrink(&rep, in, cached, &o), SCS_OK, "%s: %s", name, scs_err_msg());
 		scs_report_dispose(&rep);
 		setenv("SCS_TEST_DIRECT_AFTER", "0", 1);
 		setenv("SCS_TEST_DIRECT_BUF", "4096", 1);
-		memset(&rep, 0, sizeof(rep));
+		rep = (scs_report)SCS_REPORT_INIT;
 		cr_assert_eq(scs_shrink(&rep, in, direct, &o), SCS_OK, "%s: %s", name, scs_err_msg());
 		if (rep.has_io && statfs_is_ext(dir) && file_size(direct) > 3 * 4096)
 			cr_assert_gt(rep.bytes_written_direct, 0, "%s: nothing written direct", name);
 		scs_report_dispose(&rep);
-		memset(&rep, 0, sizeof(rep));
+		rep = (scs_report)SCS_REPORT_INIT;
 		cr_assert_eq(scs_shrink(&rep, direct, again, &o), SCS_OK, "%s, again: %s", name, scs_err_msg());
 		scs_report_dispose(&rep);
 		unsetenv("SCS_TEST_DIRECT_AFTER");

@@ -45,10 +45,9 @@ Test(extract, npy_mode_exports_each_repeated_constant)
 	     *w1 = path_in(dir, "out_exported_W1.npy"), *o1 = path_in(dir, "out_exported_O1.npy"), *text, feeds[4096];
 	Onnx__ModelProto *m;
 	Onnx__ValueInfoProto *vi;
-	scs_shrink_options o;
-	scs_report rep;
+	scs_shrink_options o = SCS_SHRINK_OPTIONS_INIT;
+	scs_report rep = SCS_REPORT_INIT;
 
-	memset(&o, 0, sizeof(o));
 	o.mode = SCS_MODE_NPY;
 	cr_assert_eq(scs_shrink(&rep, in, out, &o), SCS_OK, "%s", scs_err_msg());
 	cr_assert_eq(rep.npy.n, 2, "exported: %zu", rep.npy.n);

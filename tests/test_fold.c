@@ -30,7 +30,7 @@ static Onnx__ModelProto *
 fold_with(const char *name, uint64_t limit, int grow, int inexact)
 {
 	static const char *const passes[] = { "fold_constants", "eliminate_unused_initializer" };
-	scs_optimize_options o = { .passes = passes, .n_passes = 2, .fold_size_limit = limit, .fold_grow = grow,
+	scs_optimize_options o = { .version = SCS_OPTIMIZE_OPTIONS_VERSION, .passes = passes, .n_passes = 2, .fold_size_limit = limit, .fold_grow = grow,
 		.fold_inexact = inexact };
 
 	return run_optimize(name, &o);
@@ -261,18 +261,17 @@ static int
 fold_shaped(const char *name, const char *spec, int write_shapes)
 {
 	static const char *const passes[] = { "fold_constants", "eliminate_unused_initializer" };
-	scs_optimize_options o;
+	scs_optimize_options o = SCS_OPTIMIZE_OPTIONS_INIT;
 	char *in = fixture(name);
 	int rc;
 
-	memset(&o, 0, sizeof(o));
 	o.passes = passes;
 	o.n_passes = 2;
 	o.input_shapes = &spec;
 	o.n_input_shapes = spec != NULL;
 	o.write_shapes = write_shapes;
 	scs_report_dispose(&rep);
-	memset(&rep, 0, sizeof(rep));
+	rep = (scs_report)SCS_REPORT_INIT;
 	free(out);
 	out = path_in(dir, name);
 	rc = scs_optimize(&rep, in, out, &o);
@@ -321,18 +320,17 @@ Test(fold, written_shapes_agree_with_onnx_shape_inference)
 	size_t written = 0;
 
 	for (size_t i = 0; i < sizeof(models) / sizeof(models[0]); i++) {
-		scs_optimize_options o;
+		scs_optimize_options o = SCS_OPTIMIZE_OPTIONS_INIT;
 		char *in = fixture(models[i]), *o1 = path_in(dir, models[i]);
 		Onnx__ModelProto *m = load_proto(in);
 
 		cr_assert_eq(m->graph->n_value_info, 0, "%s declares value_info already", models[i]);
 		free_proto(m);
-		memset(&o, 0, sizeof(o));
 		o.passes = passes;
 		o.n_passes = 1;
 		o.write_shapes = 1;
 		scs_report_dispose(&rep);
-		memset(&rep, 0, sizeof(rep));
+		rep = (scs_report)SCS_REPORT_INIT;
 		cr_assert_eq(scs_optimize(&rep, in, o1, &o), SCS_OK, "%s: %s", models[i], scs_err_msg());
 		m = load_proto(o1);
 		written += m->graph->n_value_info;
@@ -552,7 +550,7 @@ Test(fold, conformance_models_with_constant_inputs_fold_to_what_onnx_runtime_com
 	cr_assert_not_null(list);
 	for (line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
 		char name[256], op[64], cname[300], *in, *cand;
-		scs_optimize_options o;
+		scs_optimize_options o = SCS_OPTIMIZE_OPTIONS_INIT;
 		Onnx__ModelProto *m;
 
 		if (sscanf(line, "%255s %63s", name, op) != 2 || strcmp(name, "written") == 0)
@@ -561,13 +559,12 @@ Test(fold, conformance_models_with_constant_inputs_fold_to_what_onnx_runtime_com
 		in = path_in(dir, name);
 		snprintf(cname, sizeof(cname), "folded_%s", name);
 		cand = path_in(dir, cname);
-		memset(&o, 0, sizeof(o));
 		o.passes = passes;
 		o.n_passes = 2;
 		o.fold_size_limit = 64 << 20;
 		o.fold_grow = 1;
 		scs_report_dispose(&rep);
-		memset(&rep, 0, sizeof(rep));
+		rep = (scs_report)SCS_REPORT_INIT;
 		cr_assert_eq(scs_optimize(&rep, in, cand, &o), SCS_OK, "%s: %s", name, scs_err_msg());
 		m = load_proto(cand);
 		cr_assert_not_null(m, "%s", cand);
@@ -655,7 +652,7 @@ Test(fold, elementwise_folds_over_several_chunks_stream_in_windows)
 Test(fold, a_whole_tensor_kernel_refuses_an_input_too_large_to_hold)
 {
 	static const char *const passes[] = { "fold_constants" };
-	scs_optimize_options o = { .passes = passes, .n_passes = 1, .fold_size_limit = (uint64_t)1 << 30,
+	scs_optimize_options o = { .version = SCS_OPTIMIZE_OPTIONS_VERSION, .passes = passes, .n_passes = 1, .fold_size_limit = (uint64_t)1 << 30,
 		.fold_grow = 1 };
 	char *in = path_in(dir, "fold_hold.onnx"), *text;
 	Onnx__ModelProto *m;

@@ -33,7 +33,7 @@
 static Onnx__ModelProto *
 optimize(const char *name, const char *const *passes)
 {
-	scs_optimize_options o = { .passes = passes };
+	scs_optimize_options o = { .version = SCS_OPTIMIZE_OPTIONS_VERSION, .passes = passes };
 
 	while (passes && passes[o.n_passes])
 		o.n_passes++;
@@ -213,7 +213,7 @@ Test(fuse, a_weight_replaced_by_its_fused_copy_is_read_once)
 Test(fuse, a_float_data_weight_in_a_kept_store_fuses_once)
 {
 	char *store = path_in(dir, "store"), *again = path_in(dir, "again.onnx");
-	scs_optimize_options o = { .store_dir = store };
+	scs_optimize_options o = { .version = SCS_OPTIMIZE_OPTIONS_VERSION, .store_dir = store };
 	Onnx__ModelProto *m = run_optimize("bn_conv_typed.onnx", &o);
 	uint8_t *a, *b;
 	size_t a_len, b_len;
@@ -223,7 +223,7 @@ Test(fuse, a_float_data_weight_in_a_kept_store_fuses_once)
 	free_proto(m);
 	expect_close("bn_conv_typed.onnx", "1e-4,1e-4");     /* sums of 500 products */
 	scs_report_dispose(&rep);
-	memset(&rep, 0, sizeof(rep));
+	rep = (scs_report)SCS_REPORT_INIT;
 	cr_assert_eq(scs_optimize(&rep, out, again, &o), SCS_OK, "second run: %s", scs_err_msg());
 	a = read_all(out, &a_len);
 	b = read_all(again, &b_len);
@@ -458,7 +458,7 @@ Test(fuse, a_pass_that_finds_nothing_changes_nothing)
 Test(fuse, a_fused_weight_written_past_the_cache_is_the_same)
 {
 	for (int external = 0; external <= 1; external++) {
-		scs_optimize_options o = { .external_data = external };
+		scs_optimize_options o = { .version = SCS_OPTIMIZE_OPTIONS_VERSION, .external_data = external };
 		char *in = fixture("bn_conv_wide.onnx"), *sub = path_in(dir, external ? "direct_x" : "direct"),
 		    *direct = path_in(sub, "bn_conv_wide.onnx");    /* the same name: the model names its data file */
 		uint8_t *a, *b;
@@ -470,7 +470,7 @@ Test(fuse, a_fused_weight_written_past_the_cache_is_the_same)
 		setenv("SCS_TEST_DIRECT_AFTER", "0", 1);
 		setenv("SCS_TEST_DIRECT_BUF", "65536", 1);
 		scs_report_dispose(&rep);
-		memset(&rep, 0, sizeof(rep));
+		rep = (scs_report)SCS_REPORT_INIT;
 		cr_assert_eq(scs_optimize(&rep, in, direct, &o), SCS_OK, "%s", scs_err_msg());
 		unsetenv("SCS_TEST_DIRECT_AFTER");
 		unsetenv("SCS_TEST_DIRECT_BUF");

@@ -104,7 +104,7 @@ static Onnx__ModelProto *
 written_shapes(const char *name, int like_onnx)
 {
 	static const char *const passes[] = { "eliminate_deadend" };
-	scs_optimize_options o = { .passes = passes, .n_passes = 1, .write_shapes = 1 };
+	scs_optimize_options o = { .version = SCS_OPTIMIZE_OPTIONS_VERSION, .passes = passes, .n_passes = 1, .write_shapes = 1 };
 	Onnx__ModelProto *m = run_optimize(name, &o);
 	char *in = fixture(name), *text;
 
@@ -265,11 +265,11 @@ Test(infer, declared_unknown_dims_take_what_inference_knows, .init = run_setup, 
 {
 	static const char *const passes[] = { "eliminate_deadend" };
 	static const char *const shapes[] = { "X=2,2,8", "I=2,3,16,16" };
-	scs_optimize_options o = { .passes = passes, .n_passes = 1, .write_shapes = 1 };
+	scs_optimize_options o = { .version = SCS_OPTIMIZE_OPTIONS_VERSION, .passes = passes, .n_passes = 1, .write_shapes = 1 };
 	Onnx__ModelProto *m = run_optimize("ops_symbolic.onnx", &o);
 	char *named = path_in(run_dir, "named.onnx"), *fixed = path_in(run_dir, "fixed.onnx");
 	size_t n_vi = m->graph->n_value_info;
-	scs_report rep = { 0 };
+	scs_report rep = SCS_REPORT_INIT;
 
 	expect_declared(m->graph->output, m->graph->n_output, "out_b", "batch,seq,8");
 	expect_declared(m->graph->output, m->graph->n_output, "out_flat", "batch,?");
@@ -299,7 +299,7 @@ Test(infer, input_shape_turns_a_name_into_its_number, .init = run_setup, .fini =
 {
 	static const char *const passes[] = { "eliminate_deadend" };
 	static const char *const shapes[] = { "X=2,5,8" };
-	scs_optimize_options o = { .passes = passes, .n_passes = 1, .write_shapes = 1, .input_shapes = shapes,
+	scs_optimize_options o = { .version = SCS_OPTIMIZE_OPTIONS_VERSION, .passes = passes, .n_passes = 1, .write_shapes = 1, .input_shapes = shapes,
 		.n_input_shapes = 1 };
 	Onnx__ModelProto *m = run_optimize("ops_symbolic.onnx", &o);
 	const Onnx__GraphProto *g = m->graph;

@@ -95,7 +95,7 @@ expect_what_the_tool_writes(const char *out, const char *in)
 
 Test(install, a_program_built_with_pkg_config_shrinks_a_model, .init = install_tree, .fini = remove_tree)
 {
-	char *pc = installed("scs4onnx.pc"), *pcdir = parent(pc), *so = installed("libscs4onnx.so.0");
+	char *pc = installed("scs4onnx.pc"), *pcdir = parent(pc), *so = installed("libscs4onnx.so.1");
 	char *libdir = parent(so), *in = fixture("dup_basic.onnx"), *text, *flags;
 	char *exe = path_in(dest, "consumer"), *out = path_in(dest, "out.onnx");
 	Onnx__ModelProto *m;
@@ -191,13 +191,13 @@ Test(install, each_installed_header_compiles_alone, .init = install_tree, .fini 
 
 Test(install, the_shared_library_exports_only_the_public_functions, .init = install_tree, .fini = remove_tree)
 {
-	char *so = installed("libscs4onnx.so.0.*"), *main_h = installed("scs4onnx.h"), *dir = parent(main_h);
+	char *so = installed("libscs4onnx.so.1.*"), *main_h = installed("scs4onnx.h"), *dir = parent(main_h);
 	char *text, *line, *save;
 	words exported = { 0 }, declared = { 0 };
 
 	public_functions(&declared, dir);
 	cr_assert_gt(declared.n, 10, "the installed headers declare %zu functions", declared.n);
-	/* "0000000000012340 T scs_shrink@@SCS4ONNX_0"; the version node itself is an A symbol */
+	/* "0000000000012340 T scs_shrink@@SCS4ONNX_1"; the version node itself is an A symbol */
 	cr_assert_eq(run(&text, "nm -D --defined-only '%s'", so), 0, "%s", text);
 	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		char type, name[256];
@@ -214,7 +214,7 @@ Test(install, the_shared_library_exports_only_the_public_functions, .init = inst
 	for (size_t i = 0; i < declared.n; i++)
 		cr_expect(words_has(&exported, declared.items[i]), "%s is declared, not exported", declared.items[i]);
 	cr_assert_eq(run(&text, "readelf -d '%s' | grep SONAME", so), 0, "%s", text);
-	cr_expect_not_null(strstr(text, "[libscs4onnx.so.0]"), "%s", text);
+	cr_expect_not_null(strstr(text, "[libscs4onnx.so.1]"), "%s", text);
 	free(text);
 	words_dispose(&exported);
 	words_dispose(&declared);
@@ -271,7 +271,7 @@ Test(install, the_installed_python_package_shrinks_as_the_tool_does, .init = ins
 	skip_without_python_package();
 	pkg = installed("scs4onnx_c");
 	site = parent(pkg);
-	so = installed("libscs4onnx.so.0");
+	so = installed("libscs4onnx.so.1");
 	in = fixture("dup_basic.onnx");
 	out = path_in(dest, "py.onnx");
 	cr_assert_eq(run(&text, "cd '%s' && PYTHONPATH='%s' SCS4ONNX_LIBRARY='%s' /usr/bin/python3 -c '"
@@ -304,7 +304,7 @@ Test(install, the_installed_python_package_passes_its_suite, .init = install_tre
 
 	skip_without_python_package();
 	pkg = installed("scs4onnx_c");
-	so = installed("libscs4onnx.so.0");
+	so = installed("libscs4onnx.so.1");
 	hdr = installed("scs4onnx.h");
 	char *site = parent(pkg), *inc = parent(hdr);
 	int rc = run(&text, "cd '%s' && PYTHONPATH='%s' SCS4ONNX_LIBRARY='%s' SCS4ONNX_INCLUDE='%s' SCS4ONNX_TOOLS='%s' "

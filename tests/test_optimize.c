@@ -53,11 +53,10 @@ Test(optimize, bfloat16_rounds_once_to_nearest_even)
 Test(optimize, an_unknown_pass_is_a_usage_error_naming_it)
 {
 	const char *names[] = { "no_such_pass" };
-	scs_optimize_options o;
-	scs_report rep;
+	scs_optimize_options o = SCS_OPTIMIZE_OPTIONS_INIT;
+	scs_report rep = SCS_REPORT_INIT;
 	char *dir = tmpdir_new(), *in = fixture("tiny.onnx"), *out = path_in(dir, "out.onnx");
 
-	memset(&o, 0, sizeof(o));
 	o.passes = names;
 	o.n_passes = 1;
 	cr_assert_eq(scs_optimize(&rep, in, out, &o), SCS_EUSAGE);
@@ -88,7 +87,7 @@ Test(optimize, every_pass_in_the_table_has_a_name_a_line_and_a_function)
 Test(optimize, a_model_goes_through_unchanged_in_what_it_computes)
 {
 	char *dir = tmpdir_new(), *in = fixture("if_outer.onnx"), *out = path_in(dir, "out.onnx");
-	scs_report rep;
+	scs_report rep = SCS_REPORT_INIT;
 
 	cr_assert_eq(scs_optimize(&rep, in, out, NULL), SCS_OK, "%s", scs_err_msg());
 	cr_assert(rep.optimized);
@@ -103,7 +102,7 @@ Test(optimize, a_model_goes_through_unchanged_in_what_it_computes)
 
 static scs_store *val_store;
 static scs_model *val_model;
-static scs_report val_rep;
+static scs_report val_rep = SCS_REPORT_INIT;
 static scs_opt_ctx val_ctx;
 static char *val_dir;
 
@@ -116,7 +115,7 @@ ctx_load(const char *name)
 
 	val_dir = tmpdir_new();
 	memset(&so, 0, sizeof(so));
-	memset(&val_rep, 0, sizeof(val_rep));
+	val_rep = (scs_report)SCS_REPORT_INIT;
 	cr_assert_eq(scs_store_open(&val_store, NULL, val_dir), SCS_OK, "%s", scs_err_msg());
 	cr_assert_eq(scs_model_load(&val_model, path, val_store, &so), SCS_OK, "%s", scs_err_msg());
 	cr_assert_eq(scs_opt_begin(&val_ctx, val_model, &val_rep), SCS_OK, "%s", scs_err_msg());

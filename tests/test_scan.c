@@ -116,7 +116,7 @@ Test(scan, unknown_fields_are_kept_in_the_output)
 	/* field 1000 (varint 42) and field 77 (bytes "hi") appended at the top level */
 	static const uint8_t extra[] = { 0xc0, 0x3e, 42, 0xea, 0x04, 2, 'h', 'i' };
 	Onnx__ModelProto *got;
-	scs_report rep;
+	scs_report rep = SCS_REPORT_INIT;
 	size_t len;
 	uint8_t *bytes = read_all(in, &len);
 

@@ -305,6 +305,7 @@ cli_parse(cli_args *a, int argc, char **argv, unsigned flags, void (*usage)(FILE
 	int n_pos = 0, only_pos = 0;
 
 	memset(a, 0, sizeof(*a));
+	a->shrink = (scs_shrink_options)SCS_SHRINK_OPTIONS_INIT;
 	for (int i = 1; i < argc; i++) {
 		const char *arg = argv[i];
 		cli_list *list = NULL;

@@ -46,15 +46,15 @@ usage(FILE *f)
 int
 main(int argc, char **argv)
 {
-	scs_big_options o;
-	scs_report rep;
+	scs_big_options o = SCS_BIG_OPTIONS_INIT;
+	scs_report rep = SCS_REPORT_INIT;
 	cli_args a;
 	int rc;
 
 	if ((rc = cli_start(&a, "scs4onnx-big", argc, argv,
 	    CLI_SHRINK | CLI_EXTERNAL | CLI_STORE | CLI_SHARDS | CLI_WORK | CLI_FORCE, usage)) >= 0)
 		return rc;
-	o.shrink = a.shrink;
+	o.shrink = &a.shrink;
 	o.max_shard_len = a.max_shard_len;
 	o.work_dir = a.work_dir;
 	o.keep_work = a.keep_work;

@@ -33,8 +33,8 @@ usage(FILE *f)
 int
 main(int argc, char **argv)
 {
-	scs_merge_options o = { 0, 0, NULL, NULL, NULL };
-	scs_report rep;
+	scs_merge_options o = SCS_MERGE_OPTIONS_INIT;
+	scs_report rep = SCS_REPORT_INIT;
 	cli_args a;
 	int rc;
 

@@ -67,8 +67,8 @@ list_passes(void)
 int
 main(int argc, char **argv)
 {
-	scs_optimize_options o;
-	scs_report rep;
+	scs_optimize_options o = SCS_OPTIMIZE_OPTIONS_INIT;
+	scs_report rep = SCS_REPORT_INIT;
 	cli_args a;
 	int rc;
 
@@ -86,7 +86,6 @@ main(int argc, char **argv)
 		cli_args_dispose(&a);
 		return rc;
 	}
-	memset(&o, 0, sizeof(o));
 	o.passes = (const char *const *)a.passes.items;
 	o.n_passes = a.passes.n;
 	o.skip = (const char *const *)a.skip.items;

@@ -43,7 +43,7 @@ usage(FILE *f)
 int
 main(int argc, char **argv)
 {
-	scs_report rep;
+	scs_report rep = SCS_REPORT_INIT;
 	cli_args a;
 	int rc;
 

@@ -36,8 +36,8 @@ usage(FILE *f)
 int
 main(int argc, char **argv)
 {
-	scs_split_options o = { 0, NULL, NULL, NULL };
-	scs_report rep;
+	scs_split_options o = SCS_SPLIT_OPTIONS_INIT;
+	scs_report rep = SCS_REPORT_INIT;
 	cli_args a;
 	int rc;
 

@@ -53,7 +53,18 @@ typedef struct scs_report_pass {
 
 #define SCS_REPORT_MAX_PASSES 32
 
+/* The report's version: see "Versions of the structs" in scs4onnx.h. A
+ * report given to a call is SCS_REPORT_INIT'd, or disposed of since its last
+ * call (scs_report_dispose keeps its version). */
+#define SCS_REPORT_VERSION 1
+#ifdef __cplusplus
+#define SCS_REPORT_INIT { SCS_REPORT_VERSION }
+#else
+#define SCS_REPORT_INIT { .version = SCS_REPORT_VERSION }
+#endif
+
 typedef struct scs_report {
+	unsigned version;         /* SCS_REPORT_VERSION (SCS_REPORT_INIT) */
 	uint64_t n_constants;     /* non-scalar constants studied */
 	uint64_t n_scalars;       /* scalars, left alone */
 	scs_report_group *groups;
@@ -84,8 +95,10 @@ typedef struct scs_report {
 	scs_report_stage stages[SCS_REPORT_MAX_STAGES];
 	size_t n_stages;
 	double seconds;
-	/* I/O of the run, from /proc/self/io at its start and at the end of each
-	 * stage (has_io 0 where /proc is not there). bytes_read is rchar: every
+	/* I/O of the run, from /proc/thread-self/io (the calling thread's, with
+	 * the bytes its writing thread wrote; /proc/self/io where the kernel has
+	 * no thread-self) at its start and at the end of each stage (has_io 0
+	 * where /proc is not there). bytes_read is rchar: every
 	 * byte asked of the kernel by read, pread and copy_file_range (a kernel
 	 * copy into an output counts as read), from the page cache or the disk.
 	 * read_bytes would count only what came from the disk: 0 on a warm
@@ -119,7 +132,10 @@ void scs_report_print(const scs_report *r, FILE *f);
 /* The same as a JSON object. */
 int scs_report_write_json(const scs_report *r, FILE *f);
 
-/* Free everything the report owns; it is empty afterwards. */
+/* Free everything the report owns; it is empty afterwards (of the same
+ * version). A report of version 0 or newer than the library's is left
+ * alone (scs_report_print prints nothing, scs_report_write_json is
+ * SCS_EUSAGE). */
 void scs_report_dispose(scs_report *r);
 
 #ifdef __cplusplus

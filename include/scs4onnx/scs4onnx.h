@@ -30,6 +30,30 @@ extern "C" {
 #endif
 
 /*
+ * Versions of the structs. Every struct a call reads or fills starts with
+ * `unsigned version`, which its _INIT macro sets to the version this header
+ * describes; declare each one with it:
+ *
+ *	scs_shrink_options o = SCS_SHRINK_OPTIONS_INIT;
+ *	scs_report rep = SCS_REPORT_INIT;
+ *	o.optimize = 1;
+ *
+ * A struct only ever grows at its end, each growth raising its version,
+ * and a new field's default is 0. So a program built against an older
+ * header of the same soname keeps working with a newer library: the fields
+ * its options lack take their defaults, and its report is filled only as
+ * far as its struct reaches. A version of 0 (a struct not set up with its
+ * _INIT macro) or newer than the library's is SCS_EUSAGE, before anything
+ * is read or written (the report is left as it is). A change no version can
+ * absorb comes with a new soname (README, "Compatibility").
+ */
+#ifdef __cplusplus
+#define SCS_STRUCT_INIT_(v) { (v) }
+#else
+#define SCS_STRUCT_INIT_(v) { .version = (v) }
+#endif
+
+/*
  * Threads. The calls of this header keep nothing between calls except
  * what is listed here, so they may run at once in different threads of one
  * process, each with its own report and options:
@@ -37,6 +61,13 @@ extern "C" {
  * - scs_err_msg() is per thread: read it in the thread whose call failed.
  * - A call's progress callback runs in the thread that made the call,
  *   inside the call.
+ * - A call may start threads and processes of its own, gone when it
+ *   returns: a thread writing a large output past the page cache, and a
+ *   child process (fork(), no exec) that gives the outputs their names, so
+ *   that killing the caller cannot stop that half way. The child blocks
+ *   every signal; the caller's SIGCHLD handler, if any, sees it end. While
+ *   the outputs get their names, the calling thread blocks SIGINT, SIGTERM
+ *   and SIGHUP (pthread_sigmask: other threads keep their masks).
  * - No two calls at once may use the same store_dir: LMDB lets a process
  *   open an environment only once (its locks are the process's). A call
  *   without one makes a temporary store of its own, in a folder of its own.
@@ -45,15 +76,16 @@ extern "C" {
  *   different output names: which of two writers of one name ends up there
  *   is not defined.
  * - Where the output's filesystem has no O_TMPFILE (or /proc/self/fd is
- *   missing), outputs are written through named temporaries. Those are
- *   listed for scs_remove_temporaries() in one list of the process that is
- *   changed without a lock, and their mode is found through umask(), which
- *   sets the process's umask to 0 for an instant. There, no two calls may
- *   run at once, and no other thread should create files while one runs.
- *   Elsewhere the list stays empty.
+ *   missing), outputs are written through named temporaries, listed for
+ *   scs_remove_temporaries() in one list of the process (changed under a
+ *   lock, with the thread's signals blocked). Elsewhere the list stays
+ *   empty.
  * - scs_remove_temporaries() may run in a signal handler at any point of
  *   the thread it interrupts; while another thread is inside a call, only
- *   where that list stays empty.
+ *   where that list stays empty (a temporary leaving the list in another
+ *   thread may be freed under the handler's feet).
+ * - A report's I/O figures are the calling thread's (with its writing
+ *   thread's), whatever other threads read or write at once.
  * - Each call keeps at most 64 input files open (an eighth of the
  *   descriptor limit when that is less), so calls at once add up.
  * - scs_optimize_pass(), scs_optimize_check_names() and scs_version() read
@@ -69,7 +101,11 @@ typedef enum scs_mode {
 /* Progress of a long step; called a few times a second at most. */
 typedef void (*scs_progress_fn)(void *payload, const char *stage, uint64_t done, uint64_t total);
 
+#define SCS_SHRINK_OPTIONS_VERSION 1
+#define SCS_SHRINK_OPTIONS_INIT SCS_STRUCT_INIT_(SCS_SHRINK_OPTIONS_VERSION)
+
 typedef struct scs_shrink_options {
+	unsigned version;                           /* SCS_SHRINK_OPTIONS_VERSION (SCS_SHRINK_OPTIONS_INIT) */
 	scs_mode mode;
 	const char *const *forced_op_names;        /* extract the constants of these ops */
 	size_t n_forced_op_names;
@@ -103,7 +139,11 @@ typedef struct scs_shrink_options {
  */
 int scs_shrink(scs_report *rep, const char *in, const char *out, const scs_shrink_options *opts);
 
+#define SCS_SPLIT_OPTIONS_VERSION 1
+#define SCS_SPLIT_OPTIONS_INIT SCS_STRUCT_INIT_(SCS_SPLIT_OPTIONS_VERSION)
+
 typedef struct scs_split_options {
+	unsigned version;                           /* SCS_SPLIT_OPTIONS_VERSION (SCS_SPLIT_OPTIONS_INIT) */
 	uint64_t max_shard_len;                     /* 0: 1.8 GiB */
 	const char *store_dir;                      /* keep payloads in this store (NULL: temporary) */
 	scs_progress_fn progress;
@@ -118,7 +158,11 @@ typedef struct scs_split_options {
  */
 int scs_split(scs_report *rep, const char *in, const char *dir, const scs_split_options *opts);
 
+#define SCS_MERGE_OPTIONS_VERSION 1
+#define SCS_MERGE_OPTIONS_INIT SCS_STRUCT_INIT_(SCS_MERGE_OPTIONS_VERSION)
+
 typedef struct scs_merge_options {
+	unsigned version;                           /* SCS_MERGE_OPTIONS_VERSION (SCS_MERGE_OPTIONS_INIT) */
 	int no_dedup;                               /* 1: no global dedup after joining */
 	int external_data;                          /* 1: write a data file even when inline fits */
 	const char *store_dir;
@@ -129,8 +173,13 @@ typedef struct scs_merge_options {
 /* Join the shards in @dir (every *.onnx there) into @out, then dedup globally. */
 int scs_merge(scs_report *rep, const char *dir, const char *out, const scs_merge_options *opts);
 
+#define SCS_BIG_OPTIONS_VERSION 1
+#define SCS_BIG_OPTIONS_INIT SCS_STRUCT_INIT_(SCS_BIG_OPTIONS_VERSION)
+
 typedef struct scs_big_options {
-	scs_shrink_options shrink;                  /* per shard and for the merged model */
+	unsigned version;                           /* SCS_BIG_OPTIONS_VERSION (SCS_BIG_OPTIONS_INIT) */
+	const scs_shrink_options *shrink;           /* per shard and for the merged model (NULL: the defaults);
+	                                               a pointer, so each struct grows on its own */
 	uint64_t max_shard_len;                     /* 0: 1.8 GiB */
 	const char *work_dir;                       /* temporary store and kept shards (NULL: beside @out);
 	                                               made when missing, and then removed at the end
@@ -147,7 +196,11 @@ typedef struct scs_big_options {
  */
 int scs_big(scs_report *rep, const char *in, const char *out, const scs_big_options *opts);
 
+#define SCS_OPTIMIZE_OPTIONS_VERSION 1
+#define SCS_OPTIMIZE_OPTIONS_INIT SCS_STRUCT_INIT_(SCS_OPTIMIZE_OPTIONS_VERSION)
+
 typedef struct scs_optimize_options {
+	unsigned version;                           /* SCS_OPTIMIZE_OPTIONS_VERSION (SCS_OPTIMIZE_OPTIONS_INIT) */
 	const char *const *passes;                  /* run only these (onnxoptimizer's names); none: the default set */
 	size_t n_passes;
 	const char *const *skip;                    /* leave these out */
@@ -200,7 +253,8 @@ void scs_remove_temporaries(void);
 
 /*
  * For callers that cannot hold an scs_report themselves (bindings through a
- * foreign-function interface): a zeroed report on the heap (NULL when out of
+ * foreign-function interface): an empty report of the library's version on
+ * the heap (NULL when out of
  * memory), released with scs_report_free (which disposes of it; NULL is
  * fine); its JSON text, as the tools' --json writes it, in memory the caller
  * frees with scs_free (NULL when out of memory); and the library's version.

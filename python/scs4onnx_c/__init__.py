@@ -10,7 +10,7 @@ the run's report as a dict (the tools' --json). A failing call raises
 scs4onnx_c.Error, a RuntimeError carrying the library's one-line message and
 its code; on failure no file at the output paths is created or changed.
 
-The library is $SCS4ONNX_LIBRARY when that is set, else libscs4onnx.so.0 as
+The library is $SCS4ONNX_LIBRARY when that is set, else libscs4onnx.so.1 as
 the dynamic loader finds it (LD_LIBRARY_PATH, then the system folders).
 
 An onnx.ModelProto over 2 GiB cannot exist in Python (protobuf refuses to
@@ -18,6 +18,7 @@ serialize or parse a message that large): for such models pass the file's
 path (input_onnx_file_path, or the path functions), never onnx_graph.
 """
 
+import ctypes
 import os
 import re
 import shutil
@@ -279,11 +280,12 @@ def big(input, output, mode='shrink', forced_extraction_op_names=None, forced_ex
     model's inferred shapes to value_info. Returns the report as a dict (with
     report['stages']). Raises Error."""
     o = _lib.BigOptions()
-    o.shrink, keep = _shrink_options(mode, forced_extraction_op_names, forced_extraction_constant_names,
-                                     disable_auto_downcast, optimize, external_data, store)
-    o.shrink.fold_size_limit, o.shrink.fold_grow = _size(fold_size_limit, 'fold_size_limit'), 1 if fold_grow else 0
-    o.shrink.fold_inexact = 1 if fold_inexact else 0
-    keep_shapes = _shapes(o.shrink, input_shape, write_shapes)
+    so, keep = _shrink_options(mode, forced_extraction_op_names, forced_extraction_constant_names,
+                               disable_auto_downcast, optimize, external_data, store)
+    so.fold_size_limit, so.fold_grow = _size(fold_size_limit, 'fold_size_limit'), 1 if fold_grow else 0
+    so.fold_inexact = 1 if fold_inexact else 0
+    keep_shapes = _shapes(so, input_shape, write_shapes)
+    o.shrink = ctypes.pointer(so)
     o.max_shard_len = _size(max_shard_size)
     o.work_dir = _dir_arg(work)
     o.keep_work = 1 if keep_work else 0

@@ -31,7 +31,7 @@ MODE_SHRINK = 0
 MODE_NPY = 1
 
 LIBRARY_ENV = 'SCS4ONNX_LIBRARY'
-SONAME = 'libscs4onnx.so.0'
+SONAME = 'libscs4onnx.so.1'
 
 
 class Error(RuntimeError):
@@ -57,8 +57,24 @@ PROGRESS_FN = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_char_p, ctypes.c_
 _names = ctypes.POINTER(ctypes.c_char_p)
 
 
-class ShrinkOptions(ctypes.Structure):
+class _Versioned(ctypes.Structure):
+    """An options struct of scs4onnx.h: its first field, version, is set to
+    the version this mirror describes (what the struct's _INIT macro does in
+    C); the library gives the fields a struct of an older version lacks their
+    defaults. A new field goes at the end of _fields_ with VERSION raised, as
+    in the header."""
+
+    VERSION = 1
+
+    def __init__(self, *args, **kw):
+        super().__init__(*args, **kw)
+        self.version = self.VERSION
+
+
+class ShrinkOptions(_Versioned):
+    VERSION = 1    # SCS_SHRINK_OPTIONS_VERSION
     _fields_ = [
+        ('version', ctypes.c_uint),
         ('mode', ctypes.c_int),
         ('forced_op_names', _names),
         ('n_forced_op_names', ctypes.c_size_t),
@@ -79,8 +95,10 @@ class ShrinkOptions(ctypes.Structure):
     ]
 
 
-class SplitOptions(ctypes.Structure):
+class SplitOptions(_Versioned):
+    VERSION = 1    # SCS_SPLIT_OPTIONS_VERSION
     _fields_ = [
+        ('version', ctypes.c_uint),
         ('max_shard_len', ctypes.c_uint64),
         ('store_dir', ctypes.c_char_p),
         ('progress', PROGRESS_FN),
@@ -88,8 +106,10 @@ class SplitOptions(ctypes.Structure):
     ]
 
 
-class MergeOptions(ctypes.Structure):
+class MergeOptions(_Versioned):
+    VERSION = 1    # SCS_MERGE_OPTIONS_VERSION
     _fields_ = [
+        ('version', ctypes.c_uint),
         ('no_dedup', ctypes.c_int),
         ('external_data', ctypes.c_int),
         ('store_dir', ctypes.c_char_p),
@@ -98,17 +118,21 @@ class MergeOptions(ctypes.Structure):
     ]
 
 
-class BigOptions(ctypes.Structure):
+class BigOptions(_Versioned):
+    VERSION = 1    # SCS_BIG_OPTIONS_VERSION
     _fields_ = [
-        ('shrink', ShrinkOptions),
+        ('version', ctypes.c_uint),
+        ('shrink', ctypes.POINTER(ShrinkOptions)),
         ('max_shard_len', ctypes.c_uint64),
         ('work_dir', ctypes.c_char_p),
         ('keep_work', ctypes.c_int),
     ]
 
 
-class OptimizeOptions(ctypes.Structure):
+class OptimizeOptions(_Versioned):
+    VERSION = 1    # SCS_OPTIMIZE_OPTIONS_VERSION
     _fields_ = [
+        ('version', ctypes.c_uint),
         ('passes', _names),
         ('n_passes', ctypes.c_size_t),
         ('skip', _names),
@@ -139,7 +163,7 @@ _lib = None
 
 
 def library():
-    """The loaded library: $SCS4ONNX_LIBRARY when set, else libscs4onnx.so.0
+    """The loaded library: $SCS4ONNX_LIBRARY when set, else libscs4onnx.so.1
     as the dynamic loader finds it (LD_LIBRARY_PATH, the system folders)."""
     global _lib
     if _lib is not None:

@@ -14,8 +14,8 @@
 int
 main(int argc, char **argv)
 {
-	scs_shrink_options opts;
-	scs_report rep;
+	scs_shrink_options opts = SCS_SHRINK_OPTIONS_INIT;
+	scs_report rep = SCS_REPORT_INIT;
 	char *json;
 	int rc;
 
@@ -27,7 +27,6 @@ main(int argc, char **argv)
 		fprintf(stderr, "library %s, headers %s\n", scs_version(), SCS_VERSION);
 		return 1;
 	}
-	memset(&opts, 0, sizeof(opts));
 	if ((rc = scs_shrink(&rep, argv[1], argv[2], &opts)) != SCS_OK) {
 		fprintf(stderr, "consumer: %s: %s\n", scs_err_name(rc), scs_err_msg());
 		scs_report_dispose(&rep);

@@ -6,10 +6,10 @@ extraction) must give what the CLI gives, byte for byte; split, merge, big
 and optimize return their reports; failures raise scs4onnx_c.Error with the
 library's message; the ctypes structs match the C layout.
 
-    SCS4ONNX_LIBRARY=.../libscs4onnx.so.0 SCS4ONNX_TOOLS=build/tools \
+    SCS4ONNX_LIBRARY=.../libscs4onnx.so.1 SCS4ONNX_TOOLS=build/tools \
         /usr/bin/python3 tests/python/test_scs4onnx_c.py
 
-SCS4ONNX_LIBRARY  the shared library (else libscs4onnx.so.0 as dlopen finds it)
+SCS4ONNX_LIBRARY  the shared library (else libscs4onnx.so.1 as dlopen finds it)
 SCS4ONNX_TOOLS    the folder of the scs4onnx-* tools (default: build/tools)
 SCS4ONNX_INCLUDE  the folders of scs4onnx.h and its siblings for the layout test, joined
                   with ':' (default: include/scs4onnx and build/include/scs4onnx)
@@ -146,12 +146,15 @@ class TestSetup(Base):
             ('disable_auto_downcast', False), ('non_verbose', False)])
 
     def test_struct_layout(self):
-        """offsetof and sizeof from the C compiler equal ctypes' for every field; the codes are err.h's."""
+        """offsetof and sizeof from the C compiler equal ctypes' for every field, each struct's version
+        is its _VERSION macro's; the codes are err.h's."""
         lines = ['#include <stddef.h>', '#include <stdio.h>', '#include "scs4onnx.h"', 'int main(void) {']
         want = []
         for cname, st in _lib.STRUCTS.items():
             lines.append('printf("%%s %%zu\\n", "%s", sizeof(%s));' % (cname, cname))
             want.append('%s %d' % (cname, ctypes.sizeof(st)))
+            lines.append('printf("%%s version %%d\\n", "%s", %s_VERSION);' % (cname, cname.upper()))
+            want.append('%s version %d' % (cname, st().version))
             for field in st._fields_:
                 fname = field[0]
                 lines.append('printf("%%s.%%s %%zu %%zu\\n", "%s", "%s", offsetof(%s, %s), sizeof(((%s *)0)->%s));'
