@@ -76,7 +76,7 @@ static const uint8_t onehot_combos[][SCS_ORTK_MAX_TV] = {
 #define TV3(a, ma, b, mb, c, mc) { { a, ma }, { b, mb }, { c, mc } }
 
 /* Sorted by op_type; within an operator, by opset. */
-static const scs_ortkernel table[] = {
+const scs_ortkernel scs_ortkernels_table[] = {
 	{ "Add", 7, 12, TV1("T", NUM6), 0, NULL },
 	{ "Add", 13, 13, TV1("T", NUM6), 0, NULL },
 	{ "Add", 14, 0, TV1("T", NUM10), 0, NULL },
@@ -175,7 +175,10 @@ static const scs_ortkernel table[] = {
 	{ "TfIdfVectorizer", 9, 0, TV2("T", I32 | I64 | STR, "T1", F32), 0, NULL },
 };
 
-#define TABLE_LEN (sizeof(table) / sizeof(table[0]))
+const size_t scs_ortkernels_len = sizeof(scs_ortkernels_table) / sizeof(scs_ortkernels_table[0]);
+
+#define table scs_ortkernels_table
+#define TABLE_LEN scs_ortkernels_len
 
 int
 scs_ortkernel_lookup(const scs_ortkernel **out, const char *domain, const char *op_type, int64_t opset)

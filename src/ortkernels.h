@@ -52,6 +52,10 @@ enum {
 /* Where the table's facts come from, for messages and the report. */
 extern const char scs_ortkernels_source[];
 
+/* The table, sorted by op_type (strcmp), then opset: for tests; use scs_ortkernel_lookup(). */
+extern const scs_ortkernel scs_ortkernels_table[];
+extern const size_t scs_ortkernels_len;
+
 /*
  * The CPU kernels of @op_type (domain @domain: "", "ai.onnx" or NULL; any
  * other domain is unknown) at opset @opset into *out: SCS_ORTK_FOUND, or
