@@ -10,7 +10,9 @@ would fuse if the type let it. Whether ONNX Runtime loads the model or not
 is not decided here: the test loads both the model and its output, and an
 output must load (and compute the same, within the stated tolerance for the
 arithmetic fusions) wherever its input did. Also the placement cases: a
-MatMul + Add whose C is made by a node listed between them.
+MatMul + Add whose C is made by a node listed between them, and a Conv whose
+BatchNormalization's parameters or Add's constant are Constant nodes listed
+between the two.
 
 OUTDIR/manifest.tsv: one line a model, "FILE<TAB>PASS<TAB>TOL<TAB>FUSES":
 TOL is "-" for bit-identical outputs, else REL,ABS for ort_compare's --tol;
@@ -93,18 +95,22 @@ def bn_into_gemm(dt, mm):
     return model([first, bn], [vi("A", dt, [3, 4])], [vi("Y", dt, [3, 5])], inits + p, 15)
 
 
-def conv_then(dt, what):
-    """Conv [1,2,4,4] by [3,2,1,1] -> BatchNormalization, or + Add of [1,3,1,1]."""
+def conv_then(dt, what, between=False):
+    """Conv [1,2,4,4] by [3,2,1,1] -> BatchNormalization, or + Add of [1,3,1,1]; with @between, the second
+    node's constants are Constant nodes listed between the two."""
     w = tensor("W", np.arange(6).reshape(3, 2, 1, 1) % 3, dt)
     conv = helper.make_node("Conv", ["X", "W"], ["c"], name="conv")
     if what == "bn":
         p = bn_params(3, dt, "bn_")
         second = helper.make_node("BatchNormalization", ["c"] + [t.name for t in p], ["Y"], name="bn", epsilon=1.0)
-        inits = [w] + p
     else:
+        p = [tensor("a", np.array([1, 2, 0]).reshape(1, 3, 1, 1), dt)]
         second = helper.make_node("Add", ["c", "a"], ["Y"], name="add")
-        inits = [w, tensor("a", np.array([1, 2, 0]).reshape(1, 3, 1, 1), dt)]
-    return model([conv, second], [vi("X", dt, [1, 2, 4, 4])], [vi("Y", dt, [1, 3, 4, 4])], inits, 13)
+    if between:
+        nodes, inits = [conv] + [helper.make_node("Constant", [], [t.name], value=t) for t in p] + [second], [w]
+    else:
+        nodes, inits = [conv, second], [w] + p
+    return model(nodes, [vi("X", dt, [1, 2, 4, 4])], [vi("Y", dt, [1, 3, 4, 4])], inits, 13)
 
 
 def transposes(dt):
@@ -126,6 +132,10 @@ def cases():
     for dt in [T.FLOAT, T.FLOAT16, T.DOUBLE]:           # Conv-13's types
         yield ("bn_conv_" + NAME[dt], "fuse_bn_into_conv", dt, conv_then(dt, "bn"), TOL[dt], dt == T.FLOAT)
         yield ("add_bias_" + NAME[dt], "fuse_add_bias_into_conv", dt, conv_then(dt, "add"), TOL[dt], dt == T.FLOAT)
+    # the second node's constants made between the two nodes
+    yield ("bn_conv_between_float", "fuse_bn_into_conv", T.FLOAT, conv_then(T.FLOAT, "bn", True), TOL[T.FLOAT], True)
+    yield ("add_bias_between_float", "fuse_add_bias_into_conv", T.FLOAT, conv_then(T.FLOAT, "add", True),
+           TOL[T.FLOAT], True)
     for dt in TRANSPOSE:
         yield ("transposes_" + NAME[dt], "fuse_consecutive_transposes", dt, transposes(dt), None, True)
 
