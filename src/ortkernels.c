@@ -9,6 +9,10 @@
  * type constraint lists. OneHot's combinations are those its CPU source
  * (core/providers/cpu/tensor/onehot.cc) registers, one kernel per
  * (indices, depth, values) triple; the markdown lists only their union.
+ * The other operators here with several constraints (Pow, CumSum, DFT,
+ * STFT, Gather, Slice, ScatterElements, ...) dispatch on every combination
+ * of their lists; the downcast_ops suite loads each narrowing in ONNX
+ * Runtime with the other inputs retyped to every type their schema allows.
  *
  * An operator with no row of its own and an empty entry here (since 0)
  * is one ONNX Runtime lists no CPU kernel for: it runs the ONNX function
