@@ -10,7 +10,8 @@ would fuse if the type let it. Whether ONNX Runtime loads the model or not
 is not decided here: the test loads both the model and its output, and an
 output must load (and compute the same, within the stated tolerance for the
 arithmetic fusions) wherever its input did. Also the placement cases: a
-MatMul + Add whose C is made by a node listed between them, and a Conv whose
+MatMul + Add whose C is made by a node listed between them (also inside an
+If branch), and a Conv whose
 BatchNormalization's parameters or Add's constant are Constant nodes listed
 between the two.
 
@@ -77,6 +78,21 @@ def matmul_add(dt, c_between=False):
     return model(nodes, inputs, [vi("Y", dt, [3, 5])], inits, 13)
 
 
+def matmul_add_nested(dt):
+    """matmul_add(dt, c_between=True) inside an If's then branch (the else branch a MatMul alone)."""
+    b = tensor("B", np.arange(20).reshape(4, 5) % 3, dt)
+    then = helper.make_graph(
+        [helper.make_node("MatMul", ["A", "B"], ["m"], name="mm"),
+         helper.make_node("Abs", ["c0"], ["C"], name="absc"),
+         helper.make_node("Add", ["m", "C"], ["Yt"], name="add")],
+        "then", [], [vi("Yt", dt, [3, 5])], value_info=[vi("m", dt, [3, 5]), vi("C", dt, [5])])
+    other = helper.make_graph([helper.make_node("MatMul", ["A", "B"], ["Ye"], name="mm_else")], "else", [],
+                              [vi("Ye", dt, [3, 5])])
+    node = helper.make_node("If", ["cond"], ["Y"], name="if", then_branch=then, else_branch=other)
+    return model([node], [vi("cond", T.BOOL, []), vi("A", dt, [3, 4]), vi("c0", dt, [5])], [vi("Y", dt, [3, 5])],
+                 [b], 13)
+
+
 def bn_params(n, dt, pre):
     return [tensor(pre + "s", [1, 2, 1, 2, 1, 2][:n], dt), tensor(pre + "b", [0, 1, 2, 0, 1, 2][:n], dt),
             tensor(pre + "m", [1, 0, 1, 0, 1, 0][:n], dt), tensor(pre + "v", [3, 1, 3, 1, 3, 1][:n], dt)]
@@ -125,6 +141,9 @@ def cases():
         yield ("matmul_add_" + NAME[dt], "fuse_matmul_add_bias_into_gemm", dt, matmul_add(dt), TOL.get(dt),
                dt == T.FLOAT)
         yield ("matmul_add_between_" + NAME[dt], "fuse_matmul_add_bias_into_gemm", dt, matmul_add(dt, True),
+               TOL.get(dt), dt == T.FLOAT)
+    for dt in [T.FLOAT, T.INT32]:
+        yield ("matmul_add_nested_" + NAME[dt], "fuse_matmul_add_bias_into_gemm", dt, matmul_add_nested(dt),
                TOL.get(dt), dt == T.FLOAT)
     for dt in FLOATS:
         yield ("bn_gemm_" + NAME[dt], "fuse_bn_into_gemm", dt, bn_into_gemm(dt, False), TOL[dt], dt == T.FLOAT)
