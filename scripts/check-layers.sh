@@ -17,7 +17,7 @@ levels='
 0 err num buf wire hash base64 strmap path progress arena
 1 source sink
 2 codec store payload
-3 dtype opschema opschema_table report shard scan walk pack
+3 dtype opschema opschema_table ortkernels report shard scan walk pack
 4 model array scope rename graph infer infer_* eval eval_*
 5 pass pass_* opt opt_* fuse split merge emit npy
 6 api abi scs4onnx

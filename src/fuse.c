@@ -19,6 +19,7 @@
 #include "eval.h"
 #include "num.h"
 #include "opschema.h"
+#include "ortkernels.h"
 
 int
 scs_fuse_op_is(const Onnx__NodeProto *node, const char *op_type)
@@ -30,6 +31,26 @@ int
 scs_fuse_is_float(int dtype)
 {
 	return dtype == SCS_DT_FLOAT || dtype == SCS_DT_DOUBLE || dtype == SCS_DT_FLOAT16 || dtype == SCS_DT_BFLOAT16;
+}
+
+int
+scs_fuse_ort_kernel(scs_opt_ctx *ctx, int scope, const char *op_type, const char *tv, int dtype, char *why,
+    size_t why_len)
+{
+	const scs_ortkernel *k;
+	int64_t opset = scs_opt_opset(ctx, scope, "");
+	int r = scs_ortkernel_lookup(&k, "", op_type, opset);
+
+	if (r == SCS_ORTK_FOUND && dtype > 0 && dtype < 64 && (scs_ortkernel_types(k, tv) & SCS_OPSCHEMA_BIT(dtype)))
+		return 1;
+	if (r == SCS_ORTK_UNKNOWN)
+		snprintf(why, why_len, "the table of ONNX Runtime CPU kernels held here does not list %s", op_type);
+	else if (r == SCS_ORTK_NONE)
+		snprintf(why, why_len, "no ONNX Runtime CPU kernel for %s at opset %lld", op_type, (long long)opset);
+	else
+		snprintf(why, why_len, "no ONNX Runtime CPU kernel for %s-%d on %s", op_type, k->since,
+		    dtype > 0 ? scs_dtype_name(dtype) : "an unknown element type");
+	return 0;
 }
 
 void

@@ -49,6 +49,16 @@
 /* 1 when @node is @op_type of the default domain (no schema check: scs_opt_is_op does that). */
 int scs_fuse_op_is(const Onnx__NodeProto *node, const char *op_type);
 
+/*
+ * 1 when ONNX Runtime's CPU provider has a kernel of default-domain
+ * @op_type at the opset scope @scope imports whose constraint @tv takes
+ * @dtype (ortkernels.h): a node a pass makes must load wherever its input
+ * did. 0 when not, with the reason in @why ("no ONNX Runtime CPU kernel
+ * for Gemm-13 on int32").
+ */
+int scs_fuse_ort_kernel(scs_opt_ctx *ctx, int scope, const char *op_type, const char *tv, int dtype, char *why,
+    size_t why_len);
+
 /* "[2,3,4]" for the dims of @c into @out. */
 void scs_fuse_shape(char *out, size_t len, const scs_opt_const *c);
 

@@ -2070,12 +2070,54 @@ scs_opt_run(scs_model *m, scs_report *rep, const char *const *only, size_t n_onl
 	return scs_opt_run_with(m, rep, only, n_only, skip, n_skip, NULL);
 }
 
+/* 1 when every scope's nodes are listed in the snapshot's topological order (so every input is made before it is read). */
+static int
+all_in_order(scs_opt_ctx *ctx)
+{
+	scs_opt_state *st = ctx->st;
+	Onnx__NodeProto **nodes;
+	size_t *n;
+
+	for (size_t s = 0; s < ctx->scopes.n; s++) {
+		nodes = *scs_scope_nodes(&ctx->scopes.items[s], &n);
+		if (st->cycle[s] || st->n_order[s] != *n || (*n && memcmp(nodes, st->order[s], *n * sizeof(*nodes)) != 0))
+			return 0;
+	}
+	return 1;
+}
+
+/*
+ * The safety net of node placement: a pass must put a node it makes or
+ * rewires where all its inputs are defined (fuse_matmul_add_bias_into_gemm
+ * once did not). Where a scope's list no longer is in topological order,
+ * it is put in the snapshot's (stable) one, and the repair is reported.
+ */
+static int
+put_in_order(scs_opt_ctx *ctx)
+{
+	scs_opt_state *st = ctx->st;
+	Onnx__NodeProto **nodes;
+	size_t *n;
+	int rc;
+
+	for (size_t s = 0; s < ctx->scopes.n; s++) {
+		nodes = *scs_scope_nodes(&ctx->scopes.items[s], &n);
+		if (st->cycle[s] || st->n_order[s] != *n || *n == 0 || memcmp(nodes, st->order[s], *n * sizeof(*nodes)) == 0)
+			continue;
+		memcpy(nodes, st->order[s], *n * sizeof(*nodes));
+		if ((rc = scs_opt_report(ctx, 0, (int)s, NULL, NULL, "nodes put back in topological order (a pass placed a "
+		    "node before one of its inputs)")) < 0)
+			return rc;
+	}
+	return SCS_OK;
+}
+
 int
 scs_opt_run_with(scs_model *m, scs_report *rep, const char *const *only, size_t n_only, const char *const *skip,
     size_t n_skip, const scs_opt_settings *settings)
 {
 	scs_opt_ctx ctx;
-	int enabled[64] = { 0 }, rc, any = 0;
+	int enabled[64] = { 0 }, rc, any = 0, sorted;
 	unsigned round;
 	char why[1024];
 
@@ -2107,6 +2149,7 @@ scs_opt_run_with(scs_model *m, scs_report *rep, const char *const *only, size_t 
 			rc = scs_opt_refuse(&ctx, -1, NULL, "left as it is: %s", why);
 		goto done;
 	}
+	sorted = all_in_order(&ctx);
 	for (round = 0; round < MAX_ROUNDS; round++) {
 		any = 0;
 		for (size_t i = 0; i < scs_opt_n_passes; i++) {
@@ -2131,6 +2174,8 @@ scs_opt_run_with(scs_model *m, scs_report *rep, const char *const *only, size_t 
 	ctx.pass = NULL;
 	if (any)
 		rc = scs_opt_refuse(&ctx, -1, NULL, "stopped after %d rounds with changes still coming", MAX_ROUNDS);
+	if (rc >= 0 && sorted && (rc = put_in_order(&ctx)) < 0)
+		goto done;
 	rep->nodes_after = count_nodes(&ctx);
 done:
 	scs_opt_end(&ctx);

@@ -14,8 +14,10 @@
  * [R, N] when C was [R, N] or [R, 1].
  *
  * Left alone, with the reason: as in fuse_bn_into_conv (training, other
- * readers, non-constant or mistyped parameters, channel counts), and a
- * Gemm before opset 7 (C broadcast by its own attribute).
+ * readers, non-constant or mistyped parameters, channel counts), a Gemm
+ * before opset 7 (C broadcast by its own attribute), and a MatMul whose
+ * element type ONNX Runtime has no CPU Gemm kernel for (float16,
+ * bfloat16): the output must load wherever the input did.
  *
  * SPDX-License-Identifier: MIT
  */
@@ -68,6 +70,8 @@ visit(scs_opt_ctx *ctx, int scope, Onnx__NodeProto *bn, void *payload)
 	if (gemm->inputs[0].type_var >= 0 &&
 	    !(gemm->type_vars[gemm->inputs[0].type_var].allowed & SCS_OPSCHEMA_BIT(b.dtype)))
 		SCS_FUSE_REFUSE(ctx, scope, bn, "Gemm-%d does not take %s", gemm->since_version, scs_dtype_name(b.dtype));
+	if (is_mm && !scs_fuse_ort_kernel(ctx, scope, "Gemm", "T", b.dtype, why, sizeof(why)))
+		SCS_FUSE_REFUSE(ctx, scope, bn, "the MatMul would become a Gemm: %s", why);
 	trans_b = !is_mm && scs_opt_attr_int(g, "transB", 0) != 0;
 	N = (uint64_t)scs_opt_const_dim(&b, trans_b ? 0 : 1);
 	K = (uint64_t)scs_opt_const_dim(&b, trans_b ? 1 : 0);

@@ -6,10 +6,16 @@
  * rewired. Gemm adds C inside, so a runtime may round differently than
  * MatMul then Add (the tests state the largest difference seen).
  *
+ * The Add becomes the Gemm, keeping its place and its output's name, and
+ * the MatMul goes: C may be made by a node listed between the two, so only
+ * the Add's place has every input of the Gemm defined before it.
+ *
  * Left alone, with the reason: an A or B not known to be 2-D, a C whose
  * shape is not known or would broadcast the product to a larger shape, a
  * MatMul whose output something else reads or that is a graph output, an
- * element type Gemm does not take at the model's opset, opsets before 7.
+ * element type Gemm does not take at the model's opset, or that ONNX
+ * Runtime has no CPU Gemm kernel for (integers, float16, bfloat16: the
+ * output must load wherever the input did), opsets before 7.
  *
  * SPDX-License-Identifier: MIT
  */
@@ -93,19 +99,26 @@ visit(scs_opt_ctx *ctx, int scope, Onnx__NodeProto *add, void *payload)
 		SCS_FUSE_REFUSE(ctx, scope, add, "element type %s (A) and %s (C): Gemm-%d does not take them",
 		    fa.elem > 0 ? scs_dtype_name(fa.elem) : "unknown", fc.elem > 0 ? scs_dtype_name(fc.elem) : "unknown",
 		    gemm->since_version);
+	if (!scs_fuse_ort_kernel(ctx, scope, "Gemm", "T", fa.elem, why, sizeof(why)))
+		SCS_FUSE_REFUSE(ctx, scope, add, "%s", why);
+	if (add->n_attribute > 0)
+		SCS_FUSE_REFUSE(ctx, scope, add, "the Add has attribute '%s', which Gemm does not take",
+		    add->attribute[0]->name ? add->attribute[0]->name : "");
 	if (!scs_fuse_only_reader(ctx, scope, mm, add, why, sizeof(why)))
 		SCS_FUSE_REFUSE(ctx, scope, add, "%s", why);
 
-	if ((r = scs_opt_forward(ctx, scope, add, which, 0)) <= 0)
+	/* the Add's slots take A, B, C (the old names stay valid until the commit) */
+	if ((r = scs_opt_set_input(ctx, add, 2, cname)) < 0 || (r = scs_opt_set_input(ctx, add, 0, mm->input[0])) < 0 ||
+	    (r = scs_opt_set_input(ctx, add, 1, mm->input[1])) < 0 || (r = scs_opt_drop_node(ctx, scope, mm)) < 0)
 		return r;
 	if ((op = strdup("Gemm")) == NULL)
 		return scs_err_set(SCS_ENOMEM, "optimizer: cannot rename an operator");
-	scs_arena_release(mm->op_type);
-	mm->op_type = op;
-	if ((r = scs_opt_set_input(ctx, mm, 2, cname)) < 0)
-		return r;
+	scs_arena_release(add->op_type);
+	add->op_type = op;
 	*changed = 1;
-	return scs_opt_did(ctx, scope, mm, "now a Gemm with C '%s' (the Add folded in)", cname);
+	return scs_opt_did(ctx, scope, add, "now a Gemm of '%s' by '%s' with C '%s' (the MatMul%s%s%s folded in)",
+	    add->input[0], add->input[1], add->input[2], mm->name && mm->name[0] ? " '" : "",
+	    mm->name && mm->name[0] ? mm->name : "", mm->name && mm->name[0] ? "'" : "");
 }
 
 int

@@ -36,6 +36,17 @@
  * input types against attributes), and nothing narrows in a model importing
  * an opset newer than the table knows (scs_opschema_newest_opset).
  *
+ * Schemas allow more than runtimes implement, and an output must load in
+ * ONNX Runtime's CPU provider wherever its input did: so the narrow type
+ * must also be one ONNX Runtime registers for the input's type constraint
+ * (ortkernels.h); an operator its table does not list, or lists without a
+ * CPU kernel (one ONNX Runtime runs as a function body), is not narrowed.
+ * Where ONNX Runtime registers kernels per combination of types (OneHot's
+ * indices, depth and values), the combination the node would have after
+ * narrowing must be one of them: the node's constants narrow together or
+ * not at all, and the types of its other inputs must be known (declared,
+ * or constants).
+ *
  * SPDX-License-Identifier: MIT
  */
 #include <stdio.h>
@@ -47,6 +58,7 @@
 #include "err.h"
 #include "num.h"
 #include "opschema.h"
+#include "ortkernels.h"
 #include "pass.h"
 #include "scope.h"
 
@@ -216,6 +228,34 @@ static const struct {
 	{ "Pad", 3, "ONNX's shape inference for Pad reads it as int64 only" },
 };
 
+/* 1 when ONNX Runtime has a CPU kernel of @s taking @narrow at input @i (formal @a); else 0 and why. */
+static int
+ort_allows(const scs_opschema *s, size_t i, const scs_opschema_arg *a, int narrow, char *why, size_t why_len)
+{
+	const scs_ortkernel *k;
+	const char *tv = s->type_vars[a->type_var].name;
+
+	switch (scs_ortkernel_lookup(&k, s->domain, s->op_type, s->since_version)) {
+	case SCS_ORTK_UNKNOWN:
+		snprintf(why, why_len, "%s-%d is not in the table of ONNX Runtime CPU kernels held here: whether ONNX "
+		    "Runtime loads it with %s input %zu '%s' is not known", s->op_type, s->since_version,
+		    scs_dtype_name(narrow), i, a->name);
+		return 0;
+	case SCS_ORTK_NONE:
+		snprintf(why, why_len, "no ONNX Runtime CPU kernel for %s-%d (ONNX Runtime runs its function body, if it "
+		    "has one, whose types are not checked here)", s->op_type, s->since_version);
+		return 0;
+	default:
+		break;
+	}
+	if (!(scs_ortkernel_types(k, tv) & SCS_OPSCHEMA_BIT(narrow))) {
+		snprintf(why, why_len, "no ONNX Runtime CPU kernel for %s-%d on %s input %zu '%s' (%s)", s->op_type,
+		    s->since_version, scs_dtype_name(narrow), i, a->name, tv);
+		return 0;
+	}
+	return 1;
+}
+
 int
 scs_pass_downcast_narrowable(const scs_opschema *s, size_t i, int narrow, char *why, size_t why_len)
 {
@@ -292,14 +332,128 @@ scs_pass_downcast_narrowable(const scs_opschema *s, size_t i, int narrow, char *
 		    "which precision %s computes it from float64", op, k, o->name, op);
 		return 0;
 	}
-	return 1;
+	return ort_allows(s, i, a, narrow, why, why_len);
+}
+
+/* The element type @v declares for a tensor (0 when it does not). */
+static int
+vi_elem(const Onnx__ValueInfoProto *v)
+{
+	return v && v->type && v->type->tensor_type ? v->type->tensor_type->elem_type : 0;
+}
+
+/* The element type of the value @name read from scope @at, as declared or as a constant holds it; 0 when not known. */
+static int
+known_type(downcast *d, int at, const char *name)
+{
+	Onnx__NodeProto **nodes;
+	Onnx__GraphProto *g;
+	Onnx__TensorProto *t;
+	scs_sealed *sealed;
+	size_t *n;
+	int ci = resolve(d, at, name);
+
+	if (ci >= 0)
+		return d->c[ci].t->data_type;
+	for (int s = at; s >= 0; s = d->scopes.items[s].parent) {
+		if (!scs_strmap_get(&d->scopes.items[s].defs, name, NULL))
+			continue;
+		if ((g = d->scopes.items[s].graph) == NULL)
+			return 0;
+		for (size_t k = 0; k < g->n_initializer; k++)
+			if (g->initializer[k]->name && strcmp(g->initializer[k]->name, name) == 0)
+				return g->initializer[k]->data_type;
+		sealed = scs_sealed_of(g);
+		for (size_t k = 0; sealed && k < sealed->n; k++)
+			if ((t = scs_sealed_get(sealed, k)) && t->name && strcmp(t->name, name) == 0)
+				return t->data_type;
+		for (size_t k = 0; k < g->n_input; k++)
+			if (g->input[k]->name && strcmp(g->input[k]->name, name) == 0)
+				return vi_elem(g->input[k]);
+		for (size_t k = 0; k < g->n_value_info; k++)
+			if (g->value_info[k]->name && strcmp(g->value_info[k]->name, name) == 0 && vi_elem(g->value_info[k]))
+				return vi_elem(g->value_info[k]);
+		for (size_t k = 0; k < g->n_output; k++)
+			if (g->output[k]->name && strcmp(g->output[k]->name, name) == 0 && vi_elem(g->output[k]))
+				return vi_elem(g->output[k]);
+		nodes = *scs_scope_nodes(&d->scopes.items[s], &n);
+		for (size_t k = 0; k < *n; k++) {
+			Onnx__NodeProto *c = nodes[k];
+
+			if (!c->op_type || strcmp(c->op_type, "Constant") != 0 || c->n_output < 1 || strcmp(c->output[0], name) ||
+			    c->n_attribute < 1)
+				continue;
+			if ((t = scs_node_constant(c)) != NULL)
+				return t->data_type;
+			if (strncmp(c->attribute[0]->name, "value_int", 9) == 0)
+				return SCS_DT_INT64;
+			if (strncmp(c->attribute[0]->name, "value_float", 11) == 0)
+				return SCS_DT_FLOAT;
+			return 0;
+		}
+		return 0;
+	}
+	return 0;
+}
+
+/*
+ * Where ONNX Runtime registers @node's kernels per combination of types:
+ * the constants that narrow here (@narrows[i] for input i) narrow together,
+ * and only when the node's types after narrowing are a combination it
+ * registers. Refuses them otherwise.
+ */
+static int
+check_combination(downcast *d, int scope, Onnx__NodeProto *node, const scs_opschema *s, const uint8_t *narrows)
+{
+	const scs_ortkernel *k;
+	int types[SCS_ORTK_MAX_TV] = { 0 }, first = -1, ci, f, j;
+	size_t used = 0;
+	char why[256], combo[160];
+
+	if (scs_ortkernel_lookup(&k, s->domain, s->op_type, s->since_version) != SCS_ORTK_FOUND || k->n_combos == 0)
+		return SCS_OK;
+	for (size_t i = 0; i < node->n_input && i < 64; i++)
+		if (narrows[i] && (ci = resolve(d, scope, node->input[i])) >= 0) {
+			if (first < 0)
+				first = ci;
+			else
+				join(d, first, ci);
+		}
+	if (first < 0)
+		return SCS_OK;
+	combo[0] = '\0';
+	for (size_t i = 0; i < node->n_input && i < 64; i++) {
+		int t;
+
+		if (!node->input[i][0] || (f = scs_opschema_input_formal(s, i)) < 0 || s->inputs[f].type_var < 0 ||
+		    (j = scs_ortkernel_tv(k, s->type_vars[s->inputs[f].type_var].name)) < 0)
+			continue;
+		t = known_type(d, scope, node->input[i]);
+		if (t > 0 && narrows[i])
+			t = narrow_type(t);
+		if (t <= 0) {
+			snprintf(why, sizeof(why), "ONNX Runtime has %s kernels for some combinations of types only, and the "
+			    "type of input %zu '%s' is not known here", s->op_type, i, node->input[i]);
+			return refuse(d, first, why);
+		}
+		types[j] = t;
+		if (used < sizeof(combo))
+			used += (size_t)snprintf(combo + used, sizeof(combo) - used, "%s%s %s", used ? ", " : "",
+			    s->inputs[f].name, scs_dtype_name(t));
+	}
+	if (scs_ortkernel_has(k, types))
+		return SCS_OK;
+	snprintf(why, sizeof(why), "no ONNX Runtime CPU kernel for %s-%d on %s (it registers some combinations of types "
+	    "only)", s->op_type, s->since_version, combo);
+	return refuse(d, first, why);
 }
 
 /* One node: join the constants bound to one type variable, refuse what the schema forbids. */
 static int
 check_node(downcast *d, int scope, Onnx__NodeProto *node, int64_t opset)
 {
-	const scs_opschema *s;
+	const scs_opschema *s = NULL;
+	uint8_t narrows[64] = { 0 };
 	char why[256];
 	int ci, cj, f, tv, rc;
 
@@ -321,6 +475,8 @@ check_node(downcast *d, int scope, Onnx__NodeProto *node, int64_t opset)
 				return rc;
 			continue;
 		}
+		if (i < sizeof(narrows))
+			narrows[i] = 1;
 		/* every other input on the same type variable changes with it */
 		tv = s->inputs[scs_opschema_input_formal(s, i)].type_var;
 		for (size_t j = 0; j < node->n_input; j++) {
@@ -338,7 +494,7 @@ check_node(downcast *d, int scope, Onnx__NodeProto *node, int64_t opset)
 			join(d, ci, cj);
 		}
 	}
-	return SCS_OK;
+	return s ? check_combination(d, scope, node, s, narrows) : SCS_OK;
 }
 
 /* A model importing an opset newer than the table knows: why nothing narrows, or NULL. */

@@ -487,3 +487,114 @@ Test(fuse, a_fused_weight_written_past_the_cache_is_the_same)
 		free(direct);
 	}
 }
+
+/* Nodes of @g and of the graphs nested in its nodes. */
+static size_t
+count_all(const Onnx__GraphProto *g)
+{
+	size_t n = g->n_node;
+
+	for (size_t i = 0; i < g->n_node; i++)
+		for (size_t k = 0; k < g->node[i]->n_attribute; k++)
+			if (g->node[i]->attribute[k]->g)
+				n += count_all(g->node[i]->attribute[k]->g);
+	return n;
+}
+
+/* One ort_compare --batch list per tolerance ("-": bit for bit). */
+typedef struct pair_list {
+	char tol[64];
+	char *path;
+	FILE *fp;
+} pair_list;
+
+/*
+ * Every fusion on every element type its operators' schemas allow
+ * (gen_fuse_types.py), and a MatMul + Add whose C is made by a node listed
+ * between them: each output passes onnx.checker, and wherever ONNX Runtime
+ * loads the input it loads the output and computes the same (bit for bit
+ * where nothing is computed, within the stated tolerance where a fusion
+ * changes arithmetic). Float32 must fuse; other types may be left alone,
+ * with the reason ("no ONNX Runtime CPU kernel for Gemm-13 on int32").
+ */
+Test(fuse, every_fusion_on_every_element_type)
+{
+	char *d = tmpdir_new(), *manifest = path_in(d, "manifest.tsv"), *list = path_in(d, "checks.txt"), *text;
+	char line[1024], file[256], pass[128], tol[64], name[512];
+	pair_list lists[8];
+	size_t n_lists = 0;
+	int fuses, n = 0, n_ok = 0, n_skip = 0, n_fused = 0;
+	FILE *in, *checks;
+
+	cr_assert_eq(run(&text, "/usr/bin/python3 '%s/tests/e2e/gen_fuse_types.py' '%s'", SCS_TEST_SRC_DIR, d), 0, "%s",
+	    text);
+	free(text);
+	cr_assert_not_null(in = fopen(manifest, "r"));
+	cr_assert_not_null(checks = fopen(list, "w"));
+	while (fgets(line, sizeof(line), in)) {
+		Onnx__ModelProto *a, *b;
+		char *src, *dst;
+		size_t k;
+
+		cr_assert_eq(sscanf(line, "%255s %127s %63s %d", file, pass, tol, &fuses), 4, "manifest: %s", line);
+		snprintf(name, sizeof(name), "out_%s", file);
+		src = path_in(d, file);
+		dst = path_in(d, name);
+		cr_assert_eq(run_tool(&text, "scs4onnx-optimize", "'%s' '%s' -p %s", src, dst, pass), 0, "%s: %s", file, text);
+		/* a MatMul left alone for its type says why */
+		if (strncmp(file, "matmul_add_", 11) == 0 && !fuses && !strstr(file, "_double"))
+			cr_assert_not_null(strstr(text, "no ONNX Runtime CPU kernel for Gemm-13 on "), "%s: %s", file, text);
+		free(text);
+		fprintf(checks, "'%s' ", dst);
+		a = load_proto(src);
+		b = load_proto(dst);
+		cr_assert(a && b, "%s: cannot read", file);
+		if (count_all(b->graph) < count_all(a->graph))
+			n_fused++;
+		else
+			cr_assert(!fuses, "%s: %s did not fuse", file, pass);
+		free_proto(a);
+		free_proto(b);
+		for (k = 0; k < n_lists && strcmp(lists[k].tol, tol) != 0; k++)
+			;
+		if (k == n_lists) {
+			cr_assert_lt(n_lists, sizeof(lists) / sizeof(lists[0]));
+			snprintf(lists[k].tol, sizeof(lists[k].tol), "%s", tol);
+			snprintf(name, sizeof(name), "pairs%zu.tsv", k);
+			lists[k].path = path_in(d, name);
+			cr_assert_not_null(lists[k].fp = fopen(lists[k].path, "w"));
+			n_lists++;
+		}
+		fprintf(lists[k].fp, "%s\t%s\n", src, dst);
+		free(src);
+		free(dst);
+		n++;
+	}
+	fclose(in);
+	fclose(checks);
+	cr_expect_eq(run(&text, "xargs -a '%s' /usr/bin/python3 '%s/tests/e2e/check_model.py' --full-check --keep-going",
+	    list, SCS_TEST_SRC_DIR), 0, "onnx.checker: %s", text);
+	free(text);
+	for (size_t k = 0; k < n_lists; k++) {
+		fclose(lists[k].fp);
+		run(&text, "node '%s/tests/e2e/ort_compare.mjs' --batch '%s' --runs 2 --graph-opt disabled %s%s",
+		    SCS_TEST_SRC_DIR, lists[k].path, strcmp(lists[k].tol, "-") ? "--tol " : "",
+		    strcmp(lists[k].tol, "-") ? lists[k].tol : "");
+		for (char *l = strtok(text, "\n"); l; l = strtok(NULL, "\n")) {
+			if (strncmp(l, "ok: ", 4) == 0)
+				n_ok++;
+			else if (strncmp(l, "skip: ", 6) == 0)
+				n_skip++;       /* ONNX Runtime does not load the input either */
+			else
+				cr_expect_fail("ONNX Runtime: %s", l);
+		}
+		free(text);
+		free(lists[k].path);
+	}
+	cr_assert_eq(n_ok + n_skip, n, "ONNX Runtime answered for %d of %d", n_ok + n_skip, n);
+	cr_log_info("fuse: %d models over every element type: %d fused, %d loaded and computed the same in ONNX Runtime, "
+	    "%d whose input ONNX Runtime does not load", n, n_fused, n_ok, n_skip);
+	free(manifest);
+	free(list);
+	tmpdir_remove(d);
+}

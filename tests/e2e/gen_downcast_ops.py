@@ -16,8 +16,15 @@ not built.
 
 Also writes the regression models of defects the suite pins down (regress_*).
 
-OUTDIR/manifest.tsv: one line a case, "built<TAB>FILE<TAB>OPSET<TAB>CASE" or
-"skipped<TAB>-<TAB>OPSET<TAB>CASE: why".
+Each case is built again (once per operator version) with the graph inputs
+of one other type variable retyped to each type the schema allows there
+("variant"): where a runtime registers kernels per combination of types
+(OneHot), whether a narrowing loads depends on those types too. A variant
+may be narrowed or refused; either way its output must load wherever its
+input does.
+
+OUTDIR/manifest.tsv: one line a case, "built<TAB>FILE<TAB>OPSET<TAB>CASE",
+"variant<TAB>FILE<TAB>OPSET<TAB>CASE" or "skipped<TAB>-<TAB>OPSET<TAB>CASE: why".
 """
 
 import json
@@ -47,8 +54,9 @@ def const(name, values, dt, shape=None):
 class Case:
     """One node: its inputs (names; "" for an omitted optional one), graph inputs, initializers."""
 
-    def __init__(self):
+    def __init__(self, k=0):
         self.inputs, self.graph_inputs, self.inits, self.attrs = [], [], [], {}
+        self.k = k                          # the input being narrowed
 
     def data(self, name, shape, dt=FLOAT):
         self.inputs.append(name)
@@ -123,8 +131,12 @@ def r_nll(c, w, opset):                     # NegativeLogLikelihoodLoss, Softmax
 
 
 def r_onehot(c, w, opset):
-    c.const("indices", [0, 2, 1], w)
-    c.const("depth", [3], w)
+    # narrowing depth: indices computed (int64, as PyTorch's one_hot exports them); depth a scalar
+    if c.k == 1:
+        c.data("indices", [3], INT64)
+    else:
+        c.const("indices", [0, 2, 1], w)
+    c.const("depth", 3, w, [])
     c.data("values", [2])
 
 
@@ -203,7 +215,7 @@ def build_case(schema, k, narrow):
     recipe = RECIPES.get(op)
     if recipe is None:
         return None, "no recipe for %s" % op
-    c = Case()
+    c = Case(k)
     why = recipe(c, wide, opset)
     if why:
         return None, why
@@ -256,6 +268,36 @@ def output_types(schema, case, wide):
     return types
 
 
+# element types a graph input of a variant may take (those ort_compare feeds)
+FEEDABLE = [TensorProto.FLOAT, TensorProto.DOUBLE, TensorProto.FLOAT16, TensorProto.INT8, TensorProto.INT16,
+            INT32, INT64, TensorProto.UINT8, TensorProto.UINT16, TensorProto.UINT32, TensorProto.UINT64,
+            TensorProto.BOOL, TensorProto.STRING]
+
+
+def variants(schema, case, k):
+    """The case again with the graph inputs of one other type variable retyped, for every type it allows:
+    a runtime may register kernels per combination of types (OneHot), so a narrowing is judged against
+    the types of the inputs it is not narrowing too. Yields (suffix, case)."""
+    c, node, outs = case
+    narrowed_tv = schema["inputs"][k]["tv"]
+    by_tv = {}
+    for j, name in enumerate(c.inputs):
+        if not name or j >= len(schema["inputs"]):
+            continue
+        tv = schema["inputs"][j]["tv"]
+        if tv and tv != narrowed_tv and any(g.name == name for g in c.graph_inputs):
+            by_tv.setdefault(tv, (j, []))[1].append(name)
+    for tv, (j, names) in sorted(by_tv.items()):
+        for t in schema["inputs"][j]["types"]:
+            if t not in FEEDABLE or all(g.type.tensor_type.elem_type == t for g in c.graph_inputs if g.name in names):
+                continue
+            v = Case(k)
+            v.inputs, v.inits, v.attrs = list(c.inputs), list(c.inits), dict(c.attrs)
+            v.graph_inputs = [vi(g.name, t, [d.dim_value for d in g.type.tensor_type.shape.dim])
+                              if g.name in names else g for g in c.graph_inputs]
+            yield "%s_%s" % (tv, TensorProto.DataType.Name(t).lower()), (v, node, outs)
+
+
 def regressions():
     """name -> (model, opset): the defects 4 and 5 of issue 6, as models."""
     out = {}
@@ -295,6 +337,22 @@ def regressions():
          helper.make_node("Add", ["s", "r"], ["y"])],
         [x], [vi("y", FLOAT, None)],
         [i64("starts", [1]), i64("ends", [3]), i64("axes", [1]), i64("raxes", [1])], 18)
+    # PyTorch's one_hot: int64 indices computed, depth and values int64 Constants. ONNX Runtime has no
+    # OneHot kernel for int32 depth beside int64 indices and values, whatever the schema allows
+    def onehot(depth, values, opset, depth_node):
+        nodes, inits = [], []
+        for name, t in (("depth", depth), ("values", values)):
+            if name == "values" or depth_node:
+                nodes.append(helper.make_node("Constant", [], [name], value=t))
+            else:
+                inits.append(t)
+        nodes.append(helper.make_node("OneHot", ["indices", "depth", "values"], ["y"], axis=-1))
+        return make_model(nodes, [vi("indices", INT64, [4])], [vi("y", values.data_type, [4, 3])], inits, opset)
+    out["regress_onehot_torch"] = onehot(i64("depth", 3, []), i64("values", [0, 1]), 13, True)
+    out["regress_onehot_torch9"] = onehot(i64("depth", 3, []), i64("values", [0, 1]), 9, False)
+    # float values: (int64, int32, float) is a kernel ONNX Runtime has, so depth narrows
+    fv = numpy_helper.from_array(np.array([0.0, 1.0], dtype=np.float32), "values")
+    out["regress_onehot_float_values"] = onehot(i64("depth", 3, []), fv, 13, False)
     # a model importing an opset newer than the table knows narrows nothing
     out["regress_newer_opset"] = make_model(
         [helper.make_node("Gather", ["x", "idx"], ["y"])], [x], [vi("y", FLOAT, None)],
@@ -309,7 +367,7 @@ def main(argv):
     dump, outdir, opsets = argv[1], argv[2], argv[3:]
     os.makedirs(outdir, exist_ok=True)
     text = subprocess.run([dump] + opsets, check=True, capture_output=True, text=True).stdout
-    manifest = []
+    manifest, varied = [], set()
     for line in text.splitlines():
         schema = json.loads(line)
         for k, formal in enumerate(schema["inputs"]):
@@ -335,6 +393,28 @@ def main(argv):
                 with open(os.path.join(outdir, name), "wb") as fp:
                     fp.write(model.SerializeToString())
                 manifest.append("built\t%s\t%d\t%s" % (name, schema["opset"], label))
+                # the other inputs' types, once per operator version: narrowed or refused, the
+                # output must load wherever the input does
+                key = (schema["op"], schema["since"], k, narrow)
+                if key in varied:
+                    continue
+                varied.add(key)
+                for suffix, var in variants(schema, case, k):
+                    types = output_types(schema, var, wide)
+                    if types is None:
+                        continue
+                    v, vnode, vouts = var
+                    try:
+                        model = make_model([vnode], v.graph_inputs, [vi(n, t, None) for n, t in zip(vouts, types)],
+                                           v.inits, schema["opset"])
+                    except Exception as e:  # noqa: BLE001 (onnx's inference refuses a type: not a case)
+                        manifest.append("skipped\t-\t%d\t%s with %s: %s" % (schema["opset"], label, suffix,
+                                                                          str(e).split("\n")[0]))
+                        continue
+                    vname = name[:-5] + "__" + suffix + ".onnx"
+                    with open(os.path.join(outdir, vname), "wb") as fp:
+                        fp.write(model.SerializeToString())
+                    manifest.append("variant\t%s\t%d\t%s with %s" % (vname, schema["opset"], label, suffix))
     for name, model in regressions().items():
         with open(os.path.join(outdir, name + ".onnx"), "wb") as fp:
             fp.write(model.SerializeToString())

@@ -438,8 +438,9 @@ def gen_chain(outdir):
     bias1 = a.reshape(-1).astype(np.float32).astype(F64)       # the Add's bias first, rounded to float
     expect["conv:2"] = ((bias1 - p["mean"].astype(F64)) * s + p["B"].astype(F64)).astype(np.float32)
     t = scale_of(q, 1e-5)
-    expect["mm:1"] = (B.astype(F64) * t.reshape(1, -1)).astype(np.float32)
-    expect["mm:2"] = ((C.astype(F64) - q["mean"].astype(F64)) * t + q["B"].astype(F64)).astype(np.float32)
+    # the Gemm takes the Add's place and name (C may be made between the MatMul and the Add)
+    expect["addmm:1"] = (B.astype(F64) * t.reshape(1, -1)).astype(np.float32)
+    expect["addmm:2"] = ((C.astype(F64) - q["mean"].astype(F64)) * t + q["B"].astype(F64)).astype(np.float32)
     graph = helper.make_graph(nodes, "chain", [vi("X", FLOAT, [1, 3, 6, 6]), vi("A", FLOAT, [2, 5])],
                               [vi("Y", FLOAT, [1, 4, 4, 4]), vi("Y2", FLOAT, [2, 6])],
                               initializer=[init("W", W), init("a", a), init("B", B), init("C", C)] + bi1 + bi2)
