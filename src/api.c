@@ -159,7 +159,7 @@ static int
 shrink_passes(scs_model *m, scs_report *rep, const scs_shrink_options *opts)
 {
 	size_t narrowed = rep->narrowed.n, n_shapes;
-	scs_opt_settings settings = { opts->fold_size_limit, opts->fold_grow, opts->fold_inexact };
+	scs_opt_settings settings = { opts->fold_size_limit, opts->fold_grow, opts->fold_inexact, opts->fold_qdq };
 	int rc;
 
 	/* the optimizer and the shapes see every initializer as a tensor (such
@@ -298,9 +298,12 @@ write_npys(scs_commit *c, scs_model *m, scs_report *rep, const scs_extract_list 
 	return rc;
 }
 
-/* Extraction (npy mode, forced), then the model and its .npy files, all committed together. */
+/* Extraction (npy mode, forced), then the model (its initializers listed
+ * among its inputs again where its IR requires it: @dflt) and its .npy
+ * files, all committed together. */
 static int
-write_result(scs_model *m, scs_report *rep, const char *out, const scs_shrink_options *opts, progress_ctx *pc)
+write_result(scs_model *m, scs_report *rep, const char *out, const scs_shrink_options *opts, const scs_defaults *dflt,
+    progress_ctx *pc)
 {
 	scs_extract_list extracted = { NULL, 0, 0 };
 	scs_extract_options xo;
@@ -328,6 +331,8 @@ write_result(scs_model *m, scs_report *rep, const char *out, const scs_shrink_op
 	if ((xo.groups || xo.n_op_names || xo.n_constant_names) &&
 	    ((rc = scs_model_unseal(m)) < 0 || (rc = scs_pass_extract(m, rep, &xo, &extracted)) < 0 ||
 	    (rc = write_npys(c, m, rep, &extracted, out, out_dir)) < 0))
+		goto done;
+	if ((rc = scs_pass_defaults_restore(dflt, m)) < 0)
 		goto done;
 	rep->bytes_after = scs_pass_payload_bytes(m);
 	memset(&eo, 0, sizeof(eo));
@@ -359,6 +364,7 @@ scs_shrink(scs_report *rep, const char *in, const char *out, const scs_shrink_op
 	progress_ctx pc;
 	scs_store *store = NULL;
 	scs_model *m = NULL;
+	scs_defaults dflt = { NULL, NULL, 0, 0 };
 	char *out_dir = NULL;
 	double t0 = now(), ts;
 	int rc;
@@ -372,7 +378,8 @@ scs_shrink(scs_report *rep, const char *in, const char *out, const scs_shrink_op
 		return scs_err_set(SCS_ENOMEM, "cannot allocate a path");
 	ts = stage_start(&pc, "scan");
 	if ((rc = load_input(&m, &store, rep, in, opts->store_dir, out_dir, &pc,
-	    !opts->optimize && !opts->write_shapes)) < 0)
+	    !opts->optimize && !opts->write_shapes)) < 0 ||
+	    (rc = scs_pass_defaults_lift(&dflt, m, rep, opts->initializers_as_constants)) < 0)
 		goto done;
 	stage_end(rep, &pc, "scan", ts, rep->input_len);
 	rep->bytes_before = scs_pass_payload_bytes(m);
@@ -381,11 +388,12 @@ scs_shrink(scs_report *rep, const char *in, const char *out, const scs_shrink_op
 		goto done;
 	stage_end(rep, &pc, "shrink", ts, 0);
 	ts = stage_start(&pc, "write");
-	if ((rc = write_result(m, rep, out, opts, &pc)) < 0)
+	if ((rc = write_result(m, rep, out, opts, &dflt, &pc)) < 0)
 		goto done;
 	stage_end(rep, &pc, "write", ts, rep->output_len + rep->output_data_len);
 done:
 	rep->seconds = now() - t0;
+	scs_defaults_dispose(&dflt, m);
 	scs_model_free(m);
 	scs_store_close(store);
 	free(out_dir);
@@ -420,6 +428,7 @@ scs_optimize(scs_report *rep, const char *in, const char *out, const scs_optimiz
 	progress_ctx pc;
 	scs_store *store = NULL;
 	scs_model *m = NULL;
+	scs_defaults dflt = { NULL, NULL, 0, 0 };
 	char *out_dir = NULL;
 	double t0 = now(), ts;
 	size_t n_shapes;
@@ -437,7 +446,8 @@ scs_optimize(scs_report *rep, const char *in, const char *out, const scs_optimiz
 	if ((out_dir = scs_path_dir(out)) == NULL)
 		return scs_err_set(SCS_ENOMEM, "cannot allocate a path");
 	ts = stage_start(&pc, "scan");
-	if ((rc = load_input(&m, &store, rep, in, opts->store_dir, out_dir, &pc, 0)) < 0 || (rc = check_outputs(m, out)) < 0)
+	if ((rc = load_input(&m, &store, rep, in, opts->store_dir, out_dir, &pc, 0)) < 0 || (rc = check_outputs(m, out)) < 0 ||
+	    (rc = scs_pass_defaults_lift(&dflt, m, rep, opts->initializers_as_constants)) < 0)
 		goto done;
 	stage_end(rep, &pc, "scan", ts, rep->input_len);
 	rep->bytes_before = scs_pass_payload_bytes(m);
@@ -445,6 +455,7 @@ scs_optimize(scs_report *rep, const char *in, const char *out, const scs_optimiz
 	settings.fold_size_limit = opts->fold_size_limit;
 	settings.fold_grow = opts->fold_grow;
 	settings.fold_inexact = opts->fold_inexact;
+	settings.fold_qdq = opts->fold_qdq;
 	if ((rc = set_input_shapes(m, opts->input_shapes, opts->n_input_shapes)) < 0)
 		goto done;
 	if ((rc = scs_opt_run_with(m, rep, opts->passes, opts->n_passes, opts->skip, opts->n_skip, &settings)) < 0)
@@ -455,11 +466,12 @@ scs_optimize(scs_report *rep, const char *in, const char *out, const scs_optimiz
 	memset(&write_opts, 0, sizeof(write_opts));
 	write_opts.external_data = opts->external_data;
 	ts = stage_start(&pc, "write");
-	if ((rc = write_result(m, rep, out, &write_opts, &pc)) < 0)
+	if ((rc = write_result(m, rep, out, &write_opts, &dflt, &pc)) < 0)
 		goto done;
 	stage_end(rep, &pc, "write", ts, rep->output_len + rep->output_data_len);
 done:
 	rep->seconds = now() - t0;
+	scs_defaults_dispose(&dflt, m);
 	scs_model_free(m);
 	scs_store_close(store);
 	free(out_dir);
@@ -744,7 +756,7 @@ scs_merge(scs_report *rep, const char *dir, const char *out, const scs_merge_opt
 	memset(&write_opts, 0, sizeof(write_opts));
 	write_opts.external_data = opts->external_data;
 	ts = stage_start(&pc, "write");
-	if ((rc = write_result(merged, rep, out, &write_opts, &pc)) < 0)
+	if ((rc = write_result(merged, rep, out, &write_opts, NULL, &pc)) < 0)
 		goto done;
 	stage_end(rep, &pc, "write", ts, rep->output_len + rep->output_data_len);
 done:
@@ -769,6 +781,7 @@ scs_big(scs_report *rep, const char *in, const char *out, const scs_big_options 
 	scs_shards shards = { NULL, 0 };
 	scs_store *store = NULL;
 	scs_model *m = NULL, *merged = NULL;
+	scs_defaults dflt = { NULL, NULL, 0, 0 };
 	scs_commit *kept = NULL;
 	char *out_dir = NULL, *shard_dir = NULL, **labels = NULL;
 	const char *work;
@@ -811,7 +824,8 @@ scs_big(scs_report *rep, const char *in, const char *out, const scs_big_options 
 	}
 	ts = stage_start(&pc, "scan");
 	if ((rc = load_input(&m, &store, rep, in, so->store_dir, work, &pc, 0)) < 0 ||
-	    (rc = check_outputs(m, out)) < 0)
+	    (rc = check_outputs(m, out)) < 0 ||
+	    (rc = scs_pass_defaults_lift(&dflt, m, rep, so->initializers_as_constants)) < 0)
 		goto done;
 	stage_end(rep, &pc, "scan", ts, rep->input_len);
 	rep->bytes_before = scs_pass_payload_bytes(m);
@@ -821,7 +835,7 @@ scs_big(scs_report *rep, const char *in, const char *out, const scs_big_options 
 	 */
 	if (so->optimize) {
 		ts = stage_start(&pc, "optimize");
-		scs_opt_settings settings = { so->fold_size_limit, so->fold_grow, so->fold_inexact };
+		scs_opt_settings settings = { so->fold_size_limit, so->fold_grow, so->fold_inexact, so->fold_qdq };
 
 		if ((rc = set_input_shapes(m, so->input_shapes, so->n_input_shapes)) < 0 ||
 		    (rc = scs_opt_run_with(m, rep, NULL, 0, NULL, 0, &settings)) < 0)
@@ -887,7 +901,7 @@ scs_big(scs_report *rep, const char *in, const char *out, const scs_big_options 
 	scs_report_list_unique(&rep->skipped);     /* each shard holding the pair refused it once */
 	stage_end(rep, &pc, "dedup", ts, 0);
 	ts = stage_start(&pc, "write");
-	if ((rc = write_result(merged, rep, out, so, &pc)) < 0)
+	if ((rc = write_result(merged, rep, out, so, &dflt, &pc)) < 0)
 		goto done;
 	stage_end(rep, &pc, "write", ts, rep->output_len + rep->output_data_len);
 	if (kept) {
@@ -901,6 +915,7 @@ done:
 	free_list(labels, labels ? shards.n : 0);
 	scs_model_free(merged);
 	scs_shards_dispose(&shards);
+	scs_defaults_dispose(&dflt, m);
 	scs_model_free(m);
 	scs_store_close(store);
 	if (made_work)

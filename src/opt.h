@@ -68,6 +68,7 @@ typedef struct scs_opt_settings {
 	uint64_t fold_size_limit;           /* fold_constants: cap on each folded output; 0: 1 MiB */
 	int fold_grow;                      /* fold_constants: 1: also folds that make the model bigger */
 	int fold_inexact;                   /* fold_constants: 1: also results a runtime may round otherwise */
+	int fold_qdq;                       /* fold_constants: 1: also QuantizeLinear / DequantizeLinear */
 } scs_opt_settings;
 
 #define SCS_OPT_FOLD_SIZE_LIMIT ((uint64_t)1 << 20)

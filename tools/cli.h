@@ -24,7 +24,7 @@ typedef struct cli_list {
 /* Which flags a tool takes (cli_parse). */
 enum {
 	CLI_SHRINK = 1,           /* -m, -fo, -fc, -d and their spellings, --optimize (with --fold-*,
-	                             --input-shape, --write-shapes) */
+	                             --input-shape, --write-shapes), --initializers-as-constants */
 	CLI_EXTERNAL = 2,         /* --external-data */
 	CLI_STORE = 4,            /* --store DIR */
 	CLI_SHARDS = 8,           /* --max-shard-size SIZE */
@@ -86,6 +86,10 @@ typedef struct cli_help {
 	"dims (such as x=1,3,224,224; repeatable), for\n" "shape inference and folding, and in OUTPUT" }
 #define CLI_HELP_WRITE_SHAPES { "    --write-shapes", "with --optimize: write the inferred shapes of\n" \
 	"the main graph's values to value_info" }
+#define CLI_HELP_FOLD_QDQ { "    --fold-qdq", "with --optimize: also fold QuantizeLinear and\n" \
+	"DequantizeLinear of constants (left by default\n" "for the runtime's quantized kernels)" }
+#define CLI_HELP_INIT_CONST { "    --initializers-as-constants", "take initializers that are also graph inputs\n" \
+	"as constants (IR 4+: no longer inputs in OUTPUT;\n" "below IR 4 they always are constants)" }
 #define CLI_HELP_END { "-h, --help", "show this help" }, { "    --version", "show the version" }, { NULL, NULL }
 
 /*

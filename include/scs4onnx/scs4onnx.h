@@ -92,6 +92,11 @@ typedef struct scs_shrink_options {
 	size_t n_input_shapes;
 	int write_shapes;                           /* 1: write the inferred shapes of the main graph's values
 	                                               to value_info (scs_big: of the joined model) */
+	int initializers_as_constants;              /* 1: from IR version 4 on, initializers also listed as
+	                                               graph inputs are constants (no longer inputs in the
+	                                               output); below IR 4 they always are */
+	int fold_qdq;                               /* with optimize: 1: fold_constants also folds
+	                                               QuantizeLinear / DequantizeLinear of constants */
 } scs_shrink_options;
 
 /*
@@ -165,6 +170,10 @@ typedef struct scs_optimize_options {
 	size_t n_input_shapes;
 	int write_shapes;                           /* 1: write the inferred shapes of the main graph's values
 	                                               to value_info */
+	int initializers_as_constants;              /* as scs_shrink_options.initializers_as_constants */
+	int fold_qdq;                               /* 1: fold_constants also folds QuantizeLinear /
+	                                               DequantizeLinear of constants (by default left for the
+	                                               runtime's quantized kernels) */
 } scs_optimize_options;
 
 /*
