@@ -7,7 +7,8 @@
  * with their new types. IR 4+ initializers that are also inputs: counted
  * and left alone, or constants with --initializers-as-constants. QDQ models
  * at opsets 13, 19 and 21: DequantizeLinear / QuantizeLinear stay (and no
- * fusion reaches through them) unless --fold-qdq. Every output
+ * fusion reaches through them) unless --fold-qdq. --input-shape that
+ * contradicts the declared rank or a fixed dim is refused. Every output
  * passes onnx.checker and computes in ONNX Runtime, bit for bit, what its
  * input computes.
  *
@@ -278,4 +279,55 @@ Test(inputs, qdq_opset19, .init = run_setup, .fini = run_teardown, .timeout = 30
 Test(inputs, qdq_opset21, .init = run_setup, .fini = run_teardown, .timeout = 300)
 {
 	qdq_model("qdq21.onnx");
+}
+
+/* --input-shape: a wrong rank or a fixed dim contradicted is refused (library and CLI); a symbolic or unknown dim takes any value. */
+Test(inputs, input_shape_must_agree, .init = run_setup, .fini = run_teardown, .timeout = 120)
+{
+	static const struct {
+		const char *spec, *says;
+	} bad[] = {
+		{ "x=1,3,224", "--input-shape 'x=1,3,224': input x is declared [1,3,H,?] (rank 4), not of rank 3" },
+		{ "x=1,3,224,224,1", "input x is declared [1,3,H,?] (rank 4), not of rank 5" },
+		{ "x=2,3,5,5", "input x is declared [1,3,H,?]: dim 0 is 1, not 2" },
+		{ "x=1,4,5,5", "input x is declared [1,3,H,?]: dim 1 is 3, not 4" },
+	};
+	char *in = fixture("shape_decl.onnx"), *o = path_in(dir, "o.onnx"), *text;
+	Onnx__ModelProto *m;
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		const char *spec = bad[i].spec;
+		scs_optimize_options oo = { .input_shapes = &spec, .n_input_shapes = 1 };
+		scs_shrink_options so = { .optimize = 1, .input_shapes = &spec, .n_input_shapes = 1 };
+		scs_report r;
+
+		memset(&r, 0, sizeof(r));
+		cr_assert_eq(scs_optimize(&r, in, o, &oo), SCS_EUSAGE, "%s accepted", spec);
+		cr_assert_not_null(strstr(scs_err_msg(), bad[i].says), "%s", scs_err_msg());
+		scs_report_dispose(&r);
+		memset(&r, 0, sizeof(r));
+		cr_assert_eq(scs_shrink(&r, in, o, &so), SCS_EUSAGE, "shrink --optimize: %s accepted", spec);
+		scs_report_dispose(&r);
+		cr_assert_eq(run_tool(&text, "scs4onnx-optimize", "'%s' '%s' --input-shape '%s'", in, o, spec), 1, "%s",
+		    text);
+		cr_assert_not_null(strstr(text, bad[i].says), "%s", text);
+		free(text);
+		cr_assert(!file_exists(o), "%s: an output written", spec);
+	}
+	{
+		const char *spec = "x=1,3,5,7";
+		scs_optimize_options oo = { .input_shapes = &spec, .n_input_shapes = 1 };
+		const Onnx__TensorShapeProto *s;
+
+		m = run_optimize("shape_decl.onnx", &oo);
+		s = m->graph->input[0]->type->tensor_type->shape;
+		cr_assert_eq(s->n_dim, 4);
+		cr_assert(s->dim[2]->dim_value == 5 && s->dim[3]->dim_value == 7, "the symbolic dims not set");
+		cr_assert_eq(count_ops(m->graph, "Shape"), 0, "Shape not folded");
+		free_proto(m);
+		cr_assert_eq(onnx_check(&text, out), 0, "%s", text);
+		free(text);
+	}
+	free(o);
+	free(in);
 }

@@ -83,7 +83,8 @@ typedef struct cli_help {
 #define CLI_HELP_FOLD_INEXACT { "    --fold-inexact", "with --optimize: also fold Exp, Pow, Tanh, ... and\n" \
 	"float sums, which a runtime may round otherwise" }
 #define CLI_HELP_INPUT_SHAPE { "    --input-shape NAME=DIMS", "with --optimize: graph input NAME takes these\n" \
-	"dims (such as x=1,3,224,224; repeatable), for\n" "shape inference and folding, and in OUTPUT" }
+	"dims (such as x=1,3,224,224; repeatable), for\n" "shape inference and folding, and in OUTPUT; it\n" \
+	"must agree with the declared rank and fixed dims" }
 #define CLI_HELP_WRITE_SHAPES { "    --write-shapes", "with --optimize: write the inferred shapes of\n" \
 	"the main graph's values to value_info" }
 #define CLI_HELP_FOLD_QDQ { "    --fold-qdq", "with --optimize: also fold QuantizeLinear and\n" \

@@ -31,7 +31,8 @@ usage(FILE *f)
 		  "the runtime's quantized kernels)" },
 		{ "    --input-shape NAME=DIMS", "graph input NAME takes these dims (such as\n"
 		  "x=1,3,224,224; repeatable), for shape inference\n"
-		  "and folding, and in OUTPUT" },
+		  "and folding, and in OUTPUT; it must agree with\n"
+		  "the declared rank and fixed dims" },
 		{ "    --write-shapes", "write the inferred shapes of the main graph's\n"
 		  "values to value_info" },
 		{ "    --initializers-as-constants", "take initializers that are also graph inputs\n"

@@ -37,6 +37,9 @@ Files written to OUTDIR:
       and bias DequantizeLinear(int32 [3], per-axis) -> Q/DQ -> Flatten ->
       MatMul by DequantizeLinear(int8 [48,5], per-tensor) -> Add of
       DequantizeLinear(int32 [5], per-tensor) -> Q/DQ -> Y.
+  shape_decl.onnx
+      ir_version 8, opset 13: input x declared [1,3,"H",W?] (a fixed 1, a
+      fixed 3, a symbolic H, an unknown dim), y = Shape(Relu(x)).
 """
 import os
 import sys
@@ -158,11 +161,20 @@ def qdq(opset, ir):
                              producer_name="gen_inputs_models")
 
 
+def shape_decl():
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 3, "H", None])
+    nodes = [helper.make_node("Relu", ["x"], ["r"]), helper.make_node("Shape", ["r"], ["y"])]
+    g = helper.make_graph(nodes, "shape_decl", [x], [helper.make_tensor_value_info("y", TensorProto.INT64, [4])])
+    return helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)], ir_version=8,
+                             producer_name="gen_inputs_models")
+
+
 def main():
     out = sys.argv[1]
     models = {
         "ir3_raw.onnx": ir3(False), "ir3_typed.onnx": ir3(True), "defaults_ir8.onnx": defaults_ir8(),
         "qdq13.onnx": qdq(13, 7), "qdq19.onnx": qdq(19, 8), "qdq21.onnx": qdq(21, 8),
+        "shape_decl.onnx": shape_decl(),
     }
     for name, m in models.items():
         if m.opset_import[0].version <= 17:      # newer than python3-onnx's checker
