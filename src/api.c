@@ -567,10 +567,12 @@ shard_emit_options(scs_emit_options *eo, scs_model *shard, uint64_t max_len)
 	eo->external_min = size - g.sum <= eo->inline_max ? max_len : 1024;
 }
 
-/* Write @shards as shard-NNN.onnx files of the folder commit @c (for @dir). */
+/* Write @shards as shard-NNN.onnx files of the folder commit @c (for @dir),
+ * each listing its initializers among its inputs where its IR requires it
+ * (@dflt), and left as it was. */
 static int
 write_shards(scs_report *rep, const scs_shards *shards, scs_commit *c, const char *dir, uint64_t max_len,
-    progress_ctx *pc)
+    const scs_defaults *dflt, progress_ctx *pc)
 {
 	int width = 3, rc = SCS_OK;
 	char name[64], bytes[32], *path;
@@ -583,6 +585,7 @@ write_shards(scs_report *rep, const scs_shards *shards, scs_commit *c, const cha
 	for (size_t k = 0; rc == SCS_OK && k < shards->n; k++) {
 		scs_emit_options eo;
 		scs_emit_result res;
+		scs_defaults_undo undo;
 
 		snprintf(name, sizeof(name), "shard-%0*zu.onnx", width, k);
 		if ((path = scs_path_join(dir, name)) == NULL)
@@ -595,7 +598,13 @@ write_shards(scs_report *rep, const scs_shards *shards, scs_commit *c, const cha
 			eo.progress = stage_progress;
 			eo.progress_payload = pc;
 		}
-		if ((rc = scs_emit_write(&res, shards->items[k], c, name, &eo)) == SCS_OK) {
+		if ((rc = scs_pass_defaults_restore_for(dflt, shards->items[k], &undo)) < 0) {
+			free(path);
+			return rc;
+		}
+		rc = scs_emit_write(&res, shards->items[k], c, name, &eo);
+		scs_pass_defaults_undo(&undo, shards->items[k]);
+		if (rc == SCS_OK) {
 			pc->base += res.model_len + res.data_len;
 			snprintf(bytes, sizeof(bytes), "%llu", (unsigned long long)(res.model_len + res.data_len));
 			rc = scs_report_add(&rep->shards, path, bytes);
@@ -639,7 +648,7 @@ scs_split(scs_report *rep, const char *in, const char *dir, const scs_split_opti
 	stage_end(rep, &pc, "split", ts, 0);
 	rep->n_shards = shards.n;
 	ts = stage_start(&pc, "write");
-	if ((rc = write_shards(rep, &shards, c, dir, max_len, &pc)) < 0)
+	if ((rc = write_shards(rep, &shards, c, dir, max_len, NULL, &pc)) < 0)
 		goto done;
 	rc = scs_commit_run(c);
 	c = NULL;
@@ -854,7 +863,7 @@ scs_big(scs_report *rep, const char *in, const char *out, const scs_big_options 
 	stage_end(rep, &pc, "split", ts, 0);
 	rep->n_shards = shards.n;
 	/* the shards as split made them (shrink changes them next); they appear after the output */
-	if (kept && (rc = write_shards(rep, &shards, kept, shard_dir, max_len, &pc)) < 0)
+	if (kept && (rc = write_shards(rep, &shards, kept, shard_dir, max_len, &dflt, &pc)) < 0)
 		goto done;
 	/*
 	 * each shard deduplicated on its own; narrowing waits for the whole

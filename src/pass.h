@@ -118,6 +118,17 @@ typedef struct scs_defaults {
 
 int scs_pass_defaults_lift(scs_defaults *d, scs_model *m, scs_report *rep, int as_constants);
 int scs_pass_defaults_restore(const scs_defaults *d, scs_model *m);
+/* scs_pass_defaults_restore() for a model that is written and then worked on
+ * further (scs4onnx-big's kept shards): scs_pass_defaults_undo() takes the
+ * entries written back out again. */
+typedef struct scs_defaults_undo {
+	Onnx__ValueInfoProto **was;  /* the input list before */
+	size_t n;
+} scs_defaults_undo;
+
+int scs_pass_defaults_restore_for(const scs_defaults *d, scs_model *m, scs_defaults_undo *u);
+void scs_pass_defaults_undo(scs_defaults_undo *u, scs_model *m);
+
 /* Free what @d holds (entries of @m's tree). */
 void scs_defaults_dispose(scs_defaults *d, scs_model *m);
 

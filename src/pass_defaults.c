@@ -255,6 +255,47 @@ done:
 	return rc;
 }
 
+int
+scs_pass_defaults_restore_for(const scs_defaults *d, scs_model *m, scs_defaults_undo *u)
+{
+	Onnx__GraphProto *g = m->proto->graph;
+	int rc;
+
+	u->was = NULL;
+	u->n = 0;
+	if (d == NULL || !d->below_ir4 || g == NULL)
+		return SCS_OK;
+	if ((u->was = malloc((g->n_input + 1) * sizeof(*u->was))) == NULL)
+		return scs_err_set(SCS_ENOMEM, "cannot list the initializers among the graph inputs");
+	memcpy(u->was, g->input, g->n_input * sizeof(*u->was));
+	u->n = g->n_input;
+	if ((rc = scs_pass_defaults_restore(d, m)) < 0)
+		scs_pass_defaults_undo(u, m);
+	return rc;
+}
+
+void
+scs_pass_defaults_undo(scs_defaults_undo *u, scs_model *m)
+{
+	Onnx__GraphProto *g = m->proto->graph;
+	size_t j = 0;
+
+	if (u->was == NULL)
+		return;
+	/* the entries written back are those not in the list as it was (whose order they kept) */
+	for (size_t i = 0; i < g->n_input; i++) {
+		if (j < u->n && g->input[i] == u->was[j])
+			j++;
+		else
+			scs_model_free_message(m, &g->input[i]->base);
+	}
+	memcpy(g->input, u->was, u->n * sizeof(*u->was));
+	g->n_input = u->n;
+	free(u->was);
+	u->was = NULL;
+	u->n = 0;
+}
+
 void
 scs_defaults_dispose(scs_defaults *d, scs_model *m)
 {

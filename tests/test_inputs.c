@@ -149,6 +149,25 @@ Test(inputs, ir3_typed_constants_to_every_tool, .init = run_setup, .fini = run_t
 	ir3_every_tool("ir3_typed.onnx");
 }
 
+/* scs4onnx-big --keep-work: the kept shards of an IR 3 model list their initializers among their inputs too. */
+Test(inputs, ir3_big_kept_shards, .init = run_setup, .fini = run_teardown, .timeout = 300)
+{
+	char *in = fixture("ir3_typed.onnx"), *o = path_in(dir, "o.onnx"), *work = path_in(dir, "work"),
+	    *shards = path_in(work, "shards");
+	scs_big_options bo = { .max_shard_len = 600, .work_dir = work, .keep_work = 1 };
+	int n;
+
+	cr_assert_eq(scs_big(&rep, in, o, &bo), SCS_OK, "%s", scs_err_msg());
+	free(shard_list(shards, &n));
+	cr_assert_geq(n, 2, "%d shards", n);
+	expect_shards_compute(in, shards);
+	expect_equivalent(in, o, NULL);
+	free(shards);
+	free(work);
+	free(o);
+	free(in);
+}
+
 /* The CLI says what it took them for. */
 Test(inputs, ir3_reported, .init = run_setup, .fini = run_teardown, .timeout = 120)
 {
