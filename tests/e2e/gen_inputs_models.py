@@ -36,7 +36,9 @@ Files written to OUTDIR:
       weight is DequantizeLinear(int8 [3,2,3,3], per-axis scales, axis 0)
       and bias DequantizeLinear(int32 [3], per-axis) -> Q/DQ -> Flatten ->
       MatMul by DequantizeLinear(int8 [48,5], per-tensor) -> Add of
-      DequantizeLinear(int32 [5], per-tensor) -> Q/DQ -> Y.
+      DequantizeLinear(int32 [5], per-tensor) -> Q/DQ -> Y; and Y2 = the
+      flattened values times a float weight wf [48] stored as such and
+      quantized in the graph: DequantizeLinear(QuantizeLinear(wf)).
   shape_decl.onnx
       ir_version 8, opset 13: input x declared [1,3,"H",W?] (a fixed 1, a
       fixed 3, a symbolic H, an unknown dim), y = Shape(Relu(x)).
@@ -138,6 +140,8 @@ def qdq(opset, ir):
         numpy_helper.from_array(np.array([10, -20, 30, -40, 50], dtype=np.int32), "aq"),
         numpy_helper.from_array(f(0.00015), "as"),
         numpy_helper.from_array(f(0.1), "zs"), numpy_helper.from_array(np.array(128, dtype=np.uint8), "zz"),
+        numpy_helper.from_array(rng.uniform(-1, 1, 48).astype(np.float32), "wf"),
+        numpy_helper.from_array(f(0.008), "fs"), numpy_helper.from_array(np.array(0, dtype=np.int8), "fz"),
     ]
     nodes = [
         helper.make_node("QuantizeLinear", ["X", "xs", "xz"], ["xq"]),
@@ -154,9 +158,13 @@ def qdq(opset, ir):
         helper.make_node("Add", ["mm", "ad"], ["ma"]),
         helper.make_node("QuantizeLinear", ["ma", "zs", "zz"], ["mq8"]),
         helper.make_node("DequantizeLinear", ["mq8", "zs", "zz"], ["Y"]),
+        helper.make_node("QuantizeLinear", ["wf", "fs", "fz"], ["wfq"]),
+        helper.make_node("DequantizeLinear", ["wfq", "fs", "fz"], ["wfd"]),
+        helper.make_node("Mul", ["fl", "wfd"], ["Y2"]),
     ]
     g = helper.make_graph(nodes, "qdq%d" % opset, [helper.make_tensor_value_info("X", TensorProto.FLOAT, [1, 2, 4, 4])],
-                          [helper.make_tensor_value_info("Y", TensorProto.FLOAT, [1, 5])], inits)
+                          [helper.make_tensor_value_info("Y", TensorProto.FLOAT, [1, 5]),
+                           helper.make_tensor_value_info("Y2", TensorProto.FLOAT, [1, 48])], inits)
     return helper.make_model(g, opset_imports=[helper.make_opsetid("", opset)], ir_version=ir,
                              producer_name="gen_inputs_models")
 
