@@ -160,7 +160,7 @@ static int
 shrink_passes(scs_model *m, scs_report *rep, const scs_shrink_options *opts)
 {
 	size_t narrowed = rep->narrowed.n, n_shapes;
-	scs_opt_settings settings = { opts->fold_size_limit, opts->fold_grow, opts->fold_inexact };
+	scs_opt_settings settings = { opts->fold_size_limit, opts->fold_grow, opts->fold_inexact, opts->fold_qdq };
 	int rc;
 
 	/* the optimizer and the shapes see every initializer as a tensor (such
@@ -299,9 +299,12 @@ write_npys(scs_commit *c, scs_model *m, scs_report *rep, const scs_extract_list 
 	return rc;
 }
 
-/* Extraction (npy mode, forced), then the model and its .npy files, all committed together. */
+/* Extraction (npy mode, forced), then the model (its initializers listed
+ * among its inputs again where its IR requires it: @dflt) and its .npy
+ * files, all committed together. */
 static int
-write_result(scs_model *m, scs_report *rep, const char *out, const scs_shrink_options *opts, progress_ctx *pc)
+write_result(scs_model *m, scs_report *rep, const char *out, const scs_shrink_options *opts, const scs_defaults *dflt,
+    progress_ctx *pc)
 {
 	scs_extract_list extracted = { NULL, 0, 0 };
 	scs_extract_options xo;
@@ -329,6 +332,8 @@ write_result(scs_model *m, scs_report *rep, const char *out, const scs_shrink_op
 	if ((xo.groups || xo.n_op_names || xo.n_constant_names) &&
 	    ((rc = scs_model_unseal(m)) < 0 || (rc = scs_pass_extract(m, rep, &xo, &extracted)) < 0 ||
 	    (rc = write_npys(c, m, rep, &extracted, out, out_dir)) < 0))
+		goto done;
+	if ((rc = scs_pass_defaults_restore(dflt, m)) < 0)
 		goto done;
 	rep->bytes_after = scs_pass_payload_bytes(m);
 	memset(&eo, 0, sizeof(eo));
@@ -360,6 +365,7 @@ scs_api_shrink(scs_report *rep, const char *in, const char *out, const scs_shrin
 	progress_ctx pc;
 	scs_store *store = NULL;
 	scs_model *m = NULL;
+	scs_defaults dflt = { NULL, NULL, 0, 0 };
 	char *out_dir = NULL;
 	double t0 = now(), ts;
 	int rc;
@@ -373,7 +379,8 @@ scs_api_shrink(scs_report *rep, const char *in, const char *out, const scs_shrin
 		return scs_err_set(SCS_ENOMEM, "cannot allocate a path");
 	ts = stage_start(&pc, "scan");
 	if ((rc = load_input(&m, &store, rep, in, opts->store_dir, out_dir, &pc,
-	    !opts->optimize && !opts->write_shapes)) < 0)
+	    !opts->optimize && !opts->write_shapes)) < 0 ||
+	    (rc = scs_pass_defaults_lift(&dflt, m, rep, opts->initializers_as_constants)) < 0)
 		goto done;
 	stage_end(rep, &pc, "scan", ts, rep->input_len);
 	rep->bytes_before = scs_pass_payload_bytes(m);
@@ -382,11 +389,12 @@ scs_api_shrink(scs_report *rep, const char *in, const char *out, const scs_shrin
 		goto done;
 	stage_end(rep, &pc, "shrink", ts, 0);
 	ts = stage_start(&pc, "write");
-	if ((rc = write_result(m, rep, out, opts, &pc)) < 0)
+	if ((rc = write_result(m, rep, out, opts, &dflt, &pc)) < 0)
 		goto done;
 	stage_end(rep, &pc, "write", ts, rep->output_len + rep->output_data_len);
 done:
 	rep->seconds = now() - t0;
+	scs_defaults_dispose(&dflt, m);
 	scs_model_free(m);
 	scs_store_close(store);
 	free(out_dir);
@@ -421,6 +429,7 @@ scs_api_optimize(scs_report *rep, const char *in, const char *out, const scs_opt
 	progress_ctx pc;
 	scs_store *store = NULL;
 	scs_model *m = NULL;
+	scs_defaults dflt = { NULL, NULL, 0, 0 };
 	char *out_dir = NULL;
 	double t0 = now(), ts;
 	size_t n_shapes;
@@ -438,7 +447,8 @@ scs_api_optimize(scs_report *rep, const char *in, const char *out, const scs_opt
 	if ((out_dir = scs_path_dir(out)) == NULL)
 		return scs_err_set(SCS_ENOMEM, "cannot allocate a path");
 	ts = stage_start(&pc, "scan");
-	if ((rc = load_input(&m, &store, rep, in, opts->store_dir, out_dir, &pc, 0)) < 0 || (rc = check_outputs(m, out)) < 0)
+	if ((rc = load_input(&m, &store, rep, in, opts->store_dir, out_dir, &pc, 0)) < 0 || (rc = check_outputs(m, out)) < 0 ||
+	    (rc = scs_pass_defaults_lift(&dflt, m, rep, opts->initializers_as_constants)) < 0)
 		goto done;
 	stage_end(rep, &pc, "scan", ts, rep->input_len);
 	rep->bytes_before = scs_pass_payload_bytes(m);
@@ -446,6 +456,7 @@ scs_api_optimize(scs_report *rep, const char *in, const char *out, const scs_opt
 	settings.fold_size_limit = opts->fold_size_limit;
 	settings.fold_grow = opts->fold_grow;
 	settings.fold_inexact = opts->fold_inexact;
+	settings.fold_qdq = opts->fold_qdq;
 	if ((rc = set_input_shapes(m, opts->input_shapes, opts->n_input_shapes)) < 0)
 		goto done;
 	if ((rc = scs_opt_run_with(m, rep, opts->passes, opts->n_passes, opts->skip, opts->n_skip, &settings)) < 0)
@@ -456,11 +467,12 @@ scs_api_optimize(scs_report *rep, const char *in, const char *out, const scs_opt
 	memset(&write_opts, 0, sizeof(write_opts));
 	write_opts.external_data = opts->external_data;
 	ts = stage_start(&pc, "write");
-	if ((rc = write_result(m, rep, out, &write_opts, &pc)) < 0)
+	if ((rc = write_result(m, rep, out, &write_opts, &dflt, &pc)) < 0)
 		goto done;
 	stage_end(rep, &pc, "write", ts, rep->output_len + rep->output_data_len);
 done:
 	rep->seconds = now() - t0;
+	scs_defaults_dispose(&dflt, m);
 	scs_model_free(m);
 	scs_store_close(store);
 	free(out_dir);
@@ -556,10 +568,12 @@ shard_emit_options(scs_emit_options *eo, scs_model *shard, uint64_t max_len)
 	eo->external_min = size - g.sum <= eo->inline_max ? max_len : 1024;
 }
 
-/* Write @shards as shard-NNN.onnx files of the folder commit @c (for @dir). */
+/* Write @shards as shard-NNN.onnx files of the folder commit @c (for @dir),
+ * each listing its initializers among its inputs where its IR requires it
+ * (@dflt), and left as it was. */
 static int
 write_shards(scs_report *rep, const scs_shards *shards, scs_commit *c, const char *dir, uint64_t max_len,
-    progress_ctx *pc)
+    const scs_defaults *dflt, progress_ctx *pc)
 {
 	int width = 3, rc = SCS_OK;
 	char name[64], bytes[32], *path;
@@ -572,6 +586,7 @@ write_shards(scs_report *rep, const scs_shards *shards, scs_commit *c, const cha
 	for (size_t k = 0; rc == SCS_OK && k < shards->n; k++) {
 		scs_emit_options eo;
 		scs_emit_result res;
+		scs_defaults_undo undo;
 
 		snprintf(name, sizeof(name), "shard-%0*zu.onnx", width, k);
 		if ((path = scs_path_join(dir, name)) == NULL)
@@ -584,7 +599,13 @@ write_shards(scs_report *rep, const scs_shards *shards, scs_commit *c, const cha
 			eo.progress = stage_progress;
 			eo.progress_payload = pc;
 		}
-		if ((rc = scs_emit_write(&res, shards->items[k], c, name, &eo)) == SCS_OK) {
+		if ((rc = scs_pass_defaults_restore_for(dflt, shards->items[k], &undo)) < 0) {
+			free(path);
+			return rc;
+		}
+		rc = scs_emit_write(&res, shards->items[k], c, name, &eo);
+		scs_pass_defaults_undo(&undo, shards->items[k]);
+		if (rc == SCS_OK) {
 			pc->base += res.model_len + res.data_len;
 			snprintf(bytes, sizeof(bytes), "%llu", (unsigned long long)(res.model_len + res.data_len));
 			rc = scs_report_add(&rep->shards, path, bytes);
@@ -628,7 +649,7 @@ scs_api_split(scs_report *rep, const char *in, const char *dir, const scs_split_
 	stage_end(rep, &pc, "split", ts, 0);
 	rep->n_shards = shards.n;
 	ts = stage_start(&pc, "write");
-	if ((rc = write_shards(rep, &shards, c, dir, max_len, &pc)) < 0)
+	if ((rc = write_shards(rep, &shards, c, dir, max_len, NULL, &pc)) < 0)
 		goto done;
 	rc = scs_commit_run(c);
 	c = NULL;
@@ -745,7 +766,7 @@ scs_api_merge(scs_report *rep, const char *dir, const char *out, const scs_merge
 	memset(&write_opts, 0, sizeof(write_opts));
 	write_opts.external_data = opts->external_data;
 	ts = stage_start(&pc, "write");
-	if ((rc = write_result(merged, rep, out, &write_opts, &pc)) < 0)
+	if ((rc = write_result(merged, rep, out, &write_opts, NULL, &pc)) < 0)
 		goto done;
 	stage_end(rep, &pc, "write", ts, rep->output_len + rep->output_data_len);
 done:
@@ -771,6 +792,7 @@ scs_api_big(scs_report *rep, const char *in, const char *out, const scs_big_opti
 	scs_shards shards = { NULL, 0 };
 	scs_store *store = NULL;
 	scs_model *m = NULL, *merged = NULL;
+	scs_defaults dflt = { NULL, NULL, 0, 0 };
 	scs_commit *kept = NULL;
 	char *out_dir = NULL, *shard_dir = NULL, **labels = NULL;
 	const char *work;
@@ -813,7 +835,8 @@ scs_api_big(scs_report *rep, const char *in, const char *out, const scs_big_opti
 	}
 	ts = stage_start(&pc, "scan");
 	if ((rc = load_input(&m, &store, rep, in, so->store_dir, work, &pc, 0)) < 0 ||
-	    (rc = check_outputs(m, out)) < 0)
+	    (rc = check_outputs(m, out)) < 0 ||
+	    (rc = scs_pass_defaults_lift(&dflt, m, rep, so->initializers_as_constants)) < 0)
 		goto done;
 	stage_end(rep, &pc, "scan", ts, rep->input_len);
 	rep->bytes_before = scs_pass_payload_bytes(m);
@@ -823,7 +846,7 @@ scs_api_big(scs_report *rep, const char *in, const char *out, const scs_big_opti
 	 */
 	if (so->optimize) {
 		ts = stage_start(&pc, "optimize");
-		scs_opt_settings settings = { so->fold_size_limit, so->fold_grow, so->fold_inexact };
+		scs_opt_settings settings = { so->fold_size_limit, so->fold_grow, so->fold_inexact, so->fold_qdq };
 
 		if ((rc = set_input_shapes(m, so->input_shapes, so->n_input_shapes)) < 0 ||
 		    (rc = scs_opt_run_with(m, rep, NULL, 0, NULL, 0, &settings)) < 0)
@@ -842,7 +865,7 @@ scs_api_big(scs_report *rep, const char *in, const char *out, const scs_big_opti
 	stage_end(rep, &pc, "split", ts, 0);
 	rep->n_shards = shards.n;
 	/* the shards as split made them (shrink changes them next); they appear after the output */
-	if (kept && (rc = write_shards(rep, &shards, kept, shard_dir, max_len, &pc)) < 0)
+	if (kept && (rc = write_shards(rep, &shards, kept, shard_dir, max_len, &dflt, &pc)) < 0)
 		goto done;
 	/*
 	 * each shard deduplicated on its own; narrowing waits for the whole
@@ -889,7 +912,7 @@ scs_api_big(scs_report *rep, const char *in, const char *out, const scs_big_opti
 	scs_report_list_unique(&rep->skipped);     /* each shard holding the pair refused it once */
 	stage_end(rep, &pc, "dedup", ts, 0);
 	ts = stage_start(&pc, "write");
-	if ((rc = write_result(merged, rep, out, so, &pc)) < 0)
+	if ((rc = write_result(merged, rep, out, so, &dflt, &pc)) < 0)
 		goto done;
 	stage_end(rep, &pc, "write", ts, rep->output_len + rep->output_data_len);
 	if (kept) {
@@ -903,6 +926,7 @@ done:
 	free_list(labels, labels ? shards.n : 0);
 	scs_model_free(merged);
 	scs_shards_dispose(&shards);
+	scs_defaults_dispose(&dflt, m);
 	scs_model_free(m);
 	scs_store_close(store);
 	if (made_work)

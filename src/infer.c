@@ -12,6 +12,7 @@
 #include "infer_impl.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -1055,6 +1056,45 @@ fail:
 	return NULL;
 }
 
+/*
+ * --input-shape may fill in what input @vi leaves open (a symbolic or
+ * unknown dim, or no shape at all), never contradict it: the same rank and
+ * every fixed dim as declared; else SCS_EUSAGE naming the declaration.
+ */
+static int
+fits_declared(const Onnx__ValueInfoProto *vi, const char *spec, const int64_t *dims, size_t rank)
+{
+	const Onnx__TensorShapeProto *shape = vi->type->tensor_type->shape;
+	char decl[256];
+	size_t len = 0, bad = SIZE_MAX;
+
+	if (shape == NULL)
+		return SCS_OK;
+	for (size_t i = 0; i < shape->n_dim; i++) {
+		const Onnx__TensorShapeProto__Dimension *d = shape->dim[i];
+		int fixed = d->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE;
+
+		if (fixed && i < rank && d->dim_value != dims[i] && bad == SIZE_MAX)
+			bad = i;
+		if (len < sizeof(decl)) {
+			if (fixed)
+				len += (size_t)snprintf(decl + len, sizeof(decl) - len, "%s%lld", i ? "," : "",
+				    (long long)d->dim_value);
+			else
+				len += (size_t)snprintf(decl + len, sizeof(decl) - len, "%s%s", i ? "," : "",
+				    d->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM && d->dim_param[0] ?
+				    d->dim_param : "?");
+		}
+	}
+	if (shape->n_dim != rank)
+		return scs_err_set(SCS_EUSAGE, "--input-shape '%s': input %s is declared [%s] (rank %zu), not of rank %zu",
+		    spec, vi->name, decl, shape->n_dim, rank);
+	if (bad != SIZE_MAX)
+		return scs_err_set(SCS_EUSAGE, "--input-shape '%s': input %s is declared [%s]: dim %zu is %lld, not %lld",
+		    spec, vi->name, decl, bad, (long long)shape->dim[bad]->dim_value, (long long)dims[bad]);
+	return SCS_OK;
+}
+
 int
 scs_infer_set_input_shape(scs_model *m, const char *spec)
 {
@@ -1064,6 +1104,7 @@ scs_infer_set_input_shape(scs_model *m, const char *spec)
 	Onnx__ValueInfoProto *vi = NULL;
 	int64_t dims[SCS_INFER_MAX_RANK];
 	size_t rank = 0;
+	int rc;
 
 	if (eq == NULL || eq == spec)
 		return scs_err_set(SCS_EUSAGE, "--input-shape takes NAME=DIM,DIM,... (such as x=1,3,224,224), not '%s'", spec);
@@ -1083,6 +1124,8 @@ scs_infer_set_input_shape(scs_model *m, const char *spec)
 			vi = g->input[i];
 	if (vi == NULL || !vi->type || vi->type->value_case != ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE || !vi->type->tensor_type)
 		return scs_err_set(SCS_EUSAGE, "--input-shape '%s': the model has no tensor input of that name", spec);
+	if ((rc = fits_declared(vi, spec, dims, rank)) < 0)
+		return rc;
 	if ((shape = shape_of(dims, rank, NULL)) == NULL)
 		return scs_err_set(SCS_ENOMEM, "cannot allocate a shape");
 	if (vi->type->tensor_type->shape)

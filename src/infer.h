@@ -75,7 +75,9 @@ void scs_infer_dispose(scs_infer *inf);
  * Give graph input NAME of @m's main graph the dims of @spec
  * ("NAME=1,3,224,224"; "NAME=" for a scalar), replacing its declared shape,
  * as onnx-simplifier's --overwrite-input-shape does. SCS_EUSAGE when @spec
- * is malformed or names no graph input.
+ * is malformed, names no graph input, or contradicts the declared shape
+ * (another rank, or another value for a fixed dim; a symbolic or unknown
+ * dim takes any).
  */
 int scs_infer_set_input_shape(scs_model *m, const char *spec);
 

@@ -1511,7 +1511,9 @@ scs_opt_add_constant(scs_opt_ctx *ctx, int scope, Onnx__TensorProto *t, Onnx__No
 	Onnx__NodeProto *n;
 	const char *out = t->name;
 
-	if (g) {
+	/* below IR 4 a graph's initializers are its inputs too: a nested body's
+	 * inputs are its operator's, so there a Constant node */
+	if (g && (ctx->m->proto->ir_version >= 4 || ctx->scopes.items[scope].parent < 0)) {
 		if (scs_array_insert(&g->initializer, &g->n_initializer, t, 0) < 0) {
 			scs_model_free_message(ctx->m, &t->base);
 			return scs_err_set(SCS_ENOMEM, "optimizer: cannot add an initializer");
@@ -1519,7 +1521,7 @@ scs_opt_add_constant(scs_opt_ctx *ctx, int scope, Onnx__TensorProto *t, Onnx__No
 		ctx->st->dirty = 1;
 		return SCS_OK;
 	}
-	/* a function body has no initializers: a Constant node */
+	/* a function body has no initializers: a Constant node (and an IR 3 body) */
 	if ((n = scs_opt_node_new("Constant", "", NULL, 0, &out, 1)) == NULL ||
 	    (a = attr_new("value", ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__TENSOR)) == NULL) {
 		scs_opt_node_free(ctx, n);

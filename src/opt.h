@@ -24,7 +24,9 @@
  *
  * What every pass keeps (see README, "Optimizing"): graph inputs and outputs
  * keep their names, order, types and shapes; a constant that is also a graph
- * input (an overridable default) is never folded; nodes of an operator
+ * input (an overridable default) is never folded (below IR 4, or with
+ * --initializers-as-constants, such entries are taken out of the input list
+ * before the passes run: pass.h, scs_pass_defaults_lift); nodes of an operator
  * without a known schema, of an opset newer than the schema table, or with
  * attributes that refer to a function's attributes are never touched
  * (scs_opt_is_op says so); a node whose rewrite is not possible is left as
@@ -68,6 +70,7 @@ typedef struct scs_opt_settings {
 	uint64_t fold_size_limit;           /* fold_constants: cap on each folded output; 0: 1 MiB */
 	int fold_grow;                      /* fold_constants: 1: also folds that make the model bigger */
 	int fold_inexact;                   /* fold_constants: 1: also results a runtime may round otherwise */
+	int fold_qdq;                       /* fold_constants: 1: also QuantizeLinear / DequantizeLinear */
 } scs_opt_settings;
 
 #define SCS_OPT_FOLD_SIZE_LIMIT ((uint64_t)1 << 20)

@@ -13,7 +13,11 @@
  * leave unread (results of at most SMALL bytes, shapes and scalars, count
  * as no growth). Results a runtime may round otherwise (the math library's
  * functions, float sums and products of more than two terms: the kernel
- * marks them inexact) fold only with --fold-inexact.
+ * marks them inexact) fold only with --fold-inexact. Quantization nodes
+ * (QuantizeLinear, DequantizeLinear, DynamicQuantizeLinear: a runtime
+ * matches DequantizeLinear -> op -> QuantizeLinear to run a quantized
+ * kernel, so folding a weight's DequantizeLinear makes the op run in
+ * float) fold only with --fold-qdq; those of other domains never.
  *
  * Memory stays flat whatever the size. The elementwise operators
  * (scs_eval_ew_has: Identity, Cast, CastLike, the arithmetic, comparisons
@@ -472,6 +476,15 @@ fold_streaming(scs_opt_ctx *ctx, int scope, Onnx__NodeProto *node, fold_io *io, 
 	return 1;
 }
 
+/* QuantizeLinear, DequantizeLinear, DynamicQuantizeLinear: the edges of a
+ * quantized (QDQ) graph's patterns, which folding would undo. */
+static int
+is_qdq(const char *op)
+{
+	return strcmp(op, "QuantizeLinear") == 0 || strcmp(op, "DequantizeLinear") == 0 ||
+	    strcmp(op, "DynamicQuantizeLinear") == 0;
+}
+
 static int
 fold(scs_opt_ctx *ctx, int scope, Onnx__NodeProto *node, fold_io *io)
 {
@@ -506,6 +519,9 @@ fold(scs_opt_ctx *ctx, int scope, Onnx__NodeProto *node, fold_io *io)
 	/* every input is known */
 	if (is_random(node->op_type))
 		return refused(scs_opt_refuse(ctx, scope, node, "not folded: non-deterministic"));
+	if (is_qdq(node->op_type) && !(ctx->settings && ctx->settings->fold_qdq))
+		return refused(scs_opt_refuse(ctx, scope, node, "not folded: a quantization node, which runtimes match "
+		    "(DequantizeLinear -> op -> QuantizeLinear) to run quantized kernels (--fold-qdq folds it)"));
 	/* an Identity making a graph output of a constant is what folding leaves */
 	if (strcmp(node->op_type, "Identity") == 0 && scs_opt_is_pinned(ctx, scope, node->output[0]))
 		return 0;

@@ -15,7 +15,9 @@
  * MatMul whose output something else reads or that is a graph output, an
  * element type Gemm does not take at the model's opset, or that ONNX
  * Runtime has no CPU Gemm kernel for (integers, float16, bfloat16: the
- * output must load wherever the input did), opsets before 7.
+ * output must load wherever the input did), opsets before 7, and a MatMul
+ * or Add reading a DequantizeLinear's output (a quantized graph's
+ * DequantizeLinear -> op -> QuantizeLinear pattern).
  *
  * SPDX-License-Identifier: MIT
  */
@@ -42,6 +44,20 @@ facts_shape(char *out, size_t len, const scs_vfacts *f)
 		    (long long)f->dims[i]) : (size_t)snprintf(out + used, len - used, "%s?", i ? "," : "");
 	if (used < len)
 		snprintf(out + used, len - used, "]");
+}
+
+/* The input of MatMul @mm or the Add's other input @c that a DequantizeLinear
+ * makes (a quantized graph's pattern, which a Gemm would hide), or NULL. */
+static const char *
+dequantized(scs_opt_ctx *ctx, int scope, const Onnx__NodeProto *mm, const char *c)
+{
+	const char *names[3] = { mm->input[0], mm->input[1], c };
+	Onnx__NodeProto *p;
+
+	for (size_t i = 0; i < 3; i++)
+		if ((p = scs_opt_producer(ctx, scope, names[i])) != NULL && scs_fuse_op_is(p, "DequantizeLinear"))
+			return names[i];
+	return NULL;
 }
 
 static int
@@ -74,6 +90,10 @@ visit(scs_opt_ctx *ctx, int scope, Onnx__NodeProto *add, void *payload)
 		SCS_FUSE_REFUSE(ctx, scope, add, "Gemm before opset 7 broadcasts C by its own attribute");
 	if (mm->n_input != 2 || !mm->input[0][0] || !mm->input[1][0])
 		SCS_FUSE_REFUSE(ctx, scope, add, "the MatMul does not have two inputs");
+	if ((cname = dequantized(ctx, scope, mm, add->input[1 - which])) != NULL)
+		SCS_FUSE_REFUSE(ctx, scope, add, "'%s' comes from a DequantizeLinear: runtimes match DequantizeLinear -> "
+		    "MatMul / Add -> QuantizeLinear to run quantized kernels", cname);
+	cname = add->input[1 - which];
 	if ((r = scs_opt_facts(ctx, scope, mm->input[0], &fa)) < 0 || (r = scs_opt_facts(ctx, scope, mm->input[1], &fb)) < 0 ||
 	    (r = scs_opt_facts(ctx, scope, cname, &fc)) < 0)
 		return r;

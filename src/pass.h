@@ -94,6 +94,48 @@ typedef struct scs_extract_options {
  */
 int scs_pass_extract(scs_model *m, scs_report *rep, const scs_extract_options *opts, scs_extract_list *out);
 
+/*
+ * Initializers that are also graph inputs (of the main graph; a nested
+ * body's inputs are its operator's). Below IR version 4 they are
+ * constants (that IR listed every initializer among the inputs); from IR
+ * 4 on they are defaults a caller may override, left alone, unless
+ * @as_constants. scs_pass_defaults_lift() counts them
+ * (rep->n_default_inputs) and, when they are constants, takes their
+ * entries out of the input list (rep->default_inputs_rule says so), so
+ * that every pass sees plain initializers. scs_pass_defaults_restore()
+ * then lists the initializers of @m (the model lifted, or one made from
+ * it) among its inputs again when its IR requires it: the lifted entries
+ * of those still there, in their places (with the type the initializer
+ * has now), and new entries for new initializers last. Above IR 3 nothing
+ * is written back: the constants are no longer inputs. @d NULL: nothing.
+ */
+typedef struct scs_defaults {
+	Onnx__ValueInfoProto **vi;   /* the entries taken out, in input order */
+	size_t *before;              /* how many inputs that stayed preceded each */
+	size_t n;
+	int below_ir4;               /* 1: written back by scs_pass_defaults_restore() */
+} scs_defaults;
+
+int scs_pass_defaults_lift(scs_defaults *d, scs_model *m, scs_report *rep, int as_constants);
+int scs_pass_defaults_restore(const scs_defaults *d, scs_model *m);
+/* scs_pass_defaults_restore() for a model that is written and then worked on
+ * further (scs4onnx-big's kept shards): scs_pass_defaults_undo() takes the
+ * entries written back out again. */
+typedef struct scs_defaults_undo {
+	Onnx__ValueInfoProto **was;  /* the input list before */
+	size_t n;
+} scs_defaults_undo;
+
+int scs_pass_defaults_restore_for(const scs_defaults *d, scs_model *m, scs_defaults_undo *u);
+void scs_pass_defaults_undo(scs_defaults_undo *u, scs_model *m);
+
+/* Free what @d holds (entries of @m's tree). */
+void scs_defaults_dispose(scs_defaults *d, scs_model *m);
+
+/* A graph input entry @name of element type @dtype and fixed dims (malloc'd
+ * pieces: the tree it joins frees it); NULL on ENOMEM. */
+Onnx__ValueInfoProto *scs_value_info_new(const char *name, int dtype, const int64_t *dims, size_t n_dims);
+
 /* Payload bytes referenced by every tensor of the model. */
 uint64_t scs_pass_payload_bytes(scs_model *m);
 

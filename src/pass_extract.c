@@ -158,38 +158,10 @@ static int
 add_input(extract *x, const scs_extracted *e)
 {
 	Onnx__GraphProto *g = x->m->proto->graph;
-	Onnx__ValueInfoProto *vi = calloc(1, sizeof(*vi)), **grown;
-	Onnx__TypeProto *type = calloc(1, sizeof(*type));
-	Onnx__TypeProto__Tensor *tt = calloc(1, sizeof(*tt));
-	Onnx__TensorShapeProto *shape = calloc(1, sizeof(*shape));
-	Onnx__TensorShapeProto__Dimension **dims = calloc(e->n_dims ? e->n_dims : 1, sizeof(*dims));
-	size_t i;
+	Onnx__ValueInfoProto *vi = scs_value_info_new(e->file, e->dtype, e->dims, e->n_dims), **grown;
 
-	if (vi)
-		onnx__value_info_proto__init(vi);
-	if (type)
-		onnx__type_proto__init(type);
-	if (tt)
-		onnx__type_proto__tensor__init(tt);
-	if (shape)
-		onnx__tensor_shape_proto__init(shape);
-	if (!vi || !type || !tt || !shape || !dims || (vi->name = strdup(e->file)) == NULL)
-		goto fail;
-	for (i = 0; i < e->n_dims; i++) {
-		if ((dims[i] = malloc(sizeof(**dims))) == NULL)
-			goto fail;
-		onnx__tensor_shape_proto__dimension__init(dims[i]);
-		dims[i]->value_case = ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE;
-		dims[i]->dim_value = e->dims[i];
-		shape->n_dim++;
-	}
-	shape->dim = dims;
-	tt->has_elem_type = 1;
-	tt->elem_type = e->dtype;
-	tt->shape = shape;
-	type->value_case = ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE;
-	type->tensor_type = tt;
-	vi->type = type;
+	if (vi == NULL)
+		return scs_err_set(SCS_ENOMEM, "cannot add a graph input");
 	if ((grown = scs_arena_grow(g->input, g->n_input * sizeof(*grown), (g->n_input + 1) * sizeof(*grown))) == NULL) {
 		protobuf_c_message_free_unpacked(&vi->base, NULL);
 		return scs_err_set(SCS_ENOMEM, "cannot add a graph input");
@@ -197,21 +169,6 @@ add_input(extract *x, const scs_extracted *e)
 	g->input = grown;
 	g->input[g->n_input++] = vi;
 	return SCS_OK;
-fail:
-	if (shape && !shape->dim) {
-		for (i = 0; i < e->n_dims && dims && dims[i]; i++)
-			free(dims[i]);
-		free(dims);
-	}
-	if (vi && vi->type == NULL) {
-		free(type);
-		if (tt && tt->shape == NULL)
-			protobuf_c_message_free_unpacked(&shape->base, NULL);
-		free(tt);
-	}
-	if (vi)
-		protobuf_c_message_free_unpacked(&vi->base, NULL);
-	return scs_err_set(SCS_ENOMEM, "cannot add a graph input");
 }
 
 int

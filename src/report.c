@@ -367,6 +367,22 @@ print_dedup(const scs_report *r, FILE *f)
 	print_list(f, "not narrowed", &r->refused);
 }
 
+/* What the initializers listed among the graph inputs were taken for. */
+static const char *
+default_inputs_rule(const scs_report *r)
+{
+	switch (r->default_inputs_rule) {
+	case SCS_DEFAULTS_CONSTANT_IR3:
+		return "constants (below IR version 4 every initializer is listed as an input; runtimes take them as "
+		    "constants)";
+	case SCS_DEFAULTS_CONSTANT_ASKED:
+		return "constants, as asked (--initializers-as-constants): no longer graph inputs";
+	default:
+		return "left alone (from IR version 4 on, a caller may override them; --initializers-as-constants "
+		    "takes them as constants)";
+	}
+}
+
 void
 scs_report_put_text(const scs_report *r, FILE *f)
 {
@@ -387,6 +403,9 @@ scs_report_put_text(const scs_report *r, FILE *f)
 		fprintf(f, "INFO: nodes: %llu -> %llu (%u rounds)\n", (unsigned long long)r->nodes_before,
 		    (unsigned long long)r->nodes_after, r->rounds);
 	}
+	if (r->n_default_inputs)
+		fprintf(f, "INFO: initializers among the graph inputs: %llu, %s\n", (unsigned long long)r->n_default_inputs,
+		    default_inputs_rule(r));
 	if (!r->optimize_only && !r->split_only)
 		print_dedup(r, f);
 	print_list(f, "exported", &r->npy);
@@ -516,6 +535,9 @@ scs_report_put_json(const scs_report *r, FILE *f)
 	json_list(f, "not_exported", &r->unexported, "reason");
 	if (r->optimized)
 		json_optimize(r, f);
+	fprintf(f, ",\n  \"default_inputs\": %llu,\n  \"default_inputs_rule\": ", (unsigned long long)r->n_default_inputs);
+	json_str(f, r->default_inputs_rule == SCS_DEFAULTS_CONSTANT_IR3 ? "constants_below_ir4" :
+	    r->default_inputs_rule == SCS_DEFAULTS_CONSTANT_ASKED ? "constants_asked" : "overridable");
 	fprintf(f, ",\n  \"n_shards\": %zu", r->n_shards);
 	json_list(f, "shards", &r->shards, "bytes");
 	fprintf(f, ",\n  \"stages\": [");

@@ -25,13 +25,14 @@
 #define setup run_setup
 #define teardown run_teardown
 
-/* fold_constants alone (then eliminate_unused_initializer) on fixture @name; the output, read back. */
+/* fold_constants alone (then eliminate_unused_initializer) on fixture @name; the output, read back.
+ * With --fold-qdq: the DequantizeLinear cases are the evaluator's (test_inputs.c: what stays without it). */
 static Onnx__ModelProto *
 fold_with(const char *name, uint64_t limit, int grow, int inexact)
 {
 	static const char *const passes[] = { "fold_constants", "eliminate_unused_initializer" };
-	scs_optimize_options o = { .version = SCS_OPTIMIZE_OPTIONS_VERSION, .passes = passes, .n_passes = 2, .fold_size_limit = limit, .fold_grow = grow,
-		.fold_inexact = inexact };
+	scs_optimize_options o = { .version = SCS_OPTIMIZE_OPTIONS_VERSION, .passes = passes, .n_passes = 2,
+		.fold_size_limit = limit, .fold_grow = grow, .fold_inexact = inexact, .fold_qdq = 1 };
 
 	return run_optimize(name, &o);
 }

@@ -24,7 +24,7 @@ typedef struct cli_list {
 /* Which flags a tool takes (cli_parse). */
 enum {
 	CLI_SHRINK = 1,           /* -m, -fo, -fc, -d and their spellings, --optimize (with --fold-*,
-	                             --input-shape, --write-shapes) */
+	                             --input-shape, --write-shapes), --initializers-as-constants */
 	CLI_EXTERNAL = 2,         /* --external-data */
 	CLI_STORE = 4,            /* --store DIR */
 	CLI_SHARDS = 8,           /* --max-shard-size SIZE */
@@ -83,9 +83,14 @@ typedef struct cli_help {
 #define CLI_HELP_FOLD_INEXACT { "    --fold-inexact", "with --optimize: also fold Exp, Pow, Tanh, ... and\n" \
 	"float sums, which a runtime may round otherwise" }
 #define CLI_HELP_INPUT_SHAPE { "    --input-shape NAME=DIMS", "with --optimize: graph input NAME takes these\n" \
-	"dims (such as x=1,3,224,224; repeatable), for\n" "shape inference and folding, and in OUTPUT" }
+	"dims (such as x=1,3,224,224; repeatable), for\n" "shape inference and folding, and in OUTPUT; it\n" \
+	"must agree with the declared rank and fixed dims" }
 #define CLI_HELP_WRITE_SHAPES { "    --write-shapes", "with --optimize: write the inferred shapes of\n" \
 	"the main graph's values to value_info" }
+#define CLI_HELP_FOLD_QDQ { "    --fold-qdq", "with --optimize: also fold QuantizeLinear and\n" \
+	"DequantizeLinear of constants (left by default\n" "for the runtime's quantized kernels)" }
+#define CLI_HELP_INIT_CONST { "    --initializers-as-constants", "take initializers that are also graph inputs\n" \
+	"as constants (IR 4+: no longer inputs in OUTPUT;\n" "below IR 4 they always are constants)" }
 #define CLI_HELP_END { "-h, --help", "show this help" }, { "    --version", "show the version" }, { NULL, NULL }
 
 /*

@@ -17,8 +17,8 @@ usage(FILE *f)
 		{ "-d, --disable-auto-downcast", "" },
 		{ "    --optimize", "scs4onnx-optimize's default passes on the whole model\n"
 		  "first (before the cuts and the global dedup)" },
-		CLI_HELP_FOLD_LIMIT, CLI_HELP_FOLD_GROW, CLI_HELP_FOLD_INEXACT,
-		CLI_HELP_INPUT_SHAPE, CLI_HELP_WRITE_SHAPES,
+		CLI_HELP_FOLD_LIMIT, CLI_HELP_FOLD_GROW, CLI_HELP_FOLD_INEXACT, CLI_HELP_FOLD_QDQ,
+		CLI_HELP_INPUT_SHAPE, CLI_HELP_WRITE_SHAPES, CLI_HELP_INIT_CONST,
 		{ "    --external-data", "write a data file even when the model fits inline" },
 		CLI_HELP_STORE,
 		{ "    --max-shard-size SIZE", "shard budget (K, M, G suffixes; default 1.8G)" },

@@ -26,11 +26,18 @@ usage(FILE *f)
 		  "functions (Exp, Pow, Tanh, ...) and float sums of\n"
 		  "more than two terms, which a runtime may round\n"
 		  "otherwise" },
+		{ "    --fold-qdq", "fold_constants: also fold QuantizeLinear and\n"
+		  "DequantizeLinear of constants (left by default for\n"
+		  "the runtime's quantized kernels)" },
 		{ "    --input-shape NAME=DIMS", "graph input NAME takes these dims (such as\n"
 		  "x=1,3,224,224; repeatable), for shape inference\n"
-		  "and folding, and in OUTPUT" },
+		  "and folding, and in OUTPUT; it must agree with\n"
+		  "the declared rank and fixed dims" },
 		{ "    --write-shapes", "write the inferred shapes of the main graph's\n"
 		  "values to value_info" },
+		{ "    --initializers-as-constants", "take initializers that are also graph inputs\n"
+		  "as constants (IR 4+: no longer inputs in OUTPUT;\n"
+		  "below IR 4 they always are constants)" },
 		CLI_HELP_QUIET,
 		{ "    --external-data", "write the data file OUTPUT.onnx.<16 hex>.data (ONNX\n"
 		  "external data) even when the model fits inline\n"
@@ -41,7 +48,8 @@ usage(FILE *f)
 	fprintf(f,
 	    "usage: scs4onnx-optimize INPUT.onnx OUTPUT.onnx [-p PASS ...] [--skip PASS ...]\n"
 	    "           [--list-passes] [--fold-size-limit SIZE] [--fold-grow] [--fold-inexact]\n"
-	    "           [--input-shape NAME=DIMS ...] [--write-shapes]\n"
+	    "           [--fold-qdq] [--input-shape NAME=DIMS ...] [--write-shapes]\n"
+	    "           [--initializers-as-constants]\n"
 	    "           [--external-data] [--store DIR] [--json REPORT] [--non-verbose]\n"
 	    "           [--force]\n"
 	    "\n"
@@ -99,5 +107,7 @@ main(int argc, char **argv)
 	o.input_shapes = a.shrink.input_shapes;
 	o.n_input_shapes = a.shrink.n_input_shapes;
 	o.write_shapes = a.shrink.write_shapes;
+	o.fold_qdq = a.shrink.fold_qdq;
+	o.initializers_as_constants = a.shrink.initializers_as_constants;
 	return cli_finish(&a, &rep, scs_optimize(&rep, a.pos[0], a.pos[1], &o));
 }

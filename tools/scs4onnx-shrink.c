@@ -19,8 +19,8 @@ usage(FILE *f)
 		{ "-fc, --forced-extraction-constant-names NAME[,NAME...]", "move these constants to .npy files" },
 		{ "-d, --disable-auto-downcast", "keep float64 and int64 constants as they are" },
 		{ "    --optimize", "first run scs4onnx-optimize's default passes" },
-		CLI_HELP_FOLD_LIMIT, CLI_HELP_FOLD_GROW, CLI_HELP_FOLD_INEXACT,
-		CLI_HELP_INPUT_SHAPE, CLI_HELP_WRITE_SHAPES, CLI_HELP_QUIET,
+		CLI_HELP_FOLD_LIMIT, CLI_HELP_FOLD_GROW, CLI_HELP_FOLD_INEXACT, CLI_HELP_FOLD_QDQ,
+		CLI_HELP_INPUT_SHAPE, CLI_HELP_WRITE_SHAPES, CLI_HELP_INIT_CONST, CLI_HELP_QUIET,
 		{ "    --external-data", "write the data file OUTPUT.onnx.<16 hex>.data (ONNX\n"
 		  "external data) even when inline fits (always\n"
 		  "above 2 GiB)" },

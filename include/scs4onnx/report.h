@@ -56,7 +56,7 @@ typedef struct scs_report_pass {
 /* The report's version: see "Versions of the structs" in scs4onnx.h. A
  * report given to a call is SCS_REPORT_INIT'd, or disposed of since its last
  * call (scs_report_dispose keeps its version). */
-#define SCS_REPORT_VERSION 1
+#define SCS_REPORT_VERSION 2
 #ifdef __cplusplus
 #define SCS_REPORT_INIT { SCS_REPORT_VERSION }
 #else
@@ -124,7 +124,16 @@ typedef struct scs_report {
 	 * work */
 	uint64_t bytes_copied_through;
 	uint64_t io_start_copied; /* ... when the run began */
+	/* version 2: initializers also listed among the main graph's inputs, and what
+	 * they were taken for (SCS_DEFAULTS_*) */
+	uint64_t n_default_inputs;
+	int default_inputs_rule;
 } scs_report;
+
+/* default_inputs_rule: */
+#define SCS_DEFAULTS_LEFT 0            /* IR >= 4: defaults a caller may override, left alone */
+#define SCS_DEFAULTS_CONSTANT_IR3 1    /* IR < 4: constants (that IR listed every initializer) */
+#define SCS_DEFAULTS_CONSTANT_ASKED 2  /* IR >= 4: constants, as the options asked */
 
 /* Human summary, one fact a line, prefixed "INFO: " like scs4onnx. */
 void scs_report_print(const scs_report *r, FILE *f);

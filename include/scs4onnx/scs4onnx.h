@@ -101,7 +101,7 @@ typedef enum scs_mode {
 /* Progress of a long step; called a few times a second at most. */
 typedef void (*scs_progress_fn)(void *payload, const char *stage, uint64_t done, uint64_t total);
 
-#define SCS_SHRINK_OPTIONS_VERSION 1
+#define SCS_SHRINK_OPTIONS_VERSION 2
 #define SCS_SHRINK_OPTIONS_INIT SCS_STRUCT_INIT_(SCS_SHRINK_OPTIONS_VERSION)
 
 typedef struct scs_shrink_options {
@@ -128,6 +128,12 @@ typedef struct scs_shrink_options {
 	size_t n_input_shapes;
 	int write_shapes;                           /* 1: write the inferred shapes of the main graph's values
 	                                               to value_info (scs_big: of the joined model) */
+	/* version 2: */
+	int initializers_as_constants;              /* 1: from IR version 4 on, initializers also listed as
+	                                               graph inputs are constants (no longer inputs in the
+	                                               output); below IR 4 they always are */
+	int fold_qdq;                               /* with optimize: 1: fold_constants also folds
+	                                               QuantizeLinear / DequantizeLinear of constants */
 } scs_shrink_options;
 
 /*
@@ -196,7 +202,7 @@ typedef struct scs_big_options {
  */
 int scs_big(scs_report *rep, const char *in, const char *out, const scs_big_options *opts);
 
-#define SCS_OPTIMIZE_OPTIONS_VERSION 1
+#define SCS_OPTIMIZE_OPTIONS_VERSION 2
 #define SCS_OPTIMIZE_OPTIONS_INIT SCS_STRUCT_INIT_(SCS_OPTIMIZE_OPTIONS_VERSION)
 
 typedef struct scs_optimize_options {
@@ -218,6 +224,11 @@ typedef struct scs_optimize_options {
 	size_t n_input_shapes;
 	int write_shapes;                           /* 1: write the inferred shapes of the main graph's values
 	                                               to value_info */
+	/* version 2: */
+	int initializers_as_constants;              /* as scs_shrink_options.initializers_as_constants */
+	int fold_qdq;                               /* 1: fold_constants also folds QuantizeLinear /
+	                                               DequantizeLinear of constants (by default left for the
+	                                               runtime's quantized kernels) */
 } scs_optimize_options;
 
 /*

@@ -72,7 +72,7 @@ class _Versioned(ctypes.Structure):
 
 
 class ShrinkOptions(_Versioned):
-    VERSION = 1    # SCS_SHRINK_OPTIONS_VERSION
+    VERSION = 2    # SCS_SHRINK_OPTIONS_VERSION
     _fields_ = [
         ('version', ctypes.c_uint),
         ('mode', ctypes.c_int),
@@ -92,6 +92,8 @@ class ShrinkOptions(_Versioned):
         ('input_shapes', _names),
         ('n_input_shapes', ctypes.c_size_t),
         ('write_shapes', ctypes.c_int),
+        ('initializers_as_constants', ctypes.c_int),    # version 2
+        ('fold_qdq', ctypes.c_int),
     ]
 
 
@@ -130,7 +132,7 @@ class BigOptions(_Versioned):
 
 
 class OptimizeOptions(_Versioned):
-    VERSION = 1    # SCS_OPTIMIZE_OPTIONS_VERSION
+    VERSION = 2    # SCS_OPTIMIZE_OPTIONS_VERSION
     _fields_ = [
         ('version', ctypes.c_uint),
         ('passes', _names),
@@ -147,6 +149,8 @@ class OptimizeOptions(_Versioned):
         ('input_shapes', _names),
         ('n_input_shapes', ctypes.c_size_t),
         ('write_shapes', ctypes.c_int),
+        ('initializers_as_constants', ctypes.c_int),    # version 2
+        ('fold_qdq', ctypes.c_int),
     ]
 
 
