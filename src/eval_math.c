@@ -758,14 +758,19 @@ scs_eval_k_range(scs_eval_call *c)
 	size_t e;
 
 	if (s == NULL || l == NULL || d == NULL || s->n != 1 || l->n != 1 || d->n != 1 || s->dtype != l->dtype ||
-	    s->dtype != d->dtype || (cl = class_of(s->dtype)) == CL_NONE || cl == CL_U)
-		return scs_eval_decline(c, "Range needs three scalars of one signed type");
+	    s->dtype != d->dtype)
+		return scs_eval_decline(c, "Range needs three scalars of one type");
+	/* the schema's types (ONNX Runtime refuses a model with others) */
+	if (s->dtype != SCS_DT_FLOAT && s->dtype != SCS_DT_DOUBLE && s->dtype != SCS_DT_INT16 &&
+	    s->dtype != SCS_DT_INT32 && s->dtype != SCS_DT_INT64)
+		return scs_eval_decline(c, "Range of %s", scs_dtype_name(s->dtype));
+	cl = class_of(s->dtype);
 	v = load(s->data, s->dtype);
 	lim = load(l->data, l->dtype);
 	delta = load(d->data, d->dtype);
-	/* the count as ONNX Runtime computes it: the difference in the element type, divided in double */
+	/* the count as ONNX Runtime computes it: ceil((limit - start) / delta), all in double */
 	if (cl == CL_F)
-		count = ceil((double)(lim.f - v.f) / (double)delta.f);
+		count = ceil(((double)lim.f - (double)v.f) / (double)delta.f);
 	else if (cl == CL_D)
 		count = ceil((lim.d - v.d) / delta.d);
 	else {
