@@ -6,8 +6,8 @@
  * bit, what the input computes (with --fold-inexact: within the ONNX test
  * runner's tolerance, rtol 1e-3, atol 1e-7); --input-shape, and
  * --write-shapes checked against onnx.shape_inference; the models of
- * gen_extreme_models.py (shape rules at extreme values, invalid nodes)
- * against ONNX Runtime, dims included.
+ * gen_extreme_models.py (shape rules at extreme values, invalid nodes,
+ * signed zeros and NaN payloads) against ONNX Runtime, dims included.
  *
  * SPDX-License-Identifier: MIT
  */
@@ -744,6 +744,18 @@ expect_extremes_as_onnx_runtime(const char *families)
 Test(fold, shape_rules_at_extreme_values_write_and_fold_what_onnx_runtime_computes)
 {
 	expect_extremes_as_onnx_runtime("slice range bad pad");
+}
+
+/*
+ * Every kernel of the evaluator on float, float16 and double constants
+ * holding +0, -0 and NaNs with payloads (negative, signalling): a fold
+ * whose bits a runtime chooses (Min and Max of +0 and -0, a -0 or NaN that
+ * Where picks, NaNs through arithmetic, a signalling NaN cast between float
+ * types) is left alone; the rest computes ONNX Runtime's bits.
+ */
+Test(fold, folds_of_signed_zeros_and_nan_payloads_keep_onnx_runtime_s_bits)
+{
+	expect_extremes_as_onnx_runtime("signs");
 }
 
 /*

@@ -6,7 +6,7 @@ Usage:
     /usr/bin/python3 gen_extreme_models.py OUTDIR [FAMILY ...]
 
 Writes OUTDIR/*.onnx and OUTDIR/list.txt (one model name a line) for the
-families named (slice, range, bad, size, pad; default: all). Needs
+families named (slice, range, bad, size, signs, pad; default: all). Needs
 python3-onnx and python3-numpy; deterministic. tests/test_fold.c runs
 scs4onnx-optimize on each (folding with --write-shapes, and --write-shapes
 alone) and check_extreme.py compares every output with its input in ONNX
@@ -28,6 +28,13 @@ invalid case, which ONNX Runtime refuses, is a model of its own):
                        Range(-3, -0.8, 0.2)), into Shape too.
   ext_size_2p64        X [2^32, 2^32]: Size(X) (the product passes INT64_MAX:
                        not folded) and Shape(Reshape(X, [-1])).
+  ext_zero_*, ext_nan_* every kernel of the evaluator (arithmetic, Min and
+                       Max of 2, 3 and 5 inputs, comparisons, Abs, Neg,
+                       Sqrt, Reciprocal, Where, Pow, Cast, ReduceSum,
+                       ReduceProd, data movement) on float, float16 and
+                       double constants holding +0, -0, +-1, 2.5, +-inf
+                       (ext_zero_*) and NaNs with payloads, negative and
+                       signalling (ext_nan_*), every pair of them.
   ext_pad_MODE_B_E_{x,c}
                        Pad of X [3] (into Shape) and of a constant [3] by
                        pads (B, E), B in -4 .. 7, E in {-1, 0, 3}, in
@@ -201,6 +208,71 @@ def size(outdir, names):
          [nh.from_array(np.array([-1], np.int64), "m1")])
 
 
+def bits(t, words):
+    """An array of element type @t from its raw bit patterns @words."""
+    u = {np.float16: np.uint16, np.float32: np.uint32, np.float64: np.uint64}[t]
+    return np.array(words, u).view(t)
+
+
+# bit patterns: +0, -0, 1, -1, 2.5, +inf, -inf, then quiet NaNs with payloads, negative ones, signalling ones
+WORDS = {
+    np.float16: [0x0000, 0x8000, 0x3c00, 0xbc00, 0x4100, 0x7c00, 0xfc00, 0x7e01, 0xfe02, 0x7c03],
+    np.float32: [0x00000000, 0x80000000, 0x3f800000, 0xbf800000, 0x40200000, 0x7f800000, 0xff800000, 0x7fc00001,
+                 0xffc00002, 0x7f800003, 0x7fc12345, 0xff812345],
+    np.float64: [0, 1 << 63, 0x3ff0000000000000, 0xbff0000000000000, 0x4004000000000000, 0x7ff0000000000000,
+                 0xfff0000000000000, 0x7ff8000000000001, 0xfff8000000000002, 0x7ff0000000000003, 0x7ff8123456789abc],
+}
+
+
+def signs(outdir, names):
+    """Every kernel of the evaluator on constants holding +0, -0 (and, in ext_nan_*, NaNs with payloads)."""
+    for nan in (False, True):
+        for t, elem in ((np.float32, TP.FLOAT), (np.float16, TP.FLOAT16), (np.float64, TP.DOUBLE)):
+            w = WORDS[t] if nan else WORDS[t][:7]
+            a = bits(t, [x for x in w for y in w])
+            b = bits(t, [y for x in w for y in w])
+            c = np.array([(i * 7) % 3 == 0 for i in range(len(a))])
+            inits = [nh.from_array(a, "A"), nh.from_array(b, "B"), nh.from_array(c, "C"),
+                     nh.from_array(a.reshape(len(w), len(w)), "M"),
+                     nh.from_array(np.array([1], np.int64), "ax"), nh.from_array(np.array([2, 0, 1], np.int64), "ix"),
+                     nh.from_array(bits(t, w[1:2]), "negz"), nh.from_array(np.array(True), "t"),
+                     nh.from_array(np.array([1], np.int64), "one"), nh.from_array(np.array([9], np.int64), "nine"),
+                     nh.from_array(np.array([-1], np.int64), "minus1")]
+            nodes, outs = [], []
+
+            def add(op, ins, oelem=elem, rank=1, **attrs):
+                o = "%s%d" % (op, len(nodes))
+                nodes.append(h.make_node(op, ins, [o], **attrs))
+                outs.append(out(o, oelem, rank))
+
+            for op in ("Add", "Sub", "Mul", "Div", "Min", "Max"):
+                add(op, ["A", "B"])
+            for op in ("Min", "Max"):
+                add(op, ["A", "B", "A"])
+                add(op, ["A", "B", "B", "A", "B"])
+                add(op, ["A", "negz"])
+            for op in ("Equal", "Less", "Greater", "LessOrEqual", "GreaterOrEqual"):
+                add(op, ["A", "B"], TP.BOOL)
+            for op in ("Abs", "Neg", "Sqrt", "Reciprocal", "Identity"):
+                add(op, ["A"])
+            add("Where", ["C", "A", "B"])
+            add("Where", ["t", "negz", "B"])
+            add("Pow", ["A", "B"])
+            for to in (TP.FLOAT, TP.FLOAT16, TP.DOUBLE):
+                if to != elem:
+                    add("Cast", ["A"], to, to=to)
+            add("ReduceSum", ["M", "ax"], keepdims=0)
+            add("ReduceSum", ["M"], rank=2, keepdims=1)
+            add("ReduceProd", ["M"], axes=[1], keepdims=0)
+            add("Concat", ["A", "B"], axis=0)
+            add("Slice", ["A", "one", "nine"])
+            add("Gather", ["A", "ix"])
+            add("Transpose", ["M"], rank=2)
+            add("Expand", ["negz", "nine"])
+            add("Reshape", ["M", "minus1"])
+            save(outdir, names, "ext_%s_%s" % ("nan" if nan else "zero", np.dtype(t).name), nodes, [], outs, inits)
+
+
 def pads(outdir, names):
     """Pad in every mode, one model a case (ONNX Runtime refuses many): of X [3] into Shape, and of a constant."""
     for mode in ("constant", "reflect", "edge", "wrap"):
@@ -216,7 +288,7 @@ def pads(outdir, names):
                      [], [out("Z", TP.FLOAT, 1)], [p, nh.from_array(np.array([1, 2, 3], np.float32), "C")])
 
 
-FAMILIES = {"slice": slices, "range": ranges, "bad": bad, "size": size, "pad": pads}
+FAMILIES = {"slice": slices, "range": ranges, "bad": bad, "size": size, "signs": signs, "pad": pads}
 
 
 def main(argv):
