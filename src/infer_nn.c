@@ -674,12 +674,19 @@ resize(const rule *r, size_t j, scs_vfacts *o)
 		scs_infer_unknown_dims(o, x->rank);
 		return;
 	}
-	/* floor(dim * scale), in float arithmetic as the reference and runtimes compute it */
+	/*
+	 * floor(dim * scale), in float arithmetic as the reference and runtimes
+	 * compute it; unknown where the exact product lies just off an integer
+	 * (ONNX Runtime's kernel gives 13 for 7 * 1.857142925f, its own folding
+	 * of Shape 12).
+	 */
 	for (int i = 0; i < na; i++) {
 		int64_t in = x->dims[axes[i]];
 		float prod = (float)in * scales[i];
+		double exact = (double)in * scales[i], off = exact - floor(exact);
 
-		o->dims[axes[i]] = in >= 0 && scales[i] > 0 && prod < 9e18f ? (int64_t)floorf(prod) : -1;
+		o->dims[axes[i]] = in >= 0 && scales[i] > 0 && prod < 9e18f && (off == 0 || (off > 1e-4 && off < 1 - 1e-4)) ?
+		    (int64_t)floorf(prod) : -1;
 	}
 }
 

@@ -737,13 +737,13 @@ expect_extremes_as_onnx_runtime(const char *families)
  * Slice at every start, end and step from INT64_MIN to INT64_MAX on dims
  * 0, 1 and 5 (shape inference, Shape folded from it, the evaluator), Range
  * counts a float difference would round up, Pad in every mode with pads
- * ONNX Runtime refuses, and invalid Reshape, Expand, Slice, Squeeze, TopK,
+ * ONNX Runtime refuses, Resize scales near integers, and invalid Reshape, Expand, Slice, Squeeze, TopK,
  * Transpose, Split, Concat, MatMul, Gemm and Range nodes whose Shape or
  * Size would fold.
  */
 Test(fold, shape_rules_at_extreme_values_write_and_fold_what_onnx_runtime_computes)
 {
-	expect_extremes_as_onnx_runtime("slice range bad pad");
+	expect_extremes_as_onnx_runtime("slice range bad pad resize");
 }
 
 /*

@@ -6,7 +6,7 @@ Usage:
     /usr/bin/python3 gen_extreme_models.py OUTDIR [FAMILY ...]
 
 Writes OUTDIR/*.onnx and OUTDIR/list.txt (one model name a line) for the
-families named (slice, range, bad, size, signs, pad; default: all). Needs
+families named (slice, range, bad, size, signs, pad, resize; default: all). Needs
 python3-onnx and python3-numpy; deterministic. tests/test_fold.c runs
 scs4onnx-optimize on each (folding with --write-shapes, and --write-shapes
 alone) and check_extreme.py compares every output with its input in ONNX
@@ -42,6 +42,10 @@ invalid case, which ONNX Runtime refuses, is a model of its own):
                        in constant mode, reflect pads of the dim or more,
                        and an empty axis (wrap: pads in [0, 3] only, as
                        ONNX Runtime returns memory it never set past them).
+  ext_resize           Resize of X [1, 1, 7] and Z [1, 1, 13] by scales whose
+                       products land on, just off and between integers, into
+                       Shape (ONNX Runtime's kernel and its own folding of
+                       Shape differ just off an integer).
   ext_bad_*            one invalid node each whose output's Shape or Size
                        would fold: Reshape to [2^32, 2^32], to a count that
                        differs, with two -1; Expand to a dim that does not
@@ -288,7 +292,21 @@ def pads(outdir, names):
                      [], [out("Z", TP.FLOAT, 1)], [p, nh.from_array(np.array([1, 2, 3], np.float32), "C")])
 
 
-FAMILIES = {"slice": slices, "range": ranges, "bad": bad, "size": size, "signs": signs, "pad": pads}
+def resizes(outdir, names):
+    """Resize of X [1, 1, 7] and [1, 1, 13] by scales whose products land on, near and between integers."""
+    nodes, outs, inits = [], [], []
+    for i, sc in enumerate((1.1, 0.3333333, 2.5, 1e-8, 0.142857, 1.0000001, 0.99999994, 3.0000002, 13 / 7, 0.5,
+                            100.3, 7 / 13, 2 / 7)):
+        inits.append(nh.from_array(np.array([1, 1, sc], np.float32), "s%d" % i))
+        for x in ("X", "Z"):
+            nodes += [h.make_node("Resize", [x, "", "s%d" % i], ["y%s%d" % (x, i)], mode="nearest"),
+                      h.make_node("Shape", ["y%s%d" % (x, i)], ["s%s%d" % (x, i)])]
+            outs.append(out("s%s%d" % (x, i), TP.INT64, 1))
+    save(outdir, names, "ext_resize", nodes, [h.make_tensor_value_info("X", TP.FLOAT, [1, 1, 7]),
+                                              h.make_tensor_value_info("Z", TP.FLOAT, [1, 1, 13])], outs, inits)
+
+
+FAMILIES = {"slice": slices, "range": ranges, "bad": bad, "size": size, "signs": signs, "pad": pads, "resize": resizes}
 
 
 def main(argv):
