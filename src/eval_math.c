@@ -96,6 +96,33 @@ store(uint8_t *p, int dt, val v)
 	}
 }
 
+/*
+ * Results whose bits a runtime chooses: a NaN (its payload and sign depend
+ * on the operand order a kernel's vector code uses, on the host's default
+ * NaN, and a signalling NaN is made quiet or not), and the sign of a zero
+ * Min, Max or Where picks (ONNX Runtime's Where turns a chosen -0 into +0,
+ * its Max(+0, -0) and Min(+0, -0) take either). Folds meeting one decline.
+ */
+INLINE int
+is_nan(int cl, val v)
+{
+	return (cl == CL_F && isnan(v.f)) || (cl == CL_D && isnan(v.d));
+}
+
+INLINE int
+is_neg_zero(int cl, val v)
+{
+	return (cl == CL_F && v.f == 0 && signbit(v.f)) || (cl == CL_D && v.d == 0 && signbit(v.d));
+}
+
+/* 1 when Min or Max of @a and @b is a tie of zeros of either sign. */
+INLINE int
+zero_tie(int cl, val a, val b)
+{
+	return (cl == CL_F && a.f == 0 && b.f == 0 && !signbit(a.f) != !signbit(b.f)) ||
+	    (cl == CL_D && a.d == 0 && b.d == 0 && !signbit(a.d) != !signbit(b.d));
+}
+
 /* ---- binary ---- */
 
 enum { OP_ADD, OP_SUB, OP_MUL, OP_DIV, OP_MIN, OP_MAX, OP_EQ, OP_LT, OP_GT, OP_LE, OP_GE, OP_AND, OP_OR, OP_XOR };
@@ -291,6 +318,8 @@ scs_eval_k_pow(scs_eval_call *c)
 			a.f = (float)pow(base, p);
 		else
 			a.d = pow(base, p);
+		if (isnan(base) || isnan(p) || is_nan(cx, a))
+			return scs_eval_decline(c, "a NaN at element %llu (a runtime chooses its bits)", (unsigned long long)k);
 		store(c->out[0].data + k * ex, x->dtype, a);
 	}
 	c->inexact = 1;
@@ -299,7 +328,12 @@ scs_eval_k_pow(scs_eval_call *c)
 
 /* ---- Cast ---- */
 
-/* @v of class @from as class @to's value for @dt; 1 when not representable (a float out of an integer's range). */
+/*
+ * @v of class @from as class @to's value for @dt; 1 when not representable
+ * (a float out of an integer's range), 2 for a NaN between float types
+ * (whether a signalling one stays signalling depends on the runtime's
+ * conversion: ONNX Runtime keeps float16's, the F16C instruction does not).
+ */
 INLINE int
 convert(val v, int from, int dt, val *r)
 {
@@ -313,6 +347,8 @@ convert(val v, int from, int dt, val *r)
 	}
 	if (from == CL_F || from == CL_D) {
 		d = from == CL_F ? (double)v.f : v.d;
+		if ((to == CL_F || to == CL_D) && isnan(d))
+			return 2;
 		if (to == CL_F) {
 			r->f = (float)d;             /* a double goes to float16 through float, as ONNX Runtime does */
 			return 0;
@@ -581,7 +617,7 @@ dequantize(const scs_eval_ew *p, const uint64_t *idx, const uint8_t *x, int xdt,
 
 /*
  * @count elements of element type @from (class @cl, @ex bytes) at @x cast
- * to @odt (@eo bytes) at @o: 1 with *bad at an element out of range.
+ * to @odt (@eo bytes) at @o: convert()'s 1 or 2 with *bad at the element it refuses.
  * Inlined: called with constant types, the compiler drops the switches.
  */
 INLINE int
@@ -589,10 +625,11 @@ cast_span(const uint8_t *x, int from, int cl, size_t ex, int odt, size_t eo, uin
 {
 	for (uint64_t i = 0; i < count; i++) {
 		val r = { 0 };
+		int rc = convert(load(x + i * ex, from), cl, odt, &r);
 
-		if (convert(load(x + i * ex, from), cl, odt, &r)) {
+		if (rc) {
 			*bad = i;
-			return 1;
+			return rc;
 		}
 		store(o + i * eo, odt, r);
 	}
@@ -618,6 +655,9 @@ cast_run(const scs_eval_ew *p, scs_eval_call *c, uint64_t first, uint64_t count,
 		r = cast_span(x, SCS_DT_INT64, CL_S, 8, SCS_DT_INT32, 4, o, count, &bad);
 	else
 		r = cast_span(x, from, p->cl, scs_eval_esize(from), p->odt, scs_eval_esize(p->odt), o, count, &bad);
+	if (r == 2)
+		return scs_eval_decline(c, "element %llu is a NaN (a runtime chooses its bits in %s)",
+		    (unsigned long long)(first + bad), scs_dtype_name(p->odt));
 	if (r)
 		return scs_eval_decline(c, "element %llu is out of %s's range", (unsigned long long)(first + bad),
 		    scs_dtype_name(p->odt));
@@ -653,19 +693,25 @@ scs_eval_ew_run(const scs_eval_ew *p, scs_eval_call *c, uint64_t first, uint64_t
 	for (uint64_t i = 0; i < count; i++) {
 		const uint8_t *x[SCS_EVAL_EW_MAX];
 		uint8_t *o = out + i * eo;
-		val r = { 0 };
+		val r = { 0 }, b2;
 
 		for (size_t j = 0; j < p->k; j++)
 			x[j] = in[j] + (p->full[j] ? i * e[j] : walk && j < p->bc.k ? b.off[j] * e[j] : 0);
 		switch (p->fn) {
 		case EW_UNARY:
 			r = load(x[0], dt[0]);
+			if (is_nan(p->cl, r))
+				return scs_eval_decline(c, "a NaN at element %llu (a runtime chooses its bits)",
+				    (unsigned long long)(first + i));
 			if (p->op && p->cl == CL_F)
 				r.f = (float)math1(c->node->op_type, (double)r.f);
 			else if (p->op)
 				r.d = math1(c->node->op_type, r.d);
 			else
 				unary_apply(c->node->op_type, p->cl, &r);
+			if (is_nan(p->cl, r))
+				return scs_eval_decline(c, "a NaN made at element %llu (a runtime chooses its bits)",
+				    (unsigned long long)(first + i));
 			store(o, p->odt, r);
 			break;
 		case EW_BINARY:
@@ -678,13 +724,25 @@ scs_eval_ew_run(const scs_eval_ew *p, scs_eval_call *c, uint64_t first, uint64_t
 					store(tmp, dt[0], r);
 					r = load(tmp, dt[0]);
 				}
-				if (bin_apply(p->op, p->cl, width, r, load(x[j], dt[j]), &r))
+				b2 = load(x[j], dt[j]);
+				if (p->op < OP_EQ && (is_nan(p->cl, r) || is_nan(p->cl, b2) ||
+				    ((p->op == OP_MIN || p->op == OP_MAX) && zero_tie(p->cl, r, b2))))
+					return scs_eval_decline(c, "a %s at element %llu (a runtime chooses the result's bits)",
+					    zero_tie(p->cl, r, b2) ? "tie of +0 and -0" : "NaN", (unsigned long long)(first + i));
+				if (bin_apply(p->op, p->cl, width, r, b2, &r))
 					return scs_eval_decline(c, "integer division by zero or overflow at element %llu",
 					    (unsigned long long)(first + i));
 			}
+			if (p->op < OP_EQ && is_nan(p->cl, r))
+				return scs_eval_decline(c, "a NaN made at element %llu (a runtime chooses its bits)",
+				    (unsigned long long)(first + i));
 			store(o, p->odt, r);
 			break;
 		case EW_WHERE:
+			b2 = load(x[x[0][0] ? 1 : 2], p->odt);
+			if (is_nan(class_of(p->odt), b2) || is_neg_zero(class_of(p->odt), b2))
+				return scs_eval_decline(c, "a %s chosen at element %llu (ONNX Runtime's Where may change its bits)",
+				    is_nan(class_of(p->odt), b2) ? "NaN" : "-0", (unsigned long long)(first + i));
 			memcpy(o, x[x[0][0] ? 1 : 2], eo);
 			break;
 		default:
@@ -758,14 +816,19 @@ scs_eval_k_range(scs_eval_call *c)
 	size_t e;
 
 	if (s == NULL || l == NULL || d == NULL || s->n != 1 || l->n != 1 || d->n != 1 || s->dtype != l->dtype ||
-	    s->dtype != d->dtype || (cl = class_of(s->dtype)) == CL_NONE || cl == CL_U)
-		return scs_eval_decline(c, "Range needs three scalars of one signed type");
+	    s->dtype != d->dtype)
+		return scs_eval_decline(c, "Range needs three scalars of one type");
+	/* the schema's types (ONNX Runtime refuses a model with others) */
+	if (s->dtype != SCS_DT_FLOAT && s->dtype != SCS_DT_DOUBLE && s->dtype != SCS_DT_INT16 &&
+	    s->dtype != SCS_DT_INT32 && s->dtype != SCS_DT_INT64)
+		return scs_eval_decline(c, "Range of %s", scs_dtype_name(s->dtype));
+	cl = class_of(s->dtype);
 	v = load(s->data, s->dtype);
 	lim = load(l->data, l->dtype);
 	delta = load(d->data, d->dtype);
-	/* the count as ONNX Runtime computes it: the difference in the element type, divided in double */
+	/* the count as ONNX Runtime computes it: ceil((limit - start) / delta), all in double */
 	if (cl == CL_F)
-		count = ceil((double)(lim.f - v.f) / (double)delta.f);
+		count = ceil(((double)lim.f - (double)v.f) / (double)delta.f);
 	else if (cl == CL_D)
 		count = ceil((lim.d - v.d) / delta.d);
 	else {
@@ -838,6 +901,7 @@ scs_eval_k_reduce(scs_eval_call *c)
 	}
 	if ((acc = scs_eval_alloc((size_t)(c->out[0].n ? c->out[0].n : 1) * sizeof(*acc))) == NULL)
 		return scs_err_set(SCS_ENOMEM, "evaluator: cannot allocate a reduction");
+	/* a sum starts at -0 (-0 + x is x for every x, -0 too); an empty one is +0, as in ONNX Runtime */
 	for (uint64_t k = 0; k < c->out[0].n; k++)
 		if (prodop) {
 			if (cl == CL_F)
@@ -846,12 +910,23 @@ scs_eval_k_reduce(scs_eval_call *c)
 				acc[k].d = 1;
 			else
 				acc[k].u = 1;
+		} else if (group > 0) {
+			if (cl == CL_F)
+				acc[k].f = -0.0f;
+			else if (cl == CL_D)
+				acc[k].d = -0.0;
 		}
 	scs_eval_strides(dims, t->rank, ost);
 	e = scs_eval_esize(t->dtype);
 	for (uint64_t k = 0; k < t->n; k++) {
 		uint64_t o = 0;
 		val v = load(t->data + k * e, t->dtype), *a;
+
+		if (is_nan(cl, v)) {
+			free(acc);
+			return scs_eval_decline(c, "a NaN at element %llu (a runtime chooses the result's bits)",
+			    (unsigned long long)k);
+		}
 
 		for (size_t ax = 0; ax < t->rank; ax++)
 			o += mask[ax] ? 0 : idx[ax] * ost[ax];

@@ -516,7 +516,8 @@ scs_eval_k_slice(scs_eval_call *c)
 		dims[a] = t->dims[a];
 	}
 	for (size_t i = 0; i < ns; i++) {
-		int64_t s = starts[i], e = ends[i], step = p4 ? steps[i] : 1, d;
+		int64_t s = starts[i], e = ends[i], step = p4 ? steps[i] : 1, first;
+		uint64_t count;
 		size_t a;
 
 		if ((rc = scs_eval_axis(c, p3 ? axes[i] : (int64_t)i, t->rank, &a)) != SCS_OK)
@@ -525,21 +526,11 @@ scs_eval_k_slice(scs_eval_call *c)
 			return scs_eval_decline(c, "axis %zu repeated", a);
 		if (step == 0)
 			return scs_eval_decline(c, "step 0");
-		d = t->dims[a];
-		if (s < 0)
-			s += d;
-		if (e < 0)
-			e += d;
-		if (step > 0) {
-			s = s < 0 ? 0 : s > d ? d : s;
-			e = e < 0 ? 0 : e > d ? d : e;
-			dims[a] = e > s ? (e - s - 1) / step + 1 : 0;
-		} else {
-			s = s < 0 ? 0 : s > d - 1 ? d - 1 : s;
-			e = e < -1 ? -1 : e > d - 1 ? d - 1 : e;
-			dims[a] = s > e ? (s - e - 1) / (step == INT64_MIN ? INT64_MAX : -step) + 1 : 0;
-		}
-		m.start[a] = s;
+		if (scs_slice_span(t->dims[a], s, e, step, &first, &count) < 0)
+			return scs_eval_decline(c, "an end of %lld with step %lld (ONNX Runtime slices to the start, the spec's "
+			    "clamping takes nothing)", (long long)e, (long long)step);
+		dims[a] = (int64_t)count;
+		m.start[a] = first;
 		m.step[a] = step;
 	}
 	scs_eval_strides(t->dims, t->rank, m.st);
@@ -638,8 +629,6 @@ scs_eval_k_tile(scs_eval_call *c)
 	return map_elems(c, t, t->rank, dims, tile_src, &m, NULL);
 }
 
-enum { PAD_CONSTANT, PAD_REFLECT, PAD_EDGE, PAD_WRAP };
-
 typedef struct pad_map {
 	size_t rank;
 	int mode;
@@ -659,9 +648,9 @@ pad_src(void *p, const uint64_t *idx)
 
 		if (x < 0 || x >= d) {
 			switch (m->mode) {
-			case PAD_CONSTANT: return -1;
-			case PAD_EDGE: x = x < 0 ? 0 : d - 1; break;
-			case PAD_WRAP: x = (x % d + d) % d; break;
+			case SCS_PAD_CONSTANT: return -1;
+			case SCS_PAD_EDGE: x = x < 0 ? 0 : d - 1; break;
+			case SCS_PAD_WRAP: x = (x % d + d) % d; break;
 			default:
 				per = 2 * (d - 1);
 				x = per ? (x % per + per) % per : 0;
@@ -707,17 +696,17 @@ scs_eval_k_pad(scs_eval_call *c)
 		all[a] = pads[i];
 		all[t->rank + a] = pads[na + i];
 	}
-	m.mode = PAD_CONSTANT;
+	m.mode = SCS_PAD_CONSTANT;
 	if (ma && ma->has_s) {
 		const char *s = (const char *)ma->s.data;
 		size_t l = ma->s.len;
 
 		if (l == 7 && memcmp(s, "reflect", 7) == 0)
-			m.mode = PAD_REFLECT;
+			m.mode = SCS_PAD_REFLECT;
 		else if (l == 4 && memcmp(s, "edge", 4) == 0)
-			m.mode = PAD_EDGE;
+			m.mode = SCS_PAD_EDGE;
 		else if (l == 4 && memcmp(s, "wrap", 4) == 0)
-			m.mode = PAD_WRAP;
+			m.mode = SCS_PAD_WRAP;
 		else if (!(l == 8 && memcmp(s, "constant", 8) == 0))
 			return scs_eval_decline(c, "mode %.*s", (int)l, s);
 	}
@@ -728,8 +717,9 @@ scs_eval_k_pad(scs_eval_call *c)
 		dims[a] = t->dims[a] + all[a] + all[t->rank + a];
 		if (dims[a] < 0)
 			return scs_eval_decline(c, "pads remove more than dim %zu", a);
-		if (m.mode != PAD_CONSTANT && t->dims[a] == 0 && dims[a] > 0)
-			return scs_eval_decline(c, "padding an empty axis");
+		if (scs_pad_refused(m.mode, t->dims[a], all[a], all[t->rank + a]))
+			return scs_eval_decline(c, "pads %lld, %lld of dim %lld in this mode (ONNX Runtime refuses them)",
+			    (long long)all[a], (long long)all[t->rank + a], (long long)t->dims[a]);
 	}
 	if (old) {
 		float v = scs_eval_attr(c, "value") ? scs_eval_attr(c, "value")->f : 0.0f;

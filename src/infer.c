@@ -315,6 +315,20 @@ scs_infer_const_number(scs_infer *inf, const scs_infer_consts *c, const char *na
 }
 
 int
+scs_infer_indices_ok(scs_infer *inf, const scs_infer_consts *c, const char *name, int64_t dim)
+{
+	int64_t v[SCS_INFER_MAX_CONST];
+	int k;
+
+	if (dim < 0 || (k = scs_infer_const_ints(inf, c, name, v)) < 0)
+		return 1;
+	for (int i = 0; i < k; i++)
+		if (v[i] < -dim || v[i] >= dim)
+			return 0;
+	return 1;
+}
+
+int
 scs_infer_const_floats(scs_infer *inf, const scs_infer_consts *c, const char *name, float *out)
 {
 	const Onnx__TensorProto *t = const_of(c, name);
@@ -476,7 +490,7 @@ pad_topk(scs_infer *inf, const scs_infer_consts *c, const Onnx__NodeProto *n, co
 {
 	const Onnx__AttributeProto *a;
 	int64_t v[SCS_INFER_MAX_CONST], axis;
-	int r = x->rank, k = -1;
+	int r = x->rank, k = -1, mode;
 
 	scs_infer_unknown_dims(o, r);
 	if (n->op_type[0] == 'T') {
@@ -488,8 +502,8 @@ pad_topk(scs_infer *inf, const scs_infer_consts *c, const Onnx__NodeProto *n, co
 			k = scs_infer_const_ints(inf, c, n->input[1], v) == 1 && v[0] >= 0 ? 1 : -1;
 		else if ((a = scs_infer_attr(n, "k")) != NULL && a->i >= 0)     /* TopK-1 */
 			v[0] = a->i, k = 1;
-		if (k != 1)
-			return;
+		if (k != 1 || v[0] > x->dims[axis])
+			return;     /* unknown, or invalid: K past the dim */
 		memcpy(o->dims, x->dims, (size_t)r * sizeof(o->dims[0]));
 		o->dims[axis] = v[0];
 		return;
@@ -505,9 +519,13 @@ pad_topk(scs_infer *inf, const scs_infer_consts *c, const Onnx__NodeProto *n, co
 	}
 	if (k != 2 * r)
 		return;
+	mode = scs_infer_attr_is(n, "mode", "reflect", 0) ? SCS_PAD_REFLECT : scs_infer_attr_is(n, "mode", "edge", 0) ?
+	    SCS_PAD_EDGE : scs_infer_attr_is(n, "mode", "wrap", 0) ? SCS_PAD_WRAP : SCS_PAD_CONSTANT;
 	for (int i = 0; i < r; i++) {
 		int64_t b = v[i], e = v[r + i], d = x->dims[i];     /* negative pads crop */
 
+		if ((b || e) && mode != SCS_PAD_CONSTANT && (d < 0 || scs_pad_refused(mode, d, b, e)))
+			continue;     /* unknown, or refused by ONNX Runtime */
 		if (d < 0 && b == 0 && e == 0)
 			o->dims[i] = d;
 		else if (d >= 0 && d <= INT64_MAX / 2 && b > -INT32_MAX && b < INT32_MAX && e > -INT32_MAX && e < INT32_MAX &&
@@ -552,6 +570,9 @@ shape_rule(scs_infer *inf, const scs_infer_consts *c, const Onnx__NodeProto *n, 
 
 		if (!a || !b || a->rank < 1 || b->rank < 1)
 			return;
+		if (a->dims[a->rank - 1] >= 0 && b->dims[b->rank >= 2 ? b->rank - 2 : 0] >= 0 &&
+		    a->dims[a->rank - 1] != b->dims[b->rank >= 2 ? b->rank - 2 : 0])
+			return;     /* invalid: the inner dims differ */
 		if (a->rank == 1 && b->rank == 1) {
 			o->rank = 0;
 			return;
@@ -574,6 +595,11 @@ shape_rule(scs_infer *inf, const scs_infer_consts *c, const Onnx__NodeProto *n, 
 		return;
 	}
 	if (strcmp(op, "Gemm") == 0 && IN(0) && IN(1) && IN(0)->rank == 2 && IN(1)->rank == 2) {
+		int64_t ka = IN(0)->dims[scs_infer_attr_int(n, "transA", 0) ? 0 : 1];
+		int64_t kb = IN(1)->dims[scs_infer_attr_int(n, "transB", 0) ? 1 : 0];
+
+		if (ka >= 0 && kb >= 0 && ka != kb)
+			return;     /* invalid: the inner dims differ */
 		o->rank = 2;
 		o->dims[0] = IN(0)->dims[scs_infer_attr_int(n, "transA", 0) ? 1 : 0];
 		o->dims[1] = IN(1)->dims[scs_infer_attr_int(n, "transB", 0) ? 0 : 1];
@@ -582,34 +608,58 @@ shape_rule(scs_infer *inf, const scs_infer_consts *c, const Onnx__NodeProto *n, 
 	if (strcmp(op, "Reshape") == 0 && n->n_input > 1 && (k = scs_infer_const_ints(inf, c, n->input[1], v)) >= 0 &&
 	    k <= SCS_INFER_MAX_RANK) {
 		int64_t known = 1, total = 1;
-		int infer_at = -1;
+		int infer_at = -1, allowzero = scs_infer_attr_int(n, "allowzero", 0) != 0;
 
+		/*
+		 * An invalid shape (two -1, a dim below -1, a 0 past the input's
+		 * rank or beside -1 with allowzero, element counts that differ
+		 * or pass INT64_MAX) leaves the output unknown: ONNX Runtime
+		 * refuses the node, and a dim written or folded from it would
+		 * make a model that runs.
+		 */
 		for (int i = 0; i < k; i++) {
-			int64_t d = v[i] < 0 ? -1 : v[i];
+			int64_t d = v[i];
 
-			if (d == 0 && !scs_infer_attr_int(n, "allowzero", 0))
-				d = IN(0) && i < IN(0)->rank ? IN(0)->dims[i] : -1;     /* copied, name and all */
-			if (v[i] == -1)
+			if (d < -1 || (d == -1 && infer_at >= 0))
+				return;
+			if (d == 0 && !allowzero) {
+				if (!IN(0) || i >= IN(0)->rank)
+					return;
+				d = IN(0)->dims[i];     /* copied, name and all */
+			}
+			if (d == -1 && v[i] == -1)
 				infer_at = i;
+			else
+				known = d < 0 || known < 0 ? -1 : scs_infer_dim_mul(known, d);
 			o->dims[i] = d;
-			if (v[i] != -1)
-				known = scs_infer_dim_mul(known, d);
 		}
-		if (infer_at >= 0) {
-			for (int i = 0; IN(0) && i < IN(0)->rank; i++)
-				total = scs_infer_dim_mul(total, IN(0)->dims[i]);
-			o->dims[infer_at] = IN(0) && total >= 0 && known > 0 ? total / known : -1;
-		}
+		if (IN(0))
+			for (int i = 0; i < IN(0)->rank; i++)
+				total = IN(0)->dims[i] < 0 || total < 0 ? -1 : scs_infer_dim_mul(total, IN(0)->dims[i]);
+		else
+			total = -1;
+		if (infer_at >= 0 && allowzero && known == 0)
+			return;
+		if (total >= 0 && known >= 0 && (infer_at >= 0 ? known == 0 || total % known != 0 : known != total))
+			return;
+		if (infer_at >= 0)
+			o->dims[infer_at] = total >= 0 && known > 0 ? total / known : -1;
 		o->rank = k;
 		return;
 	}
 	if (strcmp(op, "Transpose") == 0 && IN(0)) {
 		const Onnx__AttributeProto *p = scs_infer_attr(n, "perm");
 
+		int seen[SCS_INFER_MAX_RANK] = { 0 };
+
 		r = IN(0)->rank;
+		if (p && p->n_ints != (size_t)r)
+			return;     /* invalid: perm is not a permutation of the axes */
+		for (int i = 0; p && i < r; i++)
+			if (p->ints[i] < 0 || p->ints[i] >= r || seen[p->ints[i]]++)
+				return;
 		for (int i = 0; i < r; i++)
-			o->dims[i] = p && (size_t)i < p->n_ints && p->ints[i] >= 0 && p->ints[i] < r ? IN(0)->dims[p->ints[i]] :
-			    IN(0)->dims[r - 1 - i];
+			o->dims[i] = p ? IN(0)->dims[p->ints[i]] : IN(0)->dims[r - 1 - i];
 		o->rank = r;
 		return;
 	}
@@ -621,6 +671,8 @@ shape_rule(scs_infer *inf, const scs_infer_consts *c, const Onnx__NodeProto *n, 
 			axis += r;
 		if (axis < 0 || axis >= r || r + IN(1)->rank - 1 > SCS_INFER_MAX_RANK)
 			return;
+		if (!scs_infer_indices_ok(inf, c, n->input[1], IN(0)->dims[axis]))
+			return;     /* invalid: ONNX Runtime refuses the node */
 		k = 0;
 		for (int i = 0; i < axis; i++)
 			o->dims[k++] = IN(0)->dims[i];
@@ -638,15 +690,29 @@ shape_rule(scs_infer *inf, const scs_infer_consts *c, const Onnx__NodeProto *n, 
 		o->declared = NULL;
 		if (axis < 0)
 			axis += o->rank;
-		for (size_t i = 1; axis >= 0 && axis < o->rank && i < n->n_input; i++) {
-			if (!IN(i) || IN(i)->rank != o->rank) {
+		/* an axis out of range, ranks or other dims that differ: invalid, unknown */
+		if (axis < 0 || axis >= o->rank) {
+			o->rank = -1;
+			return;
+		}
+		for (size_t i = 1; i < n->n_input; i++) {
+			if (!IN(i)) {
 				o->dims[axis] = -1;
 				continue;
 			}
+			if (IN(i)->rank != o->rank) {
+				o->rank = -1;
+				return;
+			}
 			/* the other dims are the same in every input: whichever says most */
-			for (int d = 0; d < o->rank; d++)
+			for (int d = 0; d < o->rank; d++) {
+				if (d != axis && o->dims[d] >= 0 && IN(i)->dims[d] >= 0 && o->dims[d] != IN(i)->dims[d]) {
+					o->rank = -1;
+					return;
+				}
 				o->dims[d] = d == axis ? scs_infer_dim_add(o->dims[d], IN(i)->dims[d]) :
 				    scs_infer_dim_pick(o->dims[d], IN(i)->dims[d]);
+			}
 		}
 		return;
 	}
@@ -667,6 +733,9 @@ shape_rule(scs_infer *inf, const scs_infer_consts *c, const Onnx__NodeProto *n, 
 			} else if (mark_axes(drop, v, k, r) < 0) {
 				return;
 			}
+			for (int i = 0; i < r; i++)
+				if (drop[i] && IN(0)->dims[i] >= 0 && IN(0)->dims[i] != 1)
+					return;     /* invalid: a dim squeezed away is 1 */
 			o->rank = 0;
 			for (int i = 0; i < r; i++)
 				if (!drop[i])
@@ -781,7 +850,8 @@ shape_rule(scs_infer *inf, const scs_infer_consts *c, const Onnx__NodeProto *n, 
 		}
 		for (int i = 0; i < k; i++) {
 			int64_t a = n->n_input > 3 && n->input[3][0] ? ax[i] : i, step = n->n_input > 4 && n->input[4][0] ?
-			    sp[i] : 1, dim, lo, hi;
+			    sp[i] : 1, dim, first;
+			uint64_t count;
 
 			a += a < 0 ? r : 0;
 			if (a < 0 || a >= r || done[a] || step == 0) {
@@ -794,18 +864,9 @@ shape_rule(scs_infer *inf, const scs_infer_consts *c, const Onnx__NodeProto *n, 
 				o->dims[a] = st[i] == 0 && en[i] == INT64_MAX && step == 1 ? dim : -1;
 				continue;
 			}
-			/* the spec's clamping: [0, dim] for positive steps, [-1, dim - 1] for negative ones */
-			lo = st[i] < 0 ? st[i] + dim : st[i];
-			hi = en[i] < 0 ? en[i] + dim : en[i];
-			if (step > 0) {
-				lo = lo < 0 ? 0 : lo > dim ? dim : lo;
-				hi = hi < 0 ? 0 : hi > dim ? dim : hi;
-				o->dims[a] = hi > lo ? (hi - lo + step - 1) / step : 0;
-			} else {
-				lo = lo < 0 ? -1 : lo > dim - 1 ? dim - 1 : lo;
-				hi = hi < -1 ? -1 : hi > dim - 1 ? dim - 1 : hi;
-				o->dims[a] = lo > hi ? (lo - hi - step - 1) / -step : 0;
-			}
+			/* the clamping of the spec and ONNX Runtime; unknown where they part (scs_slice_span) */
+			o->dims[a] = scs_slice_span(dim, st[i], en[i], step, &first, &count) < 0 || count > INT64_MAX ? -1 :
+			    (int64_t)count;
 		}
 		return;
 	}
@@ -829,7 +890,8 @@ shape_rule(scs_infer *inf, const scs_infer_consts *c, const Onnx__NodeProto *n, 
 		if ((k = scs_infer_const_ints(inf, c, n->input[at], v)) >= 0 && k <= SCS_INFER_MAX_RANK) {
 			target.rank = k;
 			for (int i = 0; i < k; i++)
-				target.dims[i] = v[i] >= 0 ? v[i] : -1;
+				if ((target.dims[i] = v[i]) < 0)
+					return;     /* invalid: a negative dim */
 		} else if (IN(at) && IN(at)->rank == 1 && IN(at)->dims[0] >= 0 && IN(at)->dims[0] <= SCS_INFER_MAX_RANK) {
 			/* a shape of known length: the rank, not the dims */
 			scs_infer_unknown_dims(&target, (int)IN(at)->dims[0]);

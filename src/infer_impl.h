@@ -36,6 +36,13 @@ int scs_infer_const_ints(scs_infer *inf, const scs_infer_consts *c, const char *
 /* The one number of constant @name (int32, int64, float, double) in *out: 1, or 0 when it is not one. */
 int scs_infer_const_number(scs_infer *inf, const scs_infer_consts *c, const char *name, double *out);
 
+/*
+ * 0 when constant indices @name (int64 or int32, a few) hold one outside
+ * [-dim, dim), which ONNX Runtime refuses; 1 otherwise (also when @dim or
+ * the indices are unknown).
+ */
+int scs_infer_indices_ok(scs_infer *inf, const scs_infer_consts *c, const char *name, int64_t dim);
+
 /* The float (float32) values of constant @name into @out (SCS_INFER_MAX_CONST at most): count, or -1. */
 int scs_infer_const_floats(scs_infer *inf, const scs_infer_consts *c, const char *name, float *out);
 
@@ -74,12 +81,14 @@ scs_infer_dim_pick(int64_t a, int64_t b)
 /*
  * numpy broadcasting of one dim: 1 gives the other; a number but 1 wins
  * over an unknown; two unknowns stay one only when they have the same name
- * (an unknown may be 1 at run time). Numbers that differ: @a.
+ * (an unknown may be 1 at run time). Numbers that differ (an invalid
+ * model, which ONNX Runtime refuses): unknown, so that nothing is folded
+ * or written from it.
  */
 static inline int64_t
 scs_infer_broadcast_dim(int64_t a, int64_t b)
 {
-	return a == 1 ? b : b == 1 ? a : a == b || a >= 0 ? a : b >= 0 ? b : -1;
+	return a == 1 ? b : b == 1 ? a : a == b ? a : a >= 0 && b >= 0 ? -1 : a >= 0 ? a : b >= 0 ? b : -1;
 }
 
 /*

@@ -154,6 +154,8 @@ window_dims(const rule *r, scs_vfacts *o, const scs_vfacts *x, const scs_vfacts 
 		}
 		if (pb < 0 || pe < 0 || pb > INT32_MAX || pe > INT32_MAX || in + pb + pe < ek)
 			continue;
+		if (strstr(n->op_type, "Pool") && (pb >= k[i] || pe >= k[i]))
+			continue;     /* ONNX Runtime refuses a pooling pad as large as the window */
 		out = (in + pb + pe - ek) / s[i] + 1;
 		if (ceil_mode && (in + pb + pe - ek) % s[i]) {
 			if (out * s[i] >= in + pb)
@@ -408,6 +410,13 @@ gather_nd(const rule *r, size_t j, scs_vfacts *o)
 static void
 gather_elements(const rule *r, size_t j, scs_vfacts *o)
 {
+	const scs_vfacts *x = input(r, 0);
+	int64_t axis = scs_infer_attr_int(r->n, "axis", 0);
+
+	/* constant indices outside the axis: invalid, unknown */
+	if (j == 0 && x && axis_in(&axis, x->rank) && given(r, 1) &&
+	    !scs_infer_indices_ok(r->inf, r->c, r->n->input[1], x->dims[axis]))
+		return;
 	if (j == 0)
 		same_as(o, input(r, 1));
 }
@@ -457,7 +466,12 @@ split(const rule *r, size_t j, scs_vfacts *o)
 			return;
 	}
 	if (k >= 0) {
-		if ((size_t)k == n->n_output && v[j] >= 0)
+		int64_t sum = 0;
+
+		/* the parts, when each is known and they add up to the dim (else invalid) */
+		for (int i = 0; i < k; i++)
+			sum = v[i] < 0 || sum < 0 ? -1 : scs_infer_dim_add(sum, v[i]);
+		if ((size_t)k == n->n_output && sum >= 0 && (dim < 0 || sum == dim))
 			o->dims[axis] = v[j];
 		return;
 	}
@@ -660,12 +674,19 @@ resize(const rule *r, size_t j, scs_vfacts *o)
 		scs_infer_unknown_dims(o, x->rank);
 		return;
 	}
-	/* floor(dim * scale), in float arithmetic as the reference and runtimes compute it */
+	/*
+	 * floor(dim * scale), in float arithmetic as the reference and runtimes
+	 * compute it; unknown where the exact product lies just off an integer
+	 * (ONNX Runtime's kernel gives 13 for 7 * 1.857142925f, its own folding
+	 * of Shape 12).
+	 */
 	for (int i = 0; i < na; i++) {
 		int64_t in = x->dims[axes[i]];
 		float prod = (float)in * scales[i];
+		double exact = (double)in * scales[i], off = exact - floor(exact);
 
-		o->dims[axes[i]] = in >= 0 && scales[i] > 0 && prod < 9e18f ? (int64_t)floorf(prod) : -1;
+		o->dims[axes[i]] = in >= 0 && scales[i] > 0 && prod < 9e18f && (off == 0 || (off > 1e-4 && off < 1 - 1e-4)) ?
+		    (int64_t)floorf(prod) : -1;
 	}
 }
 

@@ -1,6 +1,8 @@
 /*
- * num.h: checked arithmetic, 64-bit to size_t narrowing, alignment and
- * explicit little-endian loads and stores. Header-only; no I/O.
+ * num.h: checked arithmetic, 64-bit to size_t narrowing, alignment,
+ * explicit little-endian loads and stores, and Slice's and Pad's index
+ * arithmetic (shared by shape inference and the evaluator). Header-only;
+ * no I/O.
  *
  * SPDX-License-Identifier: MIT
  */
@@ -94,6 +96,61 @@ scs_store_le64(void *p, uint64_t v)
 {
 	scs_store_le32(p, (uint32_t)v);
 	scs_store_le32((uint8_t *)p + 4, (uint32_t)(v >> 32));
+}
+
+/*
+ * One axis of a Slice of a dim of @dim elements: *first (the index taken
+ * first) and *count (how many, every @step), as ONNX Runtime computes them
+ * and the spec says: a negative start or end counts from the end; then for
+ * a positive step both are clamped to [0, dim], for a negative one start to
+ * [0, dim - 1] and end to [-1, dim - 1]; nothing of an empty dim. 0, or -1
+ * when the result is not settled: step 0, or a negative step with an end of
+ * INT32_MAX or INT64_MAX, which ONNX Runtime takes to the start (as numpy's
+ * None) where the spec's clamping takes nothing. No overflow at any value.
+ */
+static inline int
+scs_slice_span(int64_t dim, int64_t start, int64_t end, int64_t step, int64_t *first, uint64_t *count)
+{
+	uint64_t span, mag;
+
+	if (step == 0 || dim < 0 || (step < 0 && dim > 0 && (end == INT64_MAX || end == INT32_MAX)))
+		return -1;
+	*first = 0;
+	*count = 0;
+	if (dim == 0)
+		return 0;
+	if (start < 0)
+		start += dim;                    /* no overflow: dim >= 0 */
+	if (end < 0)
+		end += dim;
+	if (step > 0) {
+		start = start < 0 ? 0 : start > dim ? dim : start;
+		end = end < 0 ? 0 : end > dim ? dim : end;
+		span = end > start ? (uint64_t)(end - start) : 0;
+		mag = (uint64_t)step;
+	} else {
+		start = start < 0 ? 0 : start > dim - 1 ? dim - 1 : start;
+		end = end < -1 ? -1 : end > dim - 1 ? dim - 1 : end;
+		span = start > end ? (uint64_t)(start - end) : 0;
+		mag = (uint64_t)-(step + 1) + 1;     /* |INT64_MIN| too */
+	}
+	*first = start;
+	*count = span ? (span - 1) / mag + 1 : 0;
+	return 0;
+}
+
+/* Pad's modes, and the pads of a mode but constant that ONNX Runtime refuses
+ * (or computes otherwise than the spec): any negative pad, an empty dim, a
+ * reflect pad of the dim or more, a wrap pad past the dim. 1 when refused. */
+enum { SCS_PAD_CONSTANT, SCS_PAD_REFLECT, SCS_PAD_EDGE, SCS_PAD_WRAP };
+
+static inline int
+scs_pad_refused(int mode, int64_t dim, int64_t begin, int64_t end)
+{
+	if (mode == SCS_PAD_CONSTANT || (begin == 0 && end == 0))
+		return 0;
+	return begin < 0 || end < 0 || dim <= 0 || (mode == SCS_PAD_REFLECT && (begin >= dim || end >= dim)) ||
+	    (mode == SCS_PAD_WRAP && (begin > dim || end > dim));
 }
 
 #endif

@@ -184,7 +184,11 @@ load_input(scs_opt_ctx *ctx, fold_io *io, size_t i, int kind, const scs_vfacts *
 		t->n = 1;
 		for (int a = 0; a < f->rank; a++) {
 			t->dims[a] = f->dims[a];
-			t->n *= (uint64_t)f->dims[a];
+			if (scs_u64_mul(&t->n, t->n, (uint64_t)f->dims[a]) < 0 || t->n > INT64_MAX) {
+				/* no tensor has more elements than int64 counts (a runtime refuses it) */
+				snprintf(why, why_len, "input %zu's dims multiply past INT64_MAX", i);
+				return 1;
+			}
 		}
 		return SCS_OK;
 	}

@@ -5,7 +5,9 @@
  * and the output passes onnx.checker and computes in ONNX Runtime, bit for
  * bit, what the input computes (with --fold-inexact: within the ONNX test
  * runner's tolerance, rtol 1e-3, atol 1e-7); --input-shape, and
- * --write-shapes checked against onnx.shape_inference.
+ * --write-shapes checked against onnx.shape_inference; the models of
+ * gen_extreme_models.py (shape rules at extreme values, invalid nodes,
+ * signed zeros and NaN payloads) against ONNX Runtime, dims included.
  *
  * SPDX-License-Identifier: MIT
  */
@@ -671,6 +673,113 @@ Test(fold, a_whole_tensor_kernel_refuses_an_input_too_large_to_hold)
 	    rep.left.n ? rep.left.items[0].detail : "nothing left");
 	m = load_proto(out);
 	cr_assert_eq(count_ops(m->graph, "Transpose"), 1);
+	free_proto(m);
+	free(in);
+}
+
+/*
+ * Models of gen_extreme_models.py's @families through scs4onnx-optimize,
+ * folding with --write-shapes and --write-shapes alone: check_extreme.py
+ * finds every output passing onnx.checker and computing in ONNX Runtime
+ * what its input computes, bit for bit, every declared dim the dim ONNX
+ * Runtime computes, and no model that runs made of one ONNX Runtime refuses.
+ */
+static void
+expect_extremes_as_onnx_runtime(const char *families)
+{
+	char *gen = path_in(dir, "gen"), *list = path_in(gen, "list.txt"), *pairs = path_in(dir, "pairs.txt"), *text,
+	     *line, *save = NULL;
+	size_t list_len;
+	FILE *f;
+	int n = 0;
+
+	cr_assert_eq(run(&text, "/usr/bin/python3 '%s/tests/e2e/gen_extreme_models.py' '%s' %s", SCS_TEST_SRC_DIR, gen,
+	    families), 0, "%s", text);
+	free(text);
+	text = (char *)read_all(list, &list_len);
+	cr_assert_not_null(text);
+	text[list_len] = 0;
+	cr_assert_not_null(f = fopen(pairs, "w"));
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		static const char *const modes[2][2] = { { "f_", "--fold-grow --write-shapes" },
+			{ "w_", "-p eliminate_deadend --write-shapes" } };
+
+		for (int k = 0; k < 2; k++) {
+			char *in = path_in(gen, line), name[256], *o, *msg;
+			int rc;
+
+			snprintf(name, sizeof(name), "%s%s", modes[k][0], line);
+			o = path_in(dir, name);
+			rc = run_tool(&msg, "scs4onnx-optimize", "'%s' '%s' %s -n", in, o, modes[k][1]);
+			cr_assert_eq(rc, 0, "%s %s: %s", line, modes[k][1], msg);
+			cr_assert_null(strstr(msg, "runtime error"), "the sanitizer reported: %s", msg);
+			free(msg);
+			fprintf(f, "%s\t%s\n", in, o);
+			free(in);
+			free(o);
+			n++;
+		}
+	}
+	fclose(f);
+	free(text);
+	cr_assert_gt(n, 0);
+	cr_assert_eq(run(&text, "/usr/bin/python3 '%s/tests/e2e/check_extreme.py' --list '%s'", SCS_TEST_SRC_DIR, pairs),
+	    0, "%s", text);
+	free(text);
+	free(pairs);
+	free(list);
+	free(gen);
+}
+
+/*
+ * Slice at every start, end and step from INT64_MIN to INT64_MAX on dims
+ * 0, 1 and 5 (shape inference, Shape folded from it, the evaluator), Range
+ * counts a float difference would round up, Pad in every mode with pads
+ * ONNX Runtime refuses, Resize scales near integers, and invalid Reshape, Expand, Slice, Squeeze, TopK,
+ * Transpose, Split, Concat, MatMul, Gemm and Range nodes whose Shape or
+ * Size would fold.
+ */
+Test(fold, shape_rules_at_extreme_values_write_and_fold_what_onnx_runtime_computes)
+{
+	expect_extremes_as_onnx_runtime("slice range bad pad resize");
+}
+
+/*
+ * Every kernel of the evaluator on float, float16 and double constants
+ * holding +0, -0 and NaNs with payloads (negative, signalling): a fold
+ * whose bits a runtime chooses (Min and Max of +0 and -0, a -0 or NaN that
+ * Where picks, NaNs through arithmetic, a signalling NaN cast between float
+ * types) is left alone; the rest computes ONNX Runtime's bits.
+ */
+Test(fold, folds_of_signed_zeros_and_nan_payloads_keep_onnx_runtime_s_bits)
+{
+	expect_extremes_as_onnx_runtime("signs");
+}
+
+/*
+ * Size of X [2^32, 2^32]: the element count passes INT64_MAX (it folded to
+ * 0); the node stays, with the reason, and so does the Shape of X reshaped
+ * to [-1].
+ */
+Test(fold, a_size_whose_dims_multiply_past_int64_is_left_alone)
+{
+	static const char *const passes[] = { "fold_constants" };
+	scs_optimize_options o = { .passes = passes, .n_passes = 1, .write_shapes = 1 };
+	char *in = path_in(dir, "ext_size_2p64.onnx"), *text;
+	Onnx__ModelProto *m;
+
+	cr_assert_eq(run(&text, "/usr/bin/python3 '%s/tests/e2e/gen_extreme_models.py' '%s' size", SCS_TEST_SRC_DIR,
+	    dir), 0, "%s", text);
+	free(text);
+	free(out);
+	out = path_in(dir, "size.onnx");
+	cr_assert_eq(scs_optimize(&rep, in, out, &o), SCS_OK, "%s", scs_err_msg());
+	cr_assert_eq(folded(), 0);
+	cr_assert(left_has("size", "dims multiply past INT64_MAX"), "%s",
+	    rep.left.n ? rep.left.items[0].detail : "nothing left");
+	m = load_proto(out);
+	cr_assert_eq(count_ops(m->graph, "Size"), 1);
+	cr_assert_eq(count_ops(m->graph, "Shape"), 1);
 	free_proto(m);
 	free(in);
 }
