@@ -764,7 +764,8 @@ Test(fold, folds_of_signed_zeros_and_nan_payloads_keep_onnx_runtime_s_bits)
 Test(fold, a_size_whose_dims_multiply_past_int64_is_left_alone)
 {
 	static const char *const passes[] = { "fold_constants" };
-	scs_optimize_options o = { .passes = passes, .n_passes = 1, .write_shapes = 1 };
+	scs_optimize_options o = { .version = SCS_OPTIMIZE_OPTIONS_VERSION, .passes = passes, .n_passes = 1,
+		.write_shapes = 1 };
 	char *in = path_in(dir, "ext_size_2p64.onnx"), *text;
 	Onnx__ModelProto *m;
 
