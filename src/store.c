@@ -121,6 +121,18 @@ chunk_key(uint8_t out[12], uint64_t id, uint32_t idx)
 		out[8 + i] = (uint8_t)(idx >> (24 - 8 * i));
 }
 
+/* A new environment with the store's settings (its tables, its first map). */
+static int
+env_create(scs_store *st)
+{
+	int mrc;
+
+	if ((mrc = mdb_env_create(&st->env)) != 0 || (mrc = mdb_env_set_maxdbs(st->env, 4)) != 0 ||
+	    (mrc = mdb_env_set_mapsize(st->env, MAP_START)) != 0)
+		return mdb_fail(mrc, "cannot open", st);
+	return SCS_OK;
+}
+
 /*
  * A temporary store is a file nobody can reach and that cannot outlive the
  * process: made with O_TMPFILE and opened by LMDB through /proc/self/fd, or
@@ -131,7 +143,7 @@ static int
 open_temporary(scs_store *st, const char *parent, unsigned flags)
 {
 	char via[64], *name;
-	int fd, mrc;
+	int fd, mrc, rc;
 
 	flags |= MDB_NOSUBDIR | MDB_NOLOCK;
 	if ((fd = open(parent, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600)) >= 0) {
@@ -141,8 +153,9 @@ open_temporary(scs_store *st, const char *parent, unsigned flags)
 		if (mrc == 0)
 			return SCS_OK;
 		mdb_env_close(st->env);
-		if ((mrc = mdb_env_create(&st->env)) != 0)
-			return mdb_fail(mrc, "cannot open", st);
+		st->env = NULL;
+		if ((rc = env_create(st)) < 0)
+			return rc;
 	}
 	if ((name = scs_path_join(parent, ".scs4onnx-store.XXXXXX")) == NULL)
 		return scs_err_set(SCS_ENOMEM, "cannot allocate a path");
@@ -310,11 +323,8 @@ scs_store_open(scs_store **out, const char *dir, const char *tmp_parent)
 		rc = scs_err_errno(errno, "%s: cannot create the store folder", dir);
 		goto fail;
 	}
-	if ((mrc = mdb_env_create(&st->env)) != 0 || (mrc = mdb_env_set_maxdbs(st->env, 4)) != 0 ||
-	    (mrc = mdb_env_set_mapsize(st->env, MAP_START)) != 0) {
-		rc = mdb_fail(mrc, "cannot open", st);
+	if ((rc = env_create(st)) < 0)
 		goto fail;
-	}
 	if (dir == NULL)
 		rc = open_temporary(st, tmp_parent, flags);
 	else

@@ -3,7 +3,8 @@
  * status 1, never a signal or a hang, and leaves nothing behind: a FIFO for
  * an input or a data file, a file-size limit (SIGXFSZ), a full disk under
  * the output or under the store (with MDB_WRITEMAP a SIGBUS unless the
- * store reserves its blocks first).
+ * store reserves its blocks first); a machine without /proc (the temporary
+ * store's O_TMPFILE is opened through it, with a named file as fallback).
  *
  * SPDX-License-Identifier: MIT
  */
@@ -157,5 +158,41 @@ Test(limits, a_full_disk_under_the_store_is_an_error_not_a_signal)
 	free(text);
 	free(args);
 	cr_assert_eq(count_others(dir, " full "), 0);
+	tmpdir_remove(dir);
+}
+
+/*
+ * Without /proc (some containers): an empty tmpfs over it, in a mount
+ * namespace of its own. Every tool makes its temporary store the other way
+ * (a named file, unlinked at once) with its tables, and its output computes
+ * what its input computes.
+ */
+Test(limits, without_proc_every_tool_makes_its_temporary_store)
+{
+	char *dir = tmpdir_new(), *model = fixture("gather_typed.onnx"), *shards, *text, *path;
+	static const char *const outs[] = { "shrunk.onnx", "merged.onnx", "big.onnx", "optimized.onnx" };
+	int status;
+
+	if (run(&text, "unshare -m true") != 0) {
+		free(text);
+		cr_skip_test("needs root to mount over /proc (unshare -m)");
+	}
+	free(text);
+	status = run(&text, "cd '%s' && unshare -m sh -c \"mount -t tmpfs none /proc && test ! -e /proc/self && "
+	    "T='%s' && \\$T/scs4onnx-shrink '%s' shrunk.onnx -n && \\$T/scs4onnx-split '%s' shards && "
+	    "\\$T/scs4onnx-merge shards merged.onnx && \\$T/scs4onnx-big '%s' big.onnx -n && "
+	    "\\$T/scs4onnx-optimize '%s' optimized.onnx -n\"", dir, SCS_TOOLS_DIR, model, model, model, model);
+	cr_assert_eq(status, 0, "%s", text);
+	free(text);
+	for (size_t i = 0; i < sizeof(outs) / sizeof(outs[0]); i++) {
+		path = path_in(dir, outs[i]);
+		expect_equivalent(model, path, NULL);
+		free(path);
+	}
+	shards = path_in(dir, "shards");
+	expect_shards_compute(model, shards);
+	free(shards);
+	cr_assert_eq(count_others(dir, " shrunk.onnx shards merged.onnx big.onnx optimized.onnx "), 0);
+	free(model);
 	tmpdir_remove(dir);
 }
