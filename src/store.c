@@ -19,6 +19,16 @@
  * folder tells) drops every chunk whose id the index does not name, which
  * is what a writer killed between batches leaves.
  *
+ * Several processes: LMDB lets them share a kept store (one write
+ * transaction at a time, readers beside it), but with MDB_WRITEMAP setting
+ * the map's size sets the file's too (ftruncate): a process mapping less
+ * than another would cut the file under the other's map, a SIGBUS there.
+ * So the file never shrinks: its size changes only under an exclusive
+ * flock on it (a descriptor of "data.mdb" of our own), and every map, at
+ * open, on growth and on MDB_MAP_RESIZED (another process grew it), spans
+ * the whole file. A write transaction checks its room again once it holds
+ * LMDB's writer lock, as another process may have used the room seen before.
+ *
  * Buffers: a writer owns its pending chunk and its packing buffer from open
  * to finish or abort (lent by the store, so a run of small blobs allocates
  * them once); reads decode into the caller's buffer when they take a whole
@@ -73,6 +83,7 @@ struct scs_store {
 	size_t packed_cap;
 	int writing;
 	int lock_fd;        /* a kept store: shared flock on its lock file while open, -1 otherwise */
+	int map_fd;         /* a kept store: its data file, flocked while its size changes; -1 otherwise */
 };
 
 struct scs_store_writer {
@@ -201,6 +212,86 @@ reserve_map(scs_store *st)
 	return reserve_file(st, info.me_mapsize);
 }
 
+/* Take (LOCK_EX) or give back (LOCK_UN) the flock under which a kept
+ * store's data file changes size; a temporary store has one process. */
+static int
+map_lock(scs_store *st, int op)
+{
+	if (st->map_fd < 0)
+		return SCS_OK;
+	while (flock(st->map_fd, op) < 0) {
+		if (errno == EINTR)
+			continue;
+		if (errno == ENOLCK || errno == EOPNOTSUPP || errno == EINVAL)
+			return SCS_OK;  /* a file system without locks */
+		return scs_err_errno(errno, "%s: cannot lock its data file", st->label);
+	}
+	return SCS_OK;
+}
+
+/* The data file's size now. */
+static int
+data_size(scs_store *st, uint64_t *len)
+{
+	struct stat sb;
+	int fd = st->map_fd;
+
+	if (fd < 0 && mdb_env_get_fd(st->env, &fd) != 0)
+		return scs_err_set(SCS_EIO, "%s: no file descriptor", st->label);
+	if (fstat(fd, &sb) < 0)
+		return scs_err_errno(errno, "%s: cannot read its size", st->label);
+	*len = (uint64_t)sb.st_size;
+	return SCS_OK;
+}
+
+/*
+ * Map the whole data file, grown first to @want bytes when it is smaller
+ * (its blocks reserved): under the map lock, so the size LMDB cuts the file
+ * to is never less than what another process maps. @want 0: take in what
+ * another process grew.
+ */
+static int
+map_whole(scs_store *st, uint64_t want)
+{
+	uint64_t size;
+	int mrc, rc, unlock_rc;
+
+	if ((rc = map_lock(st, LOCK_EX)) < 0)
+		return rc;
+	if ((rc = data_size(st, &size)) == SCS_OK && want > size) {
+		rc = reserve_file(st, want);
+		size = want;
+	}
+	if (rc == SCS_OK && size > SIZE_MAX)
+		rc = scs_err_set(SCS_ENOMEM, "%s: a map of %llu bytes does not fit", st->label,
+		    (unsigned long long)size);
+	if (rc == SCS_OK && (mrc = mdb_env_set_mapsize(st->env, (size_t)size)) != 0)
+		rc = mdb_fail(mrc, "cannot grow the map", st);
+	unlock_rc = map_lock(st, LOCK_UN);
+	return rc < 0 ? rc : unlock_rc;
+}
+
+/* mdb_txn_begin, taking in the map another process grew (MDB_MAP_RESIZED):
+ * an MDB_* code, or an SCS_* error already set (negative). */
+static int
+txn_begin(scs_store *st, unsigned flags, MDB_txn **txn)
+{
+	int mrc, rc;
+
+	while ((mrc = mdb_txn_begin(st->env, NULL, flags, txn)) == MDB_MAP_RESIZED) {
+		if ((rc = map_whole(st, 0)) < 0)
+			return rc;
+	}
+	return mrc;
+}
+
+/* txn_begin's failure as an SCS_* error. */
+static int
+txn_fail(int mrc, const char *what, const scs_store *st)
+{
+	return mrc < 0 ? mrc : mdb_fail(mrc, what, st);
+}
+
 /* Map size and bytes in use; *room what a transaction may still add. */
 static int
 map_room(scs_store *st, uint64_t *room)
@@ -237,27 +328,38 @@ ensure_room(scs_store *st, uint64_t need, uint64_t *room)
 	if (size < info.me_mapsize + info.me_mapsize / 2)
 		size = info.me_mapsize + info.me_mapsize / 2;
 	size = (size + MAP_STEP - 1) / MAP_STEP * MAP_STEP;
-	if (size > SIZE_MAX)
-		return scs_err_set(SCS_ENOMEM, "%s: a map of %llu bytes does not fit", st->label,
-		    (unsigned long long)size);
-	if ((rc = reserve_file(st, size)) < 0)
+	if ((rc = map_whole(st, size)) < 0)
 		return rc;
-	if ((mrc = mdb_env_set_mapsize(st->env, (size_t)size)) != 0)
-		return mdb_fail(mrc, "cannot grow the map", st);
 	return map_room(st, room);
 }
 
-/* Begin a write transaction that may add @need bytes to the map. */
+/*
+ * Begin a write transaction that may add @need bytes to the map; *room
+ * (when not NULL) what it may add. The room is looked at again under LMDB's
+ * writer lock: another process may have taken what was there before.
+ */
 static int
-begin_write(scs_store *st, uint64_t need, MDB_txn **txn)
+begin_write(scs_store *st, uint64_t need, MDB_txn **txn, uint64_t *room)
 {
-	uint64_t room;
+	uint64_t left;
 	int mrc, rc;
 
-	if ((rc = ensure_room(st, need, &room)) < 0)
+	for (;;) {
+		if ((rc = ensure_room(st, need, &left)) < 0)
+			return rc;
+		if ((mrc = txn_begin(st, 0, txn)) != 0)
+			return txn_fail(mrc, "cannot begin a write", st);
+		if ((rc = map_room(st, &left)) < 0 || left >= need)
+			break;
+		mdb_txn_abort(*txn);
+	}
+	if (rc < 0) {
+		mdb_txn_abort(*txn);
+		*txn = NULL;
 		return rc;
-	if ((mrc = mdb_txn_begin(st->env, NULL, 0, txn)) != 0)
-		return mdb_fail(mrc, "cannot begin a write", st);
+	}
+	if (room)
+		*room = left;
 	return SCS_OK;
 }
 
@@ -296,6 +398,46 @@ check_format(scs_store *st, MDB_txn *txn)
 	return SCS_OK;
 }
 
+/* Open (or make) file @name in a kept store's folder @dir, for the store's
+ * own locks: *fd its descriptor. @what names it in messages. */
+static int
+open_in(const scs_store *st, const char *dir, const char *name, const char *what, int *fd)
+{
+	char *path;
+
+	if ((path = scs_path_join(dir, name)) == NULL)
+		return scs_err_set(SCS_ENOMEM, "cannot allocate a path");
+	*fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	free(path);
+	if (*fd < 0)
+		return scs_err_errno(errno, "%s: cannot open its %s", st->label, what);
+	return SCS_OK;
+}
+
+/*
+ * Open a kept store's environment in folder @dir: its data file is opened
+ * first (made empty when missing, which LMDB takes for a new store) and
+ * flocked, so the map LMDB sets at open spans the whole file.
+ */
+static int
+open_kept(scs_store *st, const char *dir, unsigned flags)
+{
+	uint64_t size;
+	int mrc, rc, unlock_rc;
+
+	if ((rc = open_in(st, dir, "data.mdb", "data file", &st->map_fd)) < 0 || (rc = map_lock(st, LOCK_EX)) < 0)
+		return rc;
+	if ((rc = data_size(st, &size)) == SCS_OK && size > MAP_START && size <= SIZE_MAX &&
+	    (mrc = mdb_env_set_mapsize(st->env, (size_t)size)) != 0)
+		rc = mdb_fail(mrc, "cannot open", st);
+	if (rc == SCS_OK && (mrc = mdb_env_open(st->env, dir, flags, 0644)) != 0)
+		rc = mdb_fail(mrc, "cannot open", st);
+	if (rc == SCS_OK)
+		rc = reserve_map(st);
+	unlock_rc = map_lock(st, LOCK_UN);
+	return rc < 0 ? rc : unlock_rc;
+}
+
 int
 scs_store_open(scs_store **out, const char *dir, const char *tmp_parent)
 {
@@ -310,6 +452,7 @@ scs_store_open(scs_store **out, const char *dir, const char *tmp_parent)
 	st->packed_cap = HDR_LEN + scs_codec_bound(SCS_CHUNK_LEN);
 	st->temporary = dir == NULL;
 	st->lock_fd = -1;
+	st->map_fd = -1;
 	if (dir == NULL && tmp_parent == NULL)
 		tmp_parent = ".";
 	if ((st->read_buf = malloc(SCS_CHUNK_LEN)) == NULL || (st->spare[0] = malloc(SCS_CHUNK_LEN)) == NULL ||
@@ -325,18 +468,16 @@ scs_store_open(scs_store **out, const char *dir, const char *tmp_parent)
 	}
 	if ((rc = env_create(st)) < 0)
 		goto fail;
-	if (dir == NULL)
-		rc = open_temporary(st, tmp_parent, flags);
-	else
-		rc = (mrc = mdb_env_open(st->env, dir, flags, 0644)) ? mdb_fail(mrc, "cannot open", st) : SCS_OK;
-	if (rc < 0 || (rc = reserve_map(st)) < 0)
+	if (dir == NULL && ((rc = open_temporary(st, tmp_parent, flags)) < 0 || (rc = reserve_map(st)) < 0))
 		goto fail;
-	if ((mrc = mdb_txn_begin(st->env, NULL, 0, &txn)) != 0 ||
-	    (mrc = mdb_dbi_open(txn, "index", MDB_CREATE | MDB_DUPSORT, &st->index)) != 0 ||
+	if (dir && (rc = open_kept(st, dir, flags)) < 0)
+		goto fail;
+	if ((rc = begin_write(st, 4 * PAGE_COST, &txn, NULL)) < 0)
+		goto fail;
+	if ((mrc = mdb_dbi_open(txn, "index", MDB_CREATE | MDB_DUPSORT, &st->index)) != 0 ||
 	    (mrc = mdb_dbi_open(txn, "chunks", MDB_CREATE, &st->chunks)) != 0 ||
 	    (mrc = mdb_dbi_open(txn, "meta", MDB_CREATE, &st->meta)) != 0) {
-		if (txn)
-			mdb_txn_abort(txn);
+		mdb_txn_abort(txn);
 		rc = mdb_fail(mrc, "cannot open its tables", st);
 		goto fail;
 	}
@@ -370,6 +511,8 @@ scs_store_close(scs_store *st)
 	}
 	if (st->lock_fd >= 0)
 		close(st->lock_fd);     /* and with it the flock */
+	if (st->map_fd >= 0)
+		close(st->map_fd);
 	free(st->label);
 	free(st->read_buf);
 	free(st->spare[0]);
@@ -437,7 +580,7 @@ count_dropped(scs_store *st, uint64_t n)
 	uint8_t sum[8];
 	int mrc, rc;
 
-	if ((rc = begin_write(st, 4 * PAGE_COST, &txn)) < 0)
+	if ((rc = begin_write(st, 4 * PAGE_COST, &txn, NULL)) < 0)
 		return rc;
 	mrc = mdb_get(txn, st->meta, &k, &v);
 	if (mrc == 0 && v.mv_size == 8)
@@ -471,7 +614,7 @@ drop_unindexed(scs_store *st, uint64_t first, uint64_t last, const uint64_t *kee
 	chunk_key(kb, first, 0);
 	for (;;) {
 		if (txn == NULL) {
-			if ((rc = begin_write(st, DROP_ROOM, &txn)) < 0)
+			if ((rc = begin_write(st, DROP_ROOM, &txn, NULL)) < 0)
 				break;
 			if ((mrc = mdb_cursor_open(txn, st->chunks, &cur)) != 0)
 				break;
@@ -546,8 +689,8 @@ reclaim(scs_store *st)
 	size_t n = 0, cap = 0;
 	int mrc, rc = SCS_OK;
 
-	if ((mrc = mdb_txn_begin(st->env, NULL, MDB_RDONLY, &txn)) != 0)
-		return mdb_fail(mrc, "cannot begin a read", st);
+	if ((mrc = txn_begin(st, MDB_RDONLY, &txn)) != 0)
+		return txn_fail(mrc, "cannot begin a read", st);
 	if ((mrc = mdb_cursor_open(txn, st->index, &cur)) != 0) {
 		mdb_txn_abort(txn);
 		return mdb_fail(mrc, "cannot open a cursor", st);
@@ -586,15 +729,10 @@ reclaim(scs_store *st)
 static int
 lock_and_reclaim(scs_store *st, const char *dir)
 {
-	char *path;
-	int rc = SCS_OK;
+	int rc;
 
-	if ((path = scs_path_join(dir, "scs4onnx.lock")) == NULL)
-		return scs_err_set(SCS_ENOMEM, "cannot allocate a path");
-	st->lock_fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-	free(path);
-	if (st->lock_fd < 0)
-		return scs_err_errno(errno, "%s: cannot open its lock file", st->label);
+	if ((rc = open_in(st, dir, "scs4onnx.lock", "lock file", &st->lock_fd)) < 0)
+		return rc;
 	if (flock(st->lock_fd, LOCK_EX | LOCK_NB) == 0)
 		rc = reclaim(st);
 	else if (errno != EWOULDBLOCK)
@@ -614,8 +752,8 @@ scs_store_find(scs_blob *out, scs_store *st, const scs_key *key)
 	MDB_val k = { sizeof(kb), kb }, v;
 	int mrc, rc;
 
-	if ((mrc = mdb_txn_begin(st->env, NULL, MDB_RDONLY, &txn)) != 0)
-		return mdb_fail(mrc, "cannot begin a read", st);
+	if ((mrc = txn_begin(st, MDB_RDONLY, &txn)) != 0)
+		return txn_fail(mrc, "cannot begin a read", st);
 	key_bytes(kb, key);
 	if ((mrc = mdb_get(txn, st->index, &k, &v)) != 0)
 		rc = mdb_fail(mrc, "blob lookup", st);
@@ -641,7 +779,7 @@ scs_store_writer_open(scs_store_writer **out, scs_store *st)
 	scs_store_writer *w;
 	MDB_val k = { 7, "next_id" }, v;
 	uint8_t next[8];
-	int mrc;
+	int mrc, rc;
 
 	*out = NULL;
 	if (st->writing)
@@ -654,13 +792,9 @@ scs_store_writer_open(scs_store_writer **out, scs_store *st)
 	st->spare[0] = st->spare[1] = NULL;
 	st->writing = 1;
 	scs_hash_init(&w->hash);
-	if ((mrc = ensure_room(st, 4 * PAGE_COST, &w->room)) < 0) {
+	if ((rc = begin_write(st, 4 * PAGE_COST, &w->txn, &w->room)) < 0) {
 		writer_free(w);
-		return mrc;
-	}
-	if ((mrc = mdb_txn_begin(st->env, NULL, 0, &w->txn)) != 0) {
-		writer_free(w);
-		return mdb_fail(mrc, "cannot begin a write", st);
+		return rc;
 	}
 	mrc = mdb_get(w->txn, st->meta, &k, &v);
 	if (mrc == 0 && v.mv_size == 8)
@@ -690,7 +824,7 @@ next_batch(scs_store_writer *w, uint64_t need)
 {
 	scs_store *st = w->st;
 	uint64_t ahead = w->total > BATCH_LEN ? BATCH_LEN : w->total;
-	int mrc, rc;
+	int mrc;
 
 	mrc = mdb_txn_commit(w->txn);
 	w->txn = NULL;
@@ -698,11 +832,7 @@ next_batch(scs_store_writer *w, uint64_t need)
 	if (mrc != 0)
 		return mdb_fail(mrc, "cannot commit a batch", st);
 	w->n_committed = w->n_chunks;
-	if ((rc = ensure_room(st, need + ahead, &w->room)) < 0)
-		return rc;
-	if ((mrc = mdb_txn_begin(st->env, NULL, 0, &w->txn)) != 0)
-		return mdb_fail(mrc, "cannot begin a batch", st);
-	return SCS_OK;
+	return begin_write(st, need + ahead, &w->txn, &w->room);
 }
 
 /*
@@ -979,8 +1109,8 @@ scs_store_read(scs_store *st, const scs_blob *blob, uint64_t off, void *buf, siz
 	if (off > blob->key.len || len > blob->key.len - off)
 		return scs_err_set(SCS_ECORRUPT, "%s: read past the end of a %llu-byte blob", st->label,
 		    (unsigned long long)blob->key.len);
-	if ((mrc = mdb_txn_begin(st->env, NULL, MDB_RDONLY, &txn)) != 0)
-		return mdb_fail(mrc, "cannot begin a read", st);
+	if ((mrc = txn_begin(st, MDB_RDONLY, &txn)) != 0)
+		return txn_fail(mrc, "cannot begin a read", st);
 	while (len) {
 		idx = (uint32_t)(off / SCS_CHUNK_LEN);
 		in = (size_t)(off % SCS_CHUNK_LEN);
@@ -1023,7 +1153,7 @@ scs_store_damage_for_tests(scs_store *st, const scs_blob *blob, uint32_t idx, lo
 	uint8_t *copy;
 	int mrc, rc;
 
-	if ((rc = begin_write(st, 2 * CHUNK_COST, &txn)) < 0)
+	if ((rc = begin_write(st, 2 * CHUNK_COST, &txn, NULL)) < 0)
 		return rc;
 	chunk_key(kb, blob->id, idx);
 	if ((mrc = mdb_get(txn, st->chunks, &k, &v)) != 0) {
@@ -1059,7 +1189,7 @@ scs_store_misindex_for_tests(scs_store *st, const scs_key *key, uint64_t id)
 	MDB_val k = { sizeof(kb), kb }, v = { sizeof(idb), idb };
 	int mrc, rc;
 
-	if ((rc = begin_write(st, 4 * PAGE_COST, &txn)) < 0)
+	if ((rc = begin_write(st, 4 * PAGE_COST, &txn, NULL)) < 0)
 		return rc;
 	key_bytes(kb, key);
 	id_bytes(idb, id);
@@ -1083,11 +1213,8 @@ scs_store_stat_for_tests(scs_store *st, uint64_t *n_chunks, uint64_t *n_pages)
 	MDB_stat stat;
 	int mrc;
 
-	mrc = mdb_txn_begin(st->env, NULL, MDB_RDONLY, &txn);
-	if (mrc == MDB_MAP_RESIZED && (mrc = mdb_env_set_mapsize(st->env, 0)) == 0)  /* another process grew it */
-		mrc = mdb_txn_begin(st->env, NULL, MDB_RDONLY, &txn);
-	if (mrc != 0)
-		return mdb_fail(mrc, "cannot begin a read", st);
+	if ((mrc = txn_begin(st, MDB_RDONLY, &txn)) != 0)
+		return txn_fail(mrc, "cannot begin a read", st);
 	mrc = mdb_stat(txn, st->chunks, &stat);
 	mdb_txn_abort(txn);
 	if (mrc != 0 || (mrc = mdb_env_info(st->env, &info)) != 0)
