@@ -8,10 +8,19 @@
  * of the blobs with that key (sorted duplicates: keys only nominate, so two
  * different blobs may share one); db "chunks" maps (id, chunk index) to a
  * 16-byte header (codec, raw length, check) and the chunk bytes; db "meta"
- * holds the store's format, the next id and the count of chunks given back.
+ * holds the store's format, the next id and the count of chunks given back;
+ * db "blobs" maps an id to the key of the blob it names (written when a
+ * writer finishes, for the blob it names).
  * A store of another format is refused when opened. A finished writer's
  * bytes are compared with every blob already under its key, chunk by chunk,
  * and reused only when equal.
+ *
+ * Damage is refused, never used: each chunk's check covers its bytes and
+ * its place (id, index); an id is given to one writer only (a writer whose
+ * id already has chunks or a record, as when the id counter went back, is
+ * refused, and no chunk is ever written over); and every read confirms that
+ * the blob's id is recorded under the key the reader holds. So the bytes a
+ * read returns are those the writer of that key stored.
  *
  * Reclaim: a writer commits its chunks in batches, and they are named by no
  * index entry until it finishes. An aborted writer drops them; a kept store
@@ -75,7 +84,7 @@ enum { CODEC_RAW = 0, CODEC_ZSTD = 1 };
 
 struct scs_store {
 	MDB_env *env;
-	MDB_dbi index, chunks, meta;
+	MDB_dbi index, chunks, meta, blobs;
 	char *label;        /* "store DIR" or "temporary store in DIR", for messages */
 	int temporary;
 	uint8_t *read_buf;  /* one decoded chunk, for reads that take part of one */
@@ -476,7 +485,8 @@ scs_store_open(scs_store **out, const char *dir, const char *tmp_parent)
 		goto fail;
 	if ((mrc = mdb_dbi_open(txn, "index", MDB_CREATE | MDB_DUPSORT, &st->index)) != 0 ||
 	    (mrc = mdb_dbi_open(txn, "chunks", MDB_CREATE, &st->chunks)) != 0 ||
-	    (mrc = mdb_dbi_open(txn, "meta", MDB_CREATE, &st->meta)) != 0) {
+	    (mrc = mdb_dbi_open(txn, "meta", MDB_CREATE, &st->meta)) != 0 ||
+	    (mrc = mdb_dbi_open(txn, "blobs", MDB_CREATE, &st->blobs)) != 0) {
 		mdb_txn_abort(txn);
 		rc = mdb_fail(mrc, "cannot open its tables", st);
 		goto fail;
@@ -763,6 +773,39 @@ scs_store_find(scs_blob *out, scs_store *st, const scs_key *key)
 	return rc;
 }
 
+static int
+id_taken(const scs_store *st, uint64_t id)
+{
+	return scs_err_set(SCS_ECORRUPT, "%s: blob id %llu is taken already (its id counter went back): the store "
+	    "is damaged; remove it or name another folder", st->label, (unsigned long long)id);
+}
+
+/* SCS_OK when no chunk and no record names blob @id (a new writer's). */
+static int
+id_is_new(scs_store *st, MDB_txn *txn, uint64_t id)
+{
+	MDB_cursor *cur;
+	uint8_t kb[12], idb[8];
+	MDB_val k = { sizeof(kb), kb }, v;
+	int mrc;
+
+	chunk_key(kb, id, 0);
+	if ((mrc = mdb_cursor_open(txn, st->chunks, &cur)) != 0)
+		return mdb_fail(mrc, "cannot open a cursor", st);
+	mrc = mdb_cursor_get(cur, &k, &v, MDB_SET_RANGE);
+	mdb_cursor_close(cur);
+	if (mrc == 0 && k.mv_size == sizeof(kb) && load_be64(k.mv_data) == id)
+		return id_taken(st, id);
+	if (mrc != 0 && mrc != MDB_NOTFOUND)
+		return mdb_fail(mrc, "cannot read a chunk", st);
+	id_bytes(idb, id);
+	k.mv_size = sizeof(idb);
+	k.mv_data = idb;
+	if ((mrc = mdb_get(txn, st->blobs, &k, &v)) == 0)
+		return id_taken(st, id);
+	return mrc == MDB_NOTFOUND ? SCS_OK : mdb_fail(mrc, "cannot read a blob record", st);
+}
+
 /* Hand the writer's buffers back to the store and free the writer. */
 static void
 writer_free(scs_store_writer *w)
@@ -779,7 +822,7 @@ scs_store_writer_open(scs_store_writer **out, scs_store *st)
 	scs_store_writer *w;
 	MDB_val k = { 7, "next_id" }, v;
 	uint8_t next[8];
-	int mrc, rc;
+	int mrc, rc = SCS_OK;
 
 	*out = NULL;
 	if (st->writing)
@@ -799,8 +842,16 @@ scs_store_writer_open(scs_store_writer **out, scs_store *st)
 	mrc = mdb_get(w->txn, st->meta, &k, &v);
 	if (mrc == 0 && v.mv_size == 8)
 		w->id = scs_load_le64(v.mv_data);
-	else if (mrc != 0 && mrc != MDB_NOTFOUND)
+	else if (mrc == 0)
+		rc = scs_err_set(SCS_ECORRUPT, "%s: damaged id counter: remove the store or name another folder",
+		    st->label);
+	else if (mrc != MDB_NOTFOUND)
 		goto fail;
+	if (rc < 0 || (rc = id_is_new(st, w->txn, w->id)) < 0) {
+		mdb_txn_abort(w->txn);
+		writer_free(w);
+		return rc;
+	}
 	scs_store_le64(next, w->id + 1);
 	v.mv_size = 8;
 	v.mv_data = next;
@@ -868,8 +919,8 @@ put_chunk(scs_store_writer *w, const uint8_t *data, size_t len)
 	if ((v.mv_size + PAGE_COST > w->room || w->since_commit >= BATCH_LEN) &&
 	    (rc = next_batch(w, v.mv_size + PAGE_COST)) < 0)
 		return rc;
-	if ((mrc = mdb_put(w->txn, st->chunks, &k, &v, 0)) != 0)
-		return mdb_fail(mrc, "cannot write a chunk", st);
+	if ((mrc = mdb_put(w->txn, st->chunks, &k, &v, MDB_NOOVERWRITE)) != 0)
+		return mrc == MDB_KEYEXIST ? id_taken(st, w->id) : mdb_fail(mrc, "cannot write a chunk", st);
 	w->n_chunks++;
 	w->since_commit += len;
 	w->total += len;
@@ -998,6 +1049,48 @@ drop_chunks(scs_store_writer *w)
 }
 
 /*
+ * Blob @id is recorded under @key (a blob of a store written before records
+ * gets its record when a writer finds it); a record of another key is damage.
+ */
+static int
+record_blob(scs_store *st, MDB_txn *txn, uint64_t id, const scs_key *key)
+{
+	uint8_t idb[8], kb[24];
+	MDB_val k = { sizeof(idb), idb }, v = { sizeof(kb), kb };
+	int mrc;
+
+	id_bytes(idb, id);
+	key_bytes(kb, key);
+	if ((mrc = mdb_put(txn, st->blobs, &k, &v, MDB_NOOVERWRITE)) == 0)
+		return SCS_OK;
+	if (mrc != MDB_KEYEXIST)
+		return mdb_fail(mrc, "cannot record a blob", st);
+	/* v is the record there */
+	if (v.mv_size == sizeof(kb) && memcmp(v.mv_data, kb, sizeof(kb)) == 0)
+		return SCS_OK;
+	return scs_err_set(SCS_ECORRUPT, "%s: blob %llu is recorded under another content key: the store is "
+	    "damaged; remove it or name another folder", st->label, (unsigned long long)id);
+}
+
+/* SCS_OK when blob @id is recorded under key @key. */
+static int
+check_record(scs_store *st, MDB_txn *txn, uint64_t id, const scs_key *key)
+{
+	uint8_t idb[8], kb[24];
+	MDB_val k = { sizeof(idb), idb }, v;
+	int mrc;
+
+	id_bytes(idb, id);
+	key_bytes(kb, key);
+	if ((mrc = mdb_get(txn, st->blobs, &k, &v)) != 0 && mrc != MDB_NOTFOUND)
+		return mdb_fail(mrc, "cannot read a blob record", st);
+	if (mrc == 0 && v.mv_size == sizeof(kb) && memcmp(v.mv_data, kb, sizeof(kb)) == 0)
+		return SCS_OK;
+	return scs_err_set(SCS_ECORRUPT, "%s: blob %llu is %s: the store is damaged; remove it or name another "
+	    "folder", st->label, (unsigned long long)id, mrc ? "not recorded" : "recorded under another content key");
+}
+
+/*
  * Index the writer's blob under its key, or find a blob with the same bytes
  * among those already there and drop the new chunks: *id the blob's id.
  */
@@ -1021,7 +1114,7 @@ index_blob(scs_store_writer *w, const scs_key *key, uint64_t *id)
 	if (rc < 0)
 		return rc;
 	if (rc == 1)
-		return drop_chunks(w);
+		return (rc = drop_chunks(w)) < 0 ? rc : record_blob(st, w->txn, *id, key);
 	if (mrc != 0 && mrc != MDB_NOTFOUND)
 		return mdb_fail(mrc, "blob lookup", st);
 	/* a new blob, or one whose key another blob has: told apart by id */
@@ -1034,7 +1127,7 @@ index_blob(scs_store_writer *w, const scs_key *key, uint64_t *id)
 	if ((mrc = mdb_put(w->txn, st->index, &k, &v, 0)) != 0)
 		return mdb_fail(mrc, "cannot index a blob", st);
 	*id = w->id;
-	return SCS_OK;
+	return record_blob(st, w->txn, *id, key);
 }
 
 int
@@ -1111,6 +1204,8 @@ scs_store_read(scs_store *st, const scs_blob *blob, uint64_t off, void *buf, siz
 		    (unsigned long long)blob->key.len);
 	if ((mrc = txn_begin(st, MDB_RDONLY, &txn)) != 0)
 		return txn_fail(mrc, "cannot begin a read", st);
+	if ((rc = check_record(st, txn, blob->id, &blob->key)) < 0)
+		len = 0;
 	while (len) {
 		idx = (uint32_t)(off / SCS_CHUNK_LEN);
 		in = (size_t)(off % SCS_CHUNK_LEN);
@@ -1200,6 +1295,36 @@ scs_store_misindex_for_tests(scs_store *st, const scs_key *key, uint64_t id)
 	if ((mrc = mdb_put(txn, st->index, &k, &v, 0)) != 0) {
 		mdb_txn_abort(txn);
 		return mdb_fail(mrc, "cannot index a blob", st);
+	}
+	mrc = mdb_txn_commit(txn);
+	return mrc ? mdb_fail(mrc, "cannot commit", st) : SCS_OK;
+}
+
+int
+scs_store_meta_for_tests(scs_store *st, const char *name, uint8_t *old, size_t cap, size_t *old_len,
+    const void *val, size_t len)
+{
+	MDB_txn *txn;
+	MDB_val k = { strlen(name), (void *)name }, v;
+	int mrc, rc;
+
+	if ((rc = begin_write(st, 4 * PAGE_COST, &txn, NULL)) < 0)
+		return rc;
+	*old_len = 0;
+	if ((mrc = mdb_get(txn, st->meta, &k, &v)) == 0) {
+		*old_len = v.mv_size;
+		memcpy(old, v.mv_data, v.mv_size < cap ? v.mv_size : cap);
+	}
+	if (val && len) {
+		v.mv_size = len;
+		v.mv_data = (void *)val;
+		mrc = mdb_put(txn, st->meta, &k, &v, 0);
+	} else if (val) {
+		mrc = mdb_del(txn, st->meta, &k, NULL);
+	}
+	if (mrc != 0 && mrc != MDB_NOTFOUND) {
+		mdb_txn_abort(txn);
+		return mdb_fail(mrc, "cannot change its meta table", st);
 	}
 	mrc = mdb_txn_commit(txn);
 	return mrc ? mdb_fail(mrc, "cannot commit", st) : SCS_OK;

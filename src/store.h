@@ -87,6 +87,11 @@ int scs_store_damage_for_tests(scs_store *st, const scs_blob *blob, uint32_t idx
 int scs_store_misindex_for_tests(scs_store *st, const scs_key *key, uint64_t id);
 /* The chunk entries and the pages the map uses. */
 int scs_store_stat_for_tests(scs_store *st, uint64_t *n_chunks, uint64_t *n_pages);
+/* Entry @name of the store's meta table: its value (up to @cap bytes) into
+ * @old, *old_len its length (0: none); then, with @val, set to @len bytes
+ * of @val (@len 0: removed). */
+int scs_store_meta_for_tests(scs_store *st, const char *name, uint8_t *old, size_t cap, size_t *old_len,
+    const void *val, size_t len);
 /* End @w as a killed process would, leaving the batches it committed in
  * place (and frees @w). */
 void scs_store_writer_crash_for_tests(scs_store_writer *w);
