@@ -201,3 +201,41 @@ Test(limits, without_proc_every_tool_makes_its_temporary_store)
 	free(model);
 	tmpdir_remove(dir);
 }
+
+/*
+ * An input cut while dedup compares its payloads from mapped pages (the
+ * hooked tools cut the first file of a compare to 1,000,000 bytes just
+ * before it): the touched page is a SIGBUS, caught; the run names the file
+ * that changed and its size now, exits 1 and writes nothing. The model
+ * inline, and with its payloads in two data files; shrink and big.
+ */
+Test(limits, an_input_cut_while_its_payloads_are_compared_is_named_not_a_signal)
+{
+	static const struct {
+		const char *files, *model, *cut;
+	} cases[] = {
+		{ "big_dups.onnx", "big_dups.onnx", "big_dups.onnx" },
+		{ "big_dups_ext.onnx big_dups_ext_a.bin big_dups_ext_b.bin", "big_dups_ext.onnx", "big_dups_ext_a.bin" },
+	};
+	static const char *const tools[] = { "shrink", "big" };
+
+	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+		for (size_t t = 0; t < sizeof(tools) / sizeof(tools[0]); t++) {
+			char *dir = tmpdir_new(), *text, want[160], keep[160];
+			int status;
+
+			cr_assert_eq(run(&text, "cd '%s' && for f in %s; do cp \"%s/$f\" .; done", dir, cases[c].files,
+			    SCS_TEST_BUILD_DIR), 0, "%s", text);
+			free(text);
+			status = run(&text, "cd '%s' && SCS_TEST_CUT_AT_COMPARE=1000000 '%s/hooked-scs4onnx-%s' '%s' out.onnx",
+			    dir, SCS_HOOKED_TOOLS_DIR, tools[t], cases[c].model);
+			snprintf(want, sizeof(want), "%s: the file changed while it was read (now 1000000 bytes)",
+			    cases[c].cut);
+			expect_one_error_line(status, text, want);
+			free(text);
+			snprintf(keep, sizeof(keep), " %s ", cases[c].files);
+			cr_assert_eq(count_others(dir, keep), 0, "%s, %s: something was written", cases[c].model, tools[t]);
+			tmpdir_remove(dir);
+		}
+	}
+}
