@@ -8,9 +8,11 @@
  * of the blobs with that key (sorted duplicates: keys only nominate, so two
  * different blobs may share one); db "chunks" maps (id, chunk index) to a
  * 16-byte header (codec, raw length, check) and the chunk bytes; db "meta"
- * holds the store's format, the next id and the count of chunks given back;
- * db "blobs" maps an id to the key of the blob it names (written when a
- * writer finishes, for the blob it names).
+ * holds the store's format, the next id and the count of chunks given back.
+ * Beside a blob's chunks, "chunks" holds its record under (id, RECORD_IDX):
+ * the key of the blob the id names, written when a writer finishes with it
+ * (next to the chunks, it costs no tree of its own, goes where they go, and
+ * a read finds it on their pages).
  * A store of another format is refused when opened. A finished writer's
  * bytes are compared with every blob already under its key, chunk by chunk,
  * and reused only when equal.
@@ -73,6 +75,7 @@
 #define CHUNK_COST ((uint64_t)SCS_CHUNK_LEN + 4096 + PAGE_COST)  /* a chunk's worst case in the map */
 #define DROP_BATCH 64                           /* chunks dropped per transaction (its free list stays small) */
 #define DROP_ROOM ((uint64_t)2 << 20)           /* map room such a transaction may take */
+#define RECORD_IDX UINT32_MAX                   /* a blob's record, after its chunks */
 
 enum { CODEC_RAW = 0, CODEC_ZSTD = 1 };
 
@@ -84,7 +87,7 @@ enum { CODEC_RAW = 0, CODEC_ZSTD = 1 };
 
 struct scs_store {
 	MDB_env *env;
-	MDB_dbi index, chunks, meta, blobs;
+	MDB_dbi index, chunks, meta;
 	char *label;        /* "store DIR" or "temporary store in DIR", for messages */
 	int temporary;
 	uint8_t *read_buf;  /* one decoded chunk, for reads that take part of one */
@@ -485,8 +488,7 @@ scs_store_open(scs_store **out, const char *dir, const char *tmp_parent)
 		goto fail;
 	if ((mrc = mdb_dbi_open(txn, "index", MDB_CREATE | MDB_DUPSORT, &st->index)) != 0 ||
 	    (mrc = mdb_dbi_open(txn, "chunks", MDB_CREATE, &st->chunks)) != 0 ||
-	    (mrc = mdb_dbi_open(txn, "meta", MDB_CREATE, &st->meta)) != 0 ||
-	    (mrc = mdb_dbi_open(txn, "blobs", MDB_CREATE, &st->blobs)) != 0) {
+	    (mrc = mdb_dbi_open(txn, "meta", MDB_CREATE, &st->meta)) != 0) {
 		mdb_txn_abort(txn);
 		rc = mdb_fail(mrc, "cannot open its tables", st);
 		goto fail;
@@ -557,6 +559,13 @@ id_bytes(uint8_t out[8], uint64_t id)
 {
 	for (int i = 0; i < 8; i++)
 		out[i] = (uint8_t)(id >> (56 - 8 * i));
+}
+
+/* 1 when chunk table key @kb is a blob's record, not a chunk. */
+static int
+is_record(const uint8_t kb[12])
+{
+	return kb[8] == 0xff && kb[9] == 0xff && kb[10] == 0xff && kb[11] == 0xff;
 }
 
 static int
@@ -649,7 +658,7 @@ drop_unindexed(scs_store *st, uint64_t first, uint64_t last, const uint64_t *kee
 		memcpy(kb, k.mv_data, sizeof(kb));   /* where to look again: the key after this one */
 		if ((mrc = mdb_cursor_del(cur, 0)) != 0)
 			break;
-		n_dropped++;
+		n_dropped += !is_record(kb);
 		if (++in_txn == DROP_BATCH) {
 			mdb_cursor_close(cur);
 			cur = NULL;
@@ -785,7 +794,7 @@ static int
 id_is_new(scs_store *st, MDB_txn *txn, uint64_t id)
 {
 	MDB_cursor *cur;
-	uint8_t kb[12], idb[8];
+	uint8_t kb[12];
 	MDB_val k = { sizeof(kb), kb }, v;
 	int mrc;
 
@@ -796,14 +805,7 @@ id_is_new(scs_store *st, MDB_txn *txn, uint64_t id)
 	mdb_cursor_close(cur);
 	if (mrc == 0 && k.mv_size == sizeof(kb) && load_be64(k.mv_data) == id)
 		return id_taken(st, id);
-	if (mrc != 0 && mrc != MDB_NOTFOUND)
-		return mdb_fail(mrc, "cannot read a chunk", st);
-	id_bytes(idb, id);
-	k.mv_size = sizeof(idb);
-	k.mv_data = idb;
-	if ((mrc = mdb_get(txn, st->blobs, &k, &v)) == 0)
-		return id_taken(st, id);
-	return mrc == MDB_NOTFOUND ? SCS_OK : mdb_fail(mrc, "cannot read a blob record", st);
+	return mrc == 0 || mrc == MDB_NOTFOUND ? SCS_OK : mdb_fail(mrc, "cannot read a chunk", st);
 }
 
 /* Hand the writer's buffers back to the store and free the writer. */
@@ -1055,13 +1057,13 @@ drop_chunks(scs_store_writer *w)
 static int
 record_blob(scs_store *st, MDB_txn *txn, uint64_t id, const scs_key *key)
 {
-	uint8_t idb[8], kb[24];
-	MDB_val k = { sizeof(idb), idb }, v = { sizeof(kb), kb };
+	uint8_t rb[12], kb[24];
+	MDB_val k = { sizeof(rb), rb }, v = { sizeof(kb), kb };
 	int mrc;
 
-	id_bytes(idb, id);
+	chunk_key(rb, id, RECORD_IDX);
 	key_bytes(kb, key);
-	if ((mrc = mdb_put(txn, st->blobs, &k, &v, MDB_NOOVERWRITE)) == 0)
+	if ((mrc = mdb_put(txn, st->chunks, &k, &v, MDB_NOOVERWRITE)) == 0)
 		return SCS_OK;
 	if (mrc != MDB_KEYEXIST)
 		return mdb_fail(mrc, "cannot record a blob", st);
@@ -1076,13 +1078,13 @@ record_blob(scs_store *st, MDB_txn *txn, uint64_t id, const scs_key *key)
 static int
 check_record(scs_store *st, MDB_txn *txn, uint64_t id, const scs_key *key)
 {
-	uint8_t idb[8], kb[24];
-	MDB_val k = { sizeof(idb), idb }, v;
+	uint8_t rb[12], kb[24];
+	MDB_val k = { sizeof(rb), rb }, v;
 	int mrc;
 
-	id_bytes(idb, id);
+	chunk_key(rb, id, RECORD_IDX);
 	key_bytes(kb, key);
-	if ((mrc = mdb_get(txn, st->blobs, &k, &v)) != 0 && mrc != MDB_NOTFOUND)
+	if ((mrc = mdb_get(txn, st->chunks, &k, &v)) != 0 && mrc != MDB_NOTFOUND)
 		return mdb_fail(mrc, "cannot read a blob record", st);
 	if (mrc == 0 && v.mv_size == sizeof(kb) && memcmp(v.mv_data, kb, sizeof(kb)) == 0)
 		return SCS_OK;
@@ -1334,17 +1336,23 @@ int
 scs_store_stat_for_tests(scs_store *st, uint64_t *n_chunks, uint64_t *n_pages)
 {
 	MDB_txn *txn;
+	MDB_cursor *cur;
 	MDB_envinfo info;
-	MDB_stat stat;
+	MDB_val k, v;
 	int mrc;
 
 	if ((mrc = txn_begin(st, MDB_RDONLY, &txn)) != 0)
 		return txn_fail(mrc, "cannot begin a read", st);
-	mrc = mdb_stat(txn, st->chunks, &stat);
+	*n_chunks = 0;
+	if ((mrc = mdb_cursor_open(txn, st->chunks, &cur)) == 0) {
+		/* records are not chunks */
+		for (mrc = mdb_cursor_get(cur, &k, &v, MDB_FIRST); mrc == 0; mrc = mdb_cursor_get(cur, &k, &v, MDB_NEXT))
+			*n_chunks += k.mv_size != 12 || !is_record(k.mv_data);
+		mdb_cursor_close(cur);
+	}
 	mdb_txn_abort(txn);
-	if (mrc != 0 || (mrc = mdb_env_info(st->env, &info)) != 0)
+	if ((mrc != 0 && mrc != MDB_NOTFOUND) || (mrc = mdb_env_info(st->env, &info)) != 0)
 		return mdb_fail(mrc, "cannot read its statistics", st);
-	*n_chunks = stat.ms_entries;
 	*n_pages = (uint64_t)info.me_last_pgno + 1;
 	return SCS_OK;
 }
