@@ -484,8 +484,11 @@ scs_store_open(scs_store **out, const char *dir, const char *tmp_parent)
 		goto fail;
 	if (dir && (rc = open_kept(st, dir, flags)) < 0)
 		goto fail;
-	if ((rc = begin_write(st, 4 * PAGE_COST, &txn, NULL)) < 0)
+	/* a few pages, within the slack the map keeps */
+	if ((mrc = txn_begin(st, 0, &txn)) != 0) {
+		rc = txn_fail(mrc, "cannot open its tables", st);
 		goto fail;
+	}
 	if ((mrc = mdb_dbi_open(txn, "index", MDB_CREATE | MDB_DUPSORT, &st->index)) != 0 ||
 	    (mrc = mdb_dbi_open(txn, "chunks", MDB_CREATE, &st->chunks)) != 0 ||
 	    (mrc = mdb_dbi_open(txn, "meta", MDB_CREATE, &st->meta)) != 0) {

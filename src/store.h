@@ -10,7 +10,12 @@
  * A blob is named by its id (scs_blob), not by its key alone: a key only
  * nominates, and two different blobs with one key (a collision) are both
  * kept, each under its own id. A writer's blob is reused in place of a new
- * one only after its bytes compared equal.
+ * one only after its bytes compared equal. An id is given once (a store
+ * whose id counter went back is refused), and is recorded with its blob's
+ * key, which every read confirms.
+ *
+ * Several processes may have one kept store open at once (store.c: how its
+ * file grows under their maps).
  *
  * What may overlap: at most one writer is open at a time; while it is open,
  * scs_store_read and scs_store_find may be called (the
@@ -73,7 +78,8 @@ int scs_store_put(scs_blob *out, scs_store *st, const void *data, size_t len);
 /*
  * Read @len bytes of @blob starting at byte @off into @buf.
  * @return SCS_OK; SCS_ECORRUPT when a chunk is missing or fails its check,
- * or the range passes the blob's end.
+ * the blob's id is not recorded under its key, or the range passes the
+ * blob's end.
  */
 int scs_store_read(scs_store *st, const scs_blob *blob, uint64_t off, void *buf, size_t len);
 
