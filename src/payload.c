@@ -353,7 +353,9 @@ map_range(scs_payloads *set, uint32_t file, uint64_t off, size_t len, void **bas
 static pthread_mutex_t bus_lock = PTHREAD_MUTEX_INITIALIZER;
 static unsigned bus_users;                  /* compares running: the handler is in place while > 0 */
 static struct sigaction bus_before;         /* the action it took the place of */
-static _Thread_local sigjmp_buf *volatile bus_jump;  /* this thread's compare, while it runs (volatile: set around a memcmp that does not read it) */
+/* this thread's compare, while it runs (volatile: set around a memcmp that
+ * does not read it, the store must not be left out) */
+static _Thread_local sigjmp_buf *volatile bus_jump;
 
 static void
 on_bus(int sig, siginfo_t *info, void *ctx)

@@ -284,15 +284,25 @@ map_whole(scs_store *st, uint64_t want)
 }
 
 /* mdb_txn_begin, taking in the map another process grew (MDB_MAP_RESIZED):
- * an MDB_* code, or an SCS_* error already set (negative). */
+ * an MDB_* code, or an SCS_* error already set (negative). A map that does
+ * not grow when taken in again is a damaged meta page (pages past any size
+ * a map can have). */
 static int
 txn_begin(scs_store *st, unsigned flags, MDB_txn **txn)
 {
+	MDB_envinfo before, after;
 	int mrc, rc;
 
 	while ((mrc = mdb_txn_begin(st->env, NULL, flags, txn)) == MDB_MAP_RESIZED) {
+		if ((mrc = mdb_env_info(st->env, &before)) != 0)
+			break;
 		if ((rc = map_whole(st, 0)) < 0)
 			return rc;
+		if ((mrc = mdb_env_info(st->env, &after)) != 0)
+			break;
+		if (after.me_mapsize <= before.me_mapsize)
+			return scs_err_set(SCS_ECORRUPT, "%s: damaged: its meta page names pages past its end; remove "
+			    "it or name another folder", st->label);
 	}
 	return mrc;
 }
@@ -354,9 +364,11 @@ static int
 begin_write(scs_store *st, uint64_t need, MDB_txn **txn, uint64_t *room)
 {
 	uint64_t left;
-	int mrc, rc;
+	int mrc, rc, tries = 0;
 
 	for (;;) {
+		if (++tries > 64)
+			return scs_err_set(SCS_EIO, "%s: no room for a write after %d tries", st->label, tries - 1);
 		if ((rc = ensure_room(st, need, &left)) < 0)
 			return rc;
 		if ((mrc = txn_begin(st, 0, txn)) != 0)

@@ -2,8 +2,8 @@
  * test_store_damage.c: a damaged kept store is refused, never used. A store
  * made by runs on three models is damaged, each time a copy of it: every
  * entry of its meta table (the blob id counter, the format, the count of
- * chunks given back) set to other values, and single random bytes of its
- * data file flipped. Then each model is shrunk again with it: the run
+ * chunks given back) set to other values, every field of LMDB's meta pages
+ * flipped, and single random bytes of its data file flipped. Then each model is shrunk again with it: the run
  * either writes the output a run without damage writes (or one ONNX
  * Runtime finds computing what the input computes) or exits 1 with one
  * error line and writes nothing; never another model, never a signal.
@@ -43,7 +43,8 @@ shrink(char **text, const char *model, const char *store)
 	char *in = fixture(model);
 	int status;
 
-	status = run(text, "cd '%s' && rm -f out.onnx && '%s/scs4onnx-shrink' '%s' out.onnx -n --store '%s'", dir,
+	/* timeout turns a hang into status 124 */
+	status = run(text, "cd '%s' && rm -f out.onnx && timeout 120 '%s/scs4onnx-shrink' '%s' out.onnx -n --store '%s'", dir,
 	    SCS_TOOLS_DIR, in, store);
 	free(in);
 	return status;
@@ -198,14 +199,30 @@ Test(store, every_field_of_a_kept_store_s_meta_table_changed_is_refused_or_harml
 	}
 }
 
+/* Byte @at of a fresh copy's data file xor @mask, and shrink model @i with it. */
+static void
+flip_case(uint64_t at, uint8_t mask, int i, const char *damage)
+{
+	char *where = fresh_copy(NULL), *data = path_in(where, "data.mdb");
+	uint8_t *bytes;
+	size_t len;
+
+	bytes = read_all(data, &len);
+	cr_assert_gt(len, at);
+	bytes[at] ^= mask;
+	write_all(data, bytes, len);
+	free(bytes);
+	expect_refused_or_right(damage, i);
+	free(data);
+	free(where);
+}
+
 Test(store, random_byte_flips_of_a_kept_store_are_refused_or_harmless, .init = setup, .fini = teardown,
     .timeout = 600)
 {
 	scs_store *st;
-	char *where = fresh_copy(&st), *data = path_in(where, "data.mdb"), damage[96];
+	char *where = fresh_copy(&st), damage[96];
 	uint64_t n_chunks, n_pages, x = 0x9e3779b97f4a7c15u;
-	uint8_t *bytes;
-	size_t len;
 
 	cr_assert_eq(scs_store_stat_for_tests(st, &n_chunks, &n_pages), SCS_OK, "%s", scs_err_msg());
 	scs_store_close(st);
@@ -220,16 +237,34 @@ Test(store, random_byte_flips_of_a_kept_store_are_refused_or_harmless, .init = s
 		mask = x >> 56 ? x >> 56 : 1;
 		snprintf(damage, sizeof(damage), "byte %llu of %llu xor 0x%02x", (unsigned long long)at,
 		    (unsigned long long)(n_pages * PAGE), (unsigned)mask);
-		for (int i = 0; i < N_MODELS; i++) {
-			where = fresh_copy(NULL);
-			bytes = read_all(data, &len);
-			cr_assert_gt(len, at);
-			bytes[at] ^= (uint8_t)mask;
-			write_all(data, bytes, len);
-			free(bytes);
-			expect_refused_or_right(damage, i);
-			free(where);
+		for (int i = 0; i < N_MODELS; i++)
+			flip_case(at, (uint8_t)mask, i, damage);
+	}
+}
+
+/*
+ * LMDB's own meta record, both copies (pages 0 and 1): every 8-byte field
+ * after the page header (magic, version, address, map size, the two trees'
+ * roots, depths, page and entry counts, the last page, the transaction id)
+ * with its lowest and its highest bit flipped.
+ */
+Test(store, every_field_of_lmdb_s_meta_pages_flipped_is_refused_or_harmless, .init = setup, .fini = teardown,
+    .timeout = 600)
+{
+	/* the models whose runs take new ids and read old blobs */
+	static const int which[] = { N_MODELS - 1, 2 };
+	char damage[96];
+
+	for (uint64_t page = 0; page < 2; page++) {
+		for (uint64_t field = 16; field <= 152; field += 8) {
+			for (int hi = 0; hi < 2; hi++) {
+				uint64_t at = page * PAGE + field + (hi ? 7 : 0);
+
+				snprintf(damage, sizeof(damage), "meta page %llu, byte %llu xor 0x%02x",
+				    (unsigned long long)page, (unsigned long long)(field + (hi ? 7 : 0)), hi ? 0x80u : 1u);
+				for (size_t i = 0; i < sizeof(which) / sizeof(which[0]); i++)
+					flip_case(at, hi ? 0x80 : 1, which[i], damage);
+			}
 		}
 	}
-	free(data);
 }
