@@ -1,11 +1,23 @@
 /*
  * payload.c: payload locations, reads, compares and copies (see payload.h).
  *
+ * Payloads of input files compared from mapped pages: a file cut meanwhile
+ * (another process truncating it) makes a touched page a SIGBUS. The
+ * compare runs guarded: while one runs, a SIGBUS handler is in place (one
+ * for the process, counted, so threads share it) that jumps back to the
+ * compare of the thread that touched the page, which reports the file as
+ * changed; any other SIGBUS goes to the action there was before. Test
+ * builds (SCS_TEST_HOOKS) cut file a of a compare to SCS_TEST_CUT_AT_COMPARE
+ * bytes just before it, for the tests of that.
+ *
  * SPDX-License-Identifier: MIT
  */
 #include "payload.h"
 
 #include <errno.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -338,8 +350,99 @@ map_range(scs_payloads *set, uint32_t file, uint64_t off, size_t len, void **bas
 	return SCS_OK;
 }
 
+static pthread_mutex_t bus_lock = PTHREAD_MUTEX_INITIALIZER;
+static unsigned bus_users;                  /* compares running: the handler is in place while > 0 */
+static struct sigaction bus_before;         /* the action it took the place of */
+/* this thread's compare, while it runs (volatile: set around a memcmp that
+ * does not read it, the store must not be left out) */
+static _Thread_local sigjmp_buf *volatile bus_jump;
+
+static void
+on_bus(int sig, siginfo_t *info, void *ctx)
+{
+	struct sigaction dfl;
+
+	if (bus_jump)
+		siglongjmp(*bus_jump, 1);
+	/* not a compare's: what was there before; the default ends the
+	 * process when the faulting access runs again */
+	if (bus_before.sa_flags & SA_SIGINFO) {
+		bus_before.sa_sigaction(sig, info, ctx);
+	} else if (bus_before.sa_handler != SIG_DFL && bus_before.sa_handler != SIG_IGN) {
+		bus_before.sa_handler(sig);
+	} else {
+		memset(&dfl, 0, sizeof(dfl));
+		dfl.sa_handler = SIG_DFL;
+		sigaction(SIGBUS, &dfl, NULL);
+	}
+}
+
+static void
+bus_guard(int on)
+{
+	struct sigaction act;
+
+	pthread_mutex_lock(&bus_lock);
+	if (on && bus_users++ == 0) {
+		memset(&act, 0, sizeof(act));
+		act.sa_sigaction = on_bus;
+		act.sa_flags = SA_SIGINFO;
+		sigemptyset(&act.sa_mask);
+		sigaction(SIGBUS, &act, &bus_before);
+	} else if (!on && --bus_users == 0) {
+		sigaction(SIGBUS, &bus_before, NULL);
+	}
+	pthread_mutex_unlock(&bus_lock);
+}
+
+/* memcmp of @len mapped bytes: 1 equal, 0 not, -1 when a page went (SIGBUS). */
+static int
+mapped_equal(const uint8_t *a, const uint8_t *b, size_t len)
+{
+	sigjmp_buf jump;
+	volatile int rc = -1;
+
+	bus_guard(1);
+	if (sigsetjmp(jump, 1) == 0) {
+		bus_jump = &jump;
+		rc = memcmp(a, b, len) == 0;
+	}
+	bus_jump = NULL;
+	bus_guard(0);
+	return rc;
+}
+
+/* The error for a compare that lost its pages: which of the two files
+ * changed, and what it holds now. */
+static int
+file_changed(scs_payloads *set, uint32_t fa, uint32_t fb)
+{
+	const scs_source *src = set->files[fa];
+	struct stat sb;
+
+	if (stat(scs_source_path(src), &sb) == 0 && (uint64_t)sb.st_size == scs_source_size(src))
+		src = set->files[fb];
+	if (stat(scs_source_path(src), &sb) < 0)
+		return scs_err_set(SCS_EIO, "%s: the file changed while it was read (it is gone now)",
+		    scs_source_path(src));
+	return scs_err_set(SCS_EIO, "%s: the file changed while it was read (now %llu bytes)", scs_source_path(src),
+	    (unsigned long long)sb.st_size);
+}
+
+#ifdef SCS_TEST_HOOKS
+static void
+cut_for_tests(scs_payloads *set, uint32_t file)
+{
+	const char *v = getenv("SCS_TEST_CUT_AT_COMPARE");
+
+	if (v && *v && truncate(scs_source_path(set->files[file]), (off_t)strtoll(v, NULL, 10)) < 0)
+		abort();
+}
+#endif
+
 /* Compare two payloads that lie in files, window by window from mapped
- * pages: 1 equal, 0 not, < 0 error. */
+ * pages: 1 equal, 0 not, < 0 error (a file that was cut meanwhile among
+ * them). */
 static int
 equal_mapped(scs_payloads *set, const scs_payload *a, const scs_payload *b)
 {
@@ -357,12 +460,15 @@ equal_mapped(scs_payloads *set, const scs_payload *a, const scs_payload *b)
 			munmap(base[0], map_len[0]);
 			break;
 		}
-		rc = memcmp(pa, pb, take) == 0;
+#ifdef SCS_TEST_HOOKS
+		cut_for_tests(set, a->file);
+#endif
+		rc = mapped_equal(pa, pb, take);
 		mapped_bytes += 2 * (uint64_t)take;
 		munmap(base[0], map_len[0]);
 		munmap(base[1], map_len[1]);
 	}
-	return rc;
+	return rc < 0 ? file_changed(set, a->file, b->file) : rc;
 }
 
 int

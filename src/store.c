@@ -9,15 +9,36 @@
  * different blobs may share one); db "chunks" maps (id, chunk index) to a
  * 16-byte header (codec, raw length, check) and the chunk bytes; db "meta"
  * holds the store's format, the next id and the count of chunks given back.
+ * Beside a blob's chunks, "chunks" holds its record under (id, RECORD_IDX):
+ * the key of the blob the id names, written when a writer finishes with it
+ * (next to the chunks, it costs no tree of its own, goes where they go, and
+ * a read finds it on their pages).
  * A store of another format is refused when opened. A finished writer's
  * bytes are compared with every blob already under its key, chunk by chunk,
  * and reused only when equal.
+ *
+ * Damage is refused, never used: each chunk's check covers its bytes and
+ * its place (id, index); an id is given to one writer only (a writer whose
+ * id already has chunks or a record, as when the id counter went back, is
+ * refused, and no chunk is ever written over); and every read confirms that
+ * the blob's id is recorded under the key the reader holds. So the bytes a
+ * read returns are those the writer of that key stored.
  *
  * Reclaim: a writer commits its chunks in batches, and they are named by no
  * index entry until it finishes. An aborted writer drops them; a kept store
  * opened by no other process (a shared flock on "scs4onnx.lock" in its
  * folder tells) drops every chunk whose id the index does not name, which
  * is what a writer killed between batches leaves.
+ *
+ * Several processes: LMDB lets them share a kept store (one write
+ * transaction at a time, readers beside it), but with MDB_WRITEMAP setting
+ * the map's size sets the file's too (ftruncate): a process mapping less
+ * than another would cut the file under the other's map, a SIGBUS there.
+ * So the file never shrinks: its size changes only under an exclusive
+ * flock on it (a descriptor of "data.mdb" of our own), and every map, at
+ * open, on growth and on MDB_MAP_RESIZED (another process grew it), spans
+ * the whole file. A write transaction checks its room again once it holds
+ * LMDB's writer lock, as another process may have used the room seen before.
  *
  * Buffers: a writer owns its pending chunk and its packing buffer from open
  * to finish or abort (lent by the store, so a run of small blobs allocates
@@ -54,6 +75,7 @@
 #define CHUNK_COST ((uint64_t)SCS_CHUNK_LEN + 4096 + PAGE_COST)  /* a chunk's worst case in the map */
 #define DROP_BATCH 64                           /* chunks dropped per transaction (its free list stays small) */
 #define DROP_ROOM ((uint64_t)2 << 20)           /* map room such a transaction may take */
+#define RECORD_IDX UINT32_MAX                   /* a blob's record, after its chunks */
 
 enum { CODEC_RAW = 0, CODEC_ZSTD = 1 };
 
@@ -73,6 +95,7 @@ struct scs_store {
 	size_t packed_cap;
 	int writing;
 	int lock_fd;        /* a kept store: shared flock on its lock file while open, -1 otherwise */
+	int map_fd;         /* a kept store: its data file, flocked while its size changes; -1 otherwise */
 };
 
 struct scs_store_writer {
@@ -121,6 +144,18 @@ chunk_key(uint8_t out[12], uint64_t id, uint32_t idx)
 		out[8 + i] = (uint8_t)(idx >> (24 - 8 * i));
 }
 
+/* A new environment with the store's settings (its tables, its first map). */
+static int
+env_create(scs_store *st)
+{
+	int mrc;
+
+	if ((mrc = mdb_env_create(&st->env)) != 0 || (mrc = mdb_env_set_maxdbs(st->env, 4)) != 0 ||
+	    (mrc = mdb_env_set_mapsize(st->env, MAP_START)) != 0)
+		return mdb_fail(mrc, "cannot open", st);
+	return SCS_OK;
+}
+
 /*
  * A temporary store is a file nobody can reach and that cannot outlive the
  * process: made with O_TMPFILE and opened by LMDB through /proc/self/fd, or
@@ -131,7 +166,7 @@ static int
 open_temporary(scs_store *st, const char *parent, unsigned flags)
 {
 	char via[64], *name;
-	int fd, mrc;
+	int fd, mrc, rc;
 
 	flags |= MDB_NOSUBDIR | MDB_NOLOCK;
 	if ((fd = open(parent, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600)) >= 0) {
@@ -141,8 +176,9 @@ open_temporary(scs_store *st, const char *parent, unsigned flags)
 		if (mrc == 0)
 			return SCS_OK;
 		mdb_env_close(st->env);
-		if ((mrc = mdb_env_create(&st->env)) != 0)
-			return mdb_fail(mrc, "cannot open", st);
+		st->env = NULL;
+		if ((rc = env_create(st)) < 0)
+			return rc;
 	}
 	if ((name = scs_path_join(parent, ".scs4onnx-store.XXXXXX")) == NULL)
 		return scs_err_set(SCS_ENOMEM, "cannot allocate a path");
@@ -188,6 +224,96 @@ reserve_map(scs_store *st)
 	return reserve_file(st, info.me_mapsize);
 }
 
+/* Take (LOCK_EX) or give back (LOCK_UN) the flock under which a kept
+ * store's data file changes size; a temporary store has one process. */
+static int
+map_lock(scs_store *st, int op)
+{
+	if (st->map_fd < 0)
+		return SCS_OK;
+	while (flock(st->map_fd, op) < 0) {
+		if (errno == EINTR)
+			continue;
+		if (errno == ENOLCK || errno == EOPNOTSUPP || errno == EINVAL)
+			return SCS_OK;  /* a file system without locks */
+		return scs_err_errno(errno, "%s: cannot lock its data file", st->label);
+	}
+	return SCS_OK;
+}
+
+/* The data file's size now. */
+static int
+data_size(scs_store *st, uint64_t *len)
+{
+	struct stat sb;
+	int fd = st->map_fd;
+
+	if (fd < 0 && mdb_env_get_fd(st->env, &fd) != 0)
+		return scs_err_set(SCS_EIO, "%s: no file descriptor", st->label);
+	if (fstat(fd, &sb) < 0)
+		return scs_err_errno(errno, "%s: cannot read its size", st->label);
+	*len = (uint64_t)sb.st_size;
+	return SCS_OK;
+}
+
+/*
+ * Map the whole data file, grown first to @want bytes when it is smaller
+ * (its blocks reserved): under the map lock, so the size LMDB cuts the file
+ * to is never less than what another process maps. @want 0: take in what
+ * another process grew.
+ */
+static int
+map_whole(scs_store *st, uint64_t want)
+{
+	uint64_t size;
+	int mrc, rc, unlock_rc;
+
+	if ((rc = map_lock(st, LOCK_EX)) < 0)
+		return rc;
+	if ((rc = data_size(st, &size)) == SCS_OK && want > size) {
+		rc = reserve_file(st, want);
+		size = want;
+	}
+	if (rc == SCS_OK && size > SIZE_MAX)
+		rc = scs_err_set(SCS_ENOMEM, "%s: a map of %llu bytes does not fit", st->label,
+		    (unsigned long long)size);
+	if (rc == SCS_OK && (mrc = mdb_env_set_mapsize(st->env, (size_t)size)) != 0)
+		rc = mdb_fail(mrc, "cannot grow the map", st);
+	unlock_rc = map_lock(st, LOCK_UN);
+	return rc < 0 ? rc : unlock_rc;
+}
+
+/* mdb_txn_begin, taking in the map another process grew (MDB_MAP_RESIZED):
+ * an MDB_* code, or an SCS_* error already set (negative). A map that does
+ * not grow when taken in again is a damaged meta page (pages past any size
+ * a map can have). */
+static int
+txn_begin(scs_store *st, unsigned flags, MDB_txn **txn)
+{
+	MDB_envinfo before, after;
+	int mrc, rc;
+
+	while ((mrc = mdb_txn_begin(st->env, NULL, flags, txn)) == MDB_MAP_RESIZED) {
+		if ((mrc = mdb_env_info(st->env, &before)) != 0)
+			break;
+		if ((rc = map_whole(st, 0)) < 0)
+			return rc;
+		if ((mrc = mdb_env_info(st->env, &after)) != 0)
+			break;
+		if (after.me_mapsize <= before.me_mapsize)
+			return scs_err_set(SCS_ECORRUPT, "%s: damaged: its meta page names pages past its end; remove "
+			    "it or name another folder", st->label);
+	}
+	return mrc;
+}
+
+/* txn_begin's failure as an SCS_* error. */
+static int
+txn_fail(int mrc, const char *what, const scs_store *st)
+{
+	return mrc < 0 ? mrc : mdb_fail(mrc, what, st);
+}
+
 /* Map size and bytes in use; *room what a transaction may still add. */
 static int
 map_room(scs_store *st, uint64_t *room)
@@ -224,27 +350,40 @@ ensure_room(scs_store *st, uint64_t need, uint64_t *room)
 	if (size < info.me_mapsize + info.me_mapsize / 2)
 		size = info.me_mapsize + info.me_mapsize / 2;
 	size = (size + MAP_STEP - 1) / MAP_STEP * MAP_STEP;
-	if (size > SIZE_MAX)
-		return scs_err_set(SCS_ENOMEM, "%s: a map of %llu bytes does not fit", st->label,
-		    (unsigned long long)size);
-	if ((rc = reserve_file(st, size)) < 0)
+	if ((rc = map_whole(st, size)) < 0)
 		return rc;
-	if ((mrc = mdb_env_set_mapsize(st->env, (size_t)size)) != 0)
-		return mdb_fail(mrc, "cannot grow the map", st);
 	return map_room(st, room);
 }
 
-/* Begin a write transaction that may add @need bytes to the map. */
+/*
+ * Begin a write transaction that may add @need bytes to the map; *room
+ * (when not NULL) what it may add. The room is looked at again under LMDB's
+ * writer lock: another process may have taken what was there before.
+ */
 static int
-begin_write(scs_store *st, uint64_t need, MDB_txn **txn)
+begin_write(scs_store *st, uint64_t need, MDB_txn **txn, uint64_t *room)
 {
-	uint64_t room;
-	int mrc, rc;
+	uint64_t left;
+	int mrc, rc, tries = 0;
 
-	if ((rc = ensure_room(st, need, &room)) < 0)
+	for (;;) {
+		if (++tries > 64)
+			return scs_err_set(SCS_EIO, "%s: no room for a write after %d tries", st->label, tries - 1);
+		if ((rc = ensure_room(st, need, &left)) < 0)
+			return rc;
+		if ((mrc = txn_begin(st, 0, txn)) != 0)
+			return txn_fail(mrc, "cannot begin a write", st);
+		if ((rc = map_room(st, &left)) < 0 || left >= need)
+			break;
+		mdb_txn_abort(*txn);
+	}
+	if (rc < 0) {
+		mdb_txn_abort(*txn);
+		*txn = NULL;
 		return rc;
-	if ((mrc = mdb_txn_begin(st->env, NULL, 0, txn)) != 0)
-		return mdb_fail(mrc, "cannot begin a write", st);
+	}
+	if (room)
+		*room = left;
 	return SCS_OK;
 }
 
@@ -283,6 +422,46 @@ check_format(scs_store *st, MDB_txn *txn)
 	return SCS_OK;
 }
 
+/* Open (or make) file @name in a kept store's folder @dir, for the store's
+ * own locks: *fd its descriptor. @what names it in messages. */
+static int
+open_in(const scs_store *st, const char *dir, const char *name, const char *what, int *fd)
+{
+	char *path;
+
+	if ((path = scs_path_join(dir, name)) == NULL)
+		return scs_err_set(SCS_ENOMEM, "cannot allocate a path");
+	*fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	free(path);
+	if (*fd < 0)
+		return scs_err_errno(errno, "%s: cannot open its %s", st->label, what);
+	return SCS_OK;
+}
+
+/*
+ * Open a kept store's environment in folder @dir: its data file is opened
+ * first (made empty when missing, which LMDB takes for a new store) and
+ * flocked, so the map LMDB sets at open spans the whole file.
+ */
+static int
+open_kept(scs_store *st, const char *dir, unsigned flags)
+{
+	uint64_t size;
+	int mrc, rc, unlock_rc;
+
+	if ((rc = open_in(st, dir, "data.mdb", "data file", &st->map_fd)) < 0 || (rc = map_lock(st, LOCK_EX)) < 0)
+		return rc;
+	if ((rc = data_size(st, &size)) == SCS_OK && size > MAP_START && size <= SIZE_MAX &&
+	    (mrc = mdb_env_set_mapsize(st->env, (size_t)size)) != 0)
+		rc = mdb_fail(mrc, "cannot open", st);
+	if (rc == SCS_OK && (mrc = mdb_env_open(st->env, dir, flags, 0644)) != 0)
+		rc = mdb_fail(mrc, "cannot open", st);
+	if (rc == SCS_OK)
+		rc = reserve_map(st);
+	unlock_rc = map_lock(st, LOCK_UN);
+	return rc < 0 ? rc : unlock_rc;
+}
+
 int
 scs_store_open(scs_store **out, const char *dir, const char *tmp_parent)
 {
@@ -297,6 +476,7 @@ scs_store_open(scs_store **out, const char *dir, const char *tmp_parent)
 	st->packed_cap = HDR_LEN + scs_codec_bound(SCS_CHUNK_LEN);
 	st->temporary = dir == NULL;
 	st->lock_fd = -1;
+	st->map_fd = -1;
 	if (dir == NULL && tmp_parent == NULL)
 		tmp_parent = ".";
 	if ((st->read_buf = malloc(SCS_CHUNK_LEN)) == NULL || (st->spare[0] = malloc(SCS_CHUNK_LEN)) == NULL ||
@@ -310,23 +490,21 @@ scs_store_open(scs_store **out, const char *dir, const char *tmp_parent)
 		rc = scs_err_errno(errno, "%s: cannot create the store folder", dir);
 		goto fail;
 	}
-	if ((mrc = mdb_env_create(&st->env)) != 0 || (mrc = mdb_env_set_maxdbs(st->env, 4)) != 0 ||
-	    (mrc = mdb_env_set_mapsize(st->env, MAP_START)) != 0) {
-		rc = mdb_fail(mrc, "cannot open", st);
+	if ((rc = env_create(st)) < 0)
+		goto fail;
+	if (dir == NULL && ((rc = open_temporary(st, tmp_parent, flags)) < 0 || (rc = reserve_map(st)) < 0))
+		goto fail;
+	if (dir && (rc = open_kept(st, dir, flags)) < 0)
+		goto fail;
+	/* a few pages, within the slack the map keeps */
+	if ((mrc = txn_begin(st, 0, &txn)) != 0) {
+		rc = txn_fail(mrc, "cannot open its tables", st);
 		goto fail;
 	}
-	if (dir == NULL)
-		rc = open_temporary(st, tmp_parent, flags);
-	else
-		rc = (mrc = mdb_env_open(st->env, dir, flags, 0644)) ? mdb_fail(mrc, "cannot open", st) : SCS_OK;
-	if (rc < 0 || (rc = reserve_map(st)) < 0)
-		goto fail;
-	if ((mrc = mdb_txn_begin(st->env, NULL, 0, &txn)) != 0 ||
-	    (mrc = mdb_dbi_open(txn, "index", MDB_CREATE | MDB_DUPSORT, &st->index)) != 0 ||
+	if ((mrc = mdb_dbi_open(txn, "index", MDB_CREATE | MDB_DUPSORT, &st->index)) != 0 ||
 	    (mrc = mdb_dbi_open(txn, "chunks", MDB_CREATE, &st->chunks)) != 0 ||
 	    (mrc = mdb_dbi_open(txn, "meta", MDB_CREATE, &st->meta)) != 0) {
-		if (txn)
-			mdb_txn_abort(txn);
+		mdb_txn_abort(txn);
 		rc = mdb_fail(mrc, "cannot open its tables", st);
 		goto fail;
 	}
@@ -360,6 +538,8 @@ scs_store_close(scs_store *st)
 	}
 	if (st->lock_fd >= 0)
 		close(st->lock_fd);     /* and with it the flock */
+	if (st->map_fd >= 0)
+		close(st->map_fd);
 	free(st->label);
 	free(st->read_buf);
 	free(st->spare[0]);
@@ -396,6 +576,13 @@ id_bytes(uint8_t out[8], uint64_t id)
 		out[i] = (uint8_t)(id >> (56 - 8 * i));
 }
 
+/* 1 when chunk table key @kb is a blob's record, not a chunk. */
+static int
+is_record(const uint8_t kb[12])
+{
+	return kb[8] == 0xff && kb[9] == 0xff && kb[10] == 0xff && kb[11] == 0xff;
+}
+
 static int
 has_id(const uint64_t *ids, size_t n, uint64_t id)
 {
@@ -427,7 +614,7 @@ count_dropped(scs_store *st, uint64_t n)
 	uint8_t sum[8];
 	int mrc, rc;
 
-	if ((rc = begin_write(st, 4 * PAGE_COST, &txn)) < 0)
+	if ((rc = begin_write(st, 4 * PAGE_COST, &txn, NULL)) < 0)
 		return rc;
 	mrc = mdb_get(txn, st->meta, &k, &v);
 	if (mrc == 0 && v.mv_size == 8)
@@ -461,7 +648,7 @@ drop_unindexed(scs_store *st, uint64_t first, uint64_t last, const uint64_t *kee
 	chunk_key(kb, first, 0);
 	for (;;) {
 		if (txn == NULL) {
-			if ((rc = begin_write(st, DROP_ROOM, &txn)) < 0)
+			if ((rc = begin_write(st, DROP_ROOM, &txn, NULL)) < 0)
 				break;
 			if ((mrc = mdb_cursor_open(txn, st->chunks, &cur)) != 0)
 				break;
@@ -486,7 +673,7 @@ drop_unindexed(scs_store *st, uint64_t first, uint64_t last, const uint64_t *kee
 		memcpy(kb, k.mv_data, sizeof(kb));   /* where to look again: the key after this one */
 		if ((mrc = mdb_cursor_del(cur, 0)) != 0)
 			break;
-		n_dropped++;
+		n_dropped += !is_record(kb);
 		if (++in_txn == DROP_BATCH) {
 			mdb_cursor_close(cur);
 			cur = NULL;
@@ -536,8 +723,8 @@ reclaim(scs_store *st)
 	size_t n = 0, cap = 0;
 	int mrc, rc = SCS_OK;
 
-	if ((mrc = mdb_txn_begin(st->env, NULL, MDB_RDONLY, &txn)) != 0)
-		return mdb_fail(mrc, "cannot begin a read", st);
+	if ((mrc = txn_begin(st, MDB_RDONLY, &txn)) != 0)
+		return txn_fail(mrc, "cannot begin a read", st);
 	if ((mrc = mdb_cursor_open(txn, st->index, &cur)) != 0) {
 		mdb_txn_abort(txn);
 		return mdb_fail(mrc, "cannot open a cursor", st);
@@ -576,15 +763,10 @@ reclaim(scs_store *st)
 static int
 lock_and_reclaim(scs_store *st, const char *dir)
 {
-	char *path;
-	int rc = SCS_OK;
+	int rc;
 
-	if ((path = scs_path_join(dir, "scs4onnx.lock")) == NULL)
-		return scs_err_set(SCS_ENOMEM, "cannot allocate a path");
-	st->lock_fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-	free(path);
-	if (st->lock_fd < 0)
-		return scs_err_errno(errno, "%s: cannot open its lock file", st->label);
+	if ((rc = open_in(st, dir, "scs4onnx.lock", "lock file", &st->lock_fd)) < 0)
+		return rc;
 	if (flock(st->lock_fd, LOCK_EX | LOCK_NB) == 0)
 		rc = reclaim(st);
 	else if (errno != EWOULDBLOCK)
@@ -604,8 +786,8 @@ scs_store_find(scs_blob *out, scs_store *st, const scs_key *key)
 	MDB_val k = { sizeof(kb), kb }, v;
 	int mrc, rc;
 
-	if ((mrc = mdb_txn_begin(st->env, NULL, MDB_RDONLY, &txn)) != 0)
-		return mdb_fail(mrc, "cannot begin a read", st);
+	if ((mrc = txn_begin(st, MDB_RDONLY, &txn)) != 0)
+		return txn_fail(mrc, "cannot begin a read", st);
 	key_bytes(kb, key);
 	if ((mrc = mdb_get(txn, st->index, &k, &v)) != 0)
 		rc = mdb_fail(mrc, "blob lookup", st);
@@ -613,6 +795,32 @@ scs_store_find(scs_blob *out, scs_store *st, const scs_key *key)
 		out->key = *key;
 	mdb_txn_abort(txn);
 	return rc;
+}
+
+static int
+id_taken(const scs_store *st, uint64_t id)
+{
+	return scs_err_set(SCS_ECORRUPT, "%s: blob id %llu is taken already (its id counter went back): the store "
+	    "is damaged; remove it or name another folder", st->label, (unsigned long long)id);
+}
+
+/* SCS_OK when no chunk and no record names blob @id (a new writer's). */
+static int
+id_is_new(scs_store *st, MDB_txn *txn, uint64_t id)
+{
+	MDB_cursor *cur;
+	uint8_t kb[12];
+	MDB_val k = { sizeof(kb), kb }, v;
+	int mrc;
+
+	chunk_key(kb, id, 0);
+	if ((mrc = mdb_cursor_open(txn, st->chunks, &cur)) != 0)
+		return mdb_fail(mrc, "cannot open a cursor", st);
+	mrc = mdb_cursor_get(cur, &k, &v, MDB_SET_RANGE);
+	mdb_cursor_close(cur);
+	if (mrc == 0 && k.mv_size == sizeof(kb) && load_be64(k.mv_data) == id)
+		return id_taken(st, id);
+	return mrc == 0 || mrc == MDB_NOTFOUND ? SCS_OK : mdb_fail(mrc, "cannot read a chunk", st);
 }
 
 /* Hand the writer's buffers back to the store and free the writer. */
@@ -631,7 +839,7 @@ scs_store_writer_open(scs_store_writer **out, scs_store *st)
 	scs_store_writer *w;
 	MDB_val k = { 7, "next_id" }, v;
 	uint8_t next[8];
-	int mrc;
+	int mrc, rc = SCS_OK;
 
 	*out = NULL;
 	if (st->writing)
@@ -644,19 +852,23 @@ scs_store_writer_open(scs_store_writer **out, scs_store *st)
 	st->spare[0] = st->spare[1] = NULL;
 	st->writing = 1;
 	scs_hash_init(&w->hash);
-	if ((mrc = ensure_room(st, 4 * PAGE_COST, &w->room)) < 0) {
+	if ((rc = begin_write(st, 4 * PAGE_COST, &w->txn, &w->room)) < 0) {
 		writer_free(w);
-		return mrc;
-	}
-	if ((mrc = mdb_txn_begin(st->env, NULL, 0, &w->txn)) != 0) {
-		writer_free(w);
-		return mdb_fail(mrc, "cannot begin a write", st);
+		return rc;
 	}
 	mrc = mdb_get(w->txn, st->meta, &k, &v);
 	if (mrc == 0 && v.mv_size == 8)
 		w->id = scs_load_le64(v.mv_data);
-	else if (mrc != 0 && mrc != MDB_NOTFOUND)
+	else if (mrc == 0)
+		rc = scs_err_set(SCS_ECORRUPT, "%s: damaged id counter: remove the store or name another folder",
+		    st->label);
+	else if (mrc != MDB_NOTFOUND)
 		goto fail;
+	if (rc < 0 || (rc = id_is_new(st, w->txn, w->id)) < 0) {
+		mdb_txn_abort(w->txn);
+		writer_free(w);
+		return rc;
+	}
 	scs_store_le64(next, w->id + 1);
 	v.mv_size = 8;
 	v.mv_data = next;
@@ -680,7 +892,7 @@ next_batch(scs_store_writer *w, uint64_t need)
 {
 	scs_store *st = w->st;
 	uint64_t ahead = w->total > BATCH_LEN ? BATCH_LEN : w->total;
-	int mrc, rc;
+	int mrc;
 
 	mrc = mdb_txn_commit(w->txn);
 	w->txn = NULL;
@@ -688,11 +900,7 @@ next_batch(scs_store_writer *w, uint64_t need)
 	if (mrc != 0)
 		return mdb_fail(mrc, "cannot commit a batch", st);
 	w->n_committed = w->n_chunks;
-	if ((rc = ensure_room(st, need + ahead, &w->room)) < 0)
-		return rc;
-	if ((mrc = mdb_txn_begin(st->env, NULL, 0, &w->txn)) != 0)
-		return mdb_fail(mrc, "cannot begin a batch", st);
-	return SCS_OK;
+	return begin_write(st, need + ahead, &w->txn, &w->room);
 }
 
 /*
@@ -728,8 +936,8 @@ put_chunk(scs_store_writer *w, const uint8_t *data, size_t len)
 	if ((v.mv_size + PAGE_COST > w->room || w->since_commit >= BATCH_LEN) &&
 	    (rc = next_batch(w, v.mv_size + PAGE_COST)) < 0)
 		return rc;
-	if ((mrc = mdb_put(w->txn, st->chunks, &k, &v, 0)) != 0)
-		return mdb_fail(mrc, "cannot write a chunk", st);
+	if ((mrc = mdb_put(w->txn, st->chunks, &k, &v, MDB_NOOVERWRITE)) != 0)
+		return mrc == MDB_KEYEXIST ? id_taken(st, w->id) : mdb_fail(mrc, "cannot write a chunk", st);
 	w->n_chunks++;
 	w->since_commit += len;
 	w->total += len;
@@ -858,6 +1066,48 @@ drop_chunks(scs_store_writer *w)
 }
 
 /*
+ * Blob @id is recorded under @key (a blob of a store written before records
+ * gets its record when a writer finds it); a record of another key is damage.
+ */
+static int
+record_blob(scs_store *st, MDB_txn *txn, uint64_t id, const scs_key *key)
+{
+	uint8_t rb[12], kb[24];
+	MDB_val k = { sizeof(rb), rb }, v = { sizeof(kb), kb };
+	int mrc;
+
+	chunk_key(rb, id, RECORD_IDX);
+	key_bytes(kb, key);
+	if ((mrc = mdb_put(txn, st->chunks, &k, &v, MDB_NOOVERWRITE)) == 0)
+		return SCS_OK;
+	if (mrc != MDB_KEYEXIST)
+		return mdb_fail(mrc, "cannot record a blob", st);
+	/* v is the record there */
+	if (v.mv_size == sizeof(kb) && memcmp(v.mv_data, kb, sizeof(kb)) == 0)
+		return SCS_OK;
+	return scs_err_set(SCS_ECORRUPT, "%s: blob %llu is recorded under another content key: the store is "
+	    "damaged; remove it or name another folder", st->label, (unsigned long long)id);
+}
+
+/* SCS_OK when blob @id is recorded under key @key. */
+static int
+check_record(scs_store *st, MDB_txn *txn, uint64_t id, const scs_key *key)
+{
+	uint8_t rb[12], kb[24];
+	MDB_val k = { sizeof(rb), rb }, v;
+	int mrc;
+
+	chunk_key(rb, id, RECORD_IDX);
+	key_bytes(kb, key);
+	if ((mrc = mdb_get(txn, st->chunks, &k, &v)) != 0 && mrc != MDB_NOTFOUND)
+		return mdb_fail(mrc, "cannot read a blob record", st);
+	if (mrc == 0 && v.mv_size == sizeof(kb) && memcmp(v.mv_data, kb, sizeof(kb)) == 0)
+		return SCS_OK;
+	return scs_err_set(SCS_ECORRUPT, "%s: blob %llu is %s: the store is damaged; remove it or name another "
+	    "folder", st->label, (unsigned long long)id, mrc ? "not recorded" : "recorded under another content key");
+}
+
+/*
  * Index the writer's blob under its key, or find a blob with the same bytes
  * among those already there and drop the new chunks: *id the blob's id.
  */
@@ -881,7 +1131,7 @@ index_blob(scs_store_writer *w, const scs_key *key, uint64_t *id)
 	if (rc < 0)
 		return rc;
 	if (rc == 1)
-		return drop_chunks(w);
+		return (rc = drop_chunks(w)) < 0 ? rc : record_blob(st, w->txn, *id, key);
 	if (mrc != 0 && mrc != MDB_NOTFOUND)
 		return mdb_fail(mrc, "blob lookup", st);
 	/* a new blob, or one whose key another blob has: told apart by id */
@@ -894,7 +1144,7 @@ index_blob(scs_store_writer *w, const scs_key *key, uint64_t *id)
 	if ((mrc = mdb_put(w->txn, st->index, &k, &v, 0)) != 0)
 		return mdb_fail(mrc, "cannot index a blob", st);
 	*id = w->id;
-	return SCS_OK;
+	return record_blob(st, w->txn, *id, key);
 }
 
 int
@@ -969,8 +1219,10 @@ scs_store_read(scs_store *st, const scs_blob *blob, uint64_t off, void *buf, siz
 	if (off > blob->key.len || len > blob->key.len - off)
 		return scs_err_set(SCS_ECORRUPT, "%s: read past the end of a %llu-byte blob", st->label,
 		    (unsigned long long)blob->key.len);
-	if ((mrc = mdb_txn_begin(st->env, NULL, MDB_RDONLY, &txn)) != 0)
-		return mdb_fail(mrc, "cannot begin a read", st);
+	if ((mrc = txn_begin(st, MDB_RDONLY, &txn)) != 0)
+		return txn_fail(mrc, "cannot begin a read", st);
+	if ((rc = check_record(st, txn, blob->id, &blob->key)) < 0)
+		len = 0;
 	while (len) {
 		idx = (uint32_t)(off / SCS_CHUNK_LEN);
 		in = (size_t)(off % SCS_CHUNK_LEN);
@@ -1013,7 +1265,7 @@ scs_store_damage_for_tests(scs_store *st, const scs_blob *blob, uint32_t idx, lo
 	uint8_t *copy;
 	int mrc, rc;
 
-	if ((rc = begin_write(st, 2 * CHUNK_COST, &txn)) < 0)
+	if ((rc = begin_write(st, 2 * CHUNK_COST, &txn, NULL)) < 0)
 		return rc;
 	chunk_key(kb, blob->id, idx);
 	if ((mrc = mdb_get(txn, st->chunks, &k, &v)) != 0) {
@@ -1049,7 +1301,7 @@ scs_store_misindex_for_tests(scs_store *st, const scs_key *key, uint64_t id)
 	MDB_val k = { sizeof(kb), kb }, v = { sizeof(idb), idb };
 	int mrc, rc;
 
-	if ((rc = begin_write(st, 4 * PAGE_COST, &txn)) < 0)
+	if ((rc = begin_write(st, 4 * PAGE_COST, &txn, NULL)) < 0)
 		return rc;
 	key_bytes(kb, key);
 	id_bytes(idb, id);
@@ -1066,23 +1318,56 @@ scs_store_misindex_for_tests(scs_store *st, const scs_key *key, uint64_t id)
 }
 
 int
+scs_store_meta_for_tests(scs_store *st, const char *name, uint8_t *old, size_t cap, size_t *old_len,
+    const void *val, size_t len)
+{
+	MDB_txn *txn;
+	MDB_val k = { strlen(name), (void *)name }, v;
+	int mrc, rc;
+
+	if ((rc = begin_write(st, 4 * PAGE_COST, &txn, NULL)) < 0)
+		return rc;
+	*old_len = 0;
+	if ((mrc = mdb_get(txn, st->meta, &k, &v)) == 0) {
+		*old_len = v.mv_size;
+		memcpy(old, v.mv_data, v.mv_size < cap ? v.mv_size : cap);
+	}
+	if (val && len) {
+		v.mv_size = len;
+		v.mv_data = (void *)val;
+		mrc = mdb_put(txn, st->meta, &k, &v, 0);
+	} else if (val) {
+		mrc = mdb_del(txn, st->meta, &k, NULL);
+	}
+	if (mrc != 0 && mrc != MDB_NOTFOUND) {
+		mdb_txn_abort(txn);
+		return mdb_fail(mrc, "cannot change its meta table", st);
+	}
+	mrc = mdb_txn_commit(txn);
+	return mrc ? mdb_fail(mrc, "cannot commit", st) : SCS_OK;
+}
+
+int
 scs_store_stat_for_tests(scs_store *st, uint64_t *n_chunks, uint64_t *n_pages)
 {
 	MDB_txn *txn;
+	MDB_cursor *cur;
 	MDB_envinfo info;
-	MDB_stat stat;
+	MDB_val k, v;
 	int mrc;
 
-	mrc = mdb_txn_begin(st->env, NULL, MDB_RDONLY, &txn);
-	if (mrc == MDB_MAP_RESIZED && (mrc = mdb_env_set_mapsize(st->env, 0)) == 0)  /* another process grew it */
-		mrc = mdb_txn_begin(st->env, NULL, MDB_RDONLY, &txn);
-	if (mrc != 0)
-		return mdb_fail(mrc, "cannot begin a read", st);
-	mrc = mdb_stat(txn, st->chunks, &stat);
+	if ((mrc = txn_begin(st, MDB_RDONLY, &txn)) != 0)
+		return txn_fail(mrc, "cannot begin a read", st);
+	*n_chunks = 0;
+	if ((mrc = mdb_cursor_open(txn, st->chunks, &cur)) == 0) {
+		/* records are not chunks */
+		for (mrc = mdb_cursor_get(cur, &k, &v, MDB_FIRST); mrc == 0; mrc = mdb_cursor_get(cur, &k, &v, MDB_NEXT))
+			*n_chunks += k.mv_size != 12 || !is_record(k.mv_data);
+		mdb_cursor_close(cur);
+	}
 	mdb_txn_abort(txn);
-	if (mrc != 0 || (mrc = mdb_env_info(st->env, &info)) != 0)
+	if ((mrc != 0 && mrc != MDB_NOTFOUND) || (mrc = mdb_env_info(st->env, &info)) != 0)
 		return mdb_fail(mrc, "cannot read its statistics", st);
-	*n_chunks = stat.ms_entries;
 	*n_pages = (uint64_t)info.me_last_pgno + 1;
 	return SCS_OK;
 }

@@ -10,7 +10,12 @@
  * A blob is named by its id (scs_blob), not by its key alone: a key only
  * nominates, and two different blobs with one key (a collision) are both
  * kept, each under its own id. A writer's blob is reused in place of a new
- * one only after its bytes compared equal.
+ * one only after its bytes compared equal. An id is given once (a store
+ * whose id counter went back is refused), and is recorded with its blob's
+ * key, which every read confirms.
+ *
+ * Several processes may have one kept store open at once (store.c: how its
+ * file grows under their maps).
  *
  * What may overlap: at most one writer is open at a time; while it is open,
  * scs_store_read and scs_store_find may be called (the
@@ -73,7 +78,8 @@ int scs_store_put(scs_blob *out, scs_store *st, const void *data, size_t len);
 /*
  * Read @len bytes of @blob starting at byte @off into @buf.
  * @return SCS_OK; SCS_ECORRUPT when a chunk is missing or fails its check,
- * or the range passes the blob's end.
+ * the blob's id is not recorded under its key, or the range passes the
+ * blob's end.
  */
 int scs_store_read(scs_store *st, const scs_blob *blob, uint64_t off, void *buf, size_t len);
 
@@ -87,6 +93,11 @@ int scs_store_damage_for_tests(scs_store *st, const scs_blob *blob, uint32_t idx
 int scs_store_misindex_for_tests(scs_store *st, const scs_key *key, uint64_t id);
 /* The chunk entries and the pages the map uses. */
 int scs_store_stat_for_tests(scs_store *st, uint64_t *n_chunks, uint64_t *n_pages);
+/* Entry @name of the store's meta table: its value (up to @cap bytes) into
+ * @old, *old_len its length (0: none); then, with @val, set to @len bytes
+ * of @val (@len 0: removed). */
+int scs_store_meta_for_tests(scs_store *st, const char *name, uint8_t *old, size_t cap, size_t *old_len,
+    const void *val, size_t len);
 /* End @w as a killed process would, leaving the batches it committed in
  * place (and frees @w). */
 void scs_store_writer_crash_for_tests(scs_store_writer *w);

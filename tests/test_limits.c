@@ -3,7 +3,8 @@
  * status 1, never a signal or a hang, and leaves nothing behind: a FIFO for
  * an input or a data file, a file-size limit (SIGXFSZ), a full disk under
  * the output or under the store (with MDB_WRITEMAP a SIGBUS unless the
- * store reserves its blocks first).
+ * store reserves its blocks first); a machine without /proc (the temporary
+ * store's O_TMPFILE is opened through it, with a named file as fallback).
  *
  * SPDX-License-Identifier: MIT
  */
@@ -158,4 +159,83 @@ Test(limits, a_full_disk_under_the_store_is_an_error_not_a_signal)
 	free(args);
 	cr_assert_eq(count_others(dir, " full "), 0);
 	tmpdir_remove(dir);
+}
+
+/*
+ * Without /proc (some containers): an empty tmpfs over it, in a mount
+ * namespace of its own. Every tool makes its temporary store the other way
+ * (a named file, unlinked at once) with its tables, and its output computes
+ * what its input computes.
+ */
+Test(limits, without_proc_every_tool_makes_its_temporary_store)
+{
+	char *dir, *model, *shards, *text, *path;
+	static const char *const outs[] = { "shrunk.onnx", "merged.onnx", "big.onnx", "optimized.onnx" };
+	int status;
+
+#ifdef __SANITIZE_ADDRESS__
+	cr_skip_test("the tools of a sanitizer build need /proc (LeakSanitizer stops a forked committer through it)");
+#endif
+	if (run(&text, "unshare -m true") != 0) {
+		free(text);
+		cr_skip_test("needs root to mount over /proc (unshare -m)");
+	}
+	free(text);
+	dir = tmpdir_new();
+	model = fixture("gather_typed.onnx");
+	status = run(&text, "cd '%s' && unshare -m sh -c \"mount -t tmpfs none /proc && test ! -e /proc/self && "
+	    "T='%s' && \\$T/scs4onnx-shrink '%s' shrunk.onnx -n && \\$T/scs4onnx-split '%s' shards && "
+	    "\\$T/scs4onnx-merge shards merged.onnx && \\$T/scs4onnx-big '%s' big.onnx -n && "
+	    "\\$T/scs4onnx-optimize '%s' optimized.onnx -n\"", dir, SCS_TOOLS_DIR, model, model, model, model);
+	cr_assert_eq(status, 0, "%s", text);
+	free(text);
+	for (size_t i = 0; i < sizeof(outs) / sizeof(outs[0]); i++) {
+		path = path_in(dir, outs[i]);
+		expect_equivalent(model, path, NULL);
+		free(path);
+	}
+	shards = path_in(dir, "shards");
+	expect_shards_compute(model, shards);
+	free(shards);
+	cr_assert_eq(count_others(dir, " shrunk.onnx shards merged.onnx big.onnx optimized.onnx "), 0);
+	free(model);
+	tmpdir_remove(dir);
+}
+
+/*
+ * An input cut while dedup compares its payloads from mapped pages (the
+ * hooked tools cut the first file of a compare to 1,000,000 bytes just
+ * before it): the touched page is a SIGBUS, caught; the run names the file
+ * that changed and its size now, exits 1 and writes nothing. The model
+ * inline, and with its payloads in two data files; shrink and big.
+ */
+Test(limits, an_input_cut_while_its_payloads_are_compared_is_named_not_a_signal)
+{
+	static const struct {
+		const char *files, *model, *cut;
+	} cases[] = {
+		{ "big_dups.onnx", "big_dups.onnx", "big_dups.onnx" },
+		{ "big_dups_ext.onnx big_dups_ext_a.bin big_dups_ext_b.bin", "big_dups_ext.onnx", "big_dups_ext_a.bin" },
+	};
+	static const char *const tools[] = { "shrink", "big" };
+
+	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+		for (size_t t = 0; t < sizeof(tools) / sizeof(tools[0]); t++) {
+			char *dir = tmpdir_new(), *text, want[160], keep[160];
+			int status;
+
+			cr_assert_eq(run(&text, "cd '%s' && for f in %s; do cp \"%s/$f\" .; done", dir, cases[c].files,
+			    SCS_TEST_BUILD_DIR), 0, "%s", text);
+			free(text);
+			status = run(&text, "cd '%s' && SCS_TEST_CUT_AT_COMPARE=1000000 '%s/hooked-scs4onnx-%s' '%s' out.onnx",
+			    dir, SCS_HOOKED_TOOLS_DIR, tools[t], cases[c].model);
+			snprintf(want, sizeof(want), "%s: the file changed while it was read (now 1000000 bytes)",
+			    cases[c].cut);
+			expect_one_error_line(status, text, want);
+			free(text);
+			snprintf(keep, sizeof(keep), " %s ", cases[c].files);
+			cr_assert_eq(count_others(dir, keep), 0, "%s, %s: something was written", cases[c].model, tools[t]);
+			tmpdir_remove(dir);
+		}
+	}
 }

@@ -21,6 +21,9 @@ the compare and the writer (tests/test_e2e_small.c).
   big_dups.onnx        four distinct 512 KiB float32 initializers B0..B3 and
                        three copies of each (B0_1.., placed after all four),
                        each feeding an Identity whose output is a graph output.
+  big_dups_ext.onnx    the same with B0..B3 in big_dups_ext_a.bin and the
+  big_dups_ext_a.bin   copies in big_dups_ext_b.bin (the compare maps pages
+  big_dups_ext_b.bin   of two data files).
 """
 import os
 import sys
@@ -74,21 +77,26 @@ def gen_many_small(outdir):
     save(add_chain(many_small_tensors(6000, 500, 200), "many_small"), outdir, "many_small.onnx")
 
 
-def gen_many_small_ext(outdir):
-    tensors = many_small_tensors(6000, 500, 200)
+def externalize(tensors, outdir, location):
+    """Move the raw_data of @tensors into data file @location, side by side."""
     image = bytearray()
     for t in tensors:
         data = t.raw_data
         t.ClearField("raw_data")
         t.data_location = TensorProto.EXTERNAL
-        for key, value in (("location", "many_small_ext.bin"), ("offset", str(len(image))),
+        for key, value in (("location", location), ("offset", str(len(image))),
                            ("length", str(len(data)))):
             entry = t.external_data.add()
             entry.key = key
             entry.value = value
         image.extend(data)
-    with open(os.path.join(outdir, "many_small_ext.bin"), "wb") as fh:
+    with open(os.path.join(outdir, location), "wb") as fh:
         fh.write(bytes(image))
+
+
+def gen_many_small_ext(outdir):
+    tensors = many_small_tensors(6000, 500, 200)
+    externalize(tensors, outdir, "many_small_ext.bin")
     save(add_chain(tensors, "many_small_ext"), outdir, "many_small_ext.onnx")
 
 
@@ -124,15 +132,19 @@ def gen_many_distinct(outdir):
     save(add_chain(many_small_tensors(2000, 0, 0), "many_distinct"), outdir, "many_distinct.onnx")
 
 
-def gen_big_dups(outdir):
+def gen_big_dups(outdir, external=False):
     rng = np.random.RandomState(22)
     first = [numpy_helper.from_array(rng.standard_normal(1 << 17).astype(np.float32), "B%d" % i) for i in range(4)]
     copies = [numpy_helper.from_array(numpy_helper.to_array(t).copy(), "%s_%d" % (t.name, k))
               for k in range(1, 4) for t in first]
     tensors = first + copies
+    name = "big_dups_ext" if external else "big_dups"
+    if external:
+        externalize(first, outdir, name + "_a.bin")
+        externalize(copies, outdir, name + "_b.bin")
     nodes = [helper.make_node("Identity", [t.name], ["out_" + t.name], name="id_" + t.name) for t in tensors]
     outputs = [vi("out_" + t.name, [1 << 17]) for t in tensors]
-    save(helper.make_graph(nodes, "big_dups", [], outputs, initializer=tensors), outdir, "big_dups.onnx")
+    save(helper.make_graph(nodes, name, [], outputs, initializer=tensors), outdir, name + ".onnx")
 
 
 def main():
@@ -143,6 +155,7 @@ def main():
     gen_straddle(outdir)
     gen_many_distinct(outdir)
     gen_big_dups(outdir)
+    gen_big_dups(outdir, external=True)
 
 
 if __name__ == "__main__":

@@ -19,6 +19,13 @@ Files written to OUTDIR:
   typed_pair.onnx    two float_data constants A and B of equal type, dims and
                      length but different values (and a copy A2 of A), so
                      colliding keys must be told apart by their bytes.
+  store_old.onnx     eight distinct float constants T0..T7 of one shape,
+                     added to X in turn;
+  store_new.onnx     T7 of store_old first, then eight new constants N0..N7
+                     of the same shape: run on a kept store that held
+                     store_old and whose id counter went back, T7 finds its
+                     old blob and the new ones take the ids of old blobs,
+                     T7's among them.
 """
 
 import os
@@ -87,12 +94,38 @@ def typed_pair(outdir):
     save(model, outdir, "typed_pair.onnx")
 
 
+def add_chain(outdir, filename, consts):
+    nodes = []
+    prev = "X"
+    for i, (name, _) in enumerate(consts):
+        out = "Y" if i == len(consts) - 1 else "s%d" % i
+        nodes.append(helper.make_node("Add", [prev, name], [out], name="add_" + name))
+        prev = out
+    inits = [numpy_helper.from_array(vals, name) for name, vals in consts]
+    model = make_model(
+        nodes,
+        [helper.make_tensor_value_info("X", TensorProto.FLOAT, [2, 3])],
+        [helper.make_tensor_value_info("Y", TensorProto.FLOAT, [2, 3])],
+        inits)
+    save(model, outdir, filename)
+
+
+def store_old_new(outdir):
+    def const(seed):
+        return ((np.arange(6, dtype=np.float32) - 3 + seed) * 0.5).reshape(2, 3)
+    old = [("T%d" % i, const(i)) for i in range(8)]
+    new = [("N%d" % i, const(20 + i)) for i in range(8)]
+    add_chain(outdir, "store_old.onnx", old)
+    add_chain(outdir, "store_new.onnx", [old[7]] + new)
+
+
 def main(argv):
     outdir = argv[1]
     os.makedirs(outdir, exist_ok=True)
     gather(outdir, "gather_typed.onnx", typed=True)
     gather(outdir, "gather_raw.onnx", typed=False)
     typed_pair(outdir)
+    store_old_new(outdir)
 
 
 if __name__ == "__main__":
