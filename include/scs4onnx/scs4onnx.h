@@ -84,6 +84,12 @@ extern "C" {
  *   the thread it interrupts; while another thread is inside a call, only
  *   where that list stays empty (a temporary leaving the list in another
  *   thread may be freed under the handler's feet).
+ * - While a call compares payloads through mapped pages of its inputs, a
+ *   SIGBUS handler of the library's is in place (installed by the first
+ *   such compare of the process, the action that was there before put back
+ *   by the last): a page gone because another process cut the file ends
+ *   that call with "the file changed while it was read"; any other SIGBUS
+ *   goes to the action that was there before.
  * - A report's I/O figures are the calling thread's (with its writing
  *   thread's), whatever other threads read or write at once.
  * - Each call keeps at most 64 input files open (an eighth of the
