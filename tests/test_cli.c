@@ -546,3 +546,34 @@ Test(cli, folded_groups_name_each_constant_once)
 	cr_expect_eq(rep.groups[2].lifted, 1);
 	scs_report_dispose(&rep);
 }
+
+/*
+ * scs4onnx, the shrink tool under the Python tool's name: scs4onnx's README
+ * invocations write byte for byte what scs4onnx-shrink writes (the model and
+ * its .npy files), with its exit statuses and messages under its own name.
+ */
+Test(cli, scs4onnx_writes_what_scs4onnx_shrink_writes, .init = scratch_setup, .fini = scratch_teardown)
+{
+	static const char *const args[] = { "", "-m npy", "--mode shrink -n", "-m npy -fc W1 --non_verbose",
+		"--disable_auto_downcast", "-d -fo MatMul" };
+	char *text;
+
+	put_input("dup_basic.onnx");
+	for (size_t i = 0; i < sizeof(args) / sizeof(args[0]); i++) {
+		cr_assert_eq(sh(&text, "rm -rf a b && mkdir a b && scs4onnx in.onnx a/out.onnx %s && "
+		    "scs4onnx-shrink in.onnx b/out.onnx %s && ls a && diff -r a b", args[i], args[i]), 0, "%s: %s", args[i],
+		    text);
+		cr_expect_not_null(strstr(text, "out.onnx\n"), "%s: %s", args[i], text);
+		if (strstr(args[i], "npy"))
+			cr_expect_not_null(strstr(text, ".npy\n"), "%s: no .npy file: %s", args[i], text);
+		free(text);
+	}
+	expect_says("scs4onnx", "", 2, "scs4onnx: needs two arguments\nTry 'scs4onnx --help' for more information.\n");
+	expect_says("scs4onnx", "in.onnx out.onnx -m zip", 2,
+	    "scs4onnx: --mode takes shrink or npy, not 'zip'\nTry 'scs4onnx --help' for more information.\n");
+	expect_says("scs4onnx", "nosuch.onnx out.onnx", 1,
+	    "scs4onnx: error: nosuch.onnx: cannot open: No such file or directory\n");
+	cr_assert_eq(sh(&text, "scs4onnx --help"), 0);
+	cr_expect(strncmp(text, "usage: scs4onnx INPUT.onnx OUTPUT.onnx [options]\n", 49) == 0, "%s", text);
+	free(text);
+}

@@ -55,7 +55,7 @@ chmod +x "$scratch"/bin/*
 [ ! -e "$scratch/calls" ] || fail "the Install block installs more than the build needs: $(cat "$scratch/calls")"
 
 # the tools, in a folder of the PATH
-for t in scs4onnx-shrink scs4onnx-split scs4onnx-merge scs4onnx-big scs4onnx-optimize; do
+for t in scs4onnx scs4onnx-shrink scs4onnx-split scs4onnx-merge scs4onnx-big scs4onnx-optimize; do
 	found=
 	IFS=: read -ra dirs <<<"$PATH"
 	for d in "${dirs[@]}"; do [ -x "$root$d/$t" ] && found=$d; done
