@@ -282,8 +282,13 @@ Test(bad_input, external_location_through_a_link_out_of_the_folder, .init = setu
 
 Test(bad_input, external_file_missing, .init = setup, .fini = teardown)
 {
+	char *want;
+
 	write_external_model("w.bin", 16, 1);
-	expect_refused(SCS_ECORRUPT, "'w.bin' is missing");
+	cr_assert_geq(asprintf(&want, "external data file 'w.bin' is missing from the folder '%s' (No such file or "
+	    "directory)", dir), 0);
+	expect_refused(SCS_ECORRUPT, want);
+	free(want);
 }
 
 Test(bad_input, external_file_too_short, .init = setup, .fini = teardown)

@@ -98,11 +98,12 @@ Test(cli, missing_output_folder_is_named, .init = scratch_setup, .fini = scratch
 {
 	put_input("dup_basic.onnx");
 	expect_says("scs4onnx-shrink", "in.onnx missing/out.onnx", 1,
-	    "scs4onnx-shrink: error: missing/out.onnx: the output's folder missing does not exist\n");
+	    "scs4onnx-shrink: error: missing/out.onnx: the output's folder 'missing' does not exist\n");
 	expect_says("scs4onnx-big", "in.onnx a/b/out.onnx", 1,
-	    "scs4onnx-big: error: a/b/out.onnx: the output's folder a/b does not exist\n");
+	    "scs4onnx-big: error: a/b/out.onnx: the output's folder 'a/b' does not exist\n");
 	cr_assert_eq(run(NULL, "touch '%s/f'", scratch_dir), 0);
-	expect_says("scs4onnx-shrink", "in.onnx f/out.onnx", 1, "scs4onnx-shrink: error: f/out.onnx: f is not a folder\n");
+	expect_says("scs4onnx-shrink", "in.onnx f/out.onnx", 1,
+	    "scs4onnx-shrink: error: f/out.onnx: 'f' is not a folder\n");
 }
 
 Test(cli, split_usage_lists_every_option)
