@@ -475,8 +475,9 @@ Test(cli, onnx_runtime_writes_no_telemetry_files, .init = scratch_setup, .fini =
 	struct stat st;
 	long pid;
 
-	cr_assert_eq(sh(&text, "HOME=\"$PWD\" node '%s/tests/e2e/ort_compare.mjs' '%s' '%s' & "
-	    "pid=$!; wait $pid && echo pid=$pid",
+	/* as run by hand: without the suite's ORT_DISABLE_TELEMETRY (or CI) */
+	cr_assert_eq(sh(&text, "env -u ORT_DISABLE_TELEMETRY -u CI HOME=\"$PWD\" "
+	    "node '%s/tests/e2e/ort_compare.mjs' '%s' '%s' & pid=$!; wait $pid && echo pid=$pid",
 	    SCS_TEST_SRC_DIR, model, model), 0, "%s", text);
 	cr_assert_not_null(strstr(text, "pid="), "%s", text);
 	pid = strtol(strstr(text, "pid=") + 4, NULL, 10);
@@ -485,6 +486,13 @@ Test(cli, onnx_runtime_writes_no_telemetry_files, .init = scratch_setup, .fini =
 	/* one left by an earlier process of the same pid is not this run's */
 	cr_expect(stat(log, &st) < 0 || st.st_mtime < started, "%s was written", log);
 	cr_expect(!file_exists(cache), "%s was written", cache);
+	free(text);
+	/* its usage names every form */
+	cr_assert_eq(sh(&text, "node '%s/tests/e2e/ort_compare.mjs' --help", SCS_TEST_SRC_DIR), 1, "%s", text);
+	cr_expect_not_null(strstr(text, "usage: node ort_compare.mjs REFERENCE.onnx CANDIDATE.onnx "), "%s", text);
+	cr_expect_not_null(strstr(text, "\n       node ort_compare.mjs REFERENCE.onnx SHARD0.onnx SHARD1.onnx ... --chain "),
+	    "%s", text);
+	cr_expect_not_null(strstr(text, "\n       node ort_compare.mjs --batch LIST "), "%s", text);
 	free(log);
 	free(cache);
 	free(text);
