@@ -586,3 +586,29 @@ Test(cli, scs4onnx_writes_what_scs4onnx_shrink_writes, .init = scratch_setup, .f
 	cr_expect(strncmp(text, "usage: scs4onnx INPUT.onnx OUTPUT.onnx [options]\n", 49) == 0, "%s", text);
 	free(text);
 }
+
+/*
+ * Progress lines fit the terminal: each redraw is one column short of its
+ * width (so it never wraps), on a 60-column terminal and an 80-column one.
+ */
+Test(cli, progress_fits_the_terminal_width, .init = make_llm, .fini = scratch_teardown)
+{
+	static const int widths[] = { 60, 80 };
+	char *text, *line, *save;
+
+	for (size_t i = 0; i < sizeof(widths) / sizeof(widths[0]); i++) {
+		int lines = 0;
+
+		cr_assert_eq(sh(&text, "script -qec 'stty cols %d; scs4onnx-big llm.onnx out.onnx -f --external-data' "
+		    "/dev/null", widths[i]), 0, "%s", text);
+		for (line = strtok_r(text, "\r\n", &save); line; line = strtok_r(NULL, "\r\n", &save)) {
+			if (strncmp(line, "scs4onnx-big: ", 14) != 0)
+				continue;
+			lines++;
+			cr_expect_lt(strlen(line), (size_t)widths[i], "%zu columns on a %d-column terminal: '%s'",
+			    strlen(line), widths[i], line);
+		}
+		cr_expect_gt(lines, 2, "no progress lines: %s", text);
+		free(text);
+	}
+}
