@@ -5,6 +5,8 @@
 # SPDX-License-Identifier: MIT
 #
 #   scripts/setup.sh              everything; fails when anything cannot be installed
+#   scripts/setup.sh --build-only what building and installing need (meson setup
+#                                 -Dtests=false): no test toolchain, no Node.js
 #   SETUP_NODE=optional scripts/setup.sh
 #                                 Node.js and onnxruntime-node (only the ONNX
 #                                 Runtime checks need them) are tried, and a
@@ -12,14 +14,22 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+build_only=0
+case "${1:-}" in
+--build-only) build_only=1 ;;
+"") ;;
+*) echo "usage: scripts/setup.sh [--build-only]" >&2; exit 2 ;;
+esac
+
 # build: compiler, C library headers, meson, the libraries; tests: Criterion,
 # onnx.checker (python3-onnx), bc, gcovr, ONNX's conformance models, clang and
 # its runtime for the fuzzer, mount (the limits suite's private tmpfs), mawk
 # (awk in the scripts); bsdutils (script, for the progress test),
 # util-linux (unshare) and coreutils are essential, named all the same; man-db,
 # groff-base and binutils (nm) for the man and install suites
-packages=(gcc libc6-dev meson ninja-build pkg-config protobuf-c-compiler libprotobuf-c-dev liblmdb-dev
-	libzstd-dev libxxhash-dev libcriterion-dev python3-onnx python3-numpy bc gcovr libonnx-testdata clang libclang-rt-14-dev
+build_packages=(gcc libc6-dev meson ninja-build pkg-config protobuf-c-compiler libprotobuf-c-dev liblmdb-dev
+	libzstd-dev libxxhash-dev)
+packages=("${build_packages[@]}" libcriterion-dev python3-onnx python3-numpy bc gcovr libonnx-testdata clang libclang-rt-14-dev
 	mount mawk bsdutils util-linux coreutils man-db groff-base binutils)
 node_packages=()
 command -v node >/dev/null 2>&1 || node_packages+=(nodejs)
@@ -44,6 +54,10 @@ apt_install() {
 	DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 }
 
+if [ $build_only = 1 ]; then
+	apt_install "${build_packages[@]}"
+	exit
+fi
 apt_install "${packages[@]}"
 
 # ONNX Runtime for the end-to-end checks: the CPU runtime ships inside the npm

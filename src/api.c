@@ -254,10 +254,10 @@ check_output_path(const char *out)
 	if ((dir = scs_path_dir(out)) == NULL)
 		return scs_err_set(SCS_ENOMEM, "cannot allocate a path");
 	if (stat(dir, &st) < 0)
-		rc = errno == ENOENT ? scs_err_set(SCS_EUSAGE, "%s: the output's folder %s does not exist", out, dir) :
-		    scs_err_errno(errno, "%s: cannot look at the output's folder %s", out, dir);
+		rc = errno == ENOENT ? scs_err_set(SCS_EUSAGE, "%s: the output's folder '%s' does not exist", out, dir) :
+		    scs_err_errno(errno, "%s: cannot look at the output's folder '%s'", out, dir);
 	else if (!S_ISDIR(st.st_mode))
-		rc = scs_err_set(SCS_EUSAGE, "%s: %s is not a folder", out, dir);
+		rc = scs_err_set(SCS_EUSAGE, "%s: '%s' is not a folder", out, dir);
 	free(dir);
 	return rc;
 }

@@ -101,9 +101,25 @@ need(scan *sc, uint64_t off, size_t len, const uint8_t **p)
 	return SCS_OK;
 }
 
-/* Decode a varint at *off, which must end before @end; advance *off. */
+/* The file ends inside @what: it was cut short (a message's end is the file's). */
 static int
-get_varint(scan *sc, uint64_t *off, uint64_t end, uint64_t *v)
+truncated(const scan *sc, const char *what)
+{
+	return scs_err_set(SCS_ECORRUPT, "%s: truncated: the file ends at byte %llu inside %s", sc->path,
+	    (unsigned long long)scs_source_size(sc->src), what);
+}
+
+/* Bytes at @off start no protobuf field ONNX could hold (field number 0, a group, wire type 6 or 7). */
+static int
+not_onnx(const scan *sc, uint64_t off)
+{
+	return scs_err_set(SCS_ECORRUPT, "%s: not an ONNX model (offset %llu: bytes that start no field of an ONNX "
+	    "message)", sc->path, (unsigned long long)off);
+}
+
+/* Decode a varint at *off, which must end before @end (in a message @md); advance *off. */
+static int
+get_varint(scan *sc, const ProtobufCMessageDescriptor *md, uint64_t *off, uint64_t end, uint64_t *v)
 {
 	const uint8_t *p;
 	size_t avail, used;
@@ -111,16 +127,20 @@ get_varint(scan *sc, uint64_t *off, uint64_t end, uint64_t *v)
 
 	avail = end - *off < SCS_WIRE_VARINT_MAX ? (size_t)(end - *off) : SCS_WIRE_VARINT_MAX;
 	if (avail == 0)
-		return at(sc, *off, SCS_ECORRUPT, "varint runs past the end of its message");
+		goto past_the_end;
 	if ((rc = need(sc, *off, avail, &p)) < 0)
 		return rc;
 	rc = scs_wire_get_varint(v, p, avail, &used);
 	if (rc == SCS_DONE)
-		return at(sc, *off, SCS_ECORRUPT, "varint runs past the end of its message");
+		goto past_the_end;
 	if (rc < 0)
 		return scs_err_wrap(rc, "%s: offset %llu", sc->path, (unsigned long long)*off);
 	*off += used;
 	return SCS_OK;
+past_the_end:
+	if (end == scs_source_size(sc->src))
+		return truncated(sc, md->short_name);
+	return at(sc, *off, SCS_ECORRUPT, "varint runs past the end of its message");
 }
 
 /* One field's place in the file. */
@@ -133,23 +153,23 @@ typedef struct field {
 	uint8_t wt;
 } field;
 
-/* Read the field at *off (< end) and advance past it. */
+/* Read the field at *off (< end, in a message @md) and advance past it. */
 static int
-next_field(scan *sc, uint64_t *off, uint64_t end, field *f)
+next_field(scan *sc, const ProtobufCMessageDescriptor *md, uint64_t *off, uint64_t end, field *f)
 {
 	uint64_t tag;
 	const uint8_t *p;
 	int rc;
 
 	f->tag_off = *off;
-	if ((rc = get_varint(sc, off, end, &tag)) < 0)
+	if ((rc = get_varint(sc, md, off, end, &tag)) < 0)
 		return rc;
-	if ((rc = scs_wire_split_tag(tag, &f->num, &f->wt)) < 0)
-		return scs_err_wrap(rc, "%s: offset %llu", sc->path, (unsigned long long)f->tag_off);
+	if (scs_wire_split_tag(tag, &f->num, &f->wt) < 0)
+		return not_onnx(sc, f->tag_off);
 	switch (f->wt) {
 	case SCS_WIRE_VARINT:
 		f->val_off = *off;
-		if ((rc = get_varint(sc, off, end, &f->varint)) < 0)
+		if ((rc = get_varint(sc, md, off, end, &f->varint)) < 0)
 			return rc;
 		f->val_len = *off - f->val_off;
 		return SCS_OK;
@@ -158,15 +178,26 @@ next_field(scan *sc, uint64_t *off, uint64_t end, field *f)
 		f->val_len = f->wt == SCS_WIRE_I64 ? 8 : 4;
 		break;
 	case SCS_WIRE_LEN:
-		if ((rc = get_varint(sc, off, end, &f->val_len)) < 0)
+		if ((rc = get_varint(sc, md, off, end, &f->val_len)) < 0)
 			return rc;
 		break;
 	default:
-		return at(sc, f->tag_off, SCS_ECORRUPT, "group fields are not supported");
+		return not_onnx(sc, f->tag_off);
 	}
 	f->val_off = *off;
 	if (f->val_len > end - *off) {
-		char what[96];
+		const ProtobufCFieldDescriptor *fd = protobuf_c_message_descriptor_get_field(md, f->num);
+		char what[160];
+
+		if (f->val_len > scs_source_size(sc->src) - *off) {
+			if (fd)
+				snprintf(what, sizeof(what), "%s.%s (%llu bytes from offset %llu)", md->short_name,
+				    fd->name, (unsigned long long)f->val_len, (unsigned long long)*off);
+			else
+				snprintf(what, sizeof(what), "%s field %u (%llu bytes from offset %llu)", md->short_name,
+				    f->num, (unsigned long long)f->val_len, (unsigned long long)*off);
+			return truncated(sc, what);
+		}
 
 		snprintf(what, sizeof(what), "field %u: length %llu runs past the end of its message", f->num,
 		    (unsigned long long)f->val_len);
@@ -274,7 +305,7 @@ parse_ext_entry(scan *sc, tensor_info *ti, const field *f)
 	int rc;
 
 	while (off < end) {
-		if ((rc = next_field(sc, &off, end, &g)) < 0)
+		if ((rc = next_field(sc, &onnx__string_string_entry_proto__descriptor, &off, end, &g)) < 0)
 			return rc;
 		if (g.wt != SCS_WIRE_LEN)
 			continue;
@@ -320,7 +351,7 @@ tensor_first_walk(scan *sc, tensor_info *ti, uint64_t start, uint64_t end)
 	int rc;
 
 	while (off < end) {
-		if ((rc = next_field(sc, &off, end, &f)) < 0)
+		if ((rc = next_field(sc, md, &off, end, &f)) < 0)
 			return rc;
 		if (f.num == SCS_SCAN_REF_FIELD)
 			return at(sc, f.tag_off, SCS_EUNSUPPORTED, "tensor uses field number 536870911");
@@ -335,7 +366,7 @@ tensor_first_walk(scan *sc, tensor_info *ti, uint64_t start, uint64_t end)
 				break;
 			}
 			for (sub = f.val_off; sub < f.val_off + f.val_len;) {
-				if ((rc = get_varint(sc, &sub, f.val_off + f.val_len, &v)) < 0)
+				if ((rc = get_varint(sc, md, &sub, f.val_off + f.val_len, &v)) < 0)
 					return rc;
 				if (ti->n_dims == MAX_DIMS)
 					return at(sc, f.tag_off, SCS_ECORRUPT, "tensor has more than 4096 dims");
@@ -503,7 +534,8 @@ decode_typed(scan *sc, const tensor_info *ti, decoder *d, const field *f)
 	if (f->wt == SCS_WIRE_VARINT)
 		return emit_int(sc, d, dtype, f->varint);
 	for (off = f->val_off, end = off + f->val_len; off < end;) {
-		if ((rc = get_varint(sc, &off, end, &v)) < 0 || (rc = emit_int(sc, d, dtype, v)) < 0)
+		if ((rc = get_varint(sc, &onnx__tensor_proto__descriptor, &off, end, &v)) < 0 ||
+		    (rc = emit_int(sc, d, dtype, v)) < 0)
 			return rc;
 	}
 	return SCS_OK;
@@ -523,7 +555,7 @@ decode_tensor(scan *sc, const tensor_info *ti, uint64_t start, uint64_t end, scs
 	if ((rc = scs_store_writer_open(&d.w, sc->set->store)) < 0)
 		return rc;
 	while (off < end) {
-		if ((rc = next_field(sc, &off, end, &f)) < 0)
+		if ((rc = next_field(sc, &onnx__tensor_proto__descriptor, &off, end, &f)) < 0)
 			goto fail;
 		if (is_payload_field(f.num) && f.num != SCS_TF_RAW && (rc = decode_typed(sc, ti, &d, &f)) < 0)
 			goto fail;
@@ -702,7 +734,7 @@ scan_tensor(scan *sc, uint64_t start, uint64_t end, scs_buf *out)
 	}
 	/* the skeleton tensor: every field but the payload, then the reference */
 	for (off = start; off < end;) {
-		if ((rc = next_field(sc, &off, end, &f)) < 0)
+		if ((rc = next_field(sc, &onnx__tensor_proto__descriptor, &off, end, &f)) < 0)
 			goto done;
 		if (has_payload && (is_payload_field(f.num) || (external && (f.num == 13 || f.num == 14))))
 			continue;
@@ -733,7 +765,7 @@ scan_message(scan *sc, const ProtobufCMessageDescriptor *md, uint64_t start, uin
 	if (depth > SCS_SCAN_MAX_DEPTH)
 		return at(sc, start, SCS_ECORRUPT, "messages nested deeper than 96 levels");
 	while (off < end) {
-		if ((rc = next_field(sc, &off, end, &f)) < 0)
+		if ((rc = next_field(sc, md, &off, end, &f)) < 0)
 			break;
 		fd = protobuf_c_message_descriptor_get_field(md, f.num);
 		if ((rc = check_wire(sc, md, fd, &f)) < 0)

@@ -286,8 +286,8 @@ scs_source_resolve_external(char **out, const char *dir, const char *location)
 		goto done;
 	}
 	if ((real = realpath(joined, NULL)) == NULL) {
-		rc = scs_err_set(SCS_ECORRUPT, "external data file '%s' is missing (%s)", location,
-		    strerror(errno));
+		rc = scs_err_set(SCS_ECORRUPT, "external data file '%s' is missing from the folder '%s' (%s)", location,
+		    dir, strerror(errno));
 		goto done;
 	}
 	n = strlen(realdir);

@@ -29,9 +29,27 @@ quiet_onnx_runtime(void)
 	setenv("ORT_DISABLE_TELEMETRY", "1", 1);
 }
 
+/*
+ * Every folder tmpdir_new made in this process and tmpdir_remove has not
+ * removed yet: a test that cr_skip_test ends (the unit tier's skips among
+ * them) does not reach its .fini, so the process removes them as it exits.
+ */
+static char *made[64];
+
+static void
+remove_the_folders_left(void)
+{
+	for (size_t i = 0; i < sizeof(made) / sizeof(made[0]); i++)
+		if (made[i]) {
+			tmpdir_remove(made[i]);
+			made[i] = NULL;
+		}
+}
+
 char *
 tmpdir_new(void)
 {
+	static int registered;
 	const char *base = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
 	char *dir = malloc(strlen(base) + 32);
 
@@ -42,6 +60,15 @@ tmpdir_new(void)
 		perror("mkdtemp");
 		abort();
 	}
+	if (!registered) {
+		atexit(remove_the_folders_left);
+		registered = 1;
+	}
+	for (size_t i = 0; i < sizeof(made) / sizeof(made[0]); i++)
+		if (made[i] == NULL) {
+			made[i] = strdup(dir);
+			break;
+		}
 	return dir;
 }
 
@@ -51,6 +78,11 @@ tmpdir_remove(char *dir)
 	if (dir == NULL)
 		return;
 	run(NULL, "rm -rf '%s'", dir);
+	for (size_t i = 0; i < sizeof(made) / sizeof(made[0]); i++)
+		if (made[i] && made[i] != dir && strcmp(made[i], dir) == 0) {
+			free(made[i]);
+			made[i] = NULL;
+		}
 	free(dir);
 }
 

@@ -78,6 +78,8 @@ Test(bad_input, truncated_at_every_offset, .init = setup, .fini = teardown)
 		cr_assert_eq(rc, SCS_ECORRUPT, "cut at %zu of %zu: rc %d (%s)", cut, len, rc, scs_err_msg());
 		cr_assert_not_null(strstr(scs_err_msg(), in), "cut at %zu: %s", cut, scs_err_msg());
 		cr_assert_not(file_exists(out), "cut at %zu: an output was written", cut);
+		/* in the user's words, not the wire format's */
+		cr_expect_null(strstr(scs_err_msg(), "runs past the end"), "cut at %zu: %s", cut, scs_err_msg());
 	}
 	free(bytes);
 	free(tiny);
@@ -89,7 +91,60 @@ Test(bad_input, length_past_the_end, .init = setup, .fini = teardown)
 	static const uint8_t b[] = { 0x3a, 0xc8, 0x01, 0x0a, 0x01, 0x00 };
 
 	write_bytes(b, sizeof(b));
-	expect_refused(SCS_ECORRUPT, "length 200 runs past the end");
+	expect_refused(SCS_ECORRUPT, "in.onnx: truncated: the file ends at byte 6 inside ModelProto.graph "
+	    "(200 bytes from offset 3)");
+}
+
+/* A field's length, a nested message's and a tag cut short: the file ends inside them. */
+Test(bad_input, truncated_says_where_the_file_ends, .init = setup, .fini = teardown)
+{
+	/* graph { node { op_type: "Re" } } with the op_type 10 bytes long, 2 there; then with the graph 20 long */
+	static const uint8_t nested[] = { 0x3a, 0x06, 0x0a, 0x04, 0x22, 0x0a, 0x52, 0x65 };
+	static const uint8_t cut[] = { 0x3a, 0x14, 0x0a, 0x04, 0x22, 0x02, 0x52, 0x65 };
+	/* ir_version's varint cut after its continuation byte */
+	static const uint8_t varint[] = { 0x08, 0x88 };
+	/* an unknown field's length cut */
+	static const uint8_t unknown[] = { 0x08, 0x08, 0xfa, 0x01, 0x09, 0x00 };
+
+	write_bytes(nested, sizeof(nested));
+	expect_refused(SCS_ECORRUPT, "in.onnx: truncated: the file ends at byte 8 inside NodeProto.op_type "
+	    "(10 bytes from offset 6)");
+	write_bytes(cut, sizeof(cut));
+	expect_refused(SCS_ECORRUPT, "in.onnx: truncated: the file ends at byte 8 inside ModelProto.graph "
+	    "(20 bytes from offset 2)");
+	write_bytes(varint, sizeof(varint));
+	expect_refused(SCS_ECORRUPT, "in.onnx: truncated: the file ends at byte 2 inside ModelProto");
+	write_bytes(unknown, sizeof(unknown));
+	expect_refused(SCS_ECORRUPT, "in.onnx: truncated: the file ends at byte 6 inside ModelProto field 31 "
+	    "(9 bytes from offset 5)");
+}
+
+/* Bytes that start no field of a protobuf message: not an ONNX model, in those words. */
+Test(bad_input, not_an_onnx_model, .init = setup, .fini = teardown)
+{
+	static const struct {
+		const char *bytes;
+		size_t len;
+		const char *offset;
+	} files[] = {
+		{ "\x00\x01\x02\x03", 4, "offset 0" },                   /* field number 0 */
+		{ "\x0b\x0c", 2, "offset 0" },                             /* a group (wire type 3) */
+		{ "\x08\x01\x0c", 3, "offset 2" },                        /* an end of group, after ir_version */
+		{ "\x0e", 1, "offset 0" },                                  /* wire type 6 */
+		{ "\x0f", 1, "offset 0" },                                  /* wire type 7 */
+		{ "\xff\xd8\xff\xe0\x00\x10JFIF", 10, "offset 0" },          /* a JPEG */
+		{ "{\"graph\": []}\n", 14, "offset 0" },                   /* JSON */
+	};
+	char want[128];
+
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		write_bytes(files[i].bytes, files[i].len);
+		snprintf(want, sizeof(want), "in.onnx: not an ONNX model (%s: bytes that start no field of an ONNX message)",
+		    files[i].offset);
+		expect_refused(SCS_ECORRUPT, want);
+		cr_expect_null(strstr(scs_err_msg(), "group"), "%s", scs_err_msg());
+		cr_expect_null(strstr(scs_err_msg(), "field number"), "%s", scs_err_msg());
+	}
 }
 
 Test(bad_input, varint_over_ten_bytes, .init = setup, .fini = teardown)
@@ -227,8 +282,13 @@ Test(bad_input, external_location_through_a_link_out_of_the_folder, .init = setu
 
 Test(bad_input, external_file_missing, .init = setup, .fini = teardown)
 {
+	char *want;
+
 	write_external_model("w.bin", 16, 1);
-	expect_refused(SCS_ECORRUPT, "'w.bin' is missing");
+	cr_assert_geq(asprintf(&want, "external data file 'w.bin' is missing from the folder '%s' (No such file or "
+	    "directory)", dir), 0);
+	expect_refused(SCS_ECORRUPT, want);
+	free(want);
 }
 
 Test(bad_input, external_file_too_short, .init = setup, .fini = teardown)

@@ -98,11 +98,12 @@ Test(cli, missing_output_folder_is_named, .init = scratch_setup, .fini = scratch
 {
 	put_input("dup_basic.onnx");
 	expect_says("scs4onnx-shrink", "in.onnx missing/out.onnx", 1,
-	    "scs4onnx-shrink: error: missing/out.onnx: the output's folder missing does not exist\n");
+	    "scs4onnx-shrink: error: missing/out.onnx: the output's folder 'missing' does not exist\n");
 	expect_says("scs4onnx-big", "in.onnx a/b/out.onnx", 1,
-	    "scs4onnx-big: error: a/b/out.onnx: the output's folder a/b does not exist\n");
+	    "scs4onnx-big: error: a/b/out.onnx: the output's folder 'a/b' does not exist\n");
 	cr_assert_eq(run(NULL, "touch '%s/f'", scratch_dir), 0);
-	expect_says("scs4onnx-shrink", "in.onnx f/out.onnx", 1, "scs4onnx-shrink: error: f/out.onnx: f is not a folder\n");
+	expect_says("scs4onnx-shrink", "in.onnx f/out.onnx", 1,
+	    "scs4onnx-shrink: error: f/out.onnx: 'f' is not a folder\n");
 }
 
 Test(cli, split_usage_lists_every_option)
@@ -474,8 +475,9 @@ Test(cli, onnx_runtime_writes_no_telemetry_files, .init = scratch_setup, .fini =
 	struct stat st;
 	long pid;
 
-	cr_assert_eq(sh(&text, "HOME=\"$PWD\" node '%s/tests/e2e/ort_compare.mjs' '%s' '%s' & "
-	    "pid=$!; wait $pid && echo pid=$pid",
+	/* as run by hand: without the suite's ORT_DISABLE_TELEMETRY (or CI) */
+	cr_assert_eq(sh(&text, "env -u ORT_DISABLE_TELEMETRY -u CI HOME=\"$PWD\" "
+	    "node '%s/tests/e2e/ort_compare.mjs' '%s' '%s' & pid=$!; wait $pid && echo pid=$pid",
 	    SCS_TEST_SRC_DIR, model, model), 0, "%s", text);
 	cr_assert_not_null(strstr(text, "pid="), "%s", text);
 	pid = strtol(strstr(text, "pid=") + 4, NULL, 10);
@@ -484,6 +486,13 @@ Test(cli, onnx_runtime_writes_no_telemetry_files, .init = scratch_setup, .fini =
 	/* one left by an earlier process of the same pid is not this run's */
 	cr_expect(stat(log, &st) < 0 || st.st_mtime < started, "%s was written", log);
 	cr_expect(!file_exists(cache), "%s was written", cache);
+	free(text);
+	/* its usage names every form */
+	cr_assert_eq(sh(&text, "node '%s/tests/e2e/ort_compare.mjs' --help", SCS_TEST_SRC_DIR), 1, "%s", text);
+	cr_expect_not_null(strstr(text, "usage: node ort_compare.mjs REFERENCE.onnx CANDIDATE.onnx "), "%s", text);
+	cr_expect_not_null(strstr(text, "\n       node ort_compare.mjs REFERENCE.onnx SHARD0.onnx SHARD1.onnx ... --chain "),
+	    "%s", text);
+	cr_expect_not_null(strstr(text, "\n       node ort_compare.mjs --batch LIST "), "%s", text);
 	free(log);
 	free(cache);
 	free(text);
@@ -545,4 +554,61 @@ Test(cli, folded_groups_name_each_constant_once)
 	cr_expect_str_eq(rep.groups[2].names[2], "c");
 	cr_expect_eq(rep.groups[2].lifted, 1);
 	scs_report_dispose(&rep);
+}
+
+/*
+ * scs4onnx, the shrink tool under the Python tool's name: scs4onnx's README
+ * invocations write byte for byte what scs4onnx-shrink writes (the model and
+ * its .npy files), with its exit statuses and messages under its own name.
+ */
+Test(cli, scs4onnx_writes_what_scs4onnx_shrink_writes, .init = scratch_setup, .fini = scratch_teardown)
+{
+	static const char *const args[] = { "", "-m npy", "--mode shrink -n", "-m npy -fc W1 --non_verbose",
+		"--disable_auto_downcast", "-d -fo MatMul" };
+	char *text;
+
+	put_input("dup_basic.onnx");
+	for (size_t i = 0; i < sizeof(args) / sizeof(args[0]); i++) {
+		cr_assert_eq(sh(&text, "rm -rf a b && mkdir a b && scs4onnx in.onnx a/out.onnx %s && "
+		    "scs4onnx-shrink in.onnx b/out.onnx %s && ls a && diff -r a b", args[i], args[i]), 0, "%s: %s", args[i],
+		    text);
+		cr_expect_not_null(strstr(text, "out.onnx\n"), "%s: %s", args[i], text);
+		if (strstr(args[i], "npy"))
+			cr_expect_not_null(strstr(text, ".npy\n"), "%s: no .npy file: %s", args[i], text);
+		free(text);
+	}
+	expect_says("scs4onnx", "", 2, "scs4onnx: needs two arguments\nTry 'scs4onnx --help' for more information.\n");
+	expect_says("scs4onnx", "in.onnx out.onnx -m zip", 2,
+	    "scs4onnx: --mode takes shrink or npy, not 'zip'\nTry 'scs4onnx --help' for more information.\n");
+	expect_says("scs4onnx", "nosuch.onnx out.onnx", 1,
+	    "scs4onnx: error: nosuch.onnx: cannot open: No such file or directory\n");
+	cr_assert_eq(sh(&text, "scs4onnx --help"), 0);
+	cr_expect(strncmp(text, "usage: scs4onnx INPUT.onnx OUTPUT.onnx [options]\n", 49) == 0, "%s", text);
+	free(text);
+}
+
+/*
+ * Progress lines fit the terminal: each redraw is one column short of its
+ * width (so it never wraps), on a 60-column terminal and an 80-column one.
+ */
+Test(cli, progress_fits_the_terminal_width, .init = make_llm, .fini = scratch_teardown)
+{
+	static const int widths[] = { 60, 80 };
+	char *text, *line, *save;
+
+	for (size_t i = 0; i < sizeof(widths) / sizeof(widths[0]); i++) {
+		int lines = 0;
+
+		cr_assert_eq(sh(&text, "script -qec 'stty cols %d; scs4onnx-big llm.onnx out.onnx -f --external-data' "
+		    "/dev/null", widths[i]), 0, "%s", text);
+		for (line = strtok_r(text, "\r\n", &save); line; line = strtok_r(NULL, "\r\n", &save)) {
+			if (strncmp(line, "scs4onnx-big: ", 14) != 0)
+				continue;
+			lines++;
+			cr_expect_lt(strlen(line), (size_t)widths[i], "%zu columns on a %d-column terminal: '%s'",
+			    strlen(line), widths[i], line);
+		}
+		cr_expect_gt(lines, 2, "no progress lines: %s", text);
+		free(text);
+	}
 }

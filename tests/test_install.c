@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "pkg.h"
 #include "support.h"
@@ -146,7 +147,7 @@ Test(install, a_program_built_with_pkg_config_shrinks_a_model, .init = install_t
 Test(install, every_installed_man_page_renders, .init = install_tree, .fini = remove_tree)
 {
 	static const char *const pages[] = { "scs4onnx-shrink.1", "scs4onnx-split.1", "scs4onnx-merge.1",
-		"scs4onnx-big.1", "scs4onnx-optimize.1", "scs4onnx.3" };
+		"scs4onnx-big.1", "scs4onnx-optimize.1", "scs4onnx.1", "scs4onnx.3" };
 	char *text;
 
 	for (size_t i = 0; i < sizeof(pages) / sizeof(pages[0]); i++) {
@@ -159,7 +160,7 @@ Test(install, every_installed_man_page_renders, .init = install_tree, .fini = re
 		free(path);
 	}
 	cr_assert_eq(run(&text, "find '%s' -path '*/man/man*' -type f | wc -l", dest), 0);
-	cr_expect_eq(atoi(text), 6, "installed pages: %s", text);
+	cr_expect_eq(atoi(text), 7, "installed pages: %s", text);
 	free(text);
 }
 
@@ -318,4 +319,32 @@ Test(install, the_installed_python_package_passes_its_suite, .init = install_tre
 	free(pkg);
 	free(so);
 	free(hdr);
+}
+
+/*
+ * README.md's Install block, copied as written (tests/install/readme_install.sh
+ * extracts it, so the README and this test cannot drift), into a scratch
+ * root: the tools on the PATH, the loader and pkg-config finding the
+ * library, the README's C example built and run, python3 importing
+ * scs4onnx_c. ldconfig -r chroots: root only.
+ */
+static void
+scratch_only(void)
+{
+	dest = tmpdir_new();
+}
+
+Test(install, the_readme_install_block_works_as_written, .init = scratch_only, .fini = remove_tree)
+{
+	char *in, *text;
+
+	if (geteuid() != 0)
+		cr_skip_test("the Install block's ldconfig needs root");
+	in = fixture("dup_basic.onnx");
+	cr_assert_eq(run(&text, "'%s/tests/install/readme_install.sh' '%s' '%s' '%s' 2>&1", SCS_TEST_SRC_DIR,
+	    SCS_TEST_SRC_DIR, dest, in), 0, "%s", text);
+	cr_expect_not_null(strstr(text, "C example: 3 groups merged, "), "%s", text);
+	cr_expect_not_null(strstr(text, "\nOK\n"), "%s", text);
+	free(text);
+	free(in);
 }

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -132,13 +133,29 @@ seconds_since(const struct timespec *t0, const struct timespec *t)
 /* Stages shorter than this show no throughput (too few samples to mean anything). */
 #define RATE_AFTER_S 2.0
 
+/* The width of the terminal stderr is on, else $COLUMNS, else 80. */
+static int
+term_width(void)
+{
+	struct winsize ws;
+	const char *columns = getenv("COLUMNS");
+
+	if (ioctl(STDERR_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
+		return ws.ws_col;
+	if (columns && atoi(columns) > 0)
+		return atoi(columns);
+	return 80;
+}
+
 void
 cli_progress(void *payload, const char *stage, uint64_t done, uint64_t total)
 {
 	static struct timespec last, started;
 	static const char *last_stage;
 	struct timespec now;
-	char d[24], t[24], rate[24];
+	char d[24], t[24], rate[24], line[256];
+	size_t n;
+	int width;
 	double secs;
 
 	(void)payload;
@@ -151,25 +168,34 @@ cli_progress(void *payload, const char *stage, uint64_t done, uint64_t total)
 	last = now;
 	last_stage = stage;
 	if (total <= 1) {
-		fprintf(stderr, "\r%s: %s ...%50s", prog, stage, "");
+		snprintf(line, sizeof(line), "%s: %s ...", prog, stage);
 	} else {
 		if (done > total)
 			done = total;
 		put_size(d, done, total);
 		put_size(t, total, total);
-		fprintf(stderr, "\r%s: %s %5.1f%% (%s / %s", prog, stage, 100.0 * (double)done / (double)total, d, t);
+		snprintf(line, sizeof(line), "%s: %s %5.1f%% (%s / %s", prog, stage, 100.0 * (double)done / (double)total,
+		    d, t);
 		secs = seconds_since(&started, &now);
+		n = strlen(line);
 		if (secs >= RATE_AFTER_S && done > 0) {
 			double per_s = (double)done / secs;
 
 			put_size(rate, (uint64_t)per_s, (uint64_t)per_s);
 			if (done < total)
-				fprintf(stderr, ", %s/s, %.0f s left", rate, (double)(total - done) / per_s);
+				snprintf(line + n, sizeof(line) - n, ", %s/s, %.0f s left)", rate,
+				    (double)(total - done) / per_s);
 			else
-				fprintf(stderr, ", %s/s, %.1f s", rate, secs);
+				snprintf(line + n, sizeof(line) - n, ", %s/s, %.1f s)", rate, secs);
+		} else {
+			snprintf(line + n, sizeof(line) - n, ")");
 		}
-		fputs(")          ", stderr);
 	}
+	/* one column short of the width, padded over what the last line left: no wrap, no stale tail */
+	width = term_width() - 1;
+	if (width > (int)sizeof(line) - 1)
+		width = (int)sizeof(line) - 1;
+	fprintf(stderr, "\r%-*.*s", width, width, line);
 	fflush(stderr);
 	progress_shown = 1;
 }

@@ -1,13 +1,19 @@
 /*
  * scs4onnx-shrink: merge identical constants of an ONNX model of any size.
  * Accepts the Python scs4onnx's spellings too (-m, -fo, -fc, -d, -n and the
- * underscore forms), so existing scripts carry over.
+ * underscore forms), so existing scripts carry over. Built a second time as
+ * scs4onnx (SCS_TOOL), the Python tool's own name, so a script calling
+ * `scs4onnx in.onnx out.onnx -m npy` runs unchanged.
  *
  * SPDX-License-Identifier: MIT
  */
 #include <stdio.h>
 
 #include "cli.h"
+
+#ifndef SCS_TOOL
+#define SCS_TOOL "scs4onnx-shrink"
+#endif
 
 static void
 usage(FILE *f)
@@ -28,7 +34,7 @@ usage(FILE *f)
 	};
 
 	fprintf(f,
-	    "usage: scs4onnx-shrink INPUT.onnx OUTPUT.onnx [options]\n"
+	    "usage: " SCS_TOOL " INPUT.onnx OUTPUT.onnx [options]\n"
 	    "\n"
 	    "Make an ONNX model smaller without changing what it computes: identical\n"
 	    "non-scalar constants (initializers and Constant values, in every graph and\n"
@@ -47,7 +53,7 @@ main(int argc, char **argv)
 	cli_args a;
 	int rc;
 
-	if ((rc = cli_start(&a, "scs4onnx-shrink", argc, argv, CLI_SHRINK | CLI_EXTERNAL | CLI_STORE | CLI_FORCE,
+	if ((rc = cli_start(&a, SCS_TOOL, argc, argv, CLI_SHRINK | CLI_EXTERNAL | CLI_STORE | CLI_FORCE,
 	    usage)) >= 0)
 		return rc;
 	return cli_finish(&a, &rep, scs_shrink(&rep, a.pos[0], a.pos[1], &a.shrink));

@@ -8,7 +8,11 @@ import { createRequire } from 'node:module';
 const require = createRequire(import.meta.url);
 
 // onnxruntime-node, or an Error naming the setup step.
+// ONNX Runtime's telemetry is off in every process these scripts start, run
+// by the suite or by hand: with it on, the runtime leaves
+// /tmp/mat-debug-<pid>.log, /tmp/.ses and ~/.cache/Microsoft behind.
 export function loadOrt() {
+  process.env.ORT_DISABLE_TELEMETRY = '1';
   try {
     return require('onnxruntime-node');
   } catch (e) {

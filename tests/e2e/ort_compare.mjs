@@ -81,7 +81,10 @@ function usage(msg) {
   process.stderr.write(
     'usage: node ort_compare.mjs REFERENCE.onnx CANDIDATE.onnx ' +
       '[--feed NAME=FILE.npy ...] [--feed-both NAME=FILE.npy ...] [--seed N] [--runs K] ' +
-      '[--graph-opt disabled|basic|extended|all] [--tol REL,ABS]\n',
+      '[--graph-opt disabled|basic|extended|all] [--tol REL,ABS]\n' +
+      '       node ort_compare.mjs REFERENCE.onnx SHARD0.onnx SHARD1.onnx ... --chain [--seed N] [--runs K] ' +
+      '[--graph-opt ...] [--tol REL,ABS]\n' +
+      '       node ort_compare.mjs --batch LIST [--seed N] [--runs K] [--graph-opt ...] [--tol REL,ABS]\n',
   );
   process.exit(1);
 }
