@@ -42,6 +42,7 @@ with one summary line; exit status 0 when nothing unlisted went wrong.
 
 import argparse
 import concurrent.futures
+import functools
 import json
 import os
 import random
@@ -125,7 +126,7 @@ def fixed_edges(t):
                 0x03ff, 0x7bff, 0xfbff, 0x3c00, 0xbe00, 0x4100, 0xc100, 0x3800]
         return np.array([f16_bits(b) for b in bits], dtype=np.float16)
     if t == "bool":
-        return np.array([False, True, True, False], dtype=np.bool_)
+        return np.array([False, True, True, False, True, False, False, True], dtype=np.bool_)
     info = np.iinfo(TYPES[t][1])
     vals = [0, 1, 2, 7, info.max, info.max - 1, info.max // 2 + 1]
     if info.min < 0:
@@ -387,7 +388,7 @@ def gen_constant_of_shape(op, t, opset):
 def gen_expand(op, t, opset):
     e = edges(t)
     for k, sh in enumerate(([2, 1, 3], [1], [3, 1], [0, 3], [-1, 3], [1, 1, 1, 1])):
-        yield "s%d" % k, lambda c, sh=sh: c.out(c.node(op, [c.const(e[:3].reshape(1, 3)), c.const(i64(sh))]))
+        yield "s%d" % k, lambda c, sh=sh: c.out(c.node(op, [c.const(e[4:7].reshape(1, 3)), c.const(i64(sh))]))
     yield "x", lambda c: c.out(c.node(op, [c.input(t, ["N", 1]), c.const(i64([2, 1, 4]))]))
 
 
@@ -555,7 +556,7 @@ def gen_squeeze(op, t, opset):
 
 
 def gen_tile(op, t, opset):
-    a = edges(t)[:4].reshape(2, 2)
+    a = edges(t)[:8].reshape(2, 4)
     for k, r in enumerate(([2, 1], [0, 3], [1, 1], [3, 2])):
         yield "r%d" % k, lambda c, r=r: c.out(c.node(op, [c.const(a), c.const(i64(r))]))
     yield "x", lambda c: c.out(c.node(op, [c.input(t, ["N", 2]), c.const(i64([2, 0]))]))
@@ -678,12 +679,18 @@ def chains():
 
 
 # ------------------------------------------------------------------ the set
+def remake(gen, op, t, opset, variant):
+    """The build of one variant, made now (a random case's values are drawn as it is made)."""
+    return dict(gen(op, t, opset))[variant]
+
+
 MOVING = ("Concat", "Expand", "Flatten", "Gather", "GatherElements", "Pad", "Reshape", "Shape", "Size", "Slice",
           "Split", "Squeeze", "Unsqueeze", "Tile", "Transpose", "Identity")
 
 
 def fixed_cases(ops, every=False):
-    """The cases of the fixed set: (id, opset, build, typed, as_node). At
+    """The cases of the fixed set: (id, opset, make, typed, as_node), make()
+    giving the function that fills a Case. At
     opset 21 every element type of the operators that compute, and of those
     that move elements one type of each size; float (or the first type the
     schema allows) at the older opsets. @every: every type at every opset."""
@@ -705,12 +712,13 @@ def fixed_cases(ops, every=False):
             elif not every and op in MOVING:
                 types = [t for t in types if t in ("float", "int64", "float16", "uint8")]
             for t in types:
-                for variant, build in gen(op, t, opset):
+                for variant, _ in gen(op, t, opset):
                     k += 1
-                    out.append(("%s.op%d.%s.%s" % (op, opset, t, variant), opset, build, k % 3 == 1, k % 5 == 2))
+                    out.append(("%s.op%d.%s.%s" % (op, opset, t, variant), opset,
+                                functools.partial(remake, gen, op, t, opset, variant), k % 3 == 1, k % 5 == 2))
     for cid, opset, build in chains():
         k += 1
-        out.append((cid, opset, build, k % 2 == 0, False))
+        out.append((cid, opset, lambda build=build: build, k % 2 == 0, False))
     return out
 
 
@@ -721,8 +729,8 @@ def random_cases(ops, count, seed):
     pool = fixed_cases(ops, True)
     out = []
     for k in range(count):
-        cid, opset, build, _, _ = rng.choice(pool)
-        out.append(("rnd-%d-%d-%s" % (seed, k, cid), opset, build, rng.random() < 0.5, rng.random() < 0.3))
+        cid, opset, make, _, _ = rng.choice(pool)
+        out.append(("rnd-%d-%d-%s" % (seed, k, cid), opset, make, rng.random() < 0.5, rng.random() < 0.3))
     return out
 
 
@@ -774,12 +782,12 @@ def declared_dims(path):
 
 
 def prepare(tools, work, case):
-    cid, opset, build, typed, as_node = case
+    cid, opset, make, typed, as_node = case
     c = Case(cid, opset)
     c.typed, c.as_node = typed, as_node
     LOCAL.rng = random.Random(cid) if cid.startswith("rnd-") else None
     try:
-        build(c)
+        make()(c)
     finally:
         LOCAL.rng = None
     m = c.model()
