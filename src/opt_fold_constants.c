@@ -328,8 +328,8 @@ rounds_to_half(scs_opt_ctx *ctx, int scope, const Onnx__NodeProto *node, size_t 
 	return !(cast && only_main_outputs(ctx, scope, node->output[j]));
 }
 
-/* Operators that move elements but that ONNX Runtime computes in float for float16 (it has no float16 kernel). */
-static const char *const half_in_float_ops[] = { "Pad", NULL };
+/* Operators that move elements but that ONNX Runtime computes in float for float16 (seen: NaNs come back changed). */
+static const char *const half_in_float_ops[] = { "Pad", "Tile", NULL };
 
 /*
  * 1 when a float16 or bfloat16 input of the node holds a NaN and ONNX
