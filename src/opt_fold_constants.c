@@ -336,10 +336,41 @@ rounds_to_half(scs_opt_ctx *ctx, int scope, const Onnx__NodeProto *node, size_t 
 	return !(cast && only_main_outputs(ctx, scope, node->output[j]));
 }
 
+/* Operators that move elements but that ONNX Runtime computes in float for float16 (seen: NaNs come back changed). */
+static const char *const half_in_float_ops[] = { "Pad", "Tile", NULL };
+
+/*
+ * 1 when a float16 or bfloat16 input of the node holds a NaN and ONNX
+ * Runtime computes the node in float: the NaN's bits come back changed
+ * (quieted, the payload dropped), so no fold can write what it computes.
+ */
+static int
+half_nan_through_float(const Onnx__NodeProto *node, const fold_io *io)
+{
+	if (!is_in(half_in_float_ops, node->op_type))
+		return 0;
+	for (size_t i = 0; i < node->n_input && i < MAX_IO; i++) {
+		const scs_eval_tensor *t = &io->in[i];
+		uint16_t exp = t->dtype == SCS_DT_FLOAT16 ? 0x7c00 : 0x7f80;
+
+		if ((t->dtype != SCS_DT_FLOAT16 && t->dtype != SCS_DT_BFLOAT16) || t->data == NULL)
+			continue;
+		for (uint64_t k = 0; k < t->n; k++) {
+			uint16_t h;
+
+			memcpy(&h, (const uint8_t *)t->data + 2 * k, 2);
+			if ((h & exp) == exp && (h & (uint16_t)~(exp | 0x8000)) != 0)
+				return 1;
+		}
+	}
+	return 0;
+}
+
 /*
  * What a computed fold must pass before its outputs are written: not
- * inexact (unless --fold-inexact), no float16 made by rounding, no growth
- * (unless --fold-grow). 0 when it passes; else refused().
+ * inexact (unless --fold-inexact), no float16 made by rounding or NaN
+ * that ONNX Runtime takes through float, no growth (unless --fold-grow).
+ * 0 when it passes; else refused().
  */
 static int
 admit(scs_opt_ctx *ctx, int scope, Onnx__NodeProto *node, const fold_io *io, const scs_eval_call *c,
@@ -356,6 +387,9 @@ admit(scs_opt_ctx *ctx, int scope, Onnx__NodeProto *node, const fold_io *io, con
 		if (rounds_to_half(ctx, scope, node, j, io->in[0].dtype, out_dt[j]))
 			return refused(scs_opt_refuse(ctx, scope, node, "not folded: a float16 or bfloat16 result made by "
 			    "rounding, which ONNX Runtime may compute in float without the roundings in between"));
+	if (half_nan_through_float(node, io))
+		return refused(scs_opt_refuse(ctx, scope, node, "not folded: a float16 or bfloat16 NaN, whose bits ONNX "
+		    "Runtime changes as it computes %s in float", node->op_type));
 	freed = bytes_freed(ctx, node, io);
 	if (out_bytes > freed && out_bytes > SMALL && !(ctx->settings && ctx->settings->fold_grow))
 		return refused(scs_opt_refuse(ctx, scope, node, "not folded: over the budget: its outputs take %llu bytes, "

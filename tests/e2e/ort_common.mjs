@@ -29,6 +29,22 @@ export const SESSION_OPTIONS = {
   logSeverityLevel: 3,
 };
 
+// The typed array holding each element type onnxruntime-node takes and gives (float16 as its bits).
+export const TYPED = {
+  float32: Float32Array,
+  float64: Float64Array,
+  float16: Uint16Array,
+  int8: Int8Array,
+  int16: Int16Array,
+  int32: Int32Array,
+  int64: BigInt64Array,
+  uint8: Uint8Array,
+  uint16: Uint16Array,
+  uint32: Uint32Array,
+  uint64: BigUint64Array,
+  bool: Uint8Array,
+};
+
 export function halfBitsToFloat(h) {
   const sign = h & 0x8000 ? -1 : 1;
   const e = (h >>> 10) & 0x1f;
@@ -54,14 +70,13 @@ function fmtValue(type, data, i) {
   const hex = (x, w) => '0x' + x.toString(16).padStart(w, '0');
   switch (type) {
     case 'float32': {
-      const b = Buffer.alloc(4);
-      b.writeFloatLE(v);
-      return `${Object.is(v, -0) ? '-0' : String(v)} (${hex(b.readUInt32LE(0), 8)})`;
+      // the bits as stored: a number written back would lose a NaN's payload
+      const bits = new Uint32Array(data.buffer, data.byteOffset, data.length)[i];
+      return `${Object.is(v, -0) ? '-0' : String(v)} (${hex(bits, 8)})`;
     }
     case 'float64': {
-      const b = Buffer.alloc(8);
-      b.writeDoubleLE(v);
-      return `${Object.is(v, -0) ? '-0' : String(v)} (${hex(b.readBigUInt64LE(0), 16)})`;
+      const bits = new BigUint64Array(data.buffer, data.byteOffset, data.length)[i];
+      return `${Object.is(v, -0) ? '-0' : String(v)} (${hex(bits, 16)})`;
     }
     case 'float16': {
       const f = halfBitsToFloat(v);

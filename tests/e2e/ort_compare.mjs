@@ -72,7 +72,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 
-import { SESSION_OPTIONS, compareOutput, halfBitsToFloat, loadOrt, runChain } from './ort_common.mjs';
+import { SESSION_OPTIONS, TYPED, compareOutput, halfBitsToFloat, loadOrt, runChain } from './ort_common.mjs';
 
 const PROG = 'ort_compare';
 
@@ -213,21 +213,6 @@ function floatToHalfBits(v) {
 }
 
 // ------------------------------------------------------------------ tensors
-const TYPED = {
-  float32: Float32Array,
-  float64: Float64Array,
-  float16: Uint16Array,
-  int8: Int8Array,
-  int16: Int16Array,
-  int32: Int32Array,
-  int64: BigInt64Array,
-  uint8: Uint8Array,
-  uint16: Uint16Array,
-  uint32: Uint32Array,
-  uint64: BigUint64Array,
-  bool: Uint8Array,
-};
-
 function randomTensor(ort, meta, seed) {
   if (!meta.isTensor) throw new Error(`input '${meta.name}' is not a tensor; cannot generate a value`);
   const dims = (meta.shape || []).map((d) => (typeof d === 'number' && Number.isInteger(d) && d >= 0 ? d : 2));
