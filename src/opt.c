@@ -1967,9 +1967,40 @@ count_nodes(const scs_opt_ctx *ctx)
 }
 
 /*
- * Whether the passes can reason about the model at all: every graph
- * defines each name once and has no cycle, and no training_info graph
- * reads the main graph's names behind the scopes' back.
+ * A node the passes cannot read (ONNX requires both): one without an
+ * operator (op_type absent or empty) or with an attribute without a name.
+ * 1 and @why when @n is one, else 0.
+ */
+static int
+unreadable_node(const scs_opt_ctx *ctx, int scope, const Onnx__NodeProto *n, char *why, size_t why_len)
+{
+	const char *name = n->name && n->name[0] ? n->name : NULL, *where = ctx->st->label[scope];
+
+	if (!n->op_type || !n->op_type[0]) {
+		if (name)
+			snprintf(why, why_len, "node '%s'%s has no op_type", name, where);
+		else if (n->n_output && n->output[0][0])
+			snprintf(why, why_len, "the node writing '%s'%s has no op_type", n->output[0], where);
+		else
+			snprintf(why, why_len, "a node without outputs%s has no op_type", where);
+		return 1;
+	}
+	for (size_t i = 0; i < n->n_attribute; i++)
+		if (!n->attribute[i]->name || !n->attribute[i]->name[0]) {
+			char subj[256];
+
+			subject_of(subj, sizeof(subj), ctx, scope, n);
+			snprintf(why, why_len, "%s has an attribute without a name", subj);
+			return 1;
+		}
+	return 0;
+}
+
+/*
+ * Whether the passes can reason about the model at all: every node has
+ * an operator and named attributes, every graph defines each name once
+ * and has no cycle, and no training_info graph reads the main graph's
+ * names behind the scopes' back.
  * 0 when they can; 1 and @why when not; < 0 on error.
  */
 static int
@@ -1988,6 +2019,10 @@ unfit(scs_opt_ctx *ctx, char *why, size_t why_len)
 		const char *twice = NULL;
 		size_t *n;
 
+		nodes = *scs_scope_nodes(sc, &n);
+		for (size_t i = 0; i < *n; i++)
+			if (unreadable_node(ctx, (int)s, nodes[i], why, why_len))
+				return 1;
 		if (ctx->st->cycle[s]) {
 			snprintf(why, why_len, "%s%s", ctx->st->cycle[s], ctx->st->label[s]);
 			return 1;
@@ -2003,7 +2038,6 @@ unfit(scs_opt_ctx *ctx, char *why, size_t why_len)
 			for (size_t i = 0; rc == SCS_OK && i < sc->func->n_input; i++)
 				rc = scs_strmap_put(&seen, sc->func->input[i], 1);
 		}
-		nodes = *scs_scope_nodes(sc, &n);
 		for (size_t i = 0; rc == SCS_OK && !twice && i < *n; i++)
 			for (size_t j = 0; rc == SCS_OK && !twice && j < nodes[i]->n_output; j++) {
 				const char *o = nodes[i]->output[j];

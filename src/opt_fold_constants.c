@@ -482,7 +482,7 @@ fold(scs_opt_ctx *ctx, int scope, Onnx__NodeProto *node, fold_io *io)
 	int out_dt[MAX_IO];
 	int kind, r, n_used = 0;
 
-	if (node->n_input > MAX_IO || node->n_output > MAX_IO || (node->domain && node->domain[0] &&
+	if (!node->op_type || node->n_input > MAX_IO || node->n_output > MAX_IO || (node->domain && node->domain[0] &&
 	    strcmp(node->domain, "ai.onnx") != 0) || strcmp(node->op_type, "Constant") == 0)
 		return 0;
 	if (node->n_input == 0) {
