@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Sets up, builds and runs every test: first the suite under AddressSanitizer
 # + UndefinedBehaviorSanitizer (all but the multi-GiB e2e_big cases, which run
-# the same code paths as the small ones, only longer), then the fuzzer for
-# FUZZ_SECONDS (default 60; scripts/fuzz.sh), then every suite in the normal
-# build, whose Criterion Synthesis line ends the log.
+# the same code paths as the small ones, only longer), then the two fuzz
+# targets for FUZZ_SECONDS together (default 60, half each; scripts/fuzz.sh),
+# then every suite in the normal build, whose Criterion Synthesis line ends
+# the log.
 # SPDX-License-Identifier: MIT
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -28,9 +29,12 @@ if grep -qE 'ERROR: (Address|Leak)Sanitizer|runtime error:' work/asan.log; then
 	echo "sanitizers: reports found (see above and work/asan.log)"
 	status=1
 fi
-# the libFuzzer target for a fixed time: one summary line; a finding fails the run
-echo "== fuzzing (${FUZZ_SECONDS:-60} s)"
-scripts/fuzz.sh "${FUZZ_SECONDS:-60}" || status=1
+# the two libFuzzer targets for a fixed time, split between them: one summary
+# line each; a finding fails the run
+fuzz_seconds=${FUZZ_SECONDS:-60}
+echo "== fuzzing (${fuzz_seconds} s)"
+scripts/fuzz.sh $((fuzz_seconds - fuzz_seconds / 2)) scs || status=1
+scripts/fuzz.sh $((fuzz_seconds / 2)) opt || status=1
 echo "== tests"
 build/tests/unit -j"$jobs" || status=1
 exit $status
