@@ -187,6 +187,7 @@ void
 expect_contract(const char *call, int rc, const char *target)
 {
 	const char *msg = scs_err_msg();
+	char again[FUZZ_PATH_MAX];
 
 	if (rc > 0)
 		die(call, "returned a positive code");
@@ -202,8 +203,10 @@ expect_contract(const char *call, int rc, const char *target)
 	} else if (target && !exists(target)) {
 		die(call, "succeeded without writing its target");
 	}
+	path_at(again, sizeof(again), out_dir, "again");
 	expect_no_temporaries(root, call);
 	expect_no_temporaries(out_dir, call);
+	expect_no_temporaries(again, call);
 	expect_no_temporaries(shard_dir, call);
 	expect_no_temporaries(work_dir, call);
 	if (count_fds(0) > 0) {
@@ -237,6 +240,18 @@ read_file(const char *path, size_t *len)
 	}
 	close(fd);
 	return buf;
+}
+
+void
+path_again(char *out, size_t cap, const char *once)
+{
+	char dir[FUZZ_PATH_MAX];
+	const char *slash = strrchr(once, '/');
+
+	path_at(dir, sizeof(dir), out_dir, "again");
+	if (mkdir(dir, 0777) < 0 && errno != EEXIST)
+		die("cannot make", dir);
+	path_at(out, cap, dir, slash ? slash + 1 : once);
 }
 
 int

@@ -43,6 +43,14 @@ int exists(const char *path);
 /* The whole file (malloc'd; NULL when it cannot be read), *len its length. */
 uint8_t *read_file(const char *path, size_t *len);
 
+/*
+ * The path, in a folder of its own under the output folder (made here), of a
+ * second output of the same name as output @once: a model with external
+ * data names its data file after itself, so only outputs of one name can
+ * be compared byte for byte.
+ */
+void path_again(char *out, size_t cap, const char *once);
+
 /* 1 when the files @a and @b hold the same bytes. */
 int same_bytes(const char *a, const char *b);
 

@@ -72,7 +72,7 @@ expect_fixpoint(const char *once, const scs_optimize_options *opts)
 	scs_report rep;
 	int rc;
 
-	path_at(twice, sizeof(twice), out_dir, "twice.onnx");
+	path_again(twice, sizeof(twice), once);
 	rc = scs_optimize(&rep, once, twice, opts);
 	finish("optimize of an optimized model", rc, &rep, twice);
 	if (rc < 0)

@@ -75,7 +75,7 @@ expect_fixpoint(const char *once, const scs_shrink_options *opts)
 	scs_report rep;
 	int rc;
 
-	path_at(twice, sizeof(twice), out_dir, "twice.onnx");
+	path_again(twice, sizeof(twice), once);
 	rc = scs_shrink(&rep, once, twice, opts);
 	scs_report_dispose(&rep);
 	expect_contract("shrink of a shrunk model", rc, twice);
