@@ -199,6 +199,7 @@ int
 cli_write_json(const scs_report *rep, const char *path)
 {
 	char tmp[sizeof(json_tmp)];
+	sigset_t all, old;
 	mode_t mask;
 	FILE *f;
 	int fd, rc = -1;
@@ -210,12 +211,17 @@ cli_write_json(const scs_report *rep, const char *path)
 		}
 		return CLI_OK;
 	}
-	/* a new file renamed over @path: an interrupted run leaves the old report, whole */
+	/* a new file renamed over @path: an interrupted run leaves the old report, whole (and no temporary:
+	 * the signal handler knows it from the moment it exists) */
+	sigfillset(&all);
+	sigprocmask(SIG_BLOCK, &all, &old);
 	if (temp_beside(tmp, sizeof(tmp), path) < 0 || (fd = mkstemp(tmp)) < 0) {
+		sigprocmask(SIG_SETMASK, &old, NULL);
 		fprintf(stderr, "%s: error: %s: cannot write the JSON report\n", prog, path);
 		return CLI_FAILED;
 	}
 	memcpy(json_tmp, tmp, sizeof(tmp));
+	sigprocmask(SIG_SETMASK, &old, NULL);
 	mask = umask(0);
 	umask(mask);
 	if (fchmod(fd, 0666 & ~mask) == 0 && (f = fdopen(fd, "w")) != NULL) {
