@@ -185,6 +185,16 @@ cli_progress_end(void)
 	progress_shown = 0;
 }
 
+/* Hold every signal until sigprocmask(SIG_SETMASK, @old, NULL). */
+static void
+hold_signals(sigset_t *old)
+{
+	sigset_t all;
+
+	sigfillset(&all);
+	sigprocmask(SIG_BLOCK, &all, old);
+}
+
 /* "dir/.name.XXXXXX" beside @path into @out (@len bytes): 0, or -1 when too long. */
 static int
 temp_beside(char *out, size_t len, const char *path)
@@ -199,7 +209,7 @@ int
 cli_write_json(const scs_report *rep, const char *path)
 {
 	char tmp[sizeof(json_tmp)];
-	sigset_t all, old;
+	sigset_t old;
 	mode_t mask;
 	FILE *f;
 	int fd, rc = -1;
@@ -213,8 +223,7 @@ cli_write_json(const scs_report *rep, const char *path)
 	}
 	/* a new file renamed over @path: an interrupted run leaves the old report, whole (and no temporary:
 	 * the signal handler knows it from the moment it exists) */
-	sigfillset(&all);
-	sigprocmask(SIG_BLOCK, &all, &old);
+	hold_signals(&old);
 	if (temp_beside(tmp, sizeof(tmp), path) < 0 || (fd = mkstemp(tmp)) < 0) {
 		sigprocmask(SIG_SETMASK, &old, NULL);
 		fprintf(stderr, "%s: error: %s: cannot write the JSON report\n", prog, path);
@@ -444,14 +453,19 @@ static int
 takes_files(const char *dir)
 {
 	char probe[4096];
+	sigset_t old;
 	int fd;
 
-	if ((size_t)snprintf(probe, sizeof(probe), "%s/.scs4onnx-probe.XXXXXX", dir) >= sizeof(probe) ||
-	    (fd = mkstemp(probe)) < 0)
+	if ((size_t)snprintf(probe, sizeof(probe), "%s/.scs4onnx-probe.XXXXXX", dir) >= sizeof(probe))
 		return 0;
-	close(fd);
-	unlink(probe);
-	return 1;
+	/* made and removed with signals held: an interrupt never leaves it */
+	hold_signals(&old);
+	if ((fd = mkstemp(probe)) >= 0) {
+		close(fd);
+		unlink(probe);
+	}
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	return fd >= 0;
 }
 
 /* The folder of @path ("." for a bare name) into @dir (@len bytes). */
