@@ -478,12 +478,13 @@ scs_opt_write_shapes(scs_model *m, size_t *n_written)
 		return rc == SCS_ECORRUPT ? (scs_err_clear(), SCS_OK) : rc;
 	if ((rc = scs_infer_graph(&inf, m, order, n_order)) < 0)
 		goto done;
+	/* (a declaration without a name declares nothing) */
 	for (size_t i = 0; rc >= 0 && i < g->n_output; i++)
-		if ((rc = scs_strmap_put(&declared, g->output[i]->name, 1)) >= 0 &&
+		if (g->output[i]->name && (rc = scs_strmap_put(&declared, g->output[i]->name, 1)) >= 0 &&
 		    (rc = refine_declared(&inf, g->output[i])) > 0)
 			(*n_written)++;
 	for (size_t i = 0; rc >= 0 && i < g->n_value_info; i++)
-		if ((rc = scs_strmap_put(&declared, g->value_info[i]->name, 1)) >= 0 &&
+		if (g->value_info[i]->name && (rc = scs_strmap_put(&declared, g->value_info[i]->name, 1)) >= 0 &&
 		    (rc = refine_declared(&inf, g->value_info[i])) > 0)
 			(*n_written)++;
 	for (size_t k = 0; rc >= 0 && k < n_order; k++) {

@@ -703,6 +703,28 @@ Test(optimize, fields_onnx_lets_a_writer_leave_out_are_optimized_as_any_other, .
 	free(out);
 }
 
+Test(optimize, declarations_without_a_name_are_left_as_they_are_by_write_shapes, .init = opt_setup,
+    .fini = opt_teardown)
+{
+	char *in = fixture("absent_vi_name.onnx"), *out = path_in(opt_dir, "out.onnx");
+	Onnx__ModelProto *m;
+
+	for (size_t k = 0; k < sizeof(optimizing_tools) / sizeof(optimizing_tools[0]); k++) {
+		cr_assert_eq(run_tool(&opt_text, optimizing_tools[k][0], "'%s' '%s' %s --write-shapes", in, out,
+		    optimizing_tools[k][1]), 0, "%s: %s", optimizing_tools[k][0], opt_text);
+		free(opt_text);
+		opt_text = NULL;
+		m = load_proto(out);
+		cr_assert_not_null(m);
+		cr_assert_eq(m->graph->n_output, 2, "%s: the nameless output went", optimizing_tools[k][0]);
+		cr_assert_null(m->graph->output[1]->name);
+		cr_assert_eq(count_ops(m->graph, "Add"), 1, "%s: the constants' Add is folded", optimizing_tools[k][0]);
+		free_proto(m);
+	}
+	free(in);
+	free(out);
+}
+
 Test(optimize, new_nodes_constants_and_inputs_join_the_snapshot_at_the_commit, .init = values_setup,
     .fini = values_teardown)
 {

@@ -41,6 +41,10 @@ Files written to OUTDIR:
                       not valid: node 'tr' (Transpose) has an attribute
                       without a name (perm [1, 0] otherwise).
 
+  absent_vi_name.onnx not valid: a graph output and a value_info without a
+                      name beside a foldable Add (--write-shapes crashed on
+                      them).
+
 Each of the models left as they are also holds a foldable Add of two
 constants and an Identity, so that a pass that went ahead would show.
 """
@@ -199,8 +203,20 @@ def gen_attr_name(outdir):
     return write_unchecked(left_alone("absent_attr_name", [n]), outdir, "absent_attr_name.onnx")
 
 
+def gen_vi_name(outdir):
+    graph = helper.make_graph(
+        [bare("Add", ["a", "b"], ["ab"]), bare("Add", ["X", "ab"], ["Y"])], "absent_vi_name",
+        [vi("X", FLOAT, [3])], [vi("Y", FLOAT, [3]), vi("gone", FLOAT, [3])],
+        initializer=[init("a", np.array([1.5, -2.0, 3.25], dtype=np.float32)),
+                     init("b", np.array([0.25, 4.0, -1.0], dtype=np.float32))],
+        value_info=[vi("ab", FLOAT, [3]), vi("gone2", FLOAT, [None])])
+    graph.output[1].ClearField("name")
+    graph.value_info[1].ClearField("name")
+    return write_unchecked(make_model(graph), outdir, "absent_vi_name.onnx")
+
+
 GENERATORS = [gen_runs, gen_attr_type, gen_attr_type_ref, gen_op, gen_op_empty, gen_op_branch, gen_op_loop,
-              gen_op_function, gen_attr_name]
+              gen_op_function, gen_attr_name, gen_vi_name]
 
 if __name__ == "__main__":
     sys.exit(main(sys.argv, GENERATORS, "gen_absent_models"))
