@@ -15,9 +15,8 @@
  * target; no temporary file or store outlives a call; no descriptor stays
  * open. A breach aborts, so libFuzzer keeps the input as a crash file.
  *
- * The folder (under $SCS_FUZZ_TMP, else /dev/shm, else $TMPDIR or /tmp)
- * holds two external-data files (external_a.bin, external_b.bin, as the
- * test fixture external.onnx names them) and is removed at exit.
+ * The private folder and the contract are fuzz_common.c's, shared with
+ * fuzz_opt.c.
  *
  * An input holding SHARD_SEP is a set of shards instead: the pieces between
  * separators become shard-000.onnx, shard-001.onnx, ... and go through
@@ -30,9 +29,6 @@
  *
  * SPDX-License-Identifier: MIT
  */
-#include <dirent.h>
-#include <errno.h>
-#include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,9 +36,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "scs4onnx.h"
+#include "fuzz_common.h"
 
-#define DATA_LEN 32768                  /* each external-data file */
 #define SHARD_SEP "#scs-fuzz-shard#"     /* between the shards of a shard set */
 
 /* the options, in the input's last two bytes (little-endian) */
@@ -62,231 +57,14 @@ enum {
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static char root[4096];                 /* the private folder */
-static char in_path[4200], out_dir[4200], shard_dir[4200], work_dir[4200];
 static int check_fixpoint;
-
-static void
-die(const char *what, const char *detail)
-{
-	fprintf(stderr, "fuzz_scs: contract broken: %s: %s\n", what, detail);
-	abort();
-}
-
-static void
-path_at(char *out, size_t cap, const char *dir, const char *name)
-{
-	if ((size_t)snprintf(out, cap, "%s/%s", dir, name) >= cap)
-		die("path too long", name);
-}
-
-/*
- * Descriptors open on anything in the private folder: the library's own
- * (the sanitizers' symbolizer pipes and libFuzzer's files are elsewhere).
- * With @show, list them on stderr.
- */
-static int
-count_fds(int show)
-{
-	DIR *d = opendir("/proc/self/fd");
-	struct dirent *e;
-	char path[64], target[4096];
-	size_t root_len = strlen(root);
-	ssize_t n;
-	int count = 0;
-
-	if (d == NULL)
-		return 0;
-	while ((e = readdir(d)) != NULL) {
-		if (e->d_name[0] == '.')
-			continue;
-		snprintf(path, sizeof(path), "/proc/self/fd/%s", e->d_name);
-		if ((n = readlink(path, target, sizeof(target) - 1)) < 0)
-			continue;
-		target[n] = '\0';
-		if (strncmp(target, root, root_len) == 0 && (target[root_len] == '/' || target[root_len] == '\0')) {
-			count++;
-			if (show)
-				fprintf(stderr, "fuzz_scs: descriptor %s is open on %s\n", e->d_name, target);
-		}
-	}
-	closedir(d);
-	return count;
-}
-
-/* Remove everything inside @dir (not @dir itself). */
-static void
-empty_dir(const char *dir)
-{
-	DIR *d = opendir(dir);
-	struct dirent *e;
-	char path[4400];
-	struct stat st;
-
-	if (d == NULL)
-		return;
-	while ((e = readdir(d)) != NULL) {
-		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
-			continue;
-		path_at(path, sizeof(path), dir, e->d_name);
-		if (lstat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
-			empty_dir(path);
-			rmdir(path);
-		} else {
-			unlink(path);
-		}
-	}
-	closedir(d);
-}
-
-/* A temporary name (".name...") left in @dir by the library. */
-static void
-expect_no_temporaries(const char *dir, const char *call)
-{
-	DIR *d = opendir(dir);
-	struct dirent *e;
-
-	if (d == NULL)
-		return;
-	while ((e = readdir(d)) != NULL)
-		if (e->d_name[0] == '.' && strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0) {
-			char what[256];
-
-			snprintf(what, sizeof(what), "%s left a temporary in %s", call, dir);
-			closedir(d);
-			die(what, e->d_name);
-		}
-	closedir(d);
-}
-
-static void
-remove_root(void)
-{
-	if (root[0] == '\0')
-		return;
-	empty_dir(root);
-	rmdir(root);
-	root[0] = '\0';
-}
-
-static void
-write_file(const char *path, const void *data, size_t len)
-{
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	const uint8_t *p = data;
-
-	if (fd < 0)
-		die("cannot create", path);
-	while (len > 0) {
-		ssize_t n = write(fd, p, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			die("cannot write", path);
-		p += n;
-		len -= (size_t)n;
-	}
-	close(fd);
-}
-
-static int
-exists(const char *path)
-{
-	struct stat st;
-
-	return lstat(path, &st) == 0;
-}
 
 int
 LLVMFuzzerInitialize(int *argc, char ***argv)
 {
-	const char *parent = getenv("SCS_FUZZ_TMP");
-	static uint8_t bytes[DATA_LEN];
-	char path[4200];
-
-	if (parent == NULL)
-		parent = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : getenv("TMPDIR");
-	if (parent == NULL)
-		parent = "/tmp";
-	path_at(root, sizeof(root), parent, "scs-fuzz.XXXXXX");
-	if (mkdtemp(root) == NULL)
-		die("cannot make the private folder", root);
-	atexit(remove_root);
-	path_at(in_path, sizeof(in_path), root, "in.onnx");
-	path_at(out_dir, sizeof(out_dir), root, "out");
-	path_at(shard_dir, sizeof(shard_dir), root, "shards");
-	path_at(work_dir, sizeof(work_dir), root, "work");
-	if (mkdir(out_dir, 0777) < 0)
-		die("cannot make", out_dir);
-	/* varied bytes, so that tensors read from them differ from each other */
-	for (size_t i = 0; i < sizeof(bytes); i++)
-		bytes[i] = (uint8_t)(i * 2654435761u >> 13);
-	path_at(path, sizeof(path), root, "external_a.bin");
-	write_file(path, bytes, sizeof(bytes));
-	for (size_t i = 0; i < sizeof(bytes); i++)
-		bytes[i] = (uint8_t)(i / 7);
-	path_at(path, sizeof(path), root, "external_b.bin");
-	write_file(path, bytes, sizeof(bytes));
+	fuzz_setup();
 	check_fixpoint = getenv("SCS_FUZZ_FIXPOINT") && strcmp(getenv("SCS_FUZZ_FIXPOINT"), "1") == 0;
 	return 0;
-}
-
-/* What every call owes, failed or not. */
-static void
-expect_contract(const char *call, int rc, const char *target)
-{
-	const char *msg = scs_err_msg();
-
-	if (rc > 0)
-		die(call, "returned a positive code");
-	if (rc == SCS_ENOMEM)
-		die(call, msg);
-	if (rc < 0) {
-		if (msg[0] == '\0')
-			die(call, "failed without a message");
-		if (strchr(msg, '\n'))
-			die(call, "the message is more than one line");
-		if (target && exists(target))
-			die(call, "failed but wrote its target");
-	} else if (target && !exists(target)) {
-		die(call, "succeeded without writing its target");
-	}
-	expect_no_temporaries(root, call);
-	expect_no_temporaries(out_dir, call);
-	expect_no_temporaries(shard_dir, call);
-	expect_no_temporaries(work_dir, call);
-	if (count_fds(0) > 0) {
-		count_fds(1);
-		die(call, "a file descriptor was left open");
-	}
-}
-
-static uint8_t *
-read_file(const char *path, size_t *len)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	uint8_t *buf = NULL;
-	struct stat st;
-	size_t got = 0;
-
-	*len = 0;
-	if (fd < 0)
-		return NULL;
-	if (fstat(fd, &st) == 0 && (buf = malloc((size_t)st.st_size + 1)) != NULL) {
-		while (got < (size_t)st.st_size) {
-			ssize_t n = read(fd, buf + got, (size_t)st.st_size - got);
-
-			if (n < 0 && errno == EINTR)
-				continue;
-			if (n <= 0)
-				break;
-			got += (size_t)n;
-		}
-		*len = got;
-	}
-	close(fd);
-	return buf;
 }
 
 /* shrink(shrink(x)) == shrink(x), byte for byte. */
@@ -295,30 +73,16 @@ expect_fixpoint(const char *once, const scs_shrink_options *opts)
 {
 	char twice[4200];
 	scs_report rep = SCS_REPORT_INIT;
-	uint8_t *a, *b;
-	size_t a_len, b_len;
 	int rc;
 
-	path_at(twice, sizeof(twice), out_dir, "twice.onnx");
+	path_again(twice, sizeof(twice), once);
 	rc = scs_shrink(&rep, once, twice, opts);
 	scs_report_dispose(&rep);
 	expect_contract("shrink of a shrunk model", rc, twice);
 	if (rc < 0)
 		die("shrink refused its own output", scs_err_msg());
-	a = read_file(once, &a_len);
-	b = read_file(twice, &b_len);
-	if (a == NULL || b == NULL || a_len != b_len || memcmp(a, b, a_len) != 0)
+	if (!same_bytes(once, twice))
 		die("shrink is not a fixed point", once);
-	free(a);
-	free(b);
-}
-
-/* Release the report of @call and hold the call to the contract. */
-static void
-finish(const char *call, int rc, scs_report *rep, const char *target)
-{
-	scs_report_dispose(rep);
-	expect_contract(call, rc, target);
 }
 
 static void

@@ -11,7 +11,12 @@
 # external data; scripts/gen-fuse-bench.py bigcast) to float16 and to int32
 # through scs4onnx-optimize --fold-size-limit 2G, beside cp of the weight's
 # file: wall time and peak RssAnon (scripts/measure.py), and whether the
-# Cast folded. TOOLS names the folder of the tools (default build/tools).
+# Cast folded. Then (unless CHAIN=0) chains of constants of CHAIN_NODES
+# nodes (default 2000 8000 32000 100000; scripts/gen-fuse-bench.py
+# foldchain) through scs4onnx-optimize: wall and CPU time, peak RssAnon,
+# the optimizer's rounds and the nodes left, and the CPU time per thousand
+# nodes, which stays flat when folding grows linearly with a chain's length.
+# TOOLS names the folder of the tools (default build/tools).
 # Not a test: it prints figures. Needs a build (scripts/build.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -51,6 +56,20 @@ print(sum(n.op_type == "Cast" for n in g.node))' "$work/cast_f.onnx")
 		printf "%-10s %9s %9.3f %7s %12s KiB %6s\n" "$to" "$wall" "$cp_s" "$(echo "scale=2; $wall / $cp_s" | bc)" \
 			"$peak" "$([ "$casts" = 0 ] && echo yes || echo no)"
 		rm -f "$work"/cast*
+	done
+fi
+if [ "${CHAIN:-1}" = 1 ]; then
+	printf "\nChains of constants (Add, Mul, Shape + Cast in turn), scs4onnx-optimize\n"
+	printf "%-8s %9s %9s %12s %8s %6s %17s\n" nodes wall_s cpu_s peak_RssAnon rounds left cpu_ms_per_1k_nodes
+	for n in ${CHAIN_NODES:-2000 8000 32000 100000}; do
+		/usr/bin/python3 scripts/gen-fuse-bench.py foldchain "$work/chain.onnx" --nodes "$n"
+		measured "$tools/scs4onnx-optimize" "$work/chain.onnx" "$work/chain_f.onnx" --non-verbose \
+			--json "$work/chain.json"
+		rounds=$(sed -nE 's/.*"rounds": ([0-9]+).*/\1/p' "$work/chain.json")
+		left=$(sed -nE 's/.*"nodes_after": ([0-9]+).*/\1/p' "$work/chain.json")
+		printf "%-8s %9s %9s %8s KiB %8s %6s %17s\n" "$n" "$wall" "$cpu" "$peak" "$rounds" "$left" \
+			"$(echo "scale=2; $cpu * 1000000 / $n" | bc)"
+		rm -f "$work"/chain*
 	done
 fi
 [ "${KEEP:-0}" = 1 ] || rm -rf "$work"

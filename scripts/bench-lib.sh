@@ -22,10 +22,11 @@ cp_seconds() {   # wall seconds of cp of file $1 (read into the page cache first
 	echo "$s"
 }
 
-measured() {     # run a command under scripts/measure.py: sets $wall (s) and $peak (RssAnon KiB)
+measured() {     # run a command under scripts/measure.py: sets $wall (s), $peak (RssAnon KiB) and $cpu (s)
 	local m
 	sync
 	m=$(/usr/bin/python3 scripts/measure.py "$@" 2>&1 >/dev/null | grep '^measure:')
 	wall=$(echo "$m" | sed 's/.*wall=\([0-9.]*\).*/\1/')
 	peak=$(echo "$m" | sed 's/.*peak_rss_anon_kib=\([0-9]*\).*/\1/')
+	cpu=$(echo "$m" | sed 's/.*cpu=\([0-9.]*\).*/\1/')
 }

@@ -1,23 +1,32 @@
 #!/usr/bin/env bash
-# Fuzzes shrink, split + merge and big for SECONDS (default 60): configures
-# build-fuzz (clang, -Dfuzz=true, ASan + UBSan), builds the libFuzzer target
-# fuzz/scs-fuzz, seeds it with the test fixtures, runs it in one process
-# (one job, one worker) and prints the executions, exec/s, coverage (cov and
-# ft from libFuzzer's final stats), the corpus size and any crash files.
+# Fuzzes one libFuzzer target for SECONDS (default 60): TARGET scs (the
+# default: shrink, split + merge and big; fuzz/fuzz_scs.c) or opt (the
+# optimizer: scs_optimize, and shrink and big with optimize; fuzz/fuzz_opt.c).
+# Configures build-fuzz (clang, -Dfuzz=true, ASan + UBSan), builds the
+# target, seeds it with the test fixtures, runs it in one process (one job,
+# one worker) and prints the executions, exec/s, coverage (cov and ft from
+# libFuzzer's final stats), the corpus size and any crash files.
 # Exit status 1 on a crash, a leak, a timeout, an out-of-memory or a broken
-# contract (fuzz/fuzz_scs.c), or when the build fails.
+# contract (fuzz/fuzz_common.c), or when the build fails.
 #
-# The corpus grows across runs in work/fuzz/corpus; findings land in
-# work/fuzz/artifacts (replay one: build-fuzz/fuzz/scs-fuzz FILE) and the
-# whole log in work/fuzz/fuzz.log. FUZZ_DIR moves work/fuzz, FUZZ_MAX_LEN
-# caps the input size (default 65536 bytes), FUZZ_ARGS adds libFuzzer flags.
+# The corpus grows across runs in build-fuzz/fuzz-work/corpus (fuzz-opt-work for the
+# optimizer); findings land in its artifacts folder (replay one:
+# build-fuzz/fuzz/scs-fuzz FILE, or scs-fuzz-opt) and the whole log in its
+# fuzz.log. FUZZ_DIR moves the folder, FUZZ_MAX_LEN caps the input size
+# (default 65536 bytes), FUZZ_ARGS adds libFuzzer flags.
 # SPDX-License-Identifier: MIT
 set -uo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-60}
+target=${2:-scs}
 max_len=${FUZZ_MAX_LEN:-65536}
 case $seconds in
-'' | *[!0-9]*) echo "usage: scripts/fuzz.sh [SECONDS]" >&2; exit 2 ;;
+'' | *[!0-9]*) echo "usage: scripts/fuzz.sh [SECONDS] [scs|opt]" >&2; exit 2 ;;
+esac
+case $target in
+scs) exe=build-fuzz/fuzz/scs-fuzz dir=${FUZZ_DIR:-build-fuzz/fuzz-work} ;;
+opt) exe=build-fuzz/fuzz/scs-fuzz-opt dir=${FUZZ_DIR:-build-fuzz/fuzz-opt-work} ;;
+*) echo "usage: scripts/fuzz.sh [SECONDS] [scs|opt]" >&2; exit 2 ;;
 esac
 
 scripts/setup.sh || exit 1
@@ -27,16 +36,18 @@ if [ ! -f build-fuzz/build.ninja ]; then
 fi
 ninja -C build-fuzz >/dev/null || exit 1
 
-dir=${FUZZ_DIR:-work/fuzz}
 mkdir -p "$dir/corpus" "$dir/artifacts"
 # the seeds: every fixture model the tests build that fits the length cap, and
-# a shard set for merge made of it (split at 300 bytes, the shards joined by
-# the separator the target cuts at, SHARD_SEP in fuzz/fuzz_scs.c). An input
-# ends in two bytes of options: a seed's come from its name.
+# for scs a shard set for merge made of it (split at 300 bytes, the shards
+# joined by the separator the target cuts at, SHARD_SEP in fuzz/fuzz_scs.c).
+# An input ends in two bytes of options: a seed's come from its name.
+# (fuzz_scs.c reads 12 bits of options, fuzz_opt.c 16)
+high=15
+[ "$target" = scs ] || high=255
 options() {
 	local h
 	h=$(cksum <<<"$1" | cut -d' ' -f1)
-	printf '%b' "$(printf '\\x%02x\\x%02x' $((h & 255)) $(((h >> 8) & 15)))"
+	printf '%b' "$(printf '\\x%02x\\x%02x' $((h & 255)) $(((h >> 8) & high)))"
 }
 sep='#scs-fuzz-shard#'
 rm -rf "$dir/seeds" "$dir/split"
@@ -45,6 +56,7 @@ for f in build-fuzz/tests/*.onnx; do
 	name=$(basename "$f" .onnx)
 	[ "$(stat -c %s "$f")" -lt "$max_len" ] || continue
 	{ cat "$f"; options "$name"; } >"$dir/seeds/$name"
+	[ "$target" = scs ] || continue
 	ASAN_OPTIONS=detect_leaks=0 build-fuzz/tools/scs4onnx-split "$f" "$dir/split" --max-shard-size 300 \
 		>/dev/null 2>&1 || continue
 	shards=("$dir"/split/shard-*.onnx)
@@ -72,7 +84,7 @@ export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:abort_on_error=1:print_stacktrace=1}
 started=$SECONDS
 # shellcheck disable=SC2086
-timeout $((seconds + 600)) build-fuzz/fuzz/scs-fuzz \
+timeout $((seconds + 600)) "$exe" \
 	-max_total_time="$seconds" -max_len="$max_len" -timeout=20 -malloc_limit_mb=256 -rss_limit_mb=2048 \
 	-dict=fuzz/onnx.dict -print_final_stats=1 -artifact_prefix="$dir/artifacts/" ${FUZZ_ARGS:-} \
 	"$dir/corpus" "$dir/seeds" >"$dir/fuzz.log" 2>&1
@@ -92,15 +104,15 @@ mapfile -t found < <(find "$dir/artifacts" -type f -newer "$marker" \
 	\( -name 'crash-*' -o -name 'leak-*' -o -name 'timeout-*' -o -name 'oom-*' \) | sort)
 
 for f in "${found[@]}"; do
-	echo "fuzz: finding $f ($(stat -c %s "$f") bytes); replay: build-fuzz/fuzz/scs-fuzz $f"
+	echo "fuzz: finding $f ($(stat -c %s "$f") bytes); replay: $exe $f"
 done
 if [ ${#found[@]} -gt 0 ] || [ "$status" -ne 0 ]; then
 	grep -E 'contract broken|ERROR: |SUMMARY: |runtime error:' "$dir/fuzz.log" | head -n 5
 fi
-echo "fuzz: ${elapsed} s, ${runs:-0} runs (${rate:-0}/s), cov ${last:+$(field cov)}, ft ${last:+$(field ft)}," \
+echo "fuzz $target: ${elapsed} s, ${runs:-0} runs (${rate:-0}/s), cov ${last:+$(field cov)}, ft ${last:+$(field ft)}," \
 	"corpus ${units} inputs (${corpus_len} KiB), findings ${#found[@]}"
 if [ ${#found[@]} -gt 0 ] || [ "$status" -ne 0 ]; then
-	echo "fuzz: failed (exit status $status; see $dir/fuzz.log)"
+	echo "fuzz $target: failed (exit status $status; see $dir/fuzz.log)"
 	exit 1
 fi
 exit 0

@@ -7,6 +7,7 @@ Usage:
     /usr/bin/python3 scripts/gen-fuse-bench.py bigconv OUT.onnx [--gib N]
     /usr/bin/python3 scripts/gen-fuse-bench.py convchain OUT.onnx [--gib N] [--fold-chains]
     /usr/bin/python3 scripts/gen-fuse-bench.py bigcast OUT.onnx [--gib N] [--to float16|int32]
+    /usr/bin/python3 scripts/gen-fuse-bench.py foldchain OUT.onnx [--nodes N]
 
 mobilenetv2: MobileNetV2's published layer configuration (Sandler et al.,
 table 2: expansion t, channels c, repeats n, stride s), with random weights:
@@ -24,6 +25,12 @@ fused weight's memory: the optimizer must fuse it in bounded memory.
 bigcast: one Cast (to float16 by default, or --to int32) of a float32
 weight [rows, 4096] of N GiB (default 1), in OUT.onnx.data, the result a
 graph output: the input of bench-fold.sh's streamed fold.
+
+foldchain: a chain of N nodes (default 2000) over constants, each reading
+the one before: Add of 1 and Mul by 0.5 in turn on a float [4], every
+tenth a Shape of the value and a Cast of it back to float added in, the
+last added to the input X: fold_constants folds all but the last node,
+bench-fold.sh times it for growing N.
 
 convchain: a chain of 1x1 Conv -> BatchNormalization -> Relu layers whose
 float32 weights (8192 x 8192, 256 MiB each) add up to at least N GiB
@@ -225,13 +232,42 @@ def convchain(path, gib, fold_chains=False):
                 fh.write(r.uniform(-a, a, (rows, side)).astype(np.float32).tobytes())
 
 
+def foldchain(path, n_nodes):
+    nodes = []
+    x = "c"
+    i = 0
+    while len(nodes) < n_nodes:
+        y = "v%d" % i
+        if i % 10 == 9 and len(nodes) + 3 <= n_nodes:
+            nodes += [helper.make_node("Shape", [x], [y + "_s"], name=y + "_s"),
+                      helper.make_node("Cast", [y + "_s"], [y + "_f"], name=y + "_f", to=TensorProto.FLOAT),
+                      helper.make_node("Add", [x, y + "_f"], [y], name=y)]
+        else:
+            nodes.append(helper.make_node("Add" if i % 2 == 0 else "Mul", [x, "one" if i % 2 == 0 else "half"], [y],
+                                          name=y))
+        x = y
+        i += 1
+    nodes.append(helper.make_node("Add", ["X", x], ["Y"], name="out"))
+    graph = helper.make_graph(
+        nodes, "foldchain", [helper.make_tensor_value_info("X", TensorProto.FLOAT, [4])],
+        [helper.make_tensor_value_info("Y", TensorProto.FLOAT, [4])],
+        initializer=[numpy_helper.from_array(np.arange(4, dtype=np.float32), "c"),
+                     numpy_helper.from_array(np.array(1, np.float32), "one"),
+                     numpy_helper.from_array(np.array(0.5, np.float32), "half")])
+    model = helper.make_model(graph, producer_name="scs4onnx-c-bench", opset_imports=[helper.make_opsetid("", 13)])
+    model.ir_version = 8
+    with open(path, "wb") as fh:
+        fh.write(model.SerializeToString())
+
+
 def main(argv):
     p = argparse.ArgumentParser(description="models for bench-optimize.sh")
-    p.add_argument("kind", choices=["mobilenetv2", "bigconv", "convchain", "bigcast"])
+    p.add_argument("kind", choices=["mobilenetv2", "bigconv", "convchain", "bigcast", "foldchain"])
     p.add_argument("out")
     p.add_argument("--gib", type=float)
     p.add_argument("--fold-chains", action="store_true")
     p.add_argument("--to", choices=["float16", "int32"], default="float16")
+    p.add_argument("--nodes", type=int, default=2000)
     a = p.parse_args(argv[1:])
     if a.kind == "mobilenetv2":
         mobilenetv2(a.out)
@@ -239,6 +275,8 @@ def main(argv):
         bigconv(a.out, a.gib or 1.0)
     elif a.kind == "bigcast":
         bigcast(a.out, a.gib or 1.0, a.to)
+    elif a.kind == "foldchain":
+        foldchain(a.out, a.nodes)
     else:
         convchain(a.out, a.gib or 3.0, a.fold_chains)
     return 0

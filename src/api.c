@@ -781,6 +781,43 @@ done:
 
 /* ---- big ---- */
 
+/*
+ * Where scs_big's temporary store goes for --work @dir (*where). A folder
+ * that exists is used as it is. A missing one is made only with @keep (the
+ * kept shards stay in it), registered in *made for the signal handlers
+ * (scs_remove_temporaries removes it while empty); without @keep it is not
+ * made at all: the store, unnamed, goes in its parent (*where, malloc'd
+ * in *parent), on the filesystem the folder would be on (a missing folder
+ * is no mount point), so that no kill, not even SIGKILL, leaves it behind.
+ */
+static int
+work_folder(const char **where, char **parent, scs_temp_dir **made, const char *dir, int keep)
+{
+	struct stat st;
+
+	*where = dir;
+	if (stat(dir, &st) == 0 || errno != ENOENT)
+		return SCS_OK;     /* used as it is; a file or an unreadable path fails where it is used */
+	if (!keep) {
+		if ((*parent = scs_path_dir(dir)) == NULL)
+			return scs_err_set(SCS_ENOMEM, "cannot allocate a path");
+		if (stat(*parent, &st) < 0)
+			return scs_err_errno(errno, "%s: cannot create the work folder", dir);
+		if (!S_ISDIR(st.st_mode))
+			return scs_err_errno(ENOTDIR, "%s: cannot create the work folder", dir);
+		*where = *parent;
+		return SCS_OK;
+	}
+	if ((*made = scs_temp_dir_add(dir)) == NULL)
+		return scs_err_set(SCS_ENOMEM, "cannot allocate a path");
+	if (mkdir(dir, 0777) < 0) {
+		scs_temp_dir_drop(*made);
+		*made = NULL;
+		return errno == EEXIST ? SCS_OK : scs_err_errno(errno, "%s: cannot create the work folder", dir);
+	}
+	return SCS_OK;
+}
+
 int
 scs_api_big(scs_report *rep, const char *in, const char *out, const scs_big_options *opts)
 {
@@ -794,11 +831,12 @@ scs_api_big(scs_report *rep, const char *in, const char *out, const scs_big_opti
 	scs_model *m = NULL, *merged = NULL;
 	scs_defaults dflt = { NULL, NULL, 0, 0 };
 	scs_commit *kept = NULL;
-	char *out_dir = NULL, *shard_dir = NULL, **labels = NULL;
-	const char *work;
+	char *out_dir = NULL, *shard_dir = NULL, **labels = NULL, *work_parent = NULL;
+	scs_temp_dir *made_work = NULL;
+	const char *work, *store_parent;
 	double t0 = now(), ts;
 	size_t first_group;
-	int rc, made_work = 0;
+	int rc;
 
 	if (opts == NULL)
 		opts = &defaults;
@@ -809,16 +847,11 @@ scs_api_big(scs_report *rep, const char *in, const char *out, const scs_big_opti
 		return rc;
 	if ((out_dir = scs_path_dir(out)) == NULL)
 		return scs_err_set(SCS_ENOMEM, "cannot allocate a path");
-	work = opts->work_dir ? opts->work_dir : out_dir;
+	work = store_parent = opts->work_dir ? opts->work_dir : out_dir;
 	/* a work folder made here is removed at the end (it holds only the kept shards, if any) */
-	if (opts->work_dir) {
-		if (mkdir(opts->work_dir, 0777) == 0) {
-			made_work = 1;
-		} else if (errno != EEXIST) {
-			rc = scs_err_errno(errno, "%s: cannot create the work folder", opts->work_dir);
-			goto done;
-		}
-	}
+	if (opts->work_dir &&
+	    (rc = work_folder(&store_parent, &work_parent, &made_work, opts->work_dir, opts->keep_work)) < 0)
+		goto done;
 	if (opts->keep_work) {
 		if ((shard_dir = scs_path_join(work, "shards")) == NULL) {
 			rc = scs_err_set(SCS_ENOMEM, "cannot allocate a path");
@@ -834,7 +867,7 @@ scs_api_big(scs_report *rep, const char *in, const char *out, const scs_big_opti
 		}
 	}
 	ts = stage_start(&pc, "scan");
-	if ((rc = load_input(&m, &store, rep, in, so->store_dir, work, &pc, 0)) < 0 ||
+	if ((rc = load_input(&m, &store, rep, in, so->store_dir, store_parent, &pc, 0)) < 0 ||
 	    (rc = check_outputs(m, out)) < 0 ||
 	    (rc = scs_pass_defaults_lift(&dflt, m, rep, so->initializers_as_constants)) < 0)
 		goto done;
@@ -929,8 +962,11 @@ done:
 	scs_defaults_dispose(&dflt, m);
 	scs_model_free(m);
 	scs_store_close(store);
-	if (made_work)
+	if (made_work) {
 		rmdir(opts->work_dir);
+		scs_temp_dir_drop(made_work);
+	}
+	free(work_parent);
 	free(out_dir);
 	free(shard_dir);
 	rep->seconds = now() - t0;

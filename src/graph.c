@@ -250,7 +250,7 @@ scs_graph_sort(Onnx__GraphProto *g, const char *label)
 	for (size_t i = 0; rc == SCS_OK && i < n; i++)
 		if (constant[i] && !placed[i])
 			sorted[n_sorted++] = g->node[i];
-	if (rc == SCS_OK && n_sorted == n)
+	if (rc == SCS_OK && n && n_sorted == n)     /* (a graph without nodes may have no list at all) */
 		memcpy(g->node, sorted, n * sizeof(*sorted));
 	for (size_t i = 0; reads && i < n; i++)
 		free(reads[i].items);

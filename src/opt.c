@@ -478,12 +478,13 @@ scs_opt_write_shapes(scs_model *m, size_t *n_written)
 		return rc == SCS_ECORRUPT ? (scs_err_clear(), SCS_OK) : rc;
 	if ((rc = scs_infer_graph(&inf, m, order, n_order)) < 0)
 		goto done;
+	/* (a declaration without a name declares nothing) */
 	for (size_t i = 0; rc >= 0 && i < g->n_output; i++)
-		if ((rc = scs_strmap_put(&declared, g->output[i]->name, 1)) >= 0 &&
+		if (g->output[i]->name && (rc = scs_strmap_put(&declared, g->output[i]->name, 1)) >= 0 &&
 		    (rc = refine_declared(&inf, g->output[i])) > 0)
 			(*n_written)++;
 	for (size_t i = 0; rc >= 0 && i < g->n_value_info; i++)
-		if ((rc = scs_strmap_put(&declared, g->value_info[i]->name, 1)) >= 0 &&
+		if (g->value_info[i]->name && (rc = scs_strmap_put(&declared, g->value_info[i]->name, 1)) >= 0 &&
 		    (rc = refine_declared(&inf, g->value_info[i])) > 0)
 			(*n_written)++;
 	for (size_t k = 0; rc >= 0 && k < n_order; k++) {
@@ -1811,6 +1812,41 @@ prune_value_info(scs_opt_ctx *ctx)
 	return rc;
 }
 
+/*
+ * Remove from scope @s every node and initializer queued to go, in one pass
+ * over each list (one list search and move per drop grew with the square
+ * of the drops when a long chain folded at once).
+ */
+static void
+drop_from_scope(scs_opt_ctx *ctx, int s)
+{
+	scs_opt_state *st = ctx->st;
+	scs_scope *sc = &ctx->scopes.items[s];
+	Onnx__NodeProto **nodes;
+	size_t *n, keep = 0;
+
+	nodes = *scs_scope_nodes(sc, &n);
+	for (size_t i = 0; i < *n; i++) {
+		if (ptrset_has(&st->dropped, nodes[i]))
+			scs_model_free_message(ctx->m, &nodes[i]->base);
+		else
+			nodes[keep++] = nodes[i];
+	}
+	*n = keep;
+	if (sc->graph == NULL)
+		return;
+	keep = 0;
+	for (size_t i = 0; i < sc->graph->n_initializer; i++) {
+		Onnx__TensorProto *t = sc->graph->initializer[i];
+
+		if (ptrset_has(&st->dropped, t))
+			scs_model_free_message(ctx->m, &t->base);
+		else
+			sc->graph->initializer[keep++] = t;
+	}
+	sc->graph->n_initializer = keep;
+}
+
 static int
 cmp_drop(const void *pa, const void *pb)
 {
@@ -1861,15 +1897,13 @@ scs_opt_commit(scs_opt_ctx *ctx)
 	if (st->n_drops)
 		qsort(st->drops, st->n_drops, sizeof(*st->drops), cmp_drop);
 	for (size_t i = 0; i < st->n_drops; i++) {
-		queued_drop *d = &st->drops[i];
-		int s = d->scope;
+		int s = st->drops[i].scope;
 
+		if (i > 0 && st->drops[i - 1].scope == s)
+			continue;     /* the scope's drops are made at once, at its first */
 		if (st->owner[s] && scs_opt_is_dropped(ctx, ctx->scopes.items[s].parent, st->owner[s]))
 			continue;     /* goes with the node that holds its graph */
-		if (d->node)
-			scs_scope_drop_node(ctx->m, &ctx->scopes.items[s], d->node);
-		else
-			scs_scope_drop_initializer(ctx->m, &ctx->scopes.items[s], d->init);
+		drop_from_scope(ctx, s);
 	}
 	queue_dispose(st);
 	rc = refresh(ctx);
@@ -1969,9 +2003,40 @@ count_nodes(const scs_opt_ctx *ctx)
 }
 
 /*
- * Whether the passes can reason about the model at all: every graph
- * defines each name once and has no cycle, and no training_info graph
- * reads the main graph's names behind the scopes' back.
+ * A node the passes cannot read (ONNX requires both): one without an
+ * operator (op_type absent or empty) or with an attribute without a name.
+ * 1 and @why when @n is one, else 0.
+ */
+static int
+unreadable_node(const scs_opt_ctx *ctx, int scope, const Onnx__NodeProto *n, char *why, size_t why_len)
+{
+	const char *name = n->name && n->name[0] ? n->name : NULL, *where = ctx->st->label[scope];
+
+	if (!n->op_type || !n->op_type[0]) {
+		if (name)
+			snprintf(why, why_len, "node '%s'%s has no op_type", name, where);
+		else if (n->n_output && n->output[0][0])
+			snprintf(why, why_len, "the node writing '%s'%s has no op_type", n->output[0], where);
+		else
+			snprintf(why, why_len, "a node without outputs%s has no op_type", where);
+		return 1;
+	}
+	for (size_t i = 0; i < n->n_attribute; i++)
+		if (!n->attribute[i]->name || !n->attribute[i]->name[0]) {
+			char subj[256];
+
+			subject_of(subj, sizeof(subj), ctx, scope, n);
+			snprintf(why, why_len, "%s has an attribute without a name", subj);
+			return 1;
+		}
+	return 0;
+}
+
+/*
+ * Whether the passes can reason about the model at all: every node has
+ * an operator and named attributes, every graph defines each name once
+ * and has no cycle, and no training_info graph reads the main graph's
+ * names behind the scopes' back.
  * 0 when they can; 1 and @why when not; < 0 on error.
  */
 static int
@@ -1990,6 +2055,10 @@ unfit(scs_opt_ctx *ctx, char *why, size_t why_len)
 		const char *twice = NULL;
 		size_t *n;
 
+		nodes = *scs_scope_nodes(sc, &n);
+		for (size_t i = 0; i < *n; i++)
+			if (unreadable_node(ctx, (int)s, nodes[i], why, why_len))
+				return 1;
 		if (ctx->st->cycle[s]) {
 			snprintf(why, why_len, "%s%s", ctx->st->cycle[s], ctx->st->label[s]);
 			return 1;
@@ -2005,7 +2074,6 @@ unfit(scs_opt_ctx *ctx, char *why, size_t why_len)
 			for (size_t i = 0; rc == SCS_OK && i < sc->func->n_input; i++)
 				rc = scs_strmap_put(&seen, sc->func->input[i], 1);
 		}
-		nodes = *scs_scope_nodes(sc, &n);
 		for (size_t i = 0; rc == SCS_OK && !twice && i < *n; i++)
 			for (size_t j = 0; rc == SCS_OK && !twice && j < nodes[i]->n_output; j++) {
 				const char *o = nodes[i]->output[j];

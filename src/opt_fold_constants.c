@@ -37,6 +37,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "buf.h"
 #include "dtype.h"
 #include "eval.h"
 #include "num.h"
@@ -56,15 +57,33 @@ static const char *const moving_ops[] = { "Identity", "Shape", "Size", "Gather",
 static const char *const random_ops[] = { "RandomNormal", "RandomUniform", "RandomNormalLike", "RandomUniformLike",
 	"Multinomial", "Bernoulli", NULL };
 
+/*
+ * The constants folded in this walk, by the name their node wrote: a later
+ * node of the walk reads such a value as the constant it now is, so that a
+ * chain folds in one walk, not one node a walk (a walk of every node each
+ * time made a chain's folding grow with the square of its length). Names
+ * are borrowed from the folded nodes, freed only at the commit after it.
+ */
+typedef struct fold_made {
+	scs_strmap by_name;                 /* output name -> index into items */
+	struct made_const {
+		Onnx__TensorProto *t;
+		int scope;
+	} *items;
+	size_t n, cap;
+} fold_made;
+
 typedef struct fold_io {
 	scs_eval_tensor in[MAX_IO], out[MAX_IO];
 	scs_opt_const c[MAX_IO];
 	int is_const[MAX_IO];
 	int kind[MAX_IO];                   /* input_kind's answer */
+	fold_made *made;
 } fold_io;
 
 typedef struct fold_state {
 	fold_io io;
+	fold_made made;
 	int changed;                        /* a node was folded in this walk */
 	scs_strmap refused;                 /* first output -> node, of nodes refused in this run of the pass */
 } fold_state;
@@ -75,20 +94,60 @@ limit_of(const scs_opt_ctx *ctx)
 	return ctx->settings && ctx->settings->fold_size_limit ? ctx->settings->fold_size_limit : SCS_OPT_FOLD_SIZE_LIMIT;
 }
 
+/* @name, read in @scope, as a constant folded earlier in this walk: 1 and *c, else 0. */
+static int
+made_constant(scs_opt_ctx *ctx, const fold_made *made, int scope, const char *name, scs_opt_const *c)
+{
+	int64_t k;
+	int d;
+
+	if (!made->n || !scs_strmap_get(&made->by_name, name, &k) ||
+	    (d = scs_opt_def_scope(ctx, scope, name)) != made->items[k].scope)
+		return 0;
+	memset(c, 0, sizeof(*c));
+	c->scope = d;
+	c->t = made->items[k].t;
+	c->dtype = c->t->data_type;
+	c->rank = c->t->n_dims;
+	c->n_elems = scs_tensor_elems(c->t);
+	return 1;
+}
+
+/* Remember that @name of @scope is now constant @t, for the rest of the walk. */
+static int
+made_add(fold_made *made, int scope, const char *name, Onnx__TensorProto *t)
+{
+	int rc;
+
+	if ((rc = scs_grow(&made->items, &made->cap, made->n, sizeof(*made->items), 64, "the folded constants")) < 0)
+		return rc;
+	made->items[made->n] = (struct made_const){ t, scope };
+	return scs_strmap_put(&made->by_name, name, (int64_t)made->n++);
+}
+
+static void
+made_clear(fold_made *made)
+{
+	scs_strmap_dispose(&made->by_name);
+	made->n = 0;
+}
+
 /*
  * What input @i of @node is: 1 a constant (*c); 2 known dims (*f) of a
  * value that is not a constant, 3 of a constant (Shape and Size read no
  * more); 0 none of these; -1 an overridable default.
  */
 static int
-input_kind(scs_opt_ctx *ctx, int scope, const Onnx__NodeProto *node, size_t i, scs_opt_const *c, scs_vfacts *f)
+input_kind(scs_opt_ctx *ctx, int scope, const Onnx__NodeProto *node, size_t i, fold_io *io, scs_vfacts *f)
 {
 	const char *name = node->input[i];
 	int dims_only = i == 0 && (strcmp(node->op_type, "Shape") == 0 || strcmp(node->op_type, "Size") == 0);
+	scs_opt_const *c = &io->c[i];
 	char why[256];
 	int def, r;
 
-	if ((r = scs_opt_constant(c, ctx, scope, name, why, sizeof(why))) != 0) {
+	if ((r = made_constant(ctx, io->made, scope, name, c)) != 0 ||
+	    (r = scs_opt_constant(c, ctx, scope, name, why, sizeof(why))) != 0) {
 		if (r < 0 || !dims_only)
 			return r < 0 ? r : 1;
 		if (c->rank > SCS_EVAL_MAX_RANK)
@@ -227,7 +286,8 @@ bytes_freed(scs_opt_ctx *ctx, const Onnx__NodeProto *node, const fold_io *io)
 			again |= strcmp(node->input[k], node->input[i]) == 0;
 		if (again)
 			continue;
-		for (u = scs_opt_first_use(ctx, io->c[i].scope, node->input[i]); u; u = scs_opt_next_use(ctx, u))
+		/* up to the first other reader: a constant thousands of nodes read is not walked for each */
+		for (u = scs_opt_first_use(ctx, io->c[i].scope, node->input[i]); u && !other; u = scs_opt_next_use(ctx, u))
 			other |= u->kind != SCS_OPT_USE_INPUT || u->node != node;
 		if (!other)
 			freed += (uint64_t)io->c[i].n_elems * scs_eval_esize(io->c[i].dtype);
@@ -237,8 +297,8 @@ bytes_freed(scs_opt_ctx *ctx, const Onnx__NodeProto *node, const fold_io *io)
 
 /* Output @j, now payload @payload of @dtype and @dims, as a new constant read by everything that read it. */
 static int
-install_output(scs_opt_ctx *ctx, int scope, Onnx__NodeProto *node, size_t j, uint32_t payload, int dtype,
-    const int64_t *dims, size_t rank)
+install_output(scs_opt_ctx *ctx, int scope, Onnx__NodeProto *node, fold_io *io, size_t j, uint32_t payload,
+    int dtype, const int64_t *dims, size_t rank)
 {
 	const char *out = node->output[j], *name, *in[1];
 	Onnx__TensorProto *tp;
@@ -250,7 +310,7 @@ install_output(scs_opt_ctx *ctx, int scope, Onnx__NodeProto *node, size_t j, uin
 		return rc;
 	if ((tp = scs_opt_tensor_new(ctx, name, dtype, dims, rank, payload)) == NULL)
 		return scs_err_set(SCS_ENOMEM, "optimizer: cannot allocate a folded constant");
-	if ((rc = scs_opt_add_constant(ctx, scope, tp, node)) < 0)
+	if ((rc = scs_opt_add_constant(ctx, scope, tp, node)) < 0 || (rc = made_add(io->made, scope, out, tp)) < 0)
 		return rc;
 	if (!scs_opt_is_pinned(ctx, scope, out) && (rc = scs_opt_rename(ctx, scope, out, name, why, sizeof(why))) != 0)
 		return rc < 0 ? rc : SCS_OK;
@@ -263,7 +323,7 @@ install_output(scs_opt_ctx *ctx, int scope, Onnx__NodeProto *node, size_t j, uin
 
 /* Output @j (in memory) written to the store and installed. */
 static int
-replace_output(scs_opt_ctx *ctx, int scope, Onnx__NodeProto *node, size_t j, const scs_eval_tensor *t)
+replace_output(scs_opt_ctx *ctx, int scope, Onnx__NodeProto *node, fold_io *io, size_t j, const scs_eval_tensor *t)
 {
 	scs_opt_writer w;
 	uint32_t payload;
@@ -277,7 +337,7 @@ replace_output(scs_opt_ctx *ctx, int scope, Onnx__NodeProto *node, size_t j, con
 	}
 	if ((rc = scs_opt_writer_finish(&payload, &w)) < 0)
 		return rc;
-	return install_output(ctx, scope, node, j, payload, t->dtype, t->dims, t->rank);
+	return install_output(ctx, scope, node, io, j, payload, t->dtype, t->dims, t->rank);
 }
 
 /* A refusal reported (@rc from scs_opt_refuse): 2, or the error. */
@@ -505,7 +565,7 @@ fold_streaming(scs_opt_ctx *ctx, int scope, Onnx__NodeProto *node, fold_io *io, 
 		return refused(scs_opt_refuse(ctx, scope, node, "not folded: %s", c->why));
 	}
 	if ((r = scs_opt_writer_finish(&payload, &w)) < 0 ||
-	    (r = install_output(ctx, scope, node, 0, payload, p.odt, p.dims, p.rank)) < 0 ||
+	    (r = install_output(ctx, scope, node, io, 0, payload, p.odt, p.dims, p.rank)) < 0 ||
 	    (r = scs_opt_drop_node(ctx, scope, node)) < 0)
 		return r;
 	if ((r = scs_opt_did(ctx, scope, node, "folded into 1 constant of %llu bytes",
@@ -533,7 +593,7 @@ fold(scs_opt_ctx *ctx, int scope, Onnx__NodeProto *node, fold_io *io)
 	int out_dt[MAX_IO];
 	int kind, r, n_used = 0;
 
-	if (node->n_input > MAX_IO || node->n_output > MAX_IO || (node->domain && node->domain[0] &&
+	if (!node->op_type || node->n_input > MAX_IO || node->n_output > MAX_IO || (node->domain && node->domain[0] &&
 	    strcmp(node->domain, "ai.onnx") != 0) || strcmp(node->op_type, "Constant") == 0)
 		return 0;
 	if (node->n_input == 0) {
@@ -544,7 +604,7 @@ fold(scs_opt_ctx *ctx, int scope, Onnx__NodeProto *node, fold_io *io)
 	for (size_t i = 0; i < node->n_input; i++) {
 		if (node->input[i][0] == '\0')
 			continue;
-		if ((kind = input_kind(ctx, scope, node, i, &io->c[i], &f[i])) < -1)
+		if ((kind = input_kind(ctx, scope, node, i, io, &f[i])) < -1)
 			return kind;
 		if (kind == -1)
 			return refused(scs_opt_refuse(ctx, scope, node, "not folded: reads '%s', a graph input with a default",
@@ -605,7 +665,7 @@ fold(scs_opt_ctx *ctx, int scope, Onnx__NodeProto *node, fold_io *io)
 	for (size_t j = 0; j < node->n_output; j++)
 		if (node->output[j][0] && (scs_opt_n_uses(ctx, scope, node->output[j]) ||
 		    scs_opt_is_pinned(ctx, scope, node->output[j])) &&
-		    (r = replace_output(ctx, scope, node, j, &io->out[j])) < 0)
+		    (r = replace_output(ctx, scope, node, io, j, &io->out[j])) < 0)
 			return r;
 	if ((r = scs_opt_drop_node(ctx, scope, node)) < 0)
 		return r;
@@ -620,6 +680,8 @@ one(scs_opt_ctx *ctx, int scope, Onnx__NodeProto *node, void *payload)
 {
 	fold_state *st = payload;
 	fold_io *io = &st->io;
+	size_t n_in = node->n_input < MAX_IO ? node->n_input : MAX_IO, n_out = node->n_output < MAX_IO ? node->n_output :
+	    MAX_IO;
 	int64_t seen;
 	int r;
 
@@ -627,7 +689,13 @@ one(scs_opt_ctx *ctx, int scope, Onnx__NodeProto *node, void *payload)
 	if (node->n_output && node->output[0][0] && scs_strmap_get(&st->refused, node->output[0], &seen) &&
 	    seen == (int64_t)(intptr_t)node)
 		return 0;
-	memset(io, 0, sizeof(*io));
+	/* fold() looks at no more inputs and outputs than the node has: only those are cleared and freed */
+	memset(io->in, 0, n_in * sizeof(io->in[0]));
+	memset(io->c, 0, n_in * sizeof(io->c[0]));
+	memset(io->is_const, 0, n_in * sizeof(io->is_const[0]));
+	memset(io->kind, 0, n_in * sizeof(io->kind[0]));
+	memset(io->out, 0, n_out * sizeof(io->out[0]));
+	io->made = &st->made;
 	r = fold(ctx, scope, node, io);
 	if (r == 2) {
 		r = 0;
@@ -635,10 +703,10 @@ one(scs_opt_ctx *ctx, int scope, Onnx__NodeProto *node, void *payload)
 		    scs_strmap_put(&st->refused, node->output[0], (int64_t)(intptr_t)node) < 0)
 			r = scs_err_set(SCS_ENOMEM, "optimizer: cannot allocate the folding state");
 	}
-	for (size_t i = 0; i < MAX_IO; i++) {
+	for (size_t i = 0; i < n_in; i++)
 		scs_eval_tensor_free(&io->in[i]);
-		scs_eval_tensor_free(&io->out[i]);
-	}
+	for (size_t j = 0; j < n_out; j++)
+		scs_eval_tensor_free(&io->out[j]);
 	if (r > 0)
 		st->changed = 1;
 	return r < 0 ? r : 0;
@@ -657,13 +725,16 @@ scs_opt_fold_constants(scs_opt_ctx *ctx, int *changed)
 	/* a chain folds one node further each time: commit and look again while anything folds */
 	for (int round = 0; round < 1000; round++) {
 		st->changed = 0;
-		if ((rc = scs_opt_each_node(ctx, one, st)) < 0 || !st->changed)
+		rc = scs_opt_each_node(ctx, one, st);
+		made_clear(&st->made);     /* its names go with the commit */
+		if (rc < 0 || !st->changed)
 			break;
 		*changed = 1;
 		if ((rc = scs_opt_commit(ctx)) < 0)
 			break;
 	}
 	scs_strmap_dispose(&st->refused);
+	free(st->made.items);
 	free(st);
 	return rc;
 }

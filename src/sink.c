@@ -88,6 +88,7 @@ typedef struct direct_writer {
  * lock), and never change while linked. */
 typedef struct temp_node {
 	struct temp_node *volatile next;
+	int is_dir;               /* a folder a run made: removed when empty, after the files */
 	char path[];
 } temp_node;
 
@@ -114,7 +115,7 @@ unblock_all(const sigset_t *old)
 }
 
 static temp_node *
-temps_add(const char *path)
+temps_add_kind(const char *path, int is_dir)
 {
 	size_t len = strlen(path) + 1;
 	temp_node *n = malloc(sizeof(*n) + len);
@@ -122,6 +123,7 @@ temps_add(const char *path)
 
 	if (n == NULL)
 		return NULL;
+	n->is_dir = is_dir;
 	memcpy(n->path, path, len);
 	block_all(&old);
 	n->next = temps;
@@ -149,11 +151,34 @@ temps_drop(temp_node *n)
 	free(n);
 }
 
+static temp_node *
+temps_add(const char *path)
+{
+	return temps_add_kind(path, 0);
+}
+
 void
 scs_temps_remove_all(void)
 {
 	for (temp_node *n = temps; n; n = n->next)
-		unlink(n->path);
+		if (!n->is_dir)
+			unlink(n->path);
+	/* the newest first: a folder made inside another goes before it */
+	for (temp_node *n = temps; n; n = n->next)
+		if (n->is_dir)
+			rmdir(n->path);
+}
+
+scs_temp_dir *
+scs_temp_dir_add(const char *path)
+{
+	return (scs_temp_dir *)temps_add_kind(path, 1);
+}
+
+void
+scs_temp_dir_drop(scs_temp_dir *d)
+{
+	temps_drop((temp_node *)d);
 }
 
 /* ---- sinks and commits ---- */
@@ -508,13 +533,16 @@ open_named(scs_commit *c, scs_sink *s)
 {
 	const char *stem = c->folder ? c->base : s->name;
 	char *path = NULL;
+	sigset_t old;
 	int rc = SCS_OK;
 
 	if (asprintf(&path, "%s/.%s.XXXXXX" TMP_SUFFIX, c->tmp_dir, stem) < 0)
 		return scs_err_set(SCS_ENOMEM, "%s: cannot allocate a writer", s->target);
-	/* made and locked under a shared lock on the folder, so a commit's sweep never sees it unlocked */
+	/* made and locked under a shared lock on the folder, so a commit's sweep never sees it unlocked,
+	 * and registered before a signal handler can run, so that an interrupted run never leaves it */
 	while (flock(c->dfd, LOCK_SH) < 0 && errno == EINTR)
 		;
+	block_all(&old);
 	if ((s->fd = mkostemps(path, (int)strlen(TMP_SUFFIX), O_CLOEXEC)) < 0) {
 		rc = scs_err_errno(errno, "%s: cannot create a temporary file beside it", s->target);
 	} else {
@@ -525,6 +553,7 @@ open_named(scs_commit *c, scs_sink *s)
 			rc = scs_err_set(SCS_ENOMEM, "%s: cannot allocate a writer", s->target);
 		}
 	}
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	flock(c->dfd, LOCK_UN);
 	free(path);
 	return rc;

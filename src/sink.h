@@ -145,10 +145,20 @@ char *scs_sink_data_name(const char *model_name, const char *token);
 int scs_sink_is_data_of(const char *model_name, const char *name);
 
 /*
- * Remove the temporaries that have names (the fallback without O_TMPFILE).
- * Async-signal-safe (it only unlinks): for a SIGINT/SIGTERM handler.
+ * Remove the temporaries that have names (the fallback without O_TMPFILE),
+ * then the registered folders that are empty by then. Async-signal-safe (it
+ * only unlinks and removes folders): for a SIGINT/SIGTERM handler.
  */
 void scs_temps_remove_all(void);
+
+/*
+ * A folder a run made for its own use (scs4onnx-big's --work), registered
+ * for scs_temps_remove_all() until dropped: an interrupted run removes it
+ * when nothing else is in it. NULL when out of memory.
+ */
+typedef struct scs_temp_dir scs_temp_dir;
+scs_temp_dir *scs_temp_dir_add(const char *path);
+void scs_temp_dir_drop(scs_temp_dir *d);
 
 #ifdef SCS_TEST_HOOKS
 /* Test builds only: while @on, temporaries are named files, as where the

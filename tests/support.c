@@ -382,7 +382,7 @@ count_ops(const Onnx__GraphProto *g, const char *op_type)
 	int n = 0;
 
 	for (size_t i = 0; i < g->n_node; i++)
-		n += strcmp(g->node[i]->op_type, op_type) == 0;
+		n += g->node[i]->op_type && strcmp(g->node[i]->op_type, op_type) == 0;
 	return n;
 }
 

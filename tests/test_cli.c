@@ -169,6 +169,124 @@ Test(cli, read_only_output_needs_force, .init = scratch_setup, .fini = scratch_t
 	free(out);
 }
 
+/* The bytes of scratch file @name (malloc'd; NULL when missing), *len of them. */
+static uint8_t *
+scratch_bytes(const char *name, size_t *len)
+{
+	char *path = path_in(scratch_dir, name);
+	uint8_t *data = read_all(path, len);
+
+	free(path);
+	return data;
+}
+
+Test(cli, json_report_never_lands_on_a_path_the_run_reads_or_writes, .init = scratch_setup, .fini = scratch_teardown)
+{
+	static const char *const cases[][3] = {
+		{ "scs4onnx-shrink", "in.onnx out.onnx --json in.onnx",
+		  "scs4onnx-shrink: error: --json in.onnx names the input; give the report a file of its own\n" },
+		{ "scs4onnx-shrink", "in.onnx out.onnx --json ./out.onnx",
+		  "scs4onnx-shrink: error: --json ./out.onnx names the output; give the report a file of its own\n" },
+		{ "scs4onnx-optimize", "in.onnx out.onnx --json=in.onnx",
+		  "scs4onnx-optimize: error: --json in.onnx names the input; give the report a file of its own\n" },
+		{ "scs4onnx-big", "in.onnx out.onnx --json out.onnx",
+		  "scs4onnx-big: error: --json out.onnx names the output; give the report a file of its own\n" },
+		{ "scs4onnx-merge", "shards out.onnx --json out.onnx",
+		  "scs4onnx-merge: error: --json out.onnx names the output; give the report a file of its own\n" },
+		{ "scs4onnx-shrink", "in.onnx out.onnx --json external_a.bin",
+		  "scs4onnx-shrink: error: --json external_a.bin exists and is not a JSON report; it is left as it is "
+		  "(remove it or give another file)\n" },
+		{ "scs4onnx-shrink", "in.onnx out.onnx --json out.onnx.0123456789abcdef.data",
+		  "scs4onnx-shrink: error: --json out.onnx.0123456789abcdef.data names a file written with the output (its "
+		  "data file or a .npy file); give the report a file of its own\n" },
+		{ "scs4onnx-big", "in.onnx out.onnx -m npy --json out_exported_W1.npy",
+		  "scs4onnx-big: error: --json out_exported_W1.npy names a file written with the output (its data file or "
+		  "a .npy file); give the report a file of its own\n" },
+		{ "scs4onnx-shrink", "in.onnx out.onnx --store st --json st/r.json",
+		  "scs4onnx-shrink: error: --json st/r.json is inside the store folder st; write it elsewhere\n" },
+		{ "scs4onnx-big", "in.onnx out.onnx --work W --json W/r.json",
+		  "scs4onnx-big: error: --json W/r.json is inside the work folder W; write it elsewhere\n" },
+		{ "scs4onnx-split", "in.onnx new_shards --json new_shards/r.json",
+		  "scs4onnx-split: error: --json new_shards/r.json is inside the shard folder new_shards; write it "
+		  "elsewhere\n" },
+		{ "scs4onnx-merge", "shards out.onnx --json shards/next.onnx",
+		  "scs4onnx-merge: error: --json shards/next.onnx is inside the shard folder shards; write it elsewhere\n" },
+		{ "scs4onnx-shrink", "in.onnx out.onnx --json nowhere/r.json",
+		  "scs4onnx-shrink: error: --json nowhere/r.json: the folder nowhere does not exist\n" },
+		{ "scs4onnx-split", "in.onnx new_shards --json in.onnx/r.json",
+		  "scs4onnx-split: error: --json in.onnx/r.json: in.onnx is not a folder\n" },
+		{ "scs4onnx-optimize", "in.onnx out.onnx --json shards",
+		  "scs4onnx-optimize: error: --json shards is a folder; give a file name\n" },
+		{ "scs4onnx-shrink", "in.onnx out.onnx --json /dev/null",
+		  "scs4onnx-shrink: error: --json /dev/null is not a regular file (give - for stdout)\n" },
+	};
+	char *out = path_in(scratch_dir, "out.onnx"), *shards = path_in(scratch_dir, "shards"), *text;
+	uint8_t *in_before, *data_before, *bytes;
+	size_t in_len, data_len, len;
+
+	/* an input with external data (external_a.bin beside it) and a folder of its shards */
+	cr_assert_eq(sh(&text, "cp '%s'/external.onnx in.onnx && cp '%s'/external_?.bin . && "
+	    "scs4onnx-split in.onnx shards --max-shard-size 4K -n", SCS_TEST_BUILD_DIR, SCS_TEST_BUILD_DIR), 0, "%s", text);
+	free(text);
+	in_before = scratch_bytes("in.onnx", &in_len);
+	data_before = scratch_bytes("external_a.bin", &data_len);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		expect_says(cases[i][0], cases[i][1], 1, cases[i][2]);
+		/* refused before any work: nothing written, nothing read changed */
+		cr_expect_not(file_exists(out), "%s %s wrote the output", cases[i][0], cases[i][1]);
+		cr_expect_eq(count_files(scratch_dir, "new_shards") + count_files(scratch_dir, "st") +
+		    count_files(scratch_dir, "W") + count_files(scratch_dir, "out_exported"), 0, "%s %s made files",
+		    cases[i][0], cases[i][1]);
+		bytes = scratch_bytes("in.onnx", &len);
+		cr_expect(len == in_len && memcmp(bytes, in_before, len) == 0, "%s %s changed the input", cases[i][0],
+		    cases[i][1]);
+		free(bytes);
+		bytes = scratch_bytes("external_a.bin", &len);
+		cr_expect(len == data_len && memcmp(bytes, data_before, len) == 0, "%s %s changed the input's data",
+		    cases[i][0], cases[i][1]);
+		free(bytes);
+	}
+	/* only "." and ".." */
+	cr_expect_eq(count_files(scratch_dir, "."), 2, "a temporary or a probe was left");
+	cr_expect_eq(count_files(shards, "."), 2, "a temporary was left among the shards");
+	free(in_before);
+	free(data_before);
+	free(out);
+	free(shards);
+}
+
+Test(cli, json_report_replaces_an_old_one_whole_by_a_rename, .init = scratch_setup, .fini = scratch_teardown)
+{
+	const char *tools[][2] = { { "scs4onnx-shrink", "in.onnx" }, { "scs4onnx-split", "in.onnx" },
+		{ "scs4onnx-merge", "shards" }, { "scs4onnx-big", "in.onnx" }, { "scs4onnx-optimize", "in.onnx" } };
+	char *json = path_in(scratch_dir, "r.json"), *old = path_in(scratch_dir, "old.json"), *text, args[128];
+	struct stat st;
+
+	put_input("dup_basic.onnx");
+	cr_assert_eq(sh(&text, "scs4onnx-split in.onnx shards --max-shard-size 300 -n"), 0, "%s", text);
+	free(text);
+	for (size_t i = 0; i < sizeof(tools) / sizeof(tools[0]); i++) {
+		/* an old report, with a second name: a file written in place would change under both */
+		cr_assert_eq(sh(NULL, "rm -rf out out.onnx r.json old.json && echo '{\"old\": 1}' > r.json && "
+		    "ln r.json old.json"), 0);
+		snprintf(args, sizeof(args), "%s out%s --json r.json -n", tools[i][1],
+		    strcmp(tools[i][0], "scs4onnx-split") == 0 ? "" : ".onnx");
+		expect_says(tools[i][0], args, 0, "");
+		text = read_text(json);
+		cr_expect_eq(text[0], '{', "%s: %s", tools[i][0], text);
+		cr_expect_null(strstr(text, "\"old\""), "%s: the old report is still there", tools[i][0]);
+		free(text);
+		text = read_text(old);
+		cr_expect_str_eq(text, "{\"old\": 1}\n", "%s wrote into the old report's file", tools[i][0]);
+		free(text);
+		cr_expect_eq(stat(json, &st), 0);
+		cr_expect_eq(st.st_mode & 0777, 0644, "%s: mode %o, not as a new file's", tools[i][0], st.st_mode & 0777);
+		cr_expect_eq(count_files(scratch_dir, "."), 2, "%s left a temporary", tools[i][0]);
+	}
+	free(json);
+	free(old);
+}
+
 Test(cli, merge_output_inside_the_shard_folder, .init = scratch_setup, .fini = scratch_teardown)
 {
 	char *text;

@@ -712,3 +712,96 @@ Test(commit, big_removes_the_work_folder_it_made, .init = make_inputs, .fini = d
 	free(kept_shards);
 	free(mine);
 }
+
+/* ---- the work folder of an interrupted scs4onnx-big ---- */
+
+/* Does folder @dir hold a hidden file (a named temporary)? */
+static int
+holds_hidden(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	int found = 0;
+
+	while (d && (e = readdir(d)) != NULL)
+		found |= e->d_name[0] == '.' && strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0;
+	if (d)
+		closedir(d);
+	return found;
+}
+
+/*
+ * scs4onnx-big (the hooked copy: named temporaries, each commit step slowed)
+ * on a.onnx into work/out/big.onnx with --work work/W (@keep: --keep-work),
+ * sent @sig once its output's temporary is there, mid-run: it dies of @sig
+ * and neither W nor a temporary is left.
+ */
+static void
+interrupt_big(int sig, int keep)
+{
+	char *out = path_in(work, "out"), *w = path_in(work, "W"), *in = path_in(in_dir, "a.onnx"), big[4200], target[4200];
+	char *argv[] = { big, in, target, "--work", w, "--max-shard-size", "1M", "-n", keep ? "--keep-work" : NULL, NULL };
+	char slow[] = "SCS_TEST_COMMIT_DELAY_MS=300", named[] = "SCS_TEST_NO_TMPFILE=1", *env[] = { slow, named, NULL };
+	outcome o;
+	int fd, i;
+	pid_t pid;
+
+	snprintf(big, sizeof(big), "%s/hooked-scs4onnx-big", SCS_HOOKED_TOOLS_DIR);
+	snprintf(target, sizeof(target), "%s/big.onnx", out);
+	cr_assert_eq(run(NULL, "rm -rf '%s' '%s' && mkdir '%s'", out, w, out), 0);
+	pid = start(&fd, env, argv);
+	for (i = 0; i < 60000 && !holds_hidden(out); i++)
+		usleep(1000);
+	cr_assert(holds_hidden(out), "the run never wrote its output's temporary");
+	/* without --keep-work a missing work folder is never made; with it, it is there now */
+	cr_expect_eq(file_exists(w), keep, "signal %d, keep %d: the work folder is%s there mid-run", sig, keep,
+	    keep ? " not" : "");
+	cr_assert_eq(kill(pid, sig), 0);
+	o = finish(pid, fd);
+	cr_expect_eq(o.status, -1, "signal %d: the run ended with status %d: %s", sig, o.status, o.text);
+	cr_expect(!file_exists(w), "signal %d, keep %d: the work folder it made is left", sig, keep);
+	cr_expect(!holds_hidden(out), "signal %d, keep %d: a temporary is left", sig, keep);
+	free(o.text);
+	free(out);
+	free(w);
+	free(in);
+}
+
+Test(commit, big_stopped_by_sigterm_or_sigint_leaves_no_work_folder, .init = make_inputs, .fini = drop_inputs)
+{
+	interrupt_big(SIGTERM, 0);
+	interrupt_big(SIGTERM, 1);
+	interrupt_big(SIGINT, 0);
+	interrupt_big(SIGINT, 1);
+}
+
+Test(commit, big_killed_by_sigkill_leaves_no_work_folder_it_did_not_keep, .init = make_inputs, .fini = drop_inputs)
+{
+	char *out = path_in(work, "out"), *w = path_in(work, "W"), *in = path_in(in_dir, "a.onnx"), big[4200], target[4200];
+	char *argv[] = { big, in, target, "--work", w, "--max-shard-size", "1M", "-n", NULL, NULL };
+	char kill_env[] = "SCS_TEST_KILL_AT=1", *env[] = { kill_env, NULL }, *kept = path_in(work, "W/shards");
+	outcome o;
+	int count;
+
+	snprintf(big, sizeof(big), "%s/hooked-scs4onnx-big", SCS_HOOKED_TOOLS_DIR);
+	snprintf(target, sizeof(target), "%s/big.onnx", out);
+	cr_assert_eq(mkdir(out, 0777), 0);
+	o = run_env(env, argv);
+	cr_assert(o.killed, "%s", o.text);
+	free(o.text);
+	cr_expect(!file_exists(w), "SIGKILL left the work folder");
+	/* with --keep-work the folder is where the shards stay: it may stay, and the next run takes it */
+	argv[8] = "--keep-work";
+	o = run_env(env, argv);
+	cr_assert(o.killed, "%s", o.text);
+	free(o.text);
+	o = run_env(NULL, argv);
+	cr_assert_eq(o.status, 0, "%s", o.text);
+	free(o.text);
+	free(shard_list(kept, &count));
+	cr_expect_geq(count, 2, "kept shards: %d", count);
+	free(kept);
+	free(out);
+	free(w);
+	free(in);
+}

@@ -812,3 +812,33 @@ Test(fold, the_differential_set_computes_in_onnx_runtime_what_the_nodes_do, .tim
 	cr_assert_eq(rc, 0, "%s", text);
 	free(text);
 }
+
+/*
+ * A chain of 3000 nodes over constants (Add, Mul, and Shape then Cast in
+ * turn; scripts/gen-fuse-bench.py foldchain) folds in the optimizer's first
+ * round, the second finding nothing: each walk of fold_constants folds a
+ * node reading what an earlier node of the walk folded, so the number of
+ * walks does not grow with the chain's length (one walk a node made the
+ * folding time grow with the square of it).
+ */
+Test(fold, a_chain_of_3000_nodes_folds_in_one_round)
+{
+	scs_optimize_options o = SCS_OPTIMIZE_OPTIONS_INIT;
+	char *chain = path_in(dir, "chain.onnx"), *text;
+	Onnx__ModelProto *m;
+
+	cr_assert_eq(run(&text, "/usr/bin/python3 '%s/scripts/gen-fuse-bench.py' foldchain '%s' --nodes 3000",
+	    SCS_TEST_SRC_DIR, chain), 0, "%s", text);
+	free(text);
+	free(out);
+	out = path_in(dir, "chain_folded.onnx");
+	cr_assert_eq(scs_optimize(&rep, chain, out, &o), SCS_OK, "%s", scs_err_msg());
+	cr_assert_eq(rep.nodes_before, 3001);
+	cr_assert_eq(rep.nodes_after, 1, "%llu nodes left", (unsigned long long)rep.nodes_after);
+	cr_assert_eq(rep.rounds, 2, "%u rounds", rep.rounds);
+	m = load_proto(out);
+	cr_assert_eq(m->graph->n_initializer, 1, "the intermediate constants are gone");
+	free_proto(m);
+	expect_equivalent(chain, out, NULL);
+	free(chain);
+}

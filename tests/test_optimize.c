@@ -620,6 +620,110 @@ Test(optimize, unusual_nodes_are_looked_at_and_left_alone, .init = opt_setup, .f
 	expect_said("node 'tr_b' (Transpose): the perms do not compose");
 }
 
+/* ---- fields left out (tests/e2e/gen_absent_models.py) ---- */
+
+/* The three tools that optimize, with the arguments that make them do it. */
+static const char *const optimizing_tools[][2] = {
+	{ "scs4onnx-optimize", "" },
+	{ "scs4onnx-shrink", "--optimize" },
+	{ "scs4onnx-big", "--optimize --max-shard-size 300" },
+};
+
+Test(optimize, a_node_without_op_type_or_an_attribute_name_leaves_the_model_as_it_is, .init = opt_setup,
+    .fini = opt_teardown)
+{
+	static const char *const cases[][2] = {
+		{ "absent_op.onnx", "left as it is: the node writing 'u' has no op_type" },
+		{ "absent_op_empty.onnx", "left as it is: node 'bad' has no op_type" },
+		{ "absent_op_branch.onnx",
+		  "left as it is: the node writing 'then_out' in then_branch of node 'if_c' (If) has no op_type" },
+		{ "absent_op_loop.onnx", "left as it is: a node without outputs in body of node 'loop' (Loop) has no op_type" },
+		{ "absent_op_function.onnx", "left as it is: the node writing 'y' in function 'local.Odd' has no op_type" },
+		{ "absent_attr_name.onnx", "left as it is: node 'tr' (Transpose) has an attribute without a name" },
+	};
+	char *out = path_in(opt_dir, "out.onnx");
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *in = fixture(cases[i][0]);
+		Onnx__ModelProto *before = load_proto(in), *after;
+
+		for (size_t k = 0; k < sizeof(optimizing_tools) / sizeof(optimizing_tools[0]); k++) {
+			cr_assert_eq(run_tool(&opt_text, optimizing_tools[k][0], "'%s' '%s' %s", in, out, optimizing_tools[k][1]),
+			    0, "%s on %s: %s", optimizing_tools[k][0], cases[i][0], opt_text);
+			cr_assert_not_null(strstr(opt_text, cases[i][1]), "%s on %s does not say \"%s\":\n%s",
+			    optimizing_tools[k][0], cases[i][0], cases[i][1], opt_text);
+			after = load_proto(out);
+			cr_assert_not_null(after);
+			/* the foldable Add of two constants and the Identity are still there */
+			cr_assert_eq(after->graph->n_node, before->graph->n_node, "%s on %s: %zu nodes, not %zu",
+			    optimizing_tools[k][0], cases[i][0], after->graph->n_node, before->graph->n_node);
+			cr_assert_eq(count_ops(after->graph, "Identity"), 1);
+			free_proto(after);
+			free(opt_text);
+			opt_text = NULL;
+		}
+		free_proto(before);
+		free(in);
+	}
+	free(out);
+}
+
+Test(optimize, fields_onnx_lets_a_writer_leave_out_are_optimized_as_any_other, .init = opt_setup,
+    .fini = opt_teardown)
+{
+	char *runs = fixture("absent_runs.onnx"), *typeless = fixture("absent_attr_type.onnx");
+	char *ref = fixture("absent_attr_type_ref.onnx"), *out = path_in(opt_dir, "out.onnx");
+	Onnx__ModelProto *m;
+
+	for (size_t k = 0; k < sizeof(optimizing_tools) / sizeof(optimizing_tools[0]); k++) {
+		/* no names, no domains, optional inputs and outputs "" */
+		cr_assert_eq(run_tool(&opt_text, optimizing_tools[k][0], "'%s' '%s' %s", runs, out, optimizing_tools[k][1]),
+		    0, "%s: %s", optimizing_tools[k][0], opt_text);
+		free(opt_text);
+		opt_text = NULL;
+		expect_equivalent(runs, out, NULL);
+		m = load_proto(out);
+		cr_assert_eq(m->graph->n_node, 4, "%s: %zu nodes", optimizing_tools[k][0], m->graph->n_node);
+		cr_assert_eq(count_ops(m->graph, "If"), 0, "the If on a constant went");
+		free_proto(m);
+		/* attributes without a type: the Constant, Cast and Transpose fold into one constant */
+		cr_assert_eq(run_tool(&opt_text, optimizing_tools[k][0], "'%s' '%s' %s", typeless, out,
+		    optimizing_tools[k][1]), 0, "%s: %s", optimizing_tools[k][0], opt_text);
+		free(opt_text);
+		opt_text = NULL;
+		expect_equivalent(ref, out, NULL);
+		m = load_proto(out);
+		cr_assert_eq(m->graph->n_node, 1, "%s: %zu nodes", optimizing_tools[k][0], m->graph->n_node);
+		free_proto(m);
+	}
+	free(runs);
+	free(typeless);
+	free(ref);
+	free(out);
+}
+
+Test(optimize, declarations_without_a_name_are_left_as_they_are_by_write_shapes, .init = opt_setup,
+    .fini = opt_teardown)
+{
+	char *in = fixture("absent_vi_name.onnx"), *out = path_in(opt_dir, "out.onnx");
+	Onnx__ModelProto *m;
+
+	for (size_t k = 0; k < sizeof(optimizing_tools) / sizeof(optimizing_tools[0]); k++) {
+		cr_assert_eq(run_tool(&opt_text, optimizing_tools[k][0], "'%s' '%s' %s --write-shapes", in, out,
+		    optimizing_tools[k][1]), 0, "%s: %s", optimizing_tools[k][0], opt_text);
+		free(opt_text);
+		opt_text = NULL;
+		m = load_proto(out);
+		cr_assert_not_null(m);
+		cr_assert_eq(m->graph->n_output, 2, "%s: the nameless output went", optimizing_tools[k][0]);
+		cr_assert_null(m->graph->output[1]->name);
+		cr_assert_eq(count_ops(m->graph, "Add"), 1, "%s: the constants' Add is folded", optimizing_tools[k][0]);
+		free_proto(m);
+	}
+	free(in);
+	free(out);
+}
+
 Test(optimize, new_nodes_constants_and_inputs_join_the_snapshot_at_the_commit, .init = values_setup,
     .fini = values_teardown)
 {

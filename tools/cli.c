@@ -18,11 +18,14 @@
 
 static const char *prog = "scs4onnx";
 static int progress_shown;
+static char json_tmp[4096];             /* the JSON report's temporary while it is written */
 
 static void
 on_signal(int sig)
 {
 	scs_remove_temporaries();
+	if (json_tmp[0])
+		unlink(json_tmp);
 	signal(sig, SIG_DFL);
 	raise(sig);
 }
@@ -208,23 +211,68 @@ cli_progress_end(void)
 	progress_shown = 0;
 }
 
+/* Hold every signal until sigprocmask(SIG_SETMASK, @old, NULL). */
+static void
+hold_signals(sigset_t *old)
+{
+	sigset_t all;
+
+	sigfillset(&all);
+	sigprocmask(SIG_BLOCK, &all, old);
+}
+
+/* "dir/.name.XXXXXX" beside @path into @out (@len bytes): 0, or -1 when too long. */
+static int
+temp_beside(char *out, size_t len, const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	int dir_len = slash ? (int)(slash - path + 1) : 0;
+
+	return (size_t)snprintf(out, len, "%.*s.%s.XXXXXX", dir_len, path, slash ? slash + 1 : path) < len ? 0 : -1;
+}
+
 int
 cli_write_json(const scs_report *rep, const char *path)
 {
-	FILE *f = strcmp(path, "-") == 0 ? stdout : fopen(path, "w");
-	int rc;
+	char tmp[sizeof(json_tmp)];
+	sigset_t old;
+	mode_t mask;
+	FILE *f;
+	int fd, rc = -1;
 
-	if (f == NULL) {
+	if (strcmp(path, "-") == 0) {
+		if (scs_report_write_json(rep, stdout) < 0 || fflush(stdout) != 0) {
+			fprintf(stderr, "%s: error: cannot write the JSON report to stdout\n", prog);
+			return CLI_FAILED;
+		}
+		return CLI_OK;
+	}
+	/* a new file renamed over @path: an interrupted run leaves the old report, whole (and no temporary:
+	 * the signal handler knows it from the moment it exists) */
+	hold_signals(&old);
+	if (temp_beside(tmp, sizeof(tmp), path) < 0 || (fd = mkstemp(tmp)) < 0) {
+		sigprocmask(SIG_SETMASK, &old, NULL);
 		fprintf(stderr, "%s: error: %s: cannot write the JSON report\n", prog, path);
 		return CLI_FAILED;
 	}
-	rc = scs_report_write_json(rep, f);
-	if (f != stdout && fclose(f) != 0)
-		rc = -1;
-	if (rc < 0) {
+	memcpy(json_tmp, tmp, sizeof(tmp));
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	mask = umask(0);
+	umask(mask);
+	if (fchmod(fd, 0666 & ~mask) == 0 && (f = fdopen(fd, "w")) != NULL) {
+		rc = scs_report_write_json(rep, f);
+		if (fclose(f) != 0)
+			rc = -1;
+	} else {
+		close(fd);
+	}
+	if (rc < 0 || rename(tmp, path) < 0) {
+		unlink(tmp);
+		json_tmp[0] = '\0';
 		fprintf(stderr, "%s: error: %s: cannot write the JSON report\n", prog, path);
 		return CLI_FAILED;
 	}
+	json_tmp[0] = '\0';
 	return CLI_OK;
 }
 
@@ -300,6 +348,224 @@ value_of(const char *value, int argc, char **argv, int *i)
 	return *i + 1 < argc ? argv[++*i] : NULL;
 }
 
+/* ---- where --json may write ---- */
+
+/* @path without its trailing slashes (malloc'd; "/" stays). */
+static char *
+trimmed(const char *path)
+{
+	size_t n = strlen(path);
+
+	while (n > 1 && path[n - 1] == '/')
+		n--;
+	return strndup(path, n);
+}
+
+/*
+ * @path as a full path: its folder resolved (symbolic links, "..") and its
+ * last name kept; a folder that exists is resolved whole. malloc'd; NULL
+ * when its folder does not exist (or out of memory).
+ */
+static char *
+resolved(const char *path)
+{
+	char *p = trimmed(path), *dir, *real, *out = NULL;
+	const char *slash, *base;
+	struct stat st;
+	size_t len;
+
+	if (p == NULL)
+		return NULL;
+	if (stat(p, &st) == 0 && S_ISDIR(st.st_mode)) {
+		out = realpath(p, NULL);
+		free(p);
+		return out;
+	}
+	slash = strrchr(p, '/');
+	base = slash ? slash + 1 : p;
+	dir = slash ? strndup(p, slash == p ? 1 : (size_t)(slash - p)) : strdup(".");
+	if (dir && (real = realpath(dir, NULL)) != NULL) {
+		len = strlen(real) + strlen(base) + 2;
+		if ((out = malloc(len)) != NULL)
+			snprintf(out, len, "%s%s%s", real, strcmp(real, "/") == 0 ? "" : "/", base);
+		free(real);
+	}
+	free(dir);
+	free(p);
+	return out;
+}
+
+/* Do @a and @b name one file: the same resolved path, or the same device and inode? */
+static int
+same_file(const char *a, const char *b)
+{
+	struct stat sa, sb;
+	char *ra, *rb;
+	int same;
+
+	if (stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino)
+		return 1;
+	ra = resolved(a);
+	rb = resolved(b);
+	same = ra && rb && strcmp(ra, rb) == 0;
+	free(ra);
+	free(rb);
+	return same;
+}
+
+/* Does @path begin with folder @dir, at a slash ("/" is in every absolute path)? */
+static int
+begins_with_folder(const char *path, const char *dir)
+{
+	size_t n = strlen(dir);
+
+	return strncmp(path, dir, n) == 0 && (path[n] == '/' || (n == 1 && dir[0] == '/'));
+}
+
+/*
+ * Is @path (resolved as @real, NULL when its folder is missing) inside
+ * folder @dir, at any depth? Resolved where both can be; as written where
+ * not (a folder the run will make).
+ */
+static int
+is_inside(const char *path, const char *real, const char *dir)
+{
+	char *rd = real ? resolved(dir) : NULL, *p, *d;
+	int in;
+
+	if (rd) {
+		in = begins_with_folder(real, rd);
+		free(rd);
+		return in;
+	}
+	p = trimmed(path);
+	d = trimmed(dir);
+	in = p && d && begins_with_folder(p, d);
+	free(p);
+	free(d);
+	return in;
+}
+
+/* Does file name @name beside OUTPUT @out name one of the files written with it (its data file, a .npy file)? */
+static int
+is_written_beside(const char *name, const char *out)
+{
+	const char *base = strrchr(out, '/') ? strrchr(out, '/') + 1 : out, *dot = strrchr(base, '.');
+	size_t n = strlen(base), len = strlen(name), stem = dot && dot != base ? (size_t)(dot - base) : n;
+
+	if (strncmp(name, base, n) == 0 && name[n] == '.' && len > 5 && strcmp(name + len - 5, ".data") == 0)
+		return 1;
+	return strncmp(name, base, stem) == 0 && strncmp(name + stem, "_exported_", 10) == 0 && len > 4 &&
+	    strcmp(name + len - 4, ".npy") == 0;
+}
+
+/* 1 when the file at @path is empty or holds a JSON report (it begins with '{'). */
+static int
+is_replaceable_report(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	int c = EOF;
+
+	if (f == NULL)
+		return 0;
+	while ((c = fgetc(f)) != EOF && (c == ' ' || c == '\n' || c == '\t' || c == '\r'))
+		;
+	fclose(f);
+	return c == EOF || c == '{';
+}
+
+/* Can a file be made in folder @dir? (A probe, so that read-only mounts answer as they will.) */
+static int
+takes_files(const char *dir)
+{
+	char probe[4096];
+	sigset_t old;
+	int fd;
+
+	if ((size_t)snprintf(probe, sizeof(probe), "%s/.scs4onnx-probe.XXXXXX", dir) >= sizeof(probe))
+		return 0;
+	/* made and removed with signals held: an interrupt never leaves it */
+	hold_signals(&old);
+	if ((fd = mkstemp(probe)) >= 0) {
+		close(fd);
+		unlink(probe);
+	}
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	return fd >= 0;
+}
+
+/* The folder of @path ("." for a bare name) into @dir (@len bytes). */
+static void
+folder_of(char *dir, size_t len, const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	snprintf(dir, len, "%.*s", slash ? (int)(slash == path ? 1 : slash - path) : 1, slash ? path : ".");
+}
+
+/* The line against --json @json for the command line in @a, or CLI_OK (@real: @json resolved, or NULL). */
+static int
+json_refused(const cli_args *a, unsigned flags, const char *json, const char *real)
+{
+	const char *in = a->pos[0], *out = a->pos[1], *slash = strrchr(json, '/'), *folder = NULL, *kind = NULL;
+	char dir[4096], out_dir[4096];
+	struct stat st;
+
+	folder_of(dir, sizeof(dir), json);
+	folder_of(out_dir, sizeof(out_dir), out);
+	if (json[strlen(json) - 1] == '/' || (stat(json, &st) == 0 && S_ISDIR(st.st_mode)))
+		return fprintf(stderr, "%s: error: --json %s is a folder; give a file name\n", prog, json), CLI_FAILED;
+	if (same_file(json, in))
+		return fprintf(stderr, "%s: error: --json %s names the input; give the report a file of its own\n", prog,
+		    json), CLI_FAILED;
+	if (same_file(json, out))
+		return fprintf(stderr, "%s: error: --json %s names the output; give the report a file of its own\n", prog,
+		    json), CLI_FAILED;
+	if ((flags & CLI_IN_DIR) && is_inside(json, real, in))
+		folder = in, kind = "shard";
+	else if ((flags & CLI_OUT_DIR) && is_inside(json, real, out))
+		folder = out, kind = "shard";
+	else if (a->shrink.store_dir && is_inside(json, real, a->shrink.store_dir))
+		folder = a->shrink.store_dir, kind = "store";
+	else if (a->work_dir && is_inside(json, real, a->work_dir))
+		folder = a->work_dir, kind = "work";
+	if (folder)
+		return fprintf(stderr, "%s: error: --json %s is inside the %s folder %s; write it elsewhere\n", prog, json,
+		    kind, folder), CLI_FAILED;
+	if (real == NULL || stat(dir, &st) < 0)
+		return fprintf(stderr, "%s: error: --json %s: the folder %s does not exist\n", prog, json, dir), CLI_FAILED;
+	if (!S_ISDIR(st.st_mode))
+		return fprintf(stderr, "%s: error: --json %s: %s is not a folder\n", prog, json, dir), CLI_FAILED;
+	if (!(flags & CLI_OUT_DIR) && same_file(dir, out_dir) && is_written_beside(slash ? slash + 1 : json, out))
+		return fprintf(stderr, "%s: error: --json %s names a file written with the output (its data file or a "
+		    ".npy file); give the report a file of its own\n", prog, json), CLI_FAILED;
+	if (stat(json, &st) == 0 && !S_ISREG(st.st_mode))
+		return fprintf(stderr, "%s: error: --json %s is not a regular file (give - for stdout)\n", prog, json),
+		    CLI_FAILED;
+	if (stat(json, &st) == 0 && !is_replaceable_report(json))
+		return fprintf(stderr, "%s: error: --json %s exists and is not a JSON report; it is left as it is (remove it "
+		    "or give another file)\n", prog, json), CLI_FAILED;
+	if (!takes_files(dir))
+		return fprintf(stderr, "%s: error: --json %s: cannot make a file in the folder %s\n", prog, json, dir),
+		    CLI_FAILED;
+	return CLI_OK;
+}
+
+/* Check --json before any work (cli.h, cli_parse). */
+static int
+check_json(const cli_args *a, unsigned flags)
+{
+	char *real;
+	int rc;
+
+	if (a->json == NULL || strcmp(a->json, "-") == 0)
+		return CLI_OK;
+	real = resolved(a->json);
+	rc = json_refused(a, flags, a->json, real);
+	free(real);
+	return rc;
+}
+
 int
 cli_parse(cli_args *a, int argc, char **argv, unsigned flags, void (*usage)(FILE *))
 {
@@ -355,7 +621,7 @@ cli_parse(cli_args *a, int argc, char **argv, unsigned flags, void (*usage)(FILE
 		} else if (is_opt(arg, o_quiet, &value) && value == NULL) {
 			a->quiet = 1;
 		} else if (is_opt(arg, o_json, &value)) {
-			if ((a->json = value_of(value, argc, argv, &i)) == NULL)
+			if ((a->json = value_of(value, argc, argv, &i)) == NULL || a->json[0] == '\0')
 				return cli_usage_error("--json needs a file (or -)");
 		} else if ((flags & CLI_SHRINK) && is_opt(arg, o_mode, &value)) {
 			if ((v = value_of(value, argc, argv, &i)) == NULL)
@@ -440,6 +706,9 @@ cli_parse(cli_args *a, int argc, char **argv, unsigned flags, void (*usage)(FILE
 	/* the optimizer's shapes: scs4onnx-optimize's own, the others' with --optimize */
 	if (!(flags & CLI_PASSES) && !a->shrink.optimize && (a->input_shapes.n || a->shrink.write_shapes))
 		return cli_usage_error("--input-shape and --write-shapes go with --optimize");
+	/* where the report goes, before any work: never over the input, the output or what the run reads */
+	if (check_json(a, flags) != CLI_OK)
+		return CLI_FAILED;
 	a->shrink.input_shapes = (const char *const *)a->input_shapes.items;
 	a->shrink.n_input_shapes = a->input_shapes.n;
 	a->shrink.forced_op_names = (const char *const *)a->op_names.items;

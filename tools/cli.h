@@ -32,6 +32,8 @@ enum {
 	CLI_WORK = 32,            /* --work DIR, --keep-work */
 	CLI_PASSES = 64,          /* -p/--passes NAME..., --skip NAME... */
 	CLI_FORCE = 128,          /* -f/--force: replace a read-only OUTPUT */
+	CLI_IN_DIR = 256,         /* INPUT is a folder of shards (merge) */
+	CLI_OUT_DIR = 512,        /* OUTPUT is a folder of shards (split) */
 };
 
 typedef struct cli_args {
@@ -52,7 +54,13 @@ typedef struct cli_args {
  * Parse the command line of a tool taking two positionals and the @flags
  * families. Returns -1 when the tool should run, otherwise the exit status
  * to leave with (--help and --version print and give 0; bad usage prints a
- * hint and gives 2). @usage prints the tool's help.
+ * hint and gives 2; an OUTPUT or a --json FILE the run may not write gives
+ * 1 with its line). @usage prints the tool's help.
+ *
+ * --json FILE is checked here, before any work: not the input or the
+ * output, nor a data or .npy file written beside the output, nor in the
+ * shard, store or work folder; its folder exists and takes a new file; a
+ * file already there is replaced only when it is empty or a JSON report.
  */
 int cli_parse(cli_args *a, int argc, char **argv, unsigned flags, void (*usage)(FILE *));
 void cli_args_dispose(cli_args *a);
@@ -134,7 +142,9 @@ void cli_progress_end(void);
 /* 1 when stderr is a terminal. */
 int cli_stderr_is_tty(void);
 
-/* Write @rep as JSON to @path ("-" for stdout); CLI_OK or CLI_FAILED. */
+/* Write @rep as JSON to @path ("-" for stdout): a new file renamed over
+ * @path, so that @path holds the old report or the new one, whole;
+ * CLI_OK or CLI_FAILED. */
 int cli_write_json(const scs_report *rep, const char *path);
 
 #endif

@@ -23,7 +23,7 @@ usage(FILE *f)
 		CLI_HELP_STORE,
 		{ "    --max-shard-size SIZE", "shard budget (K, M, G suffixes; default 1.8G)" },
 		{ "    --work DIR", "folder for the temporary store (default: beside\n"
-		  "OUTPUT); made when missing, removed at the end" },
+		  "OUTPUT); a missing DIR is never left behind" },
 		{ "    --keep-work", "also write the shards to DIR/shards (a new or\n"
 		  "empty folder), after OUTPUT, for inspection" },
 		CLI_HELP_QUIET, CLI_HELP_JSON, CLI_HELP_FORCE, CLI_HELP_END,

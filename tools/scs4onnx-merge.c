@@ -38,7 +38,7 @@ main(int argc, char **argv)
 	cli_args a;
 	int rc;
 
-	if ((rc = cli_start(&a, "scs4onnx-merge", argc, argv, CLI_MERGE | CLI_EXTERNAL | CLI_STORE | CLI_FORCE,
+	if ((rc = cli_start(&a, "scs4onnx-merge", argc, argv, CLI_MERGE | CLI_IN_DIR | CLI_EXTERNAL | CLI_STORE | CLI_FORCE,
 	    usage)) >= 0)
 		return rc;
 	o.no_dedup = a.no_dedup;

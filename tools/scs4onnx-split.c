@@ -41,7 +41,7 @@ main(int argc, char **argv)
 	cli_args a;
 	int rc;
 
-	if ((rc = cli_start(&a, "scs4onnx-split", argc, argv, CLI_STORE | CLI_SHARDS, usage)) >= 0)
+	if ((rc = cli_start(&a, "scs4onnx-split", argc, argv, CLI_STORE | CLI_SHARDS | CLI_OUT_DIR, usage)) >= 0)
 		return rc;
 	o.max_shard_len = a.max_shard_len;
 	o.store_dir = a.shrink.store_dir;

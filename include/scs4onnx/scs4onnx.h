@@ -194,8 +194,10 @@ typedef struct scs_big_options {
 	                                               a pointer, so each struct grows on its own */
 	uint64_t max_shard_len;                     /* 0: 1.8 GiB */
 	const char *work_dir;                       /* temporary store and kept shards (NULL: beside @out);
-	                                               made when missing, and then removed at the end
-	                                               unless it keeps the shards */
+	                                               when missing, made only to keep the shards (the
+	                                               store, unnamed, goes in its parent), and removed
+	                                               at the end or by scs_remove_temporaries() unless
+	                                               it keeps them */
 	int keep_work;                              /* 1: also write the shards to work_dir/shards (missing or
 	                                               empty), after the output */
 } scs_big_options;
@@ -262,7 +264,8 @@ int scs_optimize_check_names(const char *const *names, size_t n);
 /*
  * Remove the temporary files the library has open that have names (outputs
  * being written where the filesystem has no O_TMPFILE; elsewhere
- * temporaries have no name and vanish with the process). Async-signal-safe:
+ * temporaries have no name and vanish with the process), then a work folder
+ * scs_big made, while it holds nothing else. Async-signal-safe:
  * call it from a SIGINT/SIGTERM handler before exiting, so an interrupted
  * run leaves nothing behind.
  */
