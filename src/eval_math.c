@@ -834,7 +834,9 @@ scs_eval_k_range(scs_eval_call *c)
 	else {
 		if ((lim.s > 0 && v.s < lim.s - INT64_MAX) || (lim.s < 0 && v.s > lim.s + INT64_MAX) || delta.s == 0)
 			return scs_eval_decline(c, "a range that overflows");
-		count = ceil((double)(lim.s - v.s) / (double)delta.s);
+		/* each bound in double first, as ONNX Runtime does: Range(INT64_MAX - 5,
+		 * INT64_MAX, 2) is empty there, both bounds being 2^63 in double */
+		count = ceil(((double)lim.s - (double)v.s) / (double)delta.s);
 	}
 	if (isnan(count))
 		return scs_eval_decline(c, "a count that is not a number");
@@ -857,6 +859,41 @@ scs_eval_k_range(scs_eval_call *c)
 }
 
 /* ---- ReduceSum, ReduceProd ---- */
+
+/*
+ * One step of an integer sum or product (*@a += or *= @v), declined once a
+ * partial result leaves the element type or passes 2^53 either way: there
+ * ONNX Runtime's result is not the exact one (it saturates, or rounds an
+ * int64 sum through double), so no fold can give its bits.
+ */
+static int
+int_partial(scs_eval_call *c, int dtype, int cl, int prodop, val *a, val v)
+{
+	const int64_t exact = (int64_t)1 << 53;
+	int64_t lo = -exact, hi = exact, r;
+	int over;
+
+	if (cl == CL_U) {
+		uint64_t u;
+
+		over = prodop ? __builtin_mul_overflow(a->u, v.u, &u) : __builtin_add_overflow(a->u, v.u, &u);
+		if (over || u > (uint64_t)exact || (scs_eval_esize(dtype) < 8 && u >> (8 * scs_eval_esize(dtype))))
+			return scs_eval_decline(c, "an integer %s past what the element type or a double holds exactly",
+			    prodop ? "product" : "sum");
+		a->u = u;
+		return SCS_OK;
+	}
+	if (scs_eval_esize(dtype) < 8) {
+		hi = ((int64_t)1 << (8 * scs_eval_esize(dtype) - 1)) - 1;
+		lo = -hi - 1;
+	}
+	over = prodop ? __builtin_mul_overflow(a->s, v.s, &r) : __builtin_add_overflow(a->s, v.s, &r);
+	if (over || r < lo || r > hi)
+		return scs_eval_decline(c, "an integer %s past what the element type or a double holds exactly",
+		    prodop ? "product" : "sum");
+	a->s = r;
+	return SCS_OK;
+}
 
 int
 scs_eval_k_reduce(scs_eval_call *c)
@@ -935,8 +972,10 @@ scs_eval_k_reduce(scs_eval_call *c)
 			a->f = prodop ? a->f * v.f : a->f + v.f;
 		else if (cl == CL_D)
 			a->d = prodop ? a->d * v.d : a->d + v.d;
-		else
-			a->u = prodop ? a->u * v.u : a->u + v.u;
+		else if (int_partial(c, t->dtype, cl, prodop, a, v) != SCS_OK) {
+			free(acc);
+			return SCS_EVAL_DECLINED;
+		}
 		for (size_t ax = t->rank; ax-- > 0;) {
 			if (++idx[ax] < (uint64_t)t->dims[ax])
 				break;
