@@ -37,7 +37,7 @@ if [ $quick = 1 ]; then
 	echo "test: a few minutes on two cores; only failures and a summary are printed, logs in $logs/"
 else
 	echo "test: every test ($jobs jobs): setup and build, then under ASan + UBSan (about 14 minutes on two"
-	echo "test: cores), threads under TSan (1 minute), the fuzzer ($fuzz_seconds s), every suite (5 minutes):"
+	echo "test: cores), threads under TSan (1 minute), two fuzzers ($fuzz_seconds s), every suite (5 minutes):"
 	echo "test: about 20 minutes on two cores; only failures and a summary are printed, logs in $logs/"
 	echo "test: (scripts/test.sh --quick: the unit tier alone, a few minutes)"
 fi
@@ -109,7 +109,7 @@ fi
 
 # the two libFuzzer targets for a fixed time, split between them: one
 # summary line each; a finding fails the run
-stage "fuzzing ($fuzz_seconds s, two targets)"
+stage "fuzzing ($fuzz_seconds s)"
 scripts/fuzz.sh $((fuzz_seconds - fuzz_seconds / 2)) scs || status=1
 scripts/fuzz.sh $((fuzz_seconds / 2)) opt || status=1
 

@@ -6,7 +6,9 @@
  * setup, build and test binaries are stand-ins: it says first what it runs
  * and about how long, one line per stage, then only the failures (no note
  * a passing test prints) and the Criterion Synthesis line last; its logs go
- * to build/test-logs, nothing to work/.
+ * to build/test-logs, nothing to work/. Its sanitizer stage reads its log
+ * with scripts/sanitizer-reports.awk: every report fails but a leak of
+ * Criterion's own runner.
  *
  * SPDX-License-Identifier: MIT
  */
@@ -78,13 +80,14 @@ test_script_in_scratch(void)
 
 	dir = tmpdir_new();
 	cr_assert_eq(run(&text, "cd '%s' && mkdir -p scripts build/tests build-asan/tests build-tsan/tests bin && "
-	    "cp '%s/scripts/test.sh' scripts/ && printf '#!/bin/sh\\n' > scripts/setup.sh && "
+	    "cp '%s/scripts/test.sh' '%s/scripts/sanitizer-reports.awk' scripts/ && "
+	    "printf '#!/bin/sh\\n' > scripts/setup.sh && "
 	    "cp scripts/setup.sh scripts/build.sh && cp scripts/setup.sh scripts/check-layers.sh && "
 	    "printf '#!/bin/sh\\necho \"fuzz: 0 crashes\"\\n' > scripts/fuzz.sh && "
 	    "cp scripts/setup.sh bin/ninja && cp scripts/setup.sh build-tsan/tests/threads-run && "
 	    "touch build-asan/build.ninja build-tsan/build.ninja && "
 	    "printf \"" FAKE_UNIT "\" > build/tests/unit && cp build/tests/unit build-asan/tests/unit && "
-	    "chmod +x scripts/*.sh bin/* */tests/*", dir, SCS_TEST_SRC_DIR), 0, "%s", text);
+	    "chmod +x scripts/*.sh bin/* */tests/*", dir, SCS_TEST_SRC_DIR, SCS_TEST_SRC_DIR), 0, "%s", text);
 	free(text);
 }
 
@@ -142,5 +145,58 @@ Test(hygiene, test_script_shows_each_stage, .init = test_script_in_scratch, .fin
 	cr_expect_not_null(strstr(text, "about 20 minutes on two cores"), "%s", text);
 	free(text);
 	cr_expect_eq(run(&text, "test -s '%s/build/test-logs/asan.log'", dir), 0);
+	free(text);
+}
+
+/* scripts/sanitizer-reports.awk on @log: its exit status; what it printed in *@out. */
+static int
+sanitizer_reports(const char *log, char **out)
+{
+	char *path = path_in(dir, "asan.log");
+	int rc;
+
+	write_all(path, log, strlen(log));
+	rc = run(out, "awk -f '%s/scripts/sanitizer-reports.awk' '%s'", SCS_TEST_SRC_DIR, path);
+	free(path);
+	return rc;
+}
+
+/*
+ * The sanitizer stage's reading of its log: a leak whose every frame is
+ * the allocator's or Criterion's runner's is left out; a leak reaching any
+ * other frame, an AddressSanitizer error and a UBSan runtime error fail.
+ */
+Test(hygiene, the_sanitizer_stage_fails_on_every_report_but_criterion_s_own_leak, .init = private_tmp,
+    .fini = remove_private_tmp)
+{
+	static const char criterion_only[] =
+	    "==1==ERROR: LeakSanitizer: detected memory leaks\n\n"
+	    "Direct leak of 48 byte(s) in 1 object(s) allocated from:\n"
+	    "    #0 0x7f in __interceptor_calloc ../../../../src/libsanitizer/asan/asan_malloc_linux.cpp:77\n"
+	    "    #1 0x7f  (/lib/x86_64-linux-gnu/libcriterion.so.3+0x1a332)\n\n"
+	    "SUMMARY: AddressSanitizer: 48 byte(s) leaked in 1 allocation(s).\n";
+	static const char ours[] =
+	    "==1==ERROR: LeakSanitizer: detected memory leaks\n\n"
+	    "Direct leak of 48 byte(s) in 1 object(s) allocated from:\n"
+	    "    #0 0x7f in __interceptor_calloc ../../../../src/libsanitizer/asan/asan_malloc_linux.cpp:77\n"
+	    "    #1 0x7f  (/lib/x86_64-linux-gnu/libcriterion.so.3+0x1a332)\n\n"
+	    "Indirect leak of 16 byte(s) in 1 object(s) allocated from:\n"
+	    "    #0 0x7f in malloc ../../../../src/libsanitizer/asan/asan_malloc_linux.cpp:69\n"
+	    "    #1 0x55 in scs_grow ../src/buf.c:40\n"
+	    "    #2 0x7f  (/lib/x86_64-linux-gnu/libcriterion.so.3+0x1a332)\n\n"
+	    "SUMMARY: AddressSanitizer: 64 byte(s) leaked in 2 allocation(s).\n";
+	char *text;
+
+	cr_assert_eq(sanitizer_reports(criterion_only, &text), 0, "%s", text);
+	cr_assert_eq(text[0], '\0', "%s", text);
+	free(text);
+	cr_assert_neq(sanitizer_reports(ours, &text), 0, "a leak of ours passed");
+	cr_assert_not_null(strstr(text, "scs_grow"), "%s", text);
+	cr_assert_null(strstr(text, "48 byte"), "Criterion's own leak printed: %s", text);
+	free(text);
+	cr_assert_neq(sanitizer_reports("==2==ERROR: AddressSanitizer: heap-use-after-free on address 0x1\n", &text), 0);
+	free(text);
+	cr_assert_neq(sanitizer_reports("../src/infer.c:806:21: runtime error: negation of -9223372036854775808\n", &text),
+	    0);
 	free(text);
 }
