@@ -96,14 +96,21 @@ static temp_node *volatile temps;
 static pthread_mutex_t temps_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* Block every signal of this thread (pthread_sigmask: sigprocmask is not
- * defined in a process of several threads) and take the list's lock. */
+ * defined in a process of several threads). */
 static void
-block_all(sigset_t *old)
+hold_signals(sigset_t *old)
 {
 	sigset_t all;
 
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, old);
+}
+
+/* hold_signals(), and take the list's lock. */
+static void
+block_all(sigset_t *old)
+{
+	hold_signals(old);
 	pthread_mutex_lock(&temps_lock);
 }
 
@@ -542,7 +549,7 @@ open_named(scs_commit *c, scs_sink *s)
 	 * and registered before a signal handler can run, so that an interrupted run never leaves it */
 	while (flock(c->dfd, LOCK_SH) < 0 && errno == EINTR)
 		;
-	block_all(&old);
+	hold_signals(&old);      /* temps_add takes the list's lock itself */
 	if ((s->fd = mkostemps(path, (int)strlen(TMP_SUFFIX), O_CLOEXEC)) < 0) {
 		rc = scs_err_errno(errno, "%s: cannot create a temporary file beside it", s->target);
 	} else {
