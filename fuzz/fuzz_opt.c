@@ -12,8 +12,8 @@
  * meets graphs no other pass has tidied first.
  *
  * SCS_FUZZ_FIXPOINT=1 also checks that optimizing an optimized model with
- * the same options gives the same bytes again (README: the optimizer's
- * output is a fixed point).
+ * the same options gives the same bytes again (docs/OPTIMIZER.md: the
+ * optimizer's output is a fixed point).
  *
  * SPDX-License-Identifier: MIT
  */

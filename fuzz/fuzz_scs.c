@@ -25,7 +25,7 @@
  * shards, not only those split just wrote.
  *
  * SCS_FUZZ_FIXPOINT=1 also checks that shrinking a shrunk model gives the
- * same bytes again (README: every tool is a fixed point).
+ * same bytes again (docs/TOOLS.md: every tool is a fixed point).
  *
  * SPDX-License-Identifier: MIT
  */

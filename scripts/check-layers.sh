@@ -5,8 +5,8 @@
 # never higher, and a third-party header only from the rooms listed for it.
 # A room is a file's name without its extension (store.c and store.h are the
 # room store). Prints one line per violation and exits 1; prints one line and
-# exits 0 when there is none. The tables below are the rule; README.md ("How
-# it works") describes them.
+# exits 0 when there is none. The tables below are the rule; docs/ARCHITECTURE.md
+# ("Rooms and levels") describes them.
 #
 # Usage: scripts/check-layers.sh [ROOT]   (ROOT: the tree holding src/;
 #                                          default: this script's project)
@@ -77,7 +77,7 @@ for file in "$root"/src/*.c "$root"/src/*.h "$root"/src/*.def; do
 	room=${room%.*}
 	n_files=$((n_files + 1))
 	if ! lvl=$(level_of "$room"); then
-		echo "$name: room $room has no level (add it to the table in scripts/check-layers.sh and to README.md)"
+		echo "$name: room $room has no level (add it to the table in scripts/check-layers.sh and to docs/ARCHITECTURE.md)"
 		bad=1
 		continue
 	fi

@@ -57,7 +57,7 @@ failures() {
 stage "setup and build"
 scripts/setup.sh || exit 1
 scripts/build.sh || exit 1
-# the rooms keep to their levels (scripts/check-layers.sh, README "How it works")
+# the rooms keep to their levels (scripts/check-layers.sh, docs/ARCHITECTURE.md)
 scripts/check-layers.sh || exit 1
 mkdir -p "$logs"
 status=0

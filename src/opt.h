@@ -22,7 +22,7 @@
  * scs_opt_add_constant) are visible at once but are not in the snapshot
  * (no uses, no producer) until the commit.
  *
- * What every pass keeps (see README, "Optimizing"): graph inputs and outputs
+ * What every pass keeps (see docs/OPTIMIZER.md): graph inputs and outputs
  * keep their names, order, types and shapes; a constant that is also a graph
  * input (an overridable default) is never folded (below IR 4, or with
  * --initializers-as-constants, such entries are taken out of the input list

@@ -85,6 +85,22 @@ words_long_options(words *out, const char *text)
 }
 
 void
+words_short_options(words *out, const char *text)
+{
+	for (const char *p = text; (p = strchr(p, '-')) != NULL; p++) {
+		size_t len = 1;
+
+		if (p > text && (is_ident((unsigned char)p[-1]) || p[-1] == '-'))
+			continue;
+		while (len < 3 && isalpha((unsigned char)p[len]))
+			len++;
+		if (len == 1 || is_ident((unsigned char)p[len]) || p[len] == '-')
+			continue;
+		words_add(out, p, len);
+	}
+}
+
+void
 words_roff_to_text(char *text)
 {
 	char *w = text;

@@ -28,6 +28,10 @@ void words_dispose(words *w);
 /* Every "--name" of @text ("--mode", "--non_verbose"; not "--" alone). */
 void words_long_options(words *out, const char *text);
 
+/* Every short option of @text: a "-" and one or two letters standing alone
+ * ("-m", "-fo"; not "--mode", "non-scalar" or "-1"). */
+void words_short_options(words *out, const char *text);
+
 /* In place: roff's "\-" becomes "-", font escapes (\fB, \fI, \fR, \fP) go. */
 void words_roff_to_text(char *text);
 

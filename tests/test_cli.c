@@ -1,8 +1,8 @@
 /*
  * test_cli.c: what the tools say. Each message is checked word for word, with
  * what the run did or did not write; the summaries against the files they
- * describe; progress on a pseudo-terminal (util-linux's script); the
- * README's usage against each tool's --help.
+ * describe; progress on a pseudo-terminal (util-linux's script). (Each
+ * tool's --help against its man page: test_man.c.)
  *
  * SPDX-License-Identifier: MIT
  */
@@ -547,39 +547,6 @@ Test(cli, progress_counts_every_byte, .init = make_llm, .fini = scratch_teardown
 	free(text);
 	free(in);
 	free(in_data);
-}
-
-/* The README's "Usage" shows each tool's --help as it is, in a block starting "$ TOOL --help". */
-Test(cli, readme_usage_is_each_tools_help)
-{
-	const char *tools[] = { "scs4onnx-shrink", "scs4onnx-split", "scs4onnx-merge", "scs4onnx-big",
-		"scs4onnx-optimize" };
-	char *path = path_in(SCS_TEST_SRC_DIR, "README.md"), *readme = read_text(path), *usage, *end, *help;
-	char head[128];
-
-	usage = strstr(readme, "\n## Usage\n");
-	cr_assert_not_null(usage, "README.md has no Usage section");
-	if ((end = strstr(usage + 1, "\n## ")) != NULL)
-		end[1] = '\0';
-	for (size_t i = 0; i < sizeof(tools) / sizeof(tools[0]); i++) {
-		char *block, *close;
-
-		snprintf(head, sizeof(head), "```\n$ %s --help\n", tools[i]);
-		block = strstr(usage, head);
-		cr_expect_not_null(block, "README.md's Usage has no block starting '$ %s --help'", tools[i]);
-		if (block == NULL)
-			continue;
-		block += strlen(head);
-		close = strstr(block, "\n```\n");
-		cr_assert_not_null(close);
-		close[1] = '\0';
-		cr_assert_eq(run_tool(&help, tools[i], "--help"), 0);
-		cr_expect_str_eq(block, help, "README.md's Usage differs from %s --help", tools[i]);
-		close[1] = '`';
-		free(help);
-	}
-	free(readme);
-	free(path);
 }
 
 /*

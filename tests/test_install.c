@@ -325,7 +325,7 @@ Test(install, the_installed_python_package_passes_its_suite, .init = install_tre
  * README.md's Install block, copied as written (tests/install/readme_install.sh
  * extracts it, so the README and this test cannot drift), into a scratch
  * root: the tools on the PATH, the loader and pkg-config finding the
- * library, the README's C example built and run, python3 importing
+ * library, docs/API.md's C example built and run, python3 importing
  * scs4onnx_c. ldconfig -r chroots: root only.
  */
 static void

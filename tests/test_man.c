@@ -1,7 +1,8 @@
 /*
  * test_man.c: the man pages (man/PAGE.in, made into build/man by meson). Each
- * tool's page lists exactly the long options its --help lists, so the two
- * cannot drift; every page renders without a warning from man or groff;
+ * tool's page lists exactly the long and short options its --help lists, so
+ * the two cannot drift (the pages, not the README, are where every option is
+ * described); every page renders without a warning from man or groff;
  * the library page names every function of the public headers; the
  * version meson's project() states is the one the tools and pages print.
  *
@@ -33,7 +34,7 @@ page_text(const char *page)
 	return text;
 }
 
-/* The long options of a --help text or of a page's OPTIONS section. */
+/* The long and short options of a --help text or of a page's OPTIONS section. */
 static void
 help_options(words *out, const char *tool)
 {
@@ -41,6 +42,7 @@ help_options(words *out, const char *tool)
 
 	cr_assert_eq(run_tool(&text, tool, "--help"), 0, "%s --help: %s", tool, text);
 	words_long_options(out, text);
+	words_short_options(out, text);
 	free(text);
 }
 
@@ -55,6 +57,7 @@ page_options(words *out, const char *page)
 		*end = '\0';
 	words_roff_to_text(start);
 	words_long_options(out, start);
+	words_short_options(out, start);
 	free(text);
 }
 
@@ -67,7 +70,7 @@ expect_page_matches_help(const char *tool)
 	snprintf(page, sizeof(page), "%s.1", tool);
 	help_options(&help, tool);
 	page_options(&man, page);
-	cr_assert_gt(help.n, 3, "%s --help lists %zu long options", tool, help.n);
+	cr_assert_gt(help.n, 3, "%s --help lists %zu options", tool, help.n);
 	for (size_t i = 0; i < help.n; i++)
 		cr_expect(words_has(&man, help.items[i]), "%s: %s is in --help, not in the man page's OPTIONS", tool,
 		    help.items[i]);

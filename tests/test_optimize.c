@@ -813,7 +813,7 @@ Test(optimize, a_constant_added_to_a_function_body_is_a_constant_node, .fini = v
  * provider computes in float the nodes it has no float16 kernel for, and
  * also a node with one whose float16 neighbours are all such nodes; a
  * removed node can change which nodes those are, and so which values are
- * rounded to float16 (README, the optimizer's rules).
+ * rounded to float16 (docs/OPTIMIZER.md, the rules every pass keeps).
  */
 enum half_rounds {
 	HALF_SAME,        /* bit-identical, graph optimizations on or off */

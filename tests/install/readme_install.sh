@@ -8,7 +8,7 @@
 # a user does next, each as the system would answer with that root in place
 # of /: the tools are in a folder of the PATH, the loader finds
 # libscs4onnx.so.1, `pkg-config --cflags --libs scs4onnx` answers from
-# pkg-config's own search path, the README's C example builds with it and
+# pkg-config's own search path, docs/API.md's C example builds with it and
 # shrinks MODEL, and the system python3 imports scs4onnx_c from a folder on
 # its sys.path. The first failure ends it with a line "FAIL: ..." and
 # status 1.
@@ -75,9 +75,9 @@ for d in "${dirs[@]}"; do rooted+="$root$d:"; done
 flags=$(PKG_CONFIG_LIBDIR=$rooted$pc_path PKG_CONFIG_SYSROOT_DIR=$root pkg-config --cflags --libs scs4onnx 2>&1) ||
 	fail "pkg-config --cflags --libs scs4onnx: $flags: $(cd "$root" && find . -name scs4onnx.pc)"
 
-# the README's C example, built as its first line says
-awk '/^```c$/ { b = 1; next } b && /^```$/ { exit } b' "$src/README.md" >"$scratch/shrink.c"
-grep -q 'cc shrink.c' "$scratch/shrink.c" || fail "README.md has no C example"
+# docs/API.md's C example, built as its first line says
+awk '/^```c$/ { b = 1; next } b && /^```$/ { exit } b' "$src/docs/API.md" >"$scratch/shrink.c"
+grep -q 'cc shrink.c' "$scratch/shrink.c" || fail "docs/API.md has no C example"
 # shellcheck disable=SC2086
 cc -o "$scratch/shrink" "$scratch/shrink.c" $flags >"$scratch/cc.log" 2>&1 || fail "cc: $(cat "$scratch/cc.log")"
 out=$(LD_LIBRARY_PATH=$root${lib%/*} "$scratch/shrink" "$model" "$scratch/out.onnx" 2>&1) ||
