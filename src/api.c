@@ -23,6 +23,7 @@
 #include "opt.h"
 #include "pass.h"
 #include "path.h"
+#include "report.h"
 #include "sink.h"
 #include "source.h"
 #include "split.h"
@@ -126,15 +127,95 @@ load_input(scs_model **m, scs_store **store, scs_report *rep, const char *in, co
 	return SCS_OK;
 }
 
-/* Dedup without adding to what the report counts as studied (a second look at the same constants). */
+/* A pass's notes at the end of report list @l. */
 static int
-dedup_again(scs_model *m, scs_report *rep)
+report_notes(scs_report_list *l, const scs_pass_notes *notes)
 {
-	uint64_t n_constants = rep->n_constants, n_scalars = rep->n_scalars;
-	int rc = scs_pass_dedup(m, rep);
+	int rc;
 
-	rep->n_constants = n_constants;
-	rep->n_scalars = n_scalars;
+	for (size_t i = 0; i < notes->n; i++)
+		if ((rc = scs_report_add(l, notes->items[i].name, notes->items[i].detail)) < 0)
+			return rc;
+	return SCS_OK;
+}
+
+/*
+ * What a pass returned (@res), into @rep, even when it failed (@rc: its
+ * status, returned unless the report cannot take it): @count 0 for a
+ * second look at the same constants, which adds nothing to what the report
+ * counts as studied.
+ */
+static int
+report_dedup(scs_report *rep, const scs_dedup_result *res, int count, int rc)
+{
+	int added = SCS_OK;
+
+	if (count) {
+		rep->n_constants += res->n_constants;
+		rep->n_scalars += res->n_scalars;
+	}
+	for (size_t i = 0; added == SCS_OK && i < res->n_groups; i++) {
+		const scs_dedup_group *g = &res->groups[i];
+
+		added = scs_report_add_group(rep, g->canonical, (const char *const *)g->names, g->n_names, g->dtype,
+		    g->bytes, g->lifted);
+	}
+	if (added == SCS_OK)
+		added = report_notes(&rep->skipped, &res->skipped);
+	return rc < 0 ? rc : added;
+}
+
+/* Dedup @m into @rep (@count: see report_dedup()). */
+static int
+dedup(scs_model *m, scs_report *rep, int count)
+{
+	scs_dedup_result res;
+	int rc;
+
+	memset(&res, 0, sizeof(res));
+	rc = report_dedup(rep, &res, count, scs_pass_dedup(m, &res));
+	scs_dedup_result_dispose(&res);
+	return rc;
+}
+
+/* Count what a dedup of @m studies into @rep, merging nothing. */
+static int
+dedup_count(scs_model *m, scs_report *rep)
+{
+	scs_dedup_result res;
+	int rc;
+
+	memset(&res, 0, sizeof(res));
+	rc = report_dedup(rep, &res, 1, scs_pass_dedup_count(m, &res));
+	scs_dedup_result_dispose(&res);
+	return rc;
+}
+
+/* Downcast @m into @rep; *@narrowed: how many constants it narrowed. */
+static int
+downcast(scs_model *m, scs_report *rep, size_t *narrowed)
+{
+	scs_downcast_result res;
+	int rc, added;
+
+	memset(&res, 0, sizeof(res));
+	rc = scs_pass_downcast(m, &res);
+	if ((added = report_notes(&rep->refused, &res.refused)) == SCS_OK)
+		added = report_notes(&rep->narrowed, &res.narrowed);
+	*narrowed = res.narrowed.n;
+	scs_downcast_result_dispose(&res);
+	return rc < 0 ? rc : added;
+}
+
+/* The initializers listed among @m's graph inputs (pass.h), counted in @rep. */
+static int
+lift_defaults(scs_defaults *d, scs_model *m, scs_report *rep, int as_constants)
+{
+	int rc = scs_pass_defaults_lift(d, m, as_constants);
+
+	rep->n_default_inputs += d->n_listed;
+	if (d->constants)
+		rep->default_inputs_rule = d->below_ir4 ? SCS_DEFAULTS_CONSTANT_IR3 : SCS_DEFAULTS_CONSTANT_ASKED;
 	return rc;
 }
 
@@ -154,12 +235,13 @@ set_input_shapes(scs_model *m, const char *const *specs, size_t n)
  * Dedup, then downcast unless disabled, then dedup again when something was
  * narrowed (constants may be equal only once narrowed): what
  * scs4onnx-shrink does to a model, so that one run reaches what repeated
- * runs would.
+ * runs would. @count: what the first dedup studies is counted (not a
+ * second look at constants counted before).
  */
 static int
-shrink_passes(scs_model *m, scs_report *rep, const scs_shrink_options *opts)
+shrink_passes(scs_model *m, scs_report *rep, const scs_shrink_options *opts, int count)
 {
-	size_t narrowed = rep->narrowed.n, n_shapes;
+	size_t narrowed = 0, n_shapes;
 	scs_opt_settings settings = { opts->fold_size_limit, opts->fold_grow, opts->fold_inexact, opts->fold_qdq };
 	int rc;
 
@@ -170,11 +252,11 @@ shrink_passes(scs_model *m, scs_report *rep, const scs_shrink_options *opts)
 	if (opts->optimize && ((rc = set_input_shapes(m, opts->input_shapes, opts->n_input_shapes)) < 0 ||
 	    (rc = scs_opt_run_with(m, rep, NULL, 0, NULL, 0, &settings)) < 0))
 		return rc;
-	if ((rc = scs_pass_dedup(m, rep)) < 0)
+	if ((rc = dedup(m, rep, count)) < 0)
 		return rc;
-	if (!opts->disable_auto_downcast && (rc = scs_pass_downcast(m, rep)) < 0)
+	if (!opts->disable_auto_downcast && (rc = downcast(m, rep, &narrowed)) < 0)
 		return rc;
-	if (rep->narrowed.n > narrowed && (rc = dedup_again(m, rep)) < 0)
+	if (narrowed && (rc = dedup(m, rep, 0)) < 0)
 		return rc;
 	/* last: the types downcast leaves */
 	if (opts->write_shapes && (rc = scs_opt_write_shapes(m, &n_shapes)) < 0)
@@ -299,6 +381,17 @@ write_npys(scs_commit *c, scs_model *m, scs_report *rep, const scs_extract_list 
 	return rc;
 }
 
+/* What extraction returned (@res, its status @rc) into @rep, even when it failed. */
+static int
+report_extract(scs_report *rep, const scs_extract_result *res, int rc)
+{
+	int added = report_notes(&rep->npy_renamed, &res->renamed);
+
+	if (added == SCS_OK)
+		added = report_notes(&rep->unexported, &res->unexported);
+	return rc < 0 ? rc : added;
+}
+
 /* Extraction (npy mode, forced), then the model (its initializers listed
  * among its inputs again where its IR requires it: @dflt) and its .npy
  * files, all committed together. */
@@ -306,14 +399,16 @@ static int
 write_result(scs_model *m, scs_report *rep, const char *out, const scs_shrink_options *opts, const scs_defaults *dflt,
     progress_ctx *pc)
 {
-	scs_extract_list extracted = { NULL, 0, 0 };
+	scs_extract_result extracted;
 	scs_extract_options xo;
+	const char **canonicals = NULL;
 	scs_emit_options eo;
 	scs_emit_result res;
 	scs_commit *c = NULL;
 	char *out_dir;
 	int rc = SCS_OK;
 
+	memset(&extracted, 0, sizeof(extracted));
 	if ((out_dir = scs_path_dir(out)) == NULL)
 		return scs_err_set(SCS_ENOMEM, "cannot allocate a path");
 	if ((rc = check_outputs(m, out)) < 0)
@@ -324,14 +419,24 @@ write_result(scs_model *m, scs_report *rep, const char *out, const scs_shrink_op
 	}
 	memset(&xo, 0, sizeof(xo));
 	xo.groups = opts->mode == SCS_MODE_NPY;
+	if (xo.groups && rep->n_groups) {
+		if ((canonicals = malloc(rep->n_groups * sizeof(*canonicals))) == NULL) {
+			rc = scs_err_set(SCS_ENOMEM, "cannot allocate a name list");
+			goto done;
+		}
+		for (size_t i = 0; i < rep->n_groups; i++)
+			canonicals[i] = rep->groups[i].canonical;
+		xo.group_names = canonicals;
+		xo.n_group_names = rep->n_groups;
+	}
 	xo.op_names = opts->forced_op_names;
 	xo.n_op_names = opts->n_forced_op_names;
 	xo.constant_names = opts->forced_constant_names;
 	xo.n_constant_names = opts->n_forced_constant_names;
 	xo.out_path = out;
 	if ((xo.groups || xo.n_op_names || xo.n_constant_names) &&
-	    ((rc = scs_model_unseal(m)) < 0 || (rc = scs_pass_extract(m, rep, &xo, &extracted)) < 0 ||
-	    (rc = write_npys(c, m, rep, &extracted, out, out_dir)) < 0))
+	    ((rc = scs_model_unseal(m)) < 0 || (rc = report_extract(rep, &extracted, scs_pass_extract(m, &xo, &extracted))) < 0 ||
+	    (rc = write_npys(c, m, rep, &extracted.extracted, out, out_dir)) < 0))
 		goto done;
 	if ((rc = scs_pass_defaults_restore(dflt, m)) < 0)
 		goto done;
@@ -353,7 +458,8 @@ write_result(scs_model *m, scs_report *rep, const char *out, const scs_shrink_op
 	rep->output_data_len = res.data_len;
 done:
 	scs_commit_abort(c);
-	scs_extract_list_dispose(&extracted);
+	scs_extract_result_dispose(&extracted);
+	free(canonicals);
 	free(out_dir);
 	return rc;
 }
@@ -365,7 +471,7 @@ scs_api_shrink(scs_report *rep, const char *in, const char *out, const scs_shrin
 	progress_ctx pc;
 	scs_store *store = NULL;
 	scs_model *m = NULL;
-	scs_defaults dflt = { NULL, NULL, 0, 0 };
+	scs_defaults dflt = { NULL, NULL, 0, 0, 0, 0 };
 	char *out_dir = NULL;
 	double t0 = now(), ts;
 	int rc;
@@ -380,12 +486,12 @@ scs_api_shrink(scs_report *rep, const char *in, const char *out, const scs_shrin
 	ts = stage_start(&pc, "scan");
 	if ((rc = load_input(&m, &store, rep, in, opts->store_dir, out_dir, &pc,
 	    !opts->optimize && !opts->write_shapes)) < 0 ||
-	    (rc = scs_pass_defaults_lift(&dflt, m, rep, opts->initializers_as_constants)) < 0)
+	    (rc = lift_defaults(&dflt, m, rep, opts->initializers_as_constants)) < 0)
 		goto done;
 	stage_end(rep, &pc, "scan", ts, rep->input_len);
 	rep->bytes_before = scs_pass_payload_bytes(m);
 	ts = stage_start(&pc, "shrink");
-	if ((rc = shrink_passes(m, rep, opts)) < 0)
+	if ((rc = shrink_passes(m, rep, opts, 1)) < 0)
 		goto done;
 	stage_end(rep, &pc, "shrink", ts, 0);
 	ts = stage_start(&pc, "write");
@@ -429,7 +535,7 @@ scs_api_optimize(scs_report *rep, const char *in, const char *out, const scs_opt
 	progress_ctx pc;
 	scs_store *store = NULL;
 	scs_model *m = NULL;
-	scs_defaults dflt = { NULL, NULL, 0, 0 };
+	scs_defaults dflt = { NULL, NULL, 0, 0, 0, 0 };
 	char *out_dir = NULL;
 	double t0 = now(), ts;
 	size_t n_shapes;
@@ -448,7 +554,7 @@ scs_api_optimize(scs_report *rep, const char *in, const char *out, const scs_opt
 		return scs_err_set(SCS_ENOMEM, "cannot allocate a path");
 	ts = stage_start(&pc, "scan");
 	if ((rc = load_input(&m, &store, rep, in, opts->store_dir, out_dir, &pc, 0)) < 0 || (rc = check_outputs(m, out)) < 0 ||
-	    (rc = scs_pass_defaults_lift(&dflt, m, rep, opts->initializers_as_constants)) < 0)
+	    (rc = lift_defaults(&dflt, m, rep, opts->initializers_as_constants)) < 0)
 		goto done;
 	stage_end(rep, &pc, "scan", ts, rep->input_len);
 	rep->bytes_before = scs_pass_payload_bytes(m);
@@ -756,7 +862,7 @@ scs_api_merge(scs_report *rep, const char *dir, const char *out, const scs_merge
 	rep->bytes_before = scs_pass_payload_bytes(merged);
 	if (!opts->no_dedup) {
 		ts = stage_start(&pc, "dedup");
-		if ((rc = scs_pass_dedup(merged, rep)) < 0)
+		if ((rc = dedup(merged, rep, 1)) < 0)
 			goto done;
 		stage_end(rep, &pc, "dedup", ts, 0);
 	}
@@ -829,7 +935,7 @@ scs_api_big(scs_report *rep, const char *in, const char *out, const scs_big_opti
 	scs_shards shards = { NULL, 0 };
 	scs_store *store = NULL;
 	scs_model *m = NULL, *merged = NULL;
-	scs_defaults dflt = { NULL, NULL, 0, 0 };
+	scs_defaults dflt = { NULL, NULL, 0, 0, 0, 0 };
 	scs_commit *kept = NULL;
 	char *out_dir = NULL, *shard_dir = NULL, **labels = NULL, *work_parent = NULL;
 	scs_temp_dir *made_work = NULL;
@@ -869,7 +975,7 @@ scs_api_big(scs_report *rep, const char *in, const char *out, const scs_big_opti
 	ts = stage_start(&pc, "scan");
 	if ((rc = load_input(&m, &store, rep, in, so->store_dir, store_parent, &pc, 0)) < 0 ||
 	    (rc = check_outputs(m, out)) < 0 ||
-	    (rc = scs_pass_defaults_lift(&dflt, m, rep, so->initializers_as_constants)) < 0)
+	    (rc = lift_defaults(&dflt, m, rep, so->initializers_as_constants)) < 0)
 		goto done;
 	stage_end(rep, &pc, "scan", ts, rep->input_len);
 	rep->bytes_before = scs_pass_payload_bytes(m);
@@ -890,7 +996,7 @@ scs_api_big(scs_report *rep, const char *in, const char *out, const scs_big_opti
 	 * each constant the dedup studies counted once, however many shards and
 	 * passes see it: after the optimizer, as scs4onnx-shrink --optimize counts
 	 */
-	if ((rc = scs_pass_dedup_count(m, rep)) < 0)
+	if ((rc = dedup_count(m, rep)) < 0)
 		goto done;
 	ts = stage_start(&pc, "split");
 	if ((rc = scs_split_model(&shards, m, max_len)) < 0)
@@ -908,7 +1014,7 @@ scs_api_big(scs_report *rep, const char *in, const char *out, const scs_big_opti
 	ts = stage_start(&pc, "shrink");
 	first_group = rep->n_groups;
 	for (size_t k = 0; k < shards.n; k++)
-		if ((rc = dedup_again(shards.items[k], rep)) < 0)
+		if ((rc = dedup(shards.items[k], rep, 0)) < 0)
 			goto done;
 	stage_end(rep, &pc, "shrink", ts, 0);
 	ts = stage_start(&pc, "merge");
@@ -930,13 +1036,10 @@ scs_api_big(scs_report *rep, const char *in, const char *out, const scs_big_opti
 	stage_end(rep, &pc, "merge", ts, 0);
 	ts = stage_start(&pc, "dedup");
 	{
-		uint64_t n_constants = rep->n_constants, n_scalars = rep->n_scalars;
 		scs_shrink_options merged_opts = *so;
 
 		merged_opts.optimize = 0;     /* done before the split */
-		rc = shrink_passes(merged, rep, &merged_opts);
-		rep->n_constants = n_constants;
-		rep->n_scalars = n_scalars;
+		rc = shrink_passes(merged, rep, &merged_opts, 0);
 	}
 	/* merged in rounds (each shard, then the joined model): reported as one round would be */
 	if (rc < 0 || (rc = scs_report_fold_groups(rep, first_group)) < 0 ||
