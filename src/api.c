@@ -23,6 +23,7 @@
 #include "opt.h"
 #include "pass.h"
 #include "path.h"
+#include "report.h"
 #include "sink.h"
 #include "source.h"
 #include "split.h"
@@ -68,17 +69,6 @@ stage_progress(void *payload, uint64_t done, uint64_t total)
 	p->fn(p->payload, p->stage, done, total);
 }
 
-/* Every call starts with an empty report and its caller's progress callback. */
-static void
-begin(scs_report *rep, progress_ctx *pc, scs_progress_fn fn, void *payload)
-{
-	memset(rep, 0, sizeof(*rep));
-	rep->version = SCS_REPORT_VERSION;
-	scs_report_io_begin(rep);
-	pc->fn = fn;
-	pc->payload = payload;
-	pc->stage = NULL;
-}
 
 /* Start stage @name: progress line and clock. */
 static double
@@ -126,15 +116,95 @@ load_input(scs_model **m, scs_store **store, scs_report *rep, const char *in, co
 	return SCS_OK;
 }
 
-/* Dedup without adding to what the report counts as studied (a second look at the same constants). */
+/* A pass's notes at the end of report list @l. */
 static int
-dedup_again(scs_model *m, scs_report *rep)
+report_notes(scs_report_list *l, const scs_pass_notes *notes)
 {
-	uint64_t n_constants = rep->n_constants, n_scalars = rep->n_scalars;
-	int rc = scs_pass_dedup(m, rep);
+	int rc;
 
-	rep->n_constants = n_constants;
-	rep->n_scalars = n_scalars;
+	for (size_t i = 0; i < notes->n; i++)
+		if ((rc = scs_report_add(l, notes->items[i].name, notes->items[i].detail)) < 0)
+			return rc;
+	return SCS_OK;
+}
+
+/*
+ * What a pass returned (@res), into @rep, even when it failed (@rc: its
+ * status, returned unless the report cannot take it): @count 0 for a
+ * second look at the same constants, which adds nothing to what the report
+ * counts as studied.
+ */
+static int
+report_dedup(scs_report *rep, const scs_dedup_result *res, int count, int rc)
+{
+	int added = SCS_OK;
+
+	if (count) {
+		rep->n_constants += res->n_constants;
+		rep->n_scalars += res->n_scalars;
+	}
+	for (size_t i = 0; added == SCS_OK && i < res->n_groups; i++) {
+		const scs_dedup_group *g = &res->groups[i];
+
+		added = scs_report_add_group(rep, g->canonical, (const char *const *)g->names, g->n_names, g->dtype,
+		    g->bytes, g->lifted);
+	}
+	if (added == SCS_OK)
+		added = report_notes(&rep->skipped, &res->skipped);
+	return rc < 0 ? rc : added;
+}
+
+/* Dedup @m into @rep (@count: see report_dedup()). */
+static int
+dedup(scs_model *m, scs_report *rep, int count)
+{
+	scs_dedup_result res;
+	int rc;
+
+	memset(&res, 0, sizeof(res));
+	rc = report_dedup(rep, &res, count, scs_pass_dedup(m, &res));
+	scs_dedup_result_dispose(&res);
+	return rc;
+}
+
+/* Count what a dedup of @m studies into @rep, merging nothing. */
+static int
+dedup_count(scs_model *m, scs_report *rep)
+{
+	scs_dedup_result res;
+	int rc;
+
+	memset(&res, 0, sizeof(res));
+	rc = report_dedup(rep, &res, 1, scs_pass_dedup_count(m, &res));
+	scs_dedup_result_dispose(&res);
+	return rc;
+}
+
+/* Downcast @m into @rep; *@narrowed: how many constants it narrowed. */
+static int
+downcast(scs_model *m, scs_report *rep, size_t *narrowed)
+{
+	scs_downcast_result res;
+	int rc, added;
+
+	memset(&res, 0, sizeof(res));
+	rc = scs_pass_downcast(m, &res);
+	if ((added = report_notes(&rep->refused, &res.refused)) == SCS_OK)
+		added = report_notes(&rep->narrowed, &res.narrowed);
+	*narrowed = res.narrowed.n;
+	scs_downcast_result_dispose(&res);
+	return rc < 0 ? rc : added;
+}
+
+/* The initializers listed among @m's graph inputs (pass.h), counted in @rep. */
+static int
+lift_defaults(scs_defaults *d, scs_model *m, scs_report *rep, int as_constants)
+{
+	int rc = scs_pass_defaults_lift(d, m, as_constants);
+
+	rep->n_default_inputs += d->n_listed;
+	if (d->constants)
+		rep->default_inputs_rule = d->below_ir4 ? SCS_DEFAULTS_CONSTANT_IR3 : SCS_DEFAULTS_CONSTANT_ASKED;
 	return rc;
 }
 
@@ -154,12 +224,13 @@ set_input_shapes(scs_model *m, const char *const *specs, size_t n)
  * Dedup, then downcast unless disabled, then dedup again when something was
  * narrowed (constants may be equal only once narrowed): what
  * scs4onnx-shrink does to a model, so that one run reaches what repeated
- * runs would.
+ * runs would. @count: what the first dedup studies is counted (not a
+ * second look at constants counted before).
  */
 static int
-shrink_passes(scs_model *m, scs_report *rep, const scs_shrink_options *opts)
+shrink_passes(scs_model *m, scs_report *rep, const scs_shrink_options *opts, int count)
 {
-	size_t narrowed = rep->narrowed.n, n_shapes;
+	size_t narrowed = 0, n_shapes;
 	scs_opt_settings settings = { opts->fold_size_limit, opts->fold_grow, opts->fold_inexact, opts->fold_qdq };
 	int rc;
 
@@ -170,11 +241,11 @@ shrink_passes(scs_model *m, scs_report *rep, const scs_shrink_options *opts)
 	if (opts->optimize && ((rc = set_input_shapes(m, opts->input_shapes, opts->n_input_shapes)) < 0 ||
 	    (rc = scs_opt_run_with(m, rep, NULL, 0, NULL, 0, &settings)) < 0))
 		return rc;
-	if ((rc = scs_pass_dedup(m, rep)) < 0)
+	if ((rc = dedup(m, rep, count)) < 0)
 		return rc;
-	if (!opts->disable_auto_downcast && (rc = scs_pass_downcast(m, rep)) < 0)
+	if (!opts->disable_auto_downcast && (rc = downcast(m, rep, &narrowed)) < 0)
 		return rc;
-	if (rep->narrowed.n > narrowed && (rc = dedup_again(m, rep)) < 0)
+	if (narrowed && (rc = dedup(m, rep, 0)) < 0)
 		return rc;
 	/* last: the types downcast leaves */
 	if (opts->write_shapes && (rc = scs_opt_write_shapes(m, &n_shapes)) < 0)
@@ -262,6 +333,57 @@ check_output_path(const char *out)
 	return rc;
 }
 
+/* One public call's run: its report, progress and clock, its output's folder. */
+typedef struct run {
+	scs_report *rep;
+	progress_ctx pc;
+	double t0;
+	char *out_dir;            /* the output model's folder (NULL: a call that writes none) */
+} run;
+
+/*
+ * The start of every public call: the clock, an empty report and the
+ * caller's progress callback; then @check (NULL: none), the call's own
+ * checks of @opts; then, for a call that writes a model (@out not NULL),
+ * its path, checked before anything is read, and its folder in
+ * r->out_dir. On failure the call returns at once: nothing is held (and
+ * the report's seconds stay 0). Otherwise run_end() closes the run.
+ */
+static int
+run_begin(run *r, scs_report *rep, scs_progress_fn fn, void *payload, int (*check)(scs_report *, const void *),
+    const void *opts, const char *out)
+{
+	int rc;
+
+	memset(r, 0, sizeof(*r));
+	r->t0 = now();
+	r->rep = rep;
+	memset(rep, 0, sizeof(*rep));
+	rep->version = SCS_REPORT_VERSION;
+	scs_report_io_begin(rep);
+	r->pc.fn = fn;
+	r->pc.payload = payload;
+	r->pc.stage = NULL;
+	if (check && (rc = check(rep, opts)) < 0)
+		return rc;
+	if (out == NULL)
+		return SCS_OK;
+	if ((rc = check_output_path(out)) < 0)
+		return rc;
+	if ((r->out_dir = scs_path_dir(out)) == NULL)
+		return scs_err_set(SCS_ENOMEM, "cannot allocate a path");
+	return SCS_OK;
+}
+
+/* The end of every public call that run_begin() started: its time in the report. */
+static void
+run_end(run *r)
+{
+	r->rep->seconds = now() - r->t0;
+	free(r->out_dir);
+	r->out_dir = NULL;
+}
+
 /* Write each extracted constant as a .npy beside @out, a file of commit @c. */
 static int
 write_npys(scs_commit *c, scs_model *m, scs_report *rep, const scs_extract_list *list, const char *out,
@@ -299,6 +421,17 @@ write_npys(scs_commit *c, scs_model *m, scs_report *rep, const scs_extract_list 
 	return rc;
 }
 
+/* What extraction returned (@res, its status @rc) into @rep, even when it failed. */
+static int
+report_extract(scs_report *rep, const scs_extract_result *res, int rc)
+{
+	int added = report_notes(&rep->npy_renamed, &res->renamed);
+
+	if (added == SCS_OK)
+		added = report_notes(&rep->unexported, &res->unexported);
+	return rc < 0 ? rc : added;
+}
+
 /* Extraction (npy mode, forced), then the model (its initializers listed
  * among its inputs again where its IR requires it: @dflt) and its .npy
  * files, all committed together. */
@@ -306,14 +439,16 @@ static int
 write_result(scs_model *m, scs_report *rep, const char *out, const scs_shrink_options *opts, const scs_defaults *dflt,
     progress_ctx *pc)
 {
-	scs_extract_list extracted = { NULL, 0, 0 };
+	scs_extract_result extracted;
 	scs_extract_options xo;
+	const char **canonicals = NULL;
 	scs_emit_options eo;
 	scs_emit_result res;
 	scs_commit *c = NULL;
 	char *out_dir;
 	int rc = SCS_OK;
 
+	memset(&extracted, 0, sizeof(extracted));
 	if ((out_dir = scs_path_dir(out)) == NULL)
 		return scs_err_set(SCS_ENOMEM, "cannot allocate a path");
 	if ((rc = check_outputs(m, out)) < 0)
@@ -324,14 +459,24 @@ write_result(scs_model *m, scs_report *rep, const char *out, const scs_shrink_op
 	}
 	memset(&xo, 0, sizeof(xo));
 	xo.groups = opts->mode == SCS_MODE_NPY;
+	if (xo.groups && rep->n_groups) {
+		if ((canonicals = malloc(rep->n_groups * sizeof(*canonicals))) == NULL) {
+			rc = scs_err_set(SCS_ENOMEM, "cannot allocate a name list");
+			goto done;
+		}
+		for (size_t i = 0; i < rep->n_groups; i++)
+			canonicals[i] = rep->groups[i].canonical;
+		xo.group_names = canonicals;
+		xo.n_group_names = rep->n_groups;
+	}
 	xo.op_names = opts->forced_op_names;
 	xo.n_op_names = opts->n_forced_op_names;
 	xo.constant_names = opts->forced_constant_names;
 	xo.n_constant_names = opts->n_forced_constant_names;
 	xo.out_path = out;
 	if ((xo.groups || xo.n_op_names || xo.n_constant_names) &&
-	    ((rc = scs_model_unseal(m)) < 0 || (rc = scs_pass_extract(m, rep, &xo, &extracted)) < 0 ||
-	    (rc = write_npys(c, m, rep, &extracted, out, out_dir)) < 0))
+	    ((rc = scs_model_unseal(m)) < 0 || (rc = report_extract(rep, &extracted, scs_pass_extract(m, &xo, &extracted))) < 0 ||
+	    (rc = write_npys(c, m, rep, &extracted.extracted, out, out_dir)) < 0))
 		goto done;
 	if ((rc = scs_pass_defaults_restore(dflt, m)) < 0)
 		goto done;
@@ -353,7 +498,8 @@ write_result(scs_model *m, scs_report *rep, const char *out, const scs_shrink_op
 	rep->output_data_len = res.data_len;
 done:
 	scs_commit_abort(c);
-	scs_extract_list_dispose(&extracted);
+	scs_extract_result_dispose(&extracted);
+	free(canonicals);
 	free(out_dir);
 	return rc;
 }
@@ -362,42 +508,37 @@ int
 scs_api_shrink(scs_report *rep, const char *in, const char *out, const scs_shrink_options *opts)
 {
 	static const scs_shrink_options defaults;
-	progress_ctx pc;
 	scs_store *store = NULL;
 	scs_model *m = NULL;
-	scs_defaults dflt = { NULL, NULL, 0, 0 };
-	char *out_dir = NULL;
-	double t0 = now(), ts;
+	scs_defaults dflt = { NULL, NULL, 0, 0, 0, 0 };
+	run r;
+	double ts;
 	int rc;
 
 	if (opts == NULL)
 		opts = &defaults;
-	begin(rep, &pc, opts->progress, opts->progress_payload);
-	if ((rc = check_output_path(out)) < 0)
+	if ((rc = run_begin(&r, rep, opts->progress, opts->progress_payload, NULL, NULL, out)) < 0)
 		return rc;
-	if ((out_dir = scs_path_dir(out)) == NULL)
-		return scs_err_set(SCS_ENOMEM, "cannot allocate a path");
-	ts = stage_start(&pc, "scan");
-	if ((rc = load_input(&m, &store, rep, in, opts->store_dir, out_dir, &pc,
+	ts = stage_start(&r.pc, "scan");
+	if ((rc = load_input(&m, &store, rep, in, opts->store_dir, r.out_dir, &r.pc,
 	    !opts->optimize && !opts->write_shapes)) < 0 ||
-	    (rc = scs_pass_defaults_lift(&dflt, m, rep, opts->initializers_as_constants)) < 0)
+	    (rc = lift_defaults(&dflt, m, rep, opts->initializers_as_constants)) < 0)
 		goto done;
-	stage_end(rep, &pc, "scan", ts, rep->input_len);
+	stage_end(rep, &r.pc, "scan", ts, rep->input_len);
 	rep->bytes_before = scs_pass_payload_bytes(m);
-	ts = stage_start(&pc, "shrink");
-	if ((rc = shrink_passes(m, rep, opts)) < 0)
+	ts = stage_start(&r.pc, "shrink");
+	if ((rc = shrink_passes(m, rep, opts, 1)) < 0)
 		goto done;
-	stage_end(rep, &pc, "shrink", ts, 0);
-	ts = stage_start(&pc, "write");
-	if ((rc = write_result(m, rep, out, opts, &dflt, &pc)) < 0)
+	stage_end(rep, &r.pc, "shrink", ts, 0);
+	ts = stage_start(&r.pc, "write");
+	if ((rc = write_result(m, rep, out, opts, &dflt, &r.pc)) < 0)
 		goto done;
-	stage_end(rep, &pc, "write", ts, rep->output_len + rep->output_data_len);
+	stage_end(rep, &r.pc, "write", ts, rep->output_len + rep->output_data_len);
 done:
-	rep->seconds = now() - t0;
 	scs_defaults_dispose(&dflt, m);
 	scs_model_free(m);
 	scs_store_close(store);
-	free(out_dir);
+	run_end(&r);
 	return rc;
 }
 
@@ -420,39 +561,45 @@ scs_optimize_check_names(const char *const *names, size_t n)
 	return scs_opt_check_names(names, n);
 }
 
+/* scs4onnx-optimize's report, and its pass names checked before its output path. */
+static int
+optimize_check(scs_report *rep, const void *opts)
+{
+	const scs_optimize_options *o = opts;
+	int rc;
+
+	rep->optimize_only = 1;
+	if ((rc = scs_opt_check_names(o->passes, o->n_passes)) < 0 ||
+	    (rc = scs_opt_check_names(o->skip, o->n_skip)) < 0)
+		return rc;
+	return SCS_OK;
+}
+
 int
 scs_api_optimize(scs_report *rep, const char *in, const char *out, const scs_optimize_options *opts)
 {
 	static const scs_optimize_options defaults;
 	scs_shrink_options write_opts;
 	scs_opt_settings settings;
-	progress_ctx pc;
 	scs_store *store = NULL;
 	scs_model *m = NULL;
-	scs_defaults dflt = { NULL, NULL, 0, 0 };
-	char *out_dir = NULL;
-	double t0 = now(), ts;
+	scs_defaults dflt = { NULL, NULL, 0, 0, 0, 0 };
+	run r;
+	double ts;
 	size_t n_shapes;
 	int rc;
 
 	if (opts == NULL)
 		opts = &defaults;
-	begin(rep, &pc, opts->progress, opts->progress_payload);
-	rep->optimize_only = 1;
-	if ((rc = scs_opt_check_names(opts->passes, opts->n_passes)) < 0 ||
-	    (rc = scs_opt_check_names(opts->skip, opts->n_skip)) < 0)
+	if ((rc = run_begin(&r, rep, opts->progress, opts->progress_payload, optimize_check, opts, out)) < 0)
 		return rc;
-	if ((rc = check_output_path(out)) < 0)
-		return rc;
-	if ((out_dir = scs_path_dir(out)) == NULL)
-		return scs_err_set(SCS_ENOMEM, "cannot allocate a path");
-	ts = stage_start(&pc, "scan");
-	if ((rc = load_input(&m, &store, rep, in, opts->store_dir, out_dir, &pc, 0)) < 0 || (rc = check_outputs(m, out)) < 0 ||
-	    (rc = scs_pass_defaults_lift(&dflt, m, rep, opts->initializers_as_constants)) < 0)
+	ts = stage_start(&r.pc, "scan");
+	if ((rc = load_input(&m, &store, rep, in, opts->store_dir, r.out_dir, &r.pc, 0)) < 0 || (rc = check_outputs(m, out)) < 0 ||
+	    (rc = lift_defaults(&dflt, m, rep, opts->initializers_as_constants)) < 0)
 		goto done;
-	stage_end(rep, &pc, "scan", ts, rep->input_len);
+	stage_end(rep, &r.pc, "scan", ts, rep->input_len);
 	rep->bytes_before = scs_pass_payload_bytes(m);
-	ts = stage_start(&pc, "optimize");
+	ts = stage_start(&r.pc, "optimize");
 	settings.fold_size_limit = opts->fold_size_limit;
 	settings.fold_grow = opts->fold_grow;
 	settings.fold_inexact = opts->fold_inexact;
@@ -463,19 +610,18 @@ scs_api_optimize(scs_report *rep, const char *in, const char *out, const scs_opt
 		goto done;
 	if (opts->write_shapes && (rc = scs_opt_write_shapes(m, &n_shapes)) < 0)
 		goto done;
-	stage_end(rep, &pc, "optimize", ts, 0);
+	stage_end(rep, &r.pc, "optimize", ts, 0);
 	memset(&write_opts, 0, sizeof(write_opts));
 	write_opts.external_data = opts->external_data;
-	ts = stage_start(&pc, "write");
-	if ((rc = write_result(m, rep, out, &write_opts, &dflt, &pc)) < 0)
+	ts = stage_start(&r.pc, "write");
+	if ((rc = write_result(m, rep, out, &write_opts, &dflt, &r.pc)) < 0)
 		goto done;
-	stage_end(rep, &pc, "write", ts, rep->output_len + rep->output_data_len);
+	stage_end(rep, &r.pc, "write", ts, rep->output_len + rep->output_data_len);
 done:
-	rep->seconds = now() - t0;
 	scs_defaults_dispose(&dflt, m);
 	scs_model_free(m);
 	scs_store_close(store);
-	free(out_dir);
+	run_end(&r);
 	return rc;
 }
 
@@ -622,46 +768,47 @@ scs_api_split(scs_report *rep, const char *in, const char *dir, const scs_split_
 {
 	static const scs_split_options defaults;
 	uint64_t max_len;
-	progress_ctx pc;
 	scs_shards shards = { NULL, 0 };
 	scs_store *store = NULL;
 	scs_model *m = NULL;
 	scs_commit *c = NULL;
-	double t0 = now(), ts;
+	run r;
+	double ts;
 	int rc;
 
 	if (opts == NULL)
 		opts = &defaults;
-	begin(rep, &pc, opts->progress, opts->progress_payload);
+	if ((rc = run_begin(&r, rep, opts->progress, opts->progress_payload, NULL, NULL, NULL)) < 0)
+		return rc;
 	rep->split_only = 1;
 	max_len = opts->max_shard_len ? opts->max_shard_len : SCS_SPLIT_DEFAULT_LEN;
 	/* the folder is checked first, and made only when every shard is written */
 	if ((rc = scs_commit_folder(&c, dir)) < 0)
 		goto done;
-	ts = stage_start(&pc, "scan");
-	if ((rc = load_input(&m, &store, rep, in, opts->store_dir, scs_commit_tmp_dir(c), &pc, 0)) < 0)
+	ts = stage_start(&r.pc, "scan");
+	if ((rc = load_input(&m, &store, rep, in, opts->store_dir, scs_commit_tmp_dir(c), &r.pc, 0)) < 0)
 		goto done;
-	stage_end(rep, &pc, "scan", ts, rep->input_len);
+	stage_end(rep, &r.pc, "scan", ts, rep->input_len);
 	rep->bytes_before = rep->bytes_after = scs_pass_payload_bytes(m);
-	ts = stage_start(&pc, "split");
+	ts = stage_start(&r.pc, "split");
 	if ((rc = scs_split_model(&shards, m, max_len)) < 0)
 		goto done;
-	stage_end(rep, &pc, "split", ts, 0);
+	stage_end(rep, &r.pc, "split", ts, 0);
 	rep->n_shards = shards.n;
-	ts = stage_start(&pc, "write");
-	if ((rc = write_shards(rep, &shards, c, dir, max_len, NULL, &pc)) < 0)
+	ts = stage_start(&r.pc, "write");
+	if ((rc = write_shards(rep, &shards, c, dir, max_len, NULL, &r.pc)) < 0)
 		goto done;
 	rc = scs_commit_run(c);
 	c = NULL;
 	if (rc < 0)
 		goto done;
-	stage_end(rep, &pc, "write", ts, rep->output_len + rep->output_data_len);
+	stage_end(rep, &r.pc, "write", ts, rep->output_len + rep->output_data_len);
 done:
 	scs_commit_abort(c);
 	scs_shards_dispose(&shards);
-	rep->seconds = now() - t0;
 	scs_model_free(m);
 	scs_store_close(store);
+	run_end(&r);
 	return rc;
 }
 
@@ -722,60 +869,56 @@ scs_api_merge(scs_report *rep, const char *dir, const char *out, const scs_merge
 {
 	static const scs_merge_options defaults;
 	scs_shrink_options write_opts;
-	progress_ctx pc;
 	scs_shards shards = { NULL, 0 };
 	scs_store *store = NULL;
 	scs_model *merged = NULL;
-	char **paths = NULL, *out_dir = NULL;
+	char **paths = NULL;
 	size_t n_paths = 0;
-	double t0 = now(), ts;
+	run r;
+	double ts;
 	int rc;
 
 	if (opts == NULL)
 		opts = &defaults;
-	begin(rep, &pc, opts->progress, opts->progress_payload);
-	if ((rc = check_output_path(out)) < 0)
+	if ((rc = run_begin(&r, rep, opts->progress, opts->progress_payload, NULL, NULL, out)) < 0)
 		return rc;
-	if ((out_dir = scs_path_dir(out)) == NULL)
-		return scs_err_set(SCS_ENOMEM, "cannot allocate a path");
 	/* an output among the shards would be read as one by the next merge of @dir */
-	if (same_folder(dir, out_dir)) {
+	if (same_folder(dir, r.out_dir)) {
 		rc = scs_err_set(SCS_EUSAGE, "%s is inside the shard folder %s, where the next merge would take it for a "
 		    "shard; write it elsewhere", out, dir);
 		goto done;
 	}
-	ts = stage_start(&pc, "scan");
-	if ((rc = load_shards(&shards, &paths, &n_paths, &store, rep, dir, opts->store_dir, out_dir, &pc)) < 0)
+	ts = stage_start(&r.pc, "scan");
+	if ((rc = load_shards(&shards, &paths, &n_paths, &store, rep, dir, opts->store_dir, r.out_dir, &r.pc)) < 0)
 		goto done;
-	stage_end(rep, &pc, "scan", ts, rep->input_len);
+	stage_end(rep, &r.pc, "scan", ts, rep->input_len);
 	rep->n_shards = shards.n;
-	ts = stage_start(&pc, "merge");
+	ts = stage_start(&r.pc, "merge");
 	if ((rc = scs_merge_models(&merged, shards.items, (const char *const *)paths, shards.n)) < 0)
 		goto done;
-	stage_end(rep, &pc, "merge", ts, 0);
+	stage_end(rep, &r.pc, "merge", ts, 0);
 	rep->bytes_before = scs_pass_payload_bytes(merged);
 	if (!opts->no_dedup) {
-		ts = stage_start(&pc, "dedup");
-		if ((rc = scs_pass_dedup(merged, rep)) < 0)
+		ts = stage_start(&r.pc, "dedup");
+		if ((rc = dedup(merged, rep, 1)) < 0)
 			goto done;
-		stage_end(rep, &pc, "dedup", ts, 0);
+		stage_end(rep, &r.pc, "dedup", ts, 0);
 	}
 	/* one node order whatever the cuts and the passes did, so merge(split(m)) is m again */
 	if ((rc = scs_graph_sort(merged->proto->graph, "merged model")) < 0)
 		goto done;
 	memset(&write_opts, 0, sizeof(write_opts));
 	write_opts.external_data = opts->external_data;
-	ts = stage_start(&pc, "write");
-	if ((rc = write_result(merged, rep, out, &write_opts, NULL, &pc)) < 0)
+	ts = stage_start(&r.pc, "write");
+	if ((rc = write_result(merged, rep, out, &write_opts, NULL, &r.pc)) < 0)
 		goto done;
-	stage_end(rep, &pc, "write", ts, rep->output_len + rep->output_data_len);
+	stage_end(rep, &r.pc, "write", ts, rep->output_len + rep->output_data_len);
 done:
 	scs_model_free(merged);
 	scs_shards_dispose(&shards);
 	free_list(paths, n_paths);
 	scs_store_close(store);
-	free(out_dir);
-	rep->seconds = now() - t0;
+	run_end(&r);
 	return rc;
 }
 
@@ -825,29 +968,26 @@ scs_api_big(scs_report *rep, const char *in, const char *out, const scs_big_opti
 	static const scs_shrink_options shrink_defaults;
 	const scs_shrink_options *so;
 	uint64_t max_len;
-	progress_ctx pc;
 	scs_shards shards = { NULL, 0 };
 	scs_store *store = NULL;
 	scs_model *m = NULL, *merged = NULL;
-	scs_defaults dflt = { NULL, NULL, 0, 0 };
+	scs_defaults dflt = { NULL, NULL, 0, 0, 0, 0 };
 	scs_commit *kept = NULL;
-	char *out_dir = NULL, *shard_dir = NULL, **labels = NULL, *work_parent = NULL;
+	char *shard_dir = NULL, **labels = NULL, *work_parent = NULL;
 	scs_temp_dir *made_work = NULL;
 	const char *work, *store_parent;
-	double t0 = now(), ts;
+	run r;
+	double ts;
 	size_t first_group;
 	int rc;
 
 	if (opts == NULL)
 		opts = &defaults;
 	so = opts->shrink ? opts->shrink : &shrink_defaults;
-	begin(rep, &pc, so->progress, so->progress_payload);
 	max_len = opts->max_shard_len ? opts->max_shard_len : SCS_SPLIT_DEFAULT_LEN;
-	if ((rc = check_output_path(out)) < 0)
+	if ((rc = run_begin(&r, rep, so->progress, so->progress_payload, NULL, NULL, out)) < 0)
 		return rc;
-	if ((out_dir = scs_path_dir(out)) == NULL)
-		return scs_err_set(SCS_ENOMEM, "cannot allocate a path");
-	work = store_parent = opts->work_dir ? opts->work_dir : out_dir;
+	work = store_parent = opts->work_dir ? opts->work_dir : r.out_dir;
 	/* a work folder made here is removed at the end (it holds only the kept shards, if any) */
 	if (opts->work_dir &&
 	    (rc = work_folder(&store_parent, &work_parent, &made_work, opts->work_dir, opts->keep_work)) < 0)
@@ -866,52 +1006,52 @@ scs_api_big(scs_report *rep, const char *in, const char *out, const scs_big_opti
 			goto done;
 		}
 	}
-	ts = stage_start(&pc, "scan");
-	if ((rc = load_input(&m, &store, rep, in, so->store_dir, store_parent, &pc, 0)) < 0 ||
+	ts = stage_start(&r.pc, "scan");
+	if ((rc = load_input(&m, &store, rep, in, so->store_dir, store_parent, &r.pc, 0)) < 0 ||
 	    (rc = check_outputs(m, out)) < 0 ||
-	    (rc = scs_pass_defaults_lift(&dflt, m, rep, so->initializers_as_constants)) < 0)
+	    (rc = lift_defaults(&dflt, m, rep, so->initializers_as_constants)) < 0)
 		goto done;
-	stage_end(rep, &pc, "scan", ts, rep->input_len);
+	stage_end(rep, &r.pc, "scan", ts, rep->input_len);
 	rep->bytes_before = scs_pass_payload_bytes(m);
 	/*
 	 * the optimizer on the whole model, before the cuts: what it adds then
 	 * takes its place in the shards' order, so big(big(x)) is big(x)
 	 */
 	if (so->optimize) {
-		ts = stage_start(&pc, "optimize");
+		ts = stage_start(&r.pc, "optimize");
 		scs_opt_settings settings = { so->fold_size_limit, so->fold_grow, so->fold_inexact, so->fold_qdq };
 
 		if ((rc = set_input_shapes(m, so->input_shapes, so->n_input_shapes)) < 0 ||
 		    (rc = scs_opt_run_with(m, rep, NULL, 0, NULL, 0, &settings)) < 0)
 			goto done;
-		stage_end(rep, &pc, "optimize", ts, 0);
+		stage_end(rep, &r.pc, "optimize", ts, 0);
 	}
 	/*
 	 * each constant the dedup studies counted once, however many shards and
 	 * passes see it: after the optimizer, as scs4onnx-shrink --optimize counts
 	 */
-	if ((rc = scs_pass_dedup_count(m, rep)) < 0)
+	if ((rc = dedup_count(m, rep)) < 0)
 		goto done;
-	ts = stage_start(&pc, "split");
+	ts = stage_start(&r.pc, "split");
 	if ((rc = scs_split_model(&shards, m, max_len)) < 0)
 		goto done;
-	stage_end(rep, &pc, "split", ts, 0);
+	stage_end(rep, &r.pc, "split", ts, 0);
 	rep->n_shards = shards.n;
 	/* the shards as split made them (shrink changes them next); they appear after the output */
-	if (kept && (rc = write_shards(rep, &shards, kept, shard_dir, max_len, &dflt, &pc)) < 0)
+	if (kept && (rc = write_shards(rep, &shards, kept, shard_dir, max_len, &dflt, &r.pc)) < 0)
 		goto done;
 	/*
 	 * each shard deduplicated on its own; narrowing waits for the whole
 	 * model, so that no decision depends on where the cuts fell, and so
 	 * does extraction
 	 */
-	ts = stage_start(&pc, "shrink");
+	ts = stage_start(&r.pc, "shrink");
 	first_group = rep->n_groups;
 	for (size_t k = 0; k < shards.n; k++)
-		if ((rc = dedup_again(shards.items[k], rep)) < 0)
+		if ((rc = dedup(shards.items[k], rep, 0)) < 0)
 			goto done;
-	stage_end(rep, &pc, "shrink", ts, 0);
-	ts = stage_start(&pc, "merge");
+	stage_end(rep, &r.pc, "shrink", ts, 0);
+	ts = stage_start(&r.pc, "merge");
 	if ((labels = calloc(shards.n, sizeof(*labels))) == NULL) {
 		rc = scs_err_set(SCS_ENOMEM, "cannot allocate shard labels");
 		goto done;
@@ -927,27 +1067,24 @@ scs_api_big(scs_report *rep, const char *in, const char *out, const scs_big_opti
 	}
 	if ((rc = scs_merge_models(&merged, shards.items, (const char *const *)labels, shards.n)) < 0)
 		goto done;
-	stage_end(rep, &pc, "merge", ts, 0);
-	ts = stage_start(&pc, "dedup");
+	stage_end(rep, &r.pc, "merge", ts, 0);
+	ts = stage_start(&r.pc, "dedup");
 	{
-		uint64_t n_constants = rep->n_constants, n_scalars = rep->n_scalars;
 		scs_shrink_options merged_opts = *so;
 
 		merged_opts.optimize = 0;     /* done before the split */
-		rc = shrink_passes(merged, rep, &merged_opts);
-		rep->n_constants = n_constants;
-		rep->n_scalars = n_scalars;
+		rc = shrink_passes(merged, rep, &merged_opts, 0);
 	}
 	/* merged in rounds (each shard, then the joined model): reported as one round would be */
 	if (rc < 0 || (rc = scs_report_fold_groups(rep, first_group)) < 0 ||
 	    (rc = scs_graph_sort(merged->proto->graph, "merged model")) < 0)
 		goto done;
 	scs_report_list_unique(&rep->skipped);     /* each shard holding the pair refused it once */
-	stage_end(rep, &pc, "dedup", ts, 0);
-	ts = stage_start(&pc, "write");
-	if ((rc = write_result(merged, rep, out, so, &dflt, &pc)) < 0)
+	stage_end(rep, &r.pc, "dedup", ts, 0);
+	ts = stage_start(&r.pc, "write");
+	if ((rc = write_result(merged, rep, out, so, &dflt, &r.pc)) < 0)
 		goto done;
-	stage_end(rep, &pc, "write", ts, rep->output_len + rep->output_data_len);
+	stage_end(rep, &r.pc, "write", ts, rep->output_len + rep->output_data_len);
 	if (kept) {
 		rc = scs_commit_run(kept);
 		kept = NULL;
@@ -967,9 +1104,8 @@ done:
 		scs_temp_dir_drop(made_work);
 	}
 	free(work_parent);
-	free(out_dir);
 	free(shard_dir);
-	rep->seconds = now() - t0;
+	run_end(&r);
 	return rc;
 }
 

@@ -1,7 +1,8 @@
 /*
  * pass.h: the passes over a loaded model. Each works on the skeleton and
- * its payloads, records what it did in the report, and leaves a model that
- * computes exactly what it computed before.
+ * its payloads, returns what it did in its own result (the public calls
+ * turn those into the report), and leaves a model that computes exactly
+ * what it computed before.
  *
  * SPDX-License-Identifier: MIT
  */
@@ -10,7 +11,46 @@
 
 #include "model.h"
 #include "opschema.h"
-#include "report.h"
+
+/* A pass's "name: detail" entry: what it did to a constant, or why it left
+ * it alone (both malloc'd). */
+typedef struct scs_pass_note {
+	char *name;
+	char *detail;
+} scs_pass_note;
+
+typedef struct scs_pass_notes {
+	scs_pass_note *items;
+	size_t n, cap;
+} scs_pass_notes;
+
+/* Add "name: detail" (both copied; @detail NULL: ""). SCS_ENOMEM. */
+int scs_pass_notes_add(scs_pass_notes *l, const char *name, const char *detail);
+/* Drop the entries from @n on. */
+void scs_pass_notes_truncate(scs_pass_notes *l, size_t n);
+void scs_pass_notes_dispose(scs_pass_notes *l);
+
+/* A merged group of scs_pass_dedup(): every copy now uses @canonical. */
+typedef struct scs_dedup_group {
+	char *canonical;
+	char **names;             /* the names merged into it */
+	size_t n_names;
+	int dtype;
+	uint64_t bytes;           /* one copy's payload bytes */
+	int lifted;               /* 1: the copy now lives in an enclosing graph */
+} scs_dedup_group;
+
+/* What scs_pass_dedup() studied, merged and could not merge. Zeroed before
+ * the first pass; each pass adds to it. */
+typedef struct scs_dedup_result {
+	uint64_t n_constants;     /* non-scalar constants studied */
+	uint64_t n_scalars;       /* scalars, left alone */
+	scs_dedup_group *groups;  /* in the order they merged */
+	size_t n_groups, cap_groups;
+	scs_pass_notes skipped;   /* duplicates that could not be merged, and why */
+} scs_dedup_result;
+
+void scs_dedup_result_dispose(scs_dedup_result *r);
 
 /*
  * Merge identical non-scalar constants (initializers and Constant-node
@@ -19,16 +59,16 @@
  * definition. Copies in sibling scopes are lifted into their nearest common
  * enclosing graph. Repeats until a further run would merge nothing more
  * (a merge may end a nested definition that refused a rename).
- * Adds n_constants, n_scalars, groups and skipped.
+ * Adds n_constants, n_scalars, groups and skipped to @res.
  */
-int scs_pass_dedup(scs_model *m, scs_report *rep);
+int scs_pass_dedup(scs_model *m, scs_dedup_result *res);
 
 /*
  * Count what scs_pass_dedup() would study (n_constants, n_scalars), merging
  * nothing: for a run that dedups its model in pieces, so that each
  * constant of the input is counted once.
  */
-int scs_pass_dedup_count(scs_model *m, scs_report *rep);
+int scs_pass_dedup_count(scs_model *m, scs_dedup_result *res);
 
 /*
  * Lossless downcast: float64 -> float32 and int64 -> int32 constants, only
@@ -39,9 +79,15 @@ int scs_pass_dedup_count(scs_model *m, scs_report *rep);
  * where an output's type could follow the input by inference (see
  * scs_pass_downcast_narrowable). Unknown operators are never narrowed, nor
  * anything in a model importing an opset newer than the schema table knows.
- * Adds narrowed and refused to the report.
+ * Adds to @res what it narrowed and what it refused.
  */
-int scs_pass_downcast(scs_model *m, scs_report *rep);
+typedef struct scs_downcast_result {
+	scs_pass_notes narrowed;  /* constants downcast: name, "float64 -> float32" */
+	scs_pass_notes refused;   /* candidates refused, and why */
+} scs_downcast_result;
+
+int scs_pass_downcast(scs_model *m, scs_downcast_result *res);
+void scs_downcast_result_dispose(scs_downcast_result *r);
 
 /*
  * The schema half of the rule: may actual input @i of @s change from its wide
@@ -77,7 +123,9 @@ typedef struct scs_extract_list {
 void scs_extract_list_dispose(scs_extract_list *l);
 
 typedef struct scs_extract_options {
-	int groups;                               /* npy mode: every merged group's constant */
+	int groups;                               /* npy mode: every merged group's constant ... */
+	const char *const *group_names;           /* ... by its canonical name */
+	size_t n_group_names;
 	const char *const *op_names;              /* the constants read by nodes of these names */
 	size_t n_op_names;
 	const char *const *constant_names;        /* these constants */
@@ -88,11 +136,18 @@ typedef struct scs_extract_options {
 /*
  * npy mode and forced extraction: each chosen non-scalar constant of the
  * main graph is removed and becomes a graph input of the same type and
- * shape, named like its .npy file (as scs4onnx names it); @out lists what
+ * shape, named like its .npy file (as scs4onnx names it); @res lists what
  * to write. Constants that cannot move (graph outputs, nested graphs,
- * types NumPy lacks) are reported in rep->unexported.
+ * types NumPy lacks) are in res->unexported with the reason.
  */
-int scs_pass_extract(scs_model *m, scs_report *rep, const scs_extract_options *opts, scs_extract_list *out);
+typedef struct scs_extract_result {
+	scs_extract_list extracted;   /* what to write */
+	scs_pass_notes unexported;    /* constants asked for but not exported, and why */
+	scs_pass_notes renamed;       /* exported under another .npy name than scs4onnx's: name, new name and why */
+} scs_extract_result;
+
+int scs_pass_extract(scs_model *m, const scs_extract_options *opts, scs_extract_result *res);
+void scs_extract_result_dispose(scs_extract_result *r);
 
 /*
  * Initializers that are also graph inputs (of the main graph; a nested
@@ -100,8 +155,8 @@ int scs_pass_extract(scs_model *m, scs_report *rep, const scs_extract_options *o
  * constants (that IR listed every initializer among the inputs); from IR
  * 4 on they are defaults a caller may override, left alone, unless
  * @as_constants. scs_pass_defaults_lift() counts them
- * (rep->n_default_inputs) and, when they are constants, takes their
- * entries out of the input list (rep->default_inputs_rule says so), so
+ * (d->n_listed) and, when they are constants, takes their
+ * entries out of the input list (d->constants says so), so
  * that every pass sees plain initializers. scs_pass_defaults_restore()
  * then lists the initializers of @m (the model lifted, or one made from
  * it) among its inputs again when its IR requires it: the lifted entries
@@ -114,9 +169,11 @@ typedef struct scs_defaults {
 	size_t *before;              /* how many inputs that stayed preceded each */
 	size_t n;
 	int below_ir4;               /* 1: written back by scs_pass_defaults_restore() */
+	size_t n_listed;             /* initializers found among the inputs */
+	int constants;               /* 1: taken for constants (below IR 4, or @as_constants) */
 } scs_defaults;
 
-int scs_pass_defaults_lift(scs_defaults *d, scs_model *m, scs_report *rep, int as_constants);
+int scs_pass_defaults_lift(scs_defaults *d, scs_model *m, int as_constants);
 int scs_pass_defaults_restore(const scs_defaults *d, scs_model *m);
 /* scs_pass_defaults_restore() for a model that is written and then worked on
  * further (scs4onnx-big's kept shards): scs_pass_defaults_undo() takes the

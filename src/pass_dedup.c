@@ -64,7 +64,7 @@ typedef struct front {
 
 typedef struct dedup {
 	scs_model *m;
-	scs_report *rep;
+	scs_dedup_result *res;
 	scs_scopes scopes;
 	cand *c;
 	size_t n, cap;
@@ -73,7 +73,7 @@ typedef struct dedup {
 	char **owned;             /* strings owned by this pass (lifted names) */
 	size_t n_owned;
 	int64_t ir_version;
-	int count;                /* 1: add what is studied to the report (first round) */
+	int count;                /* 1: add what is studied to the result (first round) */
 	size_t n_captured;        /* renames refused for capture this round */
 	size_t n_merged;          /* classes merged this round */
 	front *fronts;            /* nodes for the front of their scope, in the order they came */
@@ -201,10 +201,10 @@ add_cand(void *ctx, int scope, Onnx__TensorProto *t, Onnx__NodeProto *node, cons
 	if ((rc = study(d, scope, t, node, name, &key)) <= 0)
 		return rc;
 	if (rc == 2) {
-		d->rep->n_scalars += d->count;
+		d->res->n_scalars += d->count;
 		return SCS_OK;
 	}
-	d->rep->n_constants += d->count;
+	d->res->n_constants += d->count;
 	if (alone(d, &key))
 		return SCS_OK;
 	if (kind == K_INIT) {
@@ -449,6 +449,42 @@ fail:
 	return scs_err_set(SCS_ENOMEM, "cannot add a lifted constant");
 }
 
+static void
+group_dispose(scs_dedup_group *g)
+{
+	for (size_t j = 0; j < g->n_names; j++)
+		free(g->names[j]);
+	free(g->names);
+	free(g->canonical);
+	memset(g, 0, sizeof(*g));
+}
+
+/* Add a merged group to @r; @canonical and @names are copied. */
+static int
+add_group(scs_dedup_result *r, const char *canonical, const char *const *names, size_t n_names, int dtype,
+    uint64_t bytes, int lifted)
+{
+	scs_dedup_group *g;
+	int rc;
+
+	if ((rc = scs_grow(&r->groups, &r->cap_groups, r->n_groups, sizeof(*r->groups), 16, "the report")) < 0)
+		return rc;
+	g = &r->groups[r->n_groups];
+	memset(g, 0, sizeof(*g));
+	if ((g->canonical = strdup(canonical)) == NULL || (g->names = calloc(n_names ? n_names : 1, sizeof(char *))) == NULL)
+		goto fail;
+	for (; g->n_names < n_names; g->n_names++)
+		if ((g->names[g->n_names] = strdup(names[g->n_names])) == NULL)
+			goto fail;
+	g->dtype = dtype;
+	g->bytes = bytes;
+	g->lifted = lifted;
+	r->n_groups++;
+	return SCS_OK;
+fail:
+	group_dispose(g);
+	return scs_err_set(SCS_ENOMEM, "cannot grow the report");
+}
 
 /* Merge one class of equal constants, @cls[0..n) in first-seen order. */
 static int
@@ -506,7 +542,7 @@ merge_class(dedup *d, cand **cls, size_t n)
 
 			d->n_captured++;
 			snprintf(why, sizeof(why), "equal to '%s', but a nested graph defines that name", target);
-			if ((rc = scs_report_add(&d->rep->skipped, c->name, why)) < 0)
+			if ((rc = scs_pass_notes_add(&d->res->skipped, c->name, why)) < 0)
 				goto done;
 			if (lifted && c == first) {
 				/* the lifted copy would be shadowed where the first copy is used */
@@ -547,7 +583,7 @@ merge_class(dedup *d, cand **cls, size_t n)
 		uint32_t id;
 		uint64_t bytes = scs_model_payload_of(d->m, first->t, &id) ? d->m->payloads->items[id].key.len : 0;
 
-		rc = scs_report_add_group(d->rep, target, names, n_names, first->t->data_type, bytes, lifted);
+		rc = add_group(d->res, target, names, n_names, first->t->data_type, bytes, lifted);
 		d->n_merged++;
 	}
 	if (rc == SCS_OK) {
@@ -670,7 +706,7 @@ done:
 
 /* One round over the model; *@again when another round may merge more. */
 static int
-dedup_round(scs_model *m, scs_report *rep, int count, int *again)
+dedup_round(scs_model *m, scs_dedup_result *res, int count, int *again)
 {
 	dedup d;
 	cand **cls = NULL;
@@ -679,7 +715,7 @@ dedup_round(scs_model *m, scs_report *rep, int count, int *again)
 
 	memset(&d, 0, sizeof(d));
 	d.m = m;
-	d.rep = rep;
+	d.res = res;
 	d.count = count;
 	d.ir_version = m->proto->has_ir_version ? m->proto->ir_version : 0;
 	if ((rc = scs_scopes_build(&d.scopes, m->proto)) < 0 || (rc = index_nested_defs(&d)) < 0 ||
@@ -754,24 +790,29 @@ done:
 }
 
 int
-scs_pass_dedup(scs_model *m, scs_report *rep)
+scs_pass_dedup(scs_model *m, scs_dedup_result *res)
 {
 	size_t skipped_at;
 	int again = 1, rc = SCS_OK;
 
 	for (int round = 0; rc == SCS_OK && again; round++) {
 		/* a later round settles again what an earlier one could not merge */
-		skipped_at = rep->skipped.n;
-		rc = dedup_round(m, rep, round == 0, &again);
-		if (rc == SCS_OK && again) {
-			for (size_t i = skipped_at; i < rep->skipped.n; i++) {
-				free(rep->skipped.items[i].name);
-				free(rep->skipped.items[i].detail);
-			}
-			rep->skipped.n = skipped_at;
-		}
+		skipped_at = res->skipped.n;
+		rc = dedup_round(m, res, round == 0, &again);
+		if (rc == SCS_OK && again)
+			scs_pass_notes_truncate(&res->skipped, skipped_at);
 	}
 	return rc;
+}
+
+void
+scs_dedup_result_dispose(scs_dedup_result *r)
+{
+	for (size_t i = 0; i < r->n_groups; i++)
+		group_dispose(&r->groups[i]);
+	free(r->groups);
+	scs_pass_notes_dispose(&r->skipped);
+	memset(r, 0, sizeof(*r));
 }
 
 static int
@@ -786,14 +827,14 @@ count_cand(void *ctx, int scope, Onnx__TensorProto *t, Onnx__NodeProto *node, co
 }
 
 int
-scs_pass_dedup_count(scs_model *m, scs_report *rep)
+scs_pass_dedup_count(scs_model *m, scs_dedup_result *res)
 {
 	dedup d;
 	int rc;
 
 	memset(&d, 0, sizeof(d));
 	d.m = m;
-	d.rep = rep;
+	d.res = res;
 	d.count = 1;
 	if ((rc = scs_scopes_build(&d.scopes, m->proto)) == SCS_OK)
 		rc = scs_scopes_each_constant(&d.scopes, count_cand, &d);

@@ -43,7 +43,7 @@ put_name(void *ctx, Onnx__TensorProto *t)
 }
 
 int
-scs_pass_defaults_lift(scs_defaults *d, scs_model *m, scs_report *rep, int as_constants)
+scs_pass_defaults_lift(scs_defaults *d, scs_model *m, int as_constants)
 {
 	Onnx__GraphProto *g = m->proto->graph;
 	scs_strmap inits = SCS_STRMAP_INIT;
@@ -58,10 +58,10 @@ scs_pass_defaults_lift(scs_defaults *d, scs_model *m, scs_report *rep, int as_co
 		goto done;
 	for (size_t i = 0; i < g->n_input; i++)
 		n += g->input[i]->name && scs_strmap_get(&inits, g->input[i]->name, NULL);
-	rep->n_default_inputs += n;
+	d->n_listed = n;
 	if (n == 0 || !(d->below_ir4 || as_constants))
 		goto done;
-	rep->default_inputs_rule = d->below_ir4 ? SCS_DEFAULTS_CONSTANT_IR3 : SCS_DEFAULTS_CONSTANT_ASKED;
+	d->constants = 1;
 	d->vi = malloc(n * sizeof(*d->vi));
 	d->before = malloc(n * sizeof(*d->before));
 	if (d->vi == NULL || d->before == NULL) {

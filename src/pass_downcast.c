@@ -72,7 +72,6 @@ typedef struct dcand {
 
 typedef struct downcast {
 	scs_model *m;
-	scs_report *rep;
 	scs_scopes scopes;
 	dcand *c;
 	size_t n, cap;
@@ -669,7 +668,7 @@ retype_value_info(downcast *d, int i)
 }
 
 int
-scs_pass_downcast(scs_model *m, scs_report *rep)
+scs_pass_downcast(scs_model *m, scs_downcast_result *res)
 {
 	downcast d;
 	char why[256], change[128];
@@ -678,7 +677,6 @@ scs_pass_downcast(scs_model *m, scs_report *rep)
 
 	memset(&d, 0, sizeof(d));
 	d.m = m;
-	d.rep = rep;
 	if ((rc = scs_scopes_build(&d.scopes, m->proto)) < 0)
 		goto done;
 	if ((d.cand_of = calloc(d.scopes.n ? d.scopes.n : 1, sizeof(*d.cand_of))) == NULL) {
@@ -708,7 +706,7 @@ scs_pass_downcast(scs_model *m, scs_report *rep)
 				    d.c[r].refusal);
 			else
 				snprintf(why, sizeof(why), "%s", d.c[r].refusal);
-			if ((rc = scs_report_add(&rep->refused, d.c[i].name, why)) < 0)
+			if ((rc = scs_pass_notes_add(&res->refused, d.c[i].name, why)) < 0)
 				goto done;
 			continue;
 		}
@@ -717,7 +715,7 @@ scs_pass_downcast(scs_model *m, scs_report *rep)
 			goto done;
 		retype_value_info(&d, (int)i);
 		snprintf(change, sizeof(change), "%s -> %s", scs_dtype_name((int)before), scs_dtype_name(d.c[i].t->data_type));
-		if ((rc = scs_report_add(&rep->narrowed, d.c[i].name, change)) < 0)
+		if ((rc = scs_pass_notes_add(&res->narrowed, d.c[i].name, change)) < 0)
 			goto done;
 	}
 	rc = SCS_OK;
@@ -732,4 +730,11 @@ done:
 	free(d.out);
 	scs_scopes_dispose(&d.scopes);
 	return rc;
+}
+
+void
+scs_downcast_result_dispose(scs_downcast_result *r)
+{
+	scs_pass_notes_dispose(&r->narrowed);
+	scs_pass_notes_dispose(&r->refused);
 }

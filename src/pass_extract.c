@@ -18,7 +18,7 @@
 
 typedef struct extract {
 	scs_model *m;
-	scs_report *rep;
+	scs_extract_result *res;
 	const scs_extract_options *o;
 	scs_scopes scopes;
 	scs_extract_list *out;
@@ -93,7 +93,7 @@ unique_file(extract *x, const char *name, char **out)
 	}
 	if (rc == SCS_OK && plain) {
 		snprintf(why, sizeof(why), "%.200s (%.200s is taken)", file, plain);
-		rc = scs_report_add(&x->rep->npy_renamed, name, why);
+		rc = scs_pass_notes_add(&x->res->renamed, name, why);
 	}
 	free(plain);
 	if (rc < 0) {
@@ -117,14 +117,14 @@ take(extract *x, const char *name)
 	if (scs_strmap_get(&x->chosen, name, NULL))
 		return SCS_OK;
 	if (!find_constant(x, name))
-		return scs_report_add(&x->rep->unexported, name, "not a constant of the main graph");
+		return scs_pass_notes_add(&x->res->unexported, name, "not a constant of the main graph");
 	t = x->found_t;
 	if (t->n_dims == 0)
-		return scs_report_add(&x->rep->unexported, name, "a scalar");
+		return scs_pass_notes_add(&x->res->unexported, name, "a scalar");
 	if (scs_strmap_get(&x->scopes.items[0].pinned, name, NULL))
-		return scs_report_add(&x->rep->unexported, name, "a graph input or output");
+		return scs_pass_notes_add(&x->res->unexported, name, "a graph input or output");
 	if (!scs_model_payload_of(x->m, t, &id) || scs_dtype_npy_descr(t->data_type) == NULL)
-		return scs_report_add(&x->rep->unexported, name, "NumPy has no type for it");
+		return scs_pass_notes_add(&x->res->unexported, name, "NumPy has no type for it");
 	if ((rc = unique_file(x, name, &file)) < 0)
 		return rc;
 	if (x->out->n == x->out->cap) {
@@ -171,22 +171,31 @@ add_input(extract *x, const scs_extracted *e)
 	return SCS_OK;
 }
 
-int
-scs_pass_extract(scs_model *m, scs_report *rep, const scs_extract_options *o, scs_extract_list *out)
+void
+scs_extract_result_dispose(scs_extract_result *r)
 {
+	scs_extract_list_dispose(&r->extracted);
+	scs_pass_notes_dispose(&r->unexported);
+	scs_pass_notes_dispose(&r->renamed);
+}
+
+int
+scs_pass_extract(scs_model *m, const scs_extract_options *o, scs_extract_result *res)
+{
+	scs_extract_list *out = &res->extracted;
 	extract x;
 	size_t i, j;
 	int rc;
 
 	memset(&x, 0, sizeof(x));
 	x.m = m;
-	x.rep = rep;
+	x.res = res;
 	x.o = o;
 	x.out = out;
 	if ((rc = scs_scopes_build(&x.scopes, m->proto)) < 0)
 		goto done;
-	for (i = 0; o->groups && i < rep->n_groups; i++)
-		if ((rc = take(&x, rep->groups[i].canonical)) < 0)
+	for (i = 0; o->groups && i < o->n_group_names; i++)
+		if ((rc = take(&x, o->group_names[i])) < 0)
 			goto done;
 	for (i = 0; i < o->n_constant_names; i++)
 		if ((rc = take(&x, o->constant_names[i])) < 0)
@@ -206,7 +215,7 @@ scs_pass_extract(scs_model *m, scs_report *rep, const scs_extract_options *o, sc
 				    (rc = take(&x, n->input[k])) < 0)
 					goto done;
 		}
-		if (!seen && (rc = scs_report_add(&rep->unexported, o->op_names[i], "no node of that name in the main graph")) < 0)
+		if (!seen && (rc = scs_pass_notes_add(&res->unexported, o->op_names[i], "no node of that name in the main graph")) < 0)
 			goto done;
 	}
 	/* rewrite references first: the renames borrow the constants' names */
