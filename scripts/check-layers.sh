@@ -15,7 +15,7 @@ set -euo pipefail
 # level  rooms (shell patterns)
 levels='
 0 err num buf wire hash base64 strmap path progress arena
-1 source sink
+1 source sink sink_impl commit
 2 codec store payload
 3 dtype opschema opschema_table ortkernels report shard scan walk pack
 4 model array scope rename graph infer infer_* eval eval_*
