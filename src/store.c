@@ -62,6 +62,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "buf.h"
 #include "codec.h"
 #include "err.h"
 #include "num.h"
@@ -688,7 +689,7 @@ reclaim(scs_store *st)
 	MDB_txn *txn;
 	MDB_cursor *cur;
 	MDB_val k, v;
-	uint64_t *ids = NULL, *grown;
+	uint64_t *ids = NULL;
 	size_t n = 0, cap = 0;
 	int mrc, rc = SCS_OK;
 
@@ -699,13 +700,9 @@ reclaim(scs_store *st)
 		return scs_store_mdb_fail(mrc, "cannot open a cursor", st);
 	}
 	for (mrc = mdb_cursor_get(cur, &k, &v, MDB_FIRST); mrc == 0; mrc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
-		if (n == cap) {
-			cap = cap ? cap * 2 : 1024;
-			if ((grown = realloc(ids, cap * sizeof(*ids))) == NULL) {
-				rc = scs_err_set(SCS_ENOMEM, "%s: cannot list the blob ids", st->label);
-				break;
-			}
-			ids = grown;
+		if (scs_grow(&ids, &cap, n, sizeof(*ids), 1024, "the blob ids") < 0) {
+			rc = scs_err_set(SCS_ENOMEM, "%s: cannot list the blob ids", st->label);
+			break;
 		}
 		if ((rc = scs_store_id_of(st, &v, &ids[n++])) < 0)
 			break;
