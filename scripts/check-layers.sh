@@ -15,21 +15,21 @@ set -euo pipefail
 # level  rooms (shell patterns)
 levels='
 0 err num buf wire hash base64 strmap path progress arena
-1 source sink
-2 codec store payload
+1 source sink sink_impl commit
+2 codec store store_impl store_blob payload
 3 dtype opschema opschema_table ortkernels report shard scan walk pack
-4 model array scope rename graph infer infer_* eval eval_*
+4 model sealed array scope rename graph infer infer_* eval eval_*
 5 pass pass_* opt opt_* fuse split merge emit npy
 6 api abi scs4onnx
 '
 
 # third-party header   rooms that may include it
 third_party='
-lmdb.h store
+lmdb.h store store_impl store_blob
 zstd.h codec
 xxhash.h hash
 protobuf-c/protobuf-c.h scan model shard emit walk pack
-onnx.pb-c.h scan model array shard emit eval walk pack
+onnx.pb-c.h scan model sealed array shard emit eval walk pack
 '
 
 root=${1:-"$(dirname "$0")/.."}

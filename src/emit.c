@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "array.h"
+#include "buf.h"
 #include "err.h"
 #include "hash.h"
 #include "num.h"
@@ -92,19 +93,15 @@ static int
 plan_tensor(void *ctx, Onnx__TensorProto *t)
 {
 	plan *p = ctx;
-	moved *grown;
 	uint32_t id;
 	uint64_t len;
+	int rc;
 
 	if (!scs_model_payload_of(p->m, t, &id) || (len = p->m->payloads->items[id].key.len) < p->min_len)
 		return 0;
-	if (p->n == p->cap) {
-		p->cap = p->cap ? p->cap * 2 : 64;
-		if ((grown = realloc(p->items, p->cap * sizeof(*grown))) == NULL) {
-			p->rc = scs_err_set(SCS_ENOMEM, "cannot grow the external data plan");
-			return 1;
-		}
-		p->items = grown;
+	if ((rc = scs_grow(&p->items, &p->cap, p->n, sizeof(*p->items), 64, "the external data plan")) < 0) {
+		p->rc = rc;
+		return 1;
 	}
 	memset(&p->items[p->n], 0, sizeof(p->items[p->n]));
 	p->items[p->n++].t = t;

@@ -15,7 +15,7 @@
 
 #include "model.h"
 #include "progress.h"
-#include "sink.h"
+#include "commit.h"
 
 /* Largest inline model written: protobuf's 2 GiB limit. */
 #define SCS_EMIT_INLINE_MAX (((uint64_t)2 << 30) - 1)

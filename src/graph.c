@@ -9,19 +9,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "buf.h"
 #include "err.h"
 
 int
 scs_names_add(scs_names *l, const char *name)
 {
-	const char **grown;
+	int rc;
 
-	if (l->n == l->cap) {
-		l->cap = l->cap ? l->cap * 2 : 4;
-		if ((grown = realloc(l->items, l->cap * sizeof(*grown))) == NULL)
-			return scs_err_set(SCS_ENOMEM, "cannot grow a name list");
-		l->items = grown;
-	}
+	if ((rc = scs_grow(&l->items, &l->cap, l->n, sizeof(*l->items), 4, "a name list")) < 0)
+		return rc;
 	l->items[l->n++] = name;
 	return SCS_OK;
 }

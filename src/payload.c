@@ -25,6 +25,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "buf.h"
 #include "err.h"
 
 /* The first read-ahead after a jump. */
@@ -99,9 +100,8 @@ scs_payloads_dispose(scs_payloads *set)
 int
 scs_payloads_add_file(scs_payloads *set, const char *path, uint32_t *out)
 {
-	scs_source *src, **grown;
+	scs_source *src;
 	struct stat st;
-	size_t cap;
 	int rc;
 
 	/* one stat, then a compare a file (a model may name thousands) */
@@ -113,14 +113,9 @@ scs_payloads_add_file(scs_payloads *set, const char *path, uint32_t *out)
 	}
 	if ((rc = scs_source_open_in(&src, path, set->pool)) < 0)
 		return rc;
-	if (set->n_files == set->cap_files) {
-		cap = set->cap_files ? set->cap_files * 2 : 4;
-		if ((grown = realloc(set->files, cap * sizeof(*grown))) == NULL) {
-			scs_source_close(src);
-			return scs_err_set(SCS_ENOMEM, "cannot grow the file list");
-		}
-		set->files = grown;
-		set->cap_files = cap;
+	if ((rc = scs_grow(&set->files, &set->cap_files, set->n_files, sizeof(*set->files), 4, "the file list")) < 0) {
+		scs_source_close(src);
+		return rc;
 	}
 	set->files[set->n_files] = src;
 	*out = (uint32_t)set->n_files++;
@@ -130,16 +125,13 @@ scs_payloads_add_file(scs_payloads *set, const char *path, uint32_t *out)
 int
 scs_payloads_add(scs_payloads *set, const scs_payload *p, uint32_t *out)
 {
-	scs_payload *grown;
-	size_t cap;
+	int rc;
 
-	if (set->n == set->cap) {
-		cap = set->cap ? set->cap * 2 : 64;
-		if (cap > UINT32_MAX || (grown = realloc(set->items, cap * sizeof(*grown))) == NULL)
-			return scs_err_set(SCS_ENOMEM, "cannot grow the payload table");
-		set->items = grown;
-		set->cap = cap;
-	}
+	/* ids are 32-bit */
+	if (set->n == set->cap && set->cap > UINT32_MAX / 2)
+		return scs_err_set(SCS_ENOMEM, "cannot grow the payload table");
+	if ((rc = scs_grow(&set->items, &set->cap, set->n, sizeof(*set->items), 64, "the payload table")) < 0)
+		return rc;
 	set->items[set->n] = *p;
 	*out = (uint32_t)set->n++;
 	return SCS_OK;
@@ -188,19 +180,14 @@ read_derived(scs_payloads *set, const scs_payload *p, uint64_t off, uint8_t *buf
 int
 scs_payloads_add_derived(scs_payloads *set, uint32_t source, const scs_derivation *d, uint32_t *out)
 {
-	scs_derivation *grown;
 	scs_payload pl;
-	size_t cap;
+	int rc;
 
-	if (set->n_derived == set->cap_derived) {
-		cap = set->cap_derived ? set->cap_derived * 2 : 16;
-		if ((grown = realloc(set->derived, cap * sizeof(*grown))) == NULL) {
-			if (d->dispose)
-				d->dispose(d->state);
-			return scs_err_set(SCS_ENOMEM, "cannot grow the list of derived payloads");
-		}
-		set->derived = grown;
-		set->cap_derived = cap;
+	if ((rc = scs_grow(&set->derived, &set->cap_derived, set->n_derived, sizeof(*set->derived), 16,
+	    "the list of derived payloads")) < 0) {
+		if (d->dispose)
+			d->dispose(d->state);
+		return rc;
 	}
 	set->derived[set->n_derived++] = *d;
 	if (source >= set->n || d->esize == 0 || d->esize > DERIVE_MAX_ESIZE ||

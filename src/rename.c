@@ -8,23 +8,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "buf.h"
 #include "err.h"
 
 int
 scs_renames_add(scs_renames *r, int scope, const char *from, const char *to)
 {
-	scs_rename *grown;
 	int64_t prev = -1;
-	size_t cap;
 	int rc;
 
-	if (r->n == r->cap) {
-		cap = r->cap ? r->cap * 2 : 16;
-		if ((grown = realloc(r->items, cap * sizeof(*grown))) == NULL)
-			return scs_err_set(SCS_ENOMEM, "cannot grow the rename list");
-		r->items = grown;
-		r->cap = cap;
-	}
+	if ((rc = scs_grow(&r->items, &r->cap, r->n, sizeof(*r->items), 16, "the rename list")) < 0)
+		return rc;
 	scs_strmap_get(&r->last, from, &prev);
 	if ((r->items[r->n].to = strdup(to)) == NULL)
 		return scs_err_set(SCS_ENOMEM, "cannot copy a name");

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "dtype.h"
+#include "buf.h"
 #include "err.h"
 #include "payload.h"
 #include "strmap.h"
@@ -76,16 +77,11 @@ int
 scs_report_add_group(scs_report *r, const char *canonical, const char *const *names, size_t n_names,
     int dtype, uint64_t bytes, int lifted)
 {
-	scs_report_group *g, *grown;
-	size_t cap;
+	scs_report_group *g;
+	int rc;
 
-	if (r->n_groups == r->cap_groups) {
-		cap = r->cap_groups ? r->cap_groups * 2 : 16;
-		if ((grown = realloc(r->groups, cap * sizeof(*grown))) == NULL)
-			return scs_err_set(SCS_ENOMEM, "cannot grow the report");
-		r->groups = grown;
-		r->cap_groups = cap;
-	}
+	if ((rc = scs_grow(&r->groups, &r->cap_groups, r->n_groups, sizeof(*r->groups), 16, "the report")) < 0)
+		return rc;
 	g = &r->groups[r->n_groups];
 	memset(g, 0, sizeof(*g));
 	if ((g->canonical = strdup(canonical)) == NULL || (g->names = calloc(n_names ? n_names : 1, sizeof(char *))) == NULL)
@@ -218,16 +214,10 @@ scs_report_list_unique(scs_report_list *l)
 int
 scs_report_add(scs_report_list *l, const char *name, const char *detail)
 {
-	scs_report_item *grown;
-	size_t cap;
+	int rc;
 
-	if (l->n == l->cap) {
-		cap = l->cap ? l->cap * 2 : 16;
-		if ((grown = realloc(l->items, cap * sizeof(*grown))) == NULL)
-			return scs_err_set(SCS_ENOMEM, "cannot grow the report");
-		l->items = grown;
-		l->cap = cap;
-	}
+	if ((rc = scs_grow(&l->items, &l->cap, l->n, sizeof(*l->items), 16, "the report")) < 0)
+		return rc;
 	l->items[l->n].name = strdup(name);
 	l->items[l->n].detail = strdup(detail ? detail : "");
 	if (!l->items[l->n].name || !l->items[l->n].detail) {

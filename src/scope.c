@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "buf.h"
 #include "err.h"
 
 Onnx__NodeProto ***
@@ -24,16 +25,12 @@ scs_scope_nodes(scs_scope *s, size_t **n)
 static int
 add_scope(scs_scopes *s, size_t *cap, Onnx__GraphProto *g, Onnx__FunctionProto *f, int parent)
 {
-	scs_scope *grown, *sc;
+	scs_scope *sc;
 	size_t i, j;
 	int rc = SCS_OK;
 
-	if (s->n == *cap) {
-		*cap = *cap ? *cap * 2 : 16;
-		if ((grown = realloc(s->items, *cap * sizeof(*grown))) == NULL)
-			return scs_err_set(SCS_ENOMEM, "cannot grow the scope list");
-		s->items = grown;
-	}
+	if ((rc = scs_grow(&s->items, cap, s->n, sizeof(*s->items), 16, "the scope list")) < 0)
+		return rc;
 	sc = &s->items[s->n++];
 	memset(sc, 0, sizeof(*sc));
 	sc->graph = g;

@@ -21,6 +21,7 @@
 
 #include "array.h"
 #include "base64.h"
+#include "buf.h"
 #include "dtype.h"
 #include "err.h"
 #include "hash.h"
@@ -111,14 +112,10 @@ index_dispose(name_index *x)
 static int
 list_add(index_list *l, size_t v)
 {
-	size_t *grown;
+	int rc;
 
-	if (l->n == l->cap) {
-		l->cap = l->cap ? l->cap * 2 : 16;
-		if ((grown = realloc(l->items, l->cap * sizeof(*grown))) == NULL)
-			return scs_err_set(SCS_ENOMEM, "cannot grow an index list");
-		l->items = grown;
-	}
+	if ((rc = scs_grow(&l->items, &l->cap, l->n, sizeof(*l->items), 16, "an index list")) < 0)
+		return rc;
 	l->items[l->n++] = v;
 	return SCS_OK;
 }

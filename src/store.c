@@ -1,8 +1,10 @@
 /*
- * store.c: LMDB content-addressed blobs (see store.h). The only file that
- * includes lmdb.h: MDB_* codes become SCS_* codes and messages here, and no
- * LMDB pointer leaves this file (chunks are copied or decompressed inside
- * the read transaction).
+ * store.c: LMDB content-addressed blobs (see store.h): the store opened,
+ * its file and map grown, its transactions, its format and its reclaim; the
+ * blobs themselves are in store_blob.c (the cut is said there). The only
+ * files that include lmdb.h: MDB_* codes become SCS_* codes and messages
+ * here, and no LMDB pointer leaves them (chunks are copied or decompressed
+ * inside the read transaction).
  *
  * Layout: db "index" maps a 24-byte key (digest, length) to the 8-byte ids
  * of the blobs with that key (sorted duplicates: keys only nominate, so two
@@ -60,24 +62,20 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "buf.h"
 #include "codec.h"
 #include "err.h"
 #include "num.h"
 #include "path.h"
 #include "sink.h"
+#include "store_impl.h"
 
 #define MAP_START ((size_t)256 << 10)           /* the map (and, with MDB_WRITEMAP, the file) grows from here */
 #define MAP_STEP ((uint64_t)64 << 10)          /* map sizes are whole 64 KiBs */
-#define BATCH_LEN ((uint64_t)64 << 20)         /* commit a writer's chunks at least this often */
 #define SLACK ((uint64_t)256 << 10)            /* room kept for B-tree and meta pages */
-#define PAGE_COST 16384                        /* a chunk's pages beyond its bytes, at most */
-#define HDR_LEN 16
 #define CHUNK_COST ((uint64_t)SCS_CHUNK_LEN + 4096 + PAGE_COST)  /* a chunk's worst case in the map */
 #define DROP_BATCH 64                           /* chunks dropped per transaction (its free list stays small) */
 #define DROP_ROOM ((uint64_t)2 << 20)           /* map room such a transaction may take */
-#define RECORD_IDX UINT32_MAX                   /* a blob's record, after its chunks */
-
-enum { CODEC_RAW = 0, CODEC_ZSTD = 1 };
 
 /*
  * The store format, in meta's "format" entry. 1 (no entry): content keys
@@ -85,38 +83,10 @@ enum { CODEC_RAW = 0, CODEC_ZSTD = 1 };
  */
 #define FORMAT 2
 
-struct scs_store {
-	MDB_env *env;
-	MDB_dbi index, chunks, meta;
-	char *label;        /* "store DIR" or "temporary store in DIR", for messages */
-	int temporary;
-	uint8_t *read_buf;  /* one decoded chunk, for reads that take part of one */
-	uint8_t *spare[2];  /* a writer's buffers while no writer holds them */
-	size_t packed_cap;
-	int writing;
-	int lock_fd;        /* a kept store: shared flock on its lock file while open, -1 otherwise */
-	int map_fd;         /* a kept store: its data file, flocked while its size changes; -1 otherwise */
-};
-
-struct scs_store_writer {
-	scs_store *st;
-	MDB_txn *txn;
-	uint64_t id;
-	uint32_t n_chunks;
-	uint32_t n_committed; /* chunks earlier batches committed, unindexed until finish commits */
-	uint64_t since_commit;
-	scs_hash hash;
-	uint64_t room;      /* bytes this transaction may still add to the map */
-	uint64_t total;     /* bytes written so far */
-	uint8_t *raw;       /* the pending chunk (n_raw bytes); owned by the writer */
-	uint8_t *packed;    /* one chunk encoded, with header; owned by the writer */
-	size_t n_raw;
-};
-
 static int lock_and_reclaim(scs_store *st, const char *dir);
 
-static int
-mdb_fail(int mrc, const char *what, const scs_store *st)
+int
+scs_store_mdb_fail(int mrc, const char *what, const scs_store *st)
 {
 	if (mrc == MDB_NOTFOUND)
 		return SCS_ENOTFOUND;
@@ -124,8 +94,8 @@ mdb_fail(int mrc, const char *what, const scs_store *st)
 	    st->label, what, mdb_strerror(mrc));
 }
 
-static void
-key_bytes(uint8_t out[24], const scs_key *k)
+void
+scs_store_key_bytes(uint8_t out[24], const scs_key *k)
 {
 	/* big-endian, so LMDB's byte order is the numeric order */
 	for (int i = 0; i < 8; i++) {
@@ -135,8 +105,8 @@ key_bytes(uint8_t out[24], const scs_key *k)
 	}
 }
 
-static void
-chunk_key(uint8_t out[12], uint64_t id, uint32_t idx)
+void
+scs_store_chunk_key(uint8_t out[12], uint64_t id, uint32_t idx)
 {
 	for (int i = 0; i < 8; i++)
 		out[i] = (uint8_t)(id >> (56 - 8 * i));
@@ -152,7 +122,7 @@ env_create(scs_store *st)
 
 	if ((mrc = mdb_env_create(&st->env)) != 0 || (mrc = mdb_env_set_maxdbs(st->env, 4)) != 0 ||
 	    (mrc = mdb_env_set_mapsize(st->env, MAP_START)) != 0)
-		return mdb_fail(mrc, "cannot open", st);
+		return scs_store_mdb_fail(mrc, "cannot open", st);
 	return SCS_OK;
 }
 
@@ -190,7 +160,7 @@ open_temporary(scs_store *st, const char *parent, unsigned flags)
 	mrc = mdb_env_open(st->env, name, flags, 0600);
 	unlink(name);
 	free(name);
-	return mrc ? mdb_fail(mrc, "cannot open", st) : SCS_OK;
+	return mrc ? scs_store_mdb_fail(mrc, "cannot open", st) : SCS_OK;
 }
 
 /*
@@ -220,7 +190,7 @@ reserve_map(scs_store *st)
 	int mrc;
 
 	if ((mrc = mdb_env_info(st->env, &info)) != 0)
-		return mdb_fail(mrc, "cannot read the map size", st);
+		return scs_store_mdb_fail(mrc, "cannot read the map size", st);
 	return reserve_file(st, info.me_mapsize);
 }
 
@@ -278,7 +248,7 @@ map_whole(scs_store *st, uint64_t want)
 		rc = scs_err_set(SCS_ENOMEM, "%s: a map of %llu bytes does not fit", st->label,
 		    (unsigned long long)size);
 	if (rc == SCS_OK && (mrc = mdb_env_set_mapsize(st->env, (size_t)size)) != 0)
-		rc = mdb_fail(mrc, "cannot grow the map", st);
+		rc = scs_store_mdb_fail(mrc, "cannot grow the map", st);
 	unlock_rc = map_lock(st, LOCK_UN);
 	return rc < 0 ? rc : unlock_rc;
 }
@@ -287,8 +257,8 @@ map_whole(scs_store *st, uint64_t want)
  * an MDB_* code, or an SCS_* error already set (negative). A map that does
  * not grow when taken in again is a damaged meta page (pages past any size
  * a map can have). */
-static int
-txn_begin(scs_store *st, unsigned flags, MDB_txn **txn)
+int
+scs_store_txn_begin(scs_store *st, unsigned flags, MDB_txn **txn)
 {
 	MDB_envinfo before, after;
 	int mrc, rc;
@@ -307,11 +277,11 @@ txn_begin(scs_store *st, unsigned flags, MDB_txn **txn)
 	return mrc;
 }
 
-/* txn_begin's failure as an SCS_* error. */
-static int
-txn_fail(int mrc, const char *what, const scs_store *st)
+/* scs_store_txn_begin()'s failure as an SCS_* error. */
+int
+scs_store_txn_fail(int mrc, const char *what, const scs_store *st)
 {
-	return mrc < 0 ? mrc : mdb_fail(mrc, what, st);
+	return mrc < 0 ? mrc : scs_store_mdb_fail(mrc, what, st);
 }
 
 /* Map size and bytes in use; *room what a transaction may still add. */
@@ -324,7 +294,7 @@ map_room(scs_store *st, uint64_t *room)
 	int mrc;
 
 	if ((mrc = mdb_env_info(st->env, &info)) != 0 || (mrc = mdb_env_stat(st->env, &stat)) != 0)
-		return mdb_fail(mrc, "cannot read the map size", st);
+		return scs_store_mdb_fail(mrc, "cannot read the map size", st);
 	used = ((uint64_t)info.me_last_pgno + 1) * stat.ms_psize;
 	*room = info.me_mapsize > used + SLACK ? info.me_mapsize - used - SLACK : 0;
 	return SCS_OK;
@@ -345,7 +315,7 @@ ensure_room(scs_store *st, uint64_t need, uint64_t *room)
 	if ((rc = map_room(st, room)) < 0 || *room >= need)
 		return rc;
 	if ((mrc = mdb_env_info(st->env, &info)) != 0)
-		return mdb_fail(mrc, "cannot read the map size", st);
+		return scs_store_mdb_fail(mrc, "cannot read the map size", st);
 	size = info.me_mapsize + (need - *room);
 	if (size < info.me_mapsize + info.me_mapsize / 2)
 		size = info.me_mapsize + info.me_mapsize / 2;
@@ -360,8 +330,8 @@ ensure_room(scs_store *st, uint64_t need, uint64_t *room)
  * (when not NULL) what it may add. The room is looked at again under LMDB's
  * writer lock: another process may have taken what was there before.
  */
-static int
-begin_write(scs_store *st, uint64_t need, MDB_txn **txn, uint64_t *room)
+int
+scs_store_begin_write(scs_store *st, uint64_t need, MDB_txn **txn, uint64_t *room)
 {
 	uint64_t left;
 	int mrc, rc, tries = 0;
@@ -371,8 +341,8 @@ begin_write(scs_store *st, uint64_t need, MDB_txn **txn, uint64_t *room)
 			return scs_err_set(SCS_EIO, "%s: no room for a write after %d tries", st->label, tries - 1);
 		if ((rc = ensure_room(st, need, &left)) < 0)
 			return rc;
-		if ((mrc = txn_begin(st, 0, txn)) != 0)
-			return txn_fail(mrc, "cannot begin a write", st);
+		if ((mrc = scs_store_txn_begin(st, 0, txn)) != 0)
+			return scs_store_txn_fail(mrc, "cannot begin a write", st);
 		if ((rc = map_room(st, &left)) < 0 || left >= need)
 			break;
 		mdb_txn_abort(*txn);
@@ -406,14 +376,14 @@ check_format(scs_store *st, MDB_txn *txn)
 	if (mrc == 0)
 		format = scs_load_le64(v.mv_data);
 	else if (mrc != MDB_NOTFOUND)
-		return mdb_fail(mrc, "cannot read its format", st);
+		return scs_store_mdb_fail(mrc, "cannot read its format", st);
 	else if ((mrc = mdb_stat(txn, st->meta, &stat)) != 0)
-		return mdb_fail(mrc, "cannot read its format", st);
+		return scs_store_mdb_fail(mrc, "cannot read its format", st);
 	else if (stat.ms_entries == 0) {
 		scs_store_le64(word, FORMAT);
 		v.mv_size = sizeof(word);
 		v.mv_data = word;
-		return (mrc = mdb_put(txn, st->meta, &k, &v, 0)) ? mdb_fail(mrc, "cannot write its format", st) : SCS_OK;
+		return (mrc = mdb_put(txn, st->meta, &k, &v, 0)) ? scs_store_mdb_fail(mrc, "cannot write its format", st) : SCS_OK;
 	}
 	if (format != FORMAT)
 		return scs_err_set(SCS_EUNSUPPORTED, "%s: written by another version of scs4onnx (store format %llu, "
@@ -453,9 +423,9 @@ open_kept(scs_store *st, const char *dir, unsigned flags)
 		return rc;
 	if ((rc = data_size(st, &size)) == SCS_OK && size > MAP_START && size <= SIZE_MAX &&
 	    (mrc = mdb_env_set_mapsize(st->env, (size_t)size)) != 0)
-		rc = mdb_fail(mrc, "cannot open", st);
+		rc = scs_store_mdb_fail(mrc, "cannot open", st);
 	if (rc == SCS_OK && (mrc = mdb_env_open(st->env, dir, flags, 0644)) != 0)
-		rc = mdb_fail(mrc, "cannot open", st);
+		rc = scs_store_mdb_fail(mrc, "cannot open", st);
 	if (rc == SCS_OK)
 		rc = reserve_map(st);
 	unlock_rc = map_lock(st, LOCK_UN);
@@ -497,15 +467,15 @@ scs_store_open(scs_store **out, const char *dir, const char *tmp_parent)
 	if (dir && (rc = open_kept(st, dir, flags)) < 0)
 		goto fail;
 	/* a few pages, within the slack the map keeps */
-	if ((mrc = txn_begin(st, 0, &txn)) != 0) {
-		rc = txn_fail(mrc, "cannot open its tables", st);
+	if ((mrc = scs_store_txn_begin(st, 0, &txn)) != 0) {
+		rc = scs_store_txn_fail(mrc, "cannot open its tables", st);
 		goto fail;
 	}
 	if ((mrc = mdb_dbi_open(txn, "index", MDB_CREATE | MDB_DUPSORT, &st->index)) != 0 ||
 	    (mrc = mdb_dbi_open(txn, "chunks", MDB_CREATE, &st->chunks)) != 0 ||
 	    (mrc = mdb_dbi_open(txn, "meta", MDB_CREATE, &st->meta)) != 0) {
 		mdb_txn_abort(txn);
-		rc = mdb_fail(mrc, "cannot open its tables", st);
+		rc = scs_store_mdb_fail(mrc, "cannot open its tables", st);
 		goto fail;
 	}
 	if ((rc = check_format(st, txn)) < 0) {
@@ -513,7 +483,7 @@ scs_store_open(scs_store **out, const char *dir, const char *tmp_parent)
 		goto fail;
 	}
 	if ((mrc = mdb_txn_commit(txn)) != 0) {
-		rc = mdb_fail(mrc, "cannot open its tables", st);
+		rc = scs_store_mdb_fail(mrc, "cannot open its tables", st);
 		goto fail;
 	}
 	if (dir && (rc = lock_and_reclaim(st, dir)) < 0)
@@ -548,8 +518,8 @@ scs_store_close(scs_store *st)
 }
 
 /* Ids are stored big-endian, so LMDB's byte order is their order. */
-static uint64_t
-load_be64(const void *p)
+uint64_t
+scs_store_load_be64(const void *p)
 {
 	const uint8_t *b = p;
 	uint64_t v = 0;
@@ -560,17 +530,17 @@ load_be64(const void *p)
 }
 
 /* The id stored in an index value. */
-static int
-id_of(const scs_store *st, const MDB_val *v, uint64_t *id)
+int
+scs_store_id_of(const scs_store *st, const MDB_val *v, uint64_t *id)
 {
 	if (v->mv_size != 8)
 		return scs_err_set(SCS_ECORRUPT, "%s: damaged blob index", st->label);
-	*id = load_be64(v->mv_data);
+	*id = scs_store_load_be64(v->mv_data);
 	return SCS_OK;
 }
 
-static void
-id_bytes(uint8_t out[8], uint64_t id)
+void
+scs_store_id_bytes(uint8_t out[8], uint64_t id)
 {
 	for (int i = 0; i < 8; i++)
 		out[i] = (uint8_t)(id >> (56 - 8 * i));
@@ -614,7 +584,7 @@ count_dropped(scs_store *st, uint64_t n)
 	uint8_t sum[8];
 	int mrc, rc;
 
-	if ((rc = begin_write(st, 4 * PAGE_COST, &txn, NULL)) < 0)
+	if ((rc = scs_store_begin_write(st, 4 * PAGE_COST, &txn, NULL)) < 0)
 		return rc;
 	mrc = mdb_get(txn, st->meta, &k, &v);
 	if (mrc == 0 && v.mv_size == 8)
@@ -626,7 +596,7 @@ count_dropped(scs_store *st, uint64_t n)
 		mrc = mdb_txn_commit(txn);
 	else
 		mdb_txn_abort(txn);
-	return mrc ? mdb_fail(mrc, "cannot count dropped chunks", st) : SCS_OK;
+	return mrc ? scs_store_mdb_fail(mrc, "cannot count dropped chunks", st) : SCS_OK;
 }
 
 /*
@@ -635,8 +605,8 @@ count_dropped(scs_store *st, uint64_t n)
  * freed chunk lists its pages in the transaction's free list). Only keys
  * are looked at, and the chunks of a kept blob are skipped in one seek.
  */
-static int
-drop_unindexed(scs_store *st, uint64_t first, uint64_t last, const uint64_t *keep, size_t n_keep)
+int
+scs_store_drop_unindexed(scs_store *st, uint64_t first, uint64_t last, const uint64_t *keep, size_t n_keep)
 {
 	MDB_txn *txn = NULL;
 	MDB_cursor *cur = NULL;
@@ -645,10 +615,10 @@ drop_unindexed(scs_store *st, uint64_t first, uint64_t last, const uint64_t *kee
 	uint64_t id, n_dropped = 0;
 	int mrc = 0, rc = SCS_OK, in_txn = 0;
 
-	chunk_key(kb, first, 0);
+	scs_store_chunk_key(kb, first, 0);
 	for (;;) {
 		if (txn == NULL) {
-			if ((rc = begin_write(st, DROP_ROOM, &txn, NULL)) < 0)
+			if ((rc = scs_store_begin_write(st, DROP_ROOM, &txn, NULL)) < 0)
 				break;
 			if ((mrc = mdb_cursor_open(txn, st->chunks, &cur)) != 0)
 				break;
@@ -662,12 +632,12 @@ drop_unindexed(scs_store *st, uint64_t first, uint64_t last, const uint64_t *kee
 			rc = scs_err_set(SCS_ECORRUPT, "%s: damaged chunk table", st->label);
 			break;
 		}
-		if ((id = load_be64(k.mv_data)) > last)
+		if ((id = scs_store_load_be64(k.mv_data)) > last)
 			break;
 		if (has_id(keep, n_keep, id)) {
 			if (id == UINT64_MAX)
 				break;
-			chunk_key(kb, id + 1, 0);
+			scs_store_chunk_key(kb, id + 1, 0);
 			continue;
 		}
 		memcpy(kb, k.mv_data, sizeof(kb));   /* where to look again: the key after this one */
@@ -688,7 +658,7 @@ drop_unindexed(scs_store *st, uint64_t first, uint64_t last, const uint64_t *kee
 	if (mrc != 0 && mrc != MDB_NOTFOUND) {
 		if (txn)
 			mdb_txn_abort(txn);
-		return mdb_fail(mrc, "cannot drop unindexed chunks", st);
+		return scs_store_mdb_fail(mrc, "cannot drop unindexed chunks", st);
 	}
 	if (rc < 0) {
 		if (txn)
@@ -696,7 +666,7 @@ drop_unindexed(scs_store *st, uint64_t first, uint64_t last, const uint64_t *kee
 		return rc;
 	}
 	if (txn && (mrc = mdb_txn_commit(txn)) != 0)
-		return mdb_fail(mrc, "cannot drop unindexed chunks", st);
+		return scs_store_mdb_fail(mrc, "cannot drop unindexed chunks", st);
 	return n_dropped ? count_dropped(st, n_dropped) : SCS_OK;
 }
 
@@ -719,36 +689,32 @@ reclaim(scs_store *st)
 	MDB_txn *txn;
 	MDB_cursor *cur;
 	MDB_val k, v;
-	uint64_t *ids = NULL, *grown;
+	uint64_t *ids = NULL;
 	size_t n = 0, cap = 0;
 	int mrc, rc = SCS_OK;
 
-	if ((mrc = txn_begin(st, MDB_RDONLY, &txn)) != 0)
-		return txn_fail(mrc, "cannot begin a read", st);
+	if ((mrc = scs_store_txn_begin(st, MDB_RDONLY, &txn)) != 0)
+		return scs_store_txn_fail(mrc, "cannot begin a read", st);
 	if ((mrc = mdb_cursor_open(txn, st->index, &cur)) != 0) {
 		mdb_txn_abort(txn);
-		return mdb_fail(mrc, "cannot open a cursor", st);
+		return scs_store_mdb_fail(mrc, "cannot open a cursor", st);
 	}
 	for (mrc = mdb_cursor_get(cur, &k, &v, MDB_FIRST); mrc == 0; mrc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
-		if (n == cap) {
-			cap = cap ? cap * 2 : 1024;
-			if ((grown = realloc(ids, cap * sizeof(*ids))) == NULL) {
-				rc = scs_err_set(SCS_ENOMEM, "%s: cannot list the blob ids", st->label);
-				break;
-			}
-			ids = grown;
+		if (scs_grow(&ids, &cap, n, sizeof(*ids), 1024, "the blob ids") < 0) {
+			rc = scs_err_set(SCS_ENOMEM, "%s: cannot list the blob ids", st->label);
+			break;
 		}
-		if ((rc = id_of(st, &v, &ids[n++])) < 0)
+		if ((rc = scs_store_id_of(st, &v, &ids[n++])) < 0)
 			break;
 	}
 	mdb_cursor_close(cur);
 	mdb_txn_abort(txn);
 	if (rc == SCS_OK && mrc != MDB_NOTFOUND)
-		rc = mdb_fail(mrc, "cannot list the blob ids", st);
+		rc = scs_store_mdb_fail(mrc, "cannot list the blob ids", st);
 	if (rc == SCS_OK) {
 		if (n)
 			qsort(ids, n, sizeof(*ids), cmp_id);
-		rc = drop_unindexed(st, 0, UINT64_MAX, ids, n);
+		rc = scs_store_drop_unindexed(st, 0, UINT64_MAX, ids, n);
 	}
 	free(ids);
 	return rc;
@@ -778,484 +744,7 @@ lock_and_reclaim(scs_store *st, const char *dir)
 	return rc;
 }
 
-int
-scs_store_find(scs_blob *out, scs_store *st, const scs_key *key)
-{
-	MDB_txn *txn;
-	uint8_t kb[24];
-	MDB_val k = { sizeof(kb), kb }, v;
-	int mrc, rc;
-
-	if ((mrc = txn_begin(st, MDB_RDONLY, &txn)) != 0)
-		return txn_fail(mrc, "cannot begin a read", st);
-	key_bytes(kb, key);
-	if ((mrc = mdb_get(txn, st->index, &k, &v)) != 0)
-		rc = mdb_fail(mrc, "blob lookup", st);
-	else if ((rc = id_of(st, &v, &out->id)) == SCS_OK)
-		out->key = *key;
-	mdb_txn_abort(txn);
-	return rc;
-}
-
-static int
-id_taken(const scs_store *st, uint64_t id)
-{
-	return scs_err_set(SCS_ECORRUPT, "%s: blob id %llu is taken already (its id counter went back): the store "
-	    "is damaged; remove it or name another folder", st->label, (unsigned long long)id);
-}
-
-/* SCS_OK when no chunk and no record names blob @id (a new writer's). */
-static int
-id_is_new(scs_store *st, MDB_txn *txn, uint64_t id)
-{
-	MDB_cursor *cur;
-	uint8_t kb[12];
-	MDB_val k = { sizeof(kb), kb }, v;
-	int mrc;
-
-	chunk_key(kb, id, 0);
-	if ((mrc = mdb_cursor_open(txn, st->chunks, &cur)) != 0)
-		return mdb_fail(mrc, "cannot open a cursor", st);
-	mrc = mdb_cursor_get(cur, &k, &v, MDB_SET_RANGE);
-	mdb_cursor_close(cur);
-	if (mrc == 0 && k.mv_size == sizeof(kb) && load_be64(k.mv_data) == id)
-		return id_taken(st, id);
-	return mrc == 0 || mrc == MDB_NOTFOUND ? SCS_OK : mdb_fail(mrc, "cannot read a chunk", st);
-}
-
-/* Hand the writer's buffers back to the store and free the writer. */
-static void
-writer_free(scs_store_writer *w)
-{
-	w->st->spare[0] = w->raw;
-	w->st->spare[1] = w->packed;
-	w->st->writing = 0;
-	free(w);
-}
-
-int
-scs_store_writer_open(scs_store_writer **out, scs_store *st)
-{
-	scs_store_writer *w;
-	MDB_val k = { 7, "next_id" }, v;
-	uint8_t next[8];
-	int mrc, rc = SCS_OK;
-
-	*out = NULL;
-	if (st->writing)
-		return scs_err_set(SCS_EUSAGE, "%s: a writer is already open", st->label);
-	if ((w = calloc(1, sizeof(*w))) == NULL)
-		return scs_err_set(SCS_ENOMEM, "cannot allocate a store writer");
-	w->st = st;
-	w->raw = st->spare[0];
-	w->packed = st->spare[1];
-	st->spare[0] = st->spare[1] = NULL;
-	st->writing = 1;
-	scs_hash_init(&w->hash);
-	if ((rc = begin_write(st, 4 * PAGE_COST, &w->txn, &w->room)) < 0) {
-		writer_free(w);
-		return rc;
-	}
-	mrc = mdb_get(w->txn, st->meta, &k, &v);
-	if (mrc == 0 && v.mv_size == 8)
-		w->id = scs_load_le64(v.mv_data);
-	else if (mrc == 0)
-		rc = scs_err_set(SCS_ECORRUPT, "%s: damaged id counter: remove the store or name another folder",
-		    st->label);
-	else if (mrc != MDB_NOTFOUND)
-		goto fail;
-	if (rc < 0 || (rc = id_is_new(st, w->txn, w->id)) < 0) {
-		mdb_txn_abort(w->txn);
-		writer_free(w);
-		return rc;
-	}
-	scs_store_le64(next, w->id + 1);
-	v.mv_size = 8;
-	v.mv_data = next;
-	if ((mrc = mdb_put(w->txn, st->meta, &k, &v, 0)) != 0)
-		goto fail;
-	*out = w;
-	return SCS_OK;
-fail:
-	mdb_txn_abort(w->txn);
-	writer_free(w);
-	return mdb_fail(mrc, "cannot reserve a blob id", st);
-}
-
-/*
- * Commit what the writer has and begin again with room for @need bytes and
- * for as much again as it wrote so far (up to a batch): a growing blob grows
- * the map geometrically, a small store stays small.
- */
-static int
-next_batch(scs_store_writer *w, uint64_t need)
-{
-	scs_store *st = w->st;
-	uint64_t ahead = w->total > BATCH_LEN ? BATCH_LEN : w->total;
-	int mrc;
-
-	mrc = mdb_txn_commit(w->txn);
-	w->txn = NULL;
-	w->since_commit = 0;
-	if (mrc != 0)
-		return mdb_fail(mrc, "cannot commit a batch", st);
-	w->n_committed = w->n_chunks;
-	return begin_write(st, need + ahead, &w->txn, &w->room);
-}
-
-/*
- * A chunk's check covers its bytes and its place (blob id, index), so a
- * chunk reached under another key than its own fails it too.
- */
-static uint64_t
-chunk_check(const uint8_t *data, size_t len, uint64_t id, uint32_t idx)
-{
-	return scs_hash64(data, len) ^ (id * 0x9e3779b97f4a7c15u) ^ ((uint64_t)idx * 0xc2b2ae3d27d4eb4fu);
-}
-
-static int
-put_chunk(scs_store_writer *w, const uint8_t *data, size_t len)
-{
-	scs_store *st = w->st;
-	uint8_t kb[12];
-	MDB_val k = { sizeof(kb), kb }, v;
-	size_t packed_len;
-	int mrc, rc;
-
-	if ((rc = scs_codec_pack(w->packed + HDR_LEN, st->packed_cap - HDR_LEN, data, len, &packed_len)) < 0)
-		return rc;
-	memset(w->packed, 0, HDR_LEN);
-	w->packed[0] = packed_len ? CODEC_ZSTD : CODEC_RAW;
-	scs_store_le32(w->packed + 4, (uint32_t)len);
-	scs_store_le64(w->packed + 8, chunk_check(data, len, w->id, w->n_chunks));
-	if (!packed_len)
-		memcpy(w->packed + HDR_LEN, data, len);
-	chunk_key(kb, w->id, w->n_chunks);
-	v.mv_size = HDR_LEN + (packed_len ? packed_len : len);
-	v.mv_data = w->packed;
-	if ((v.mv_size + PAGE_COST > w->room || w->since_commit >= BATCH_LEN) &&
-	    (rc = next_batch(w, v.mv_size + PAGE_COST)) < 0)
-		return rc;
-	if ((mrc = mdb_put(w->txn, st->chunks, &k, &v, MDB_NOOVERWRITE)) != 0)
-		return mrc == MDB_KEYEXIST ? id_taken(st, w->id) : mdb_fail(mrc, "cannot write a chunk", st);
-	w->n_chunks++;
-	w->since_commit += len;
-	w->total += len;
-	w->room -= v.mv_size + PAGE_COST;
-	return SCS_OK;
-}
-
-int
-scs_store_writer_write(scs_store_writer *w, const void *data, size_t len)
-{
-	const uint8_t *p = data;
-	size_t take;
-	int rc;
-
-	scs_hash_update(&w->hash, data, len);
-	while (len) {
-		take = SCS_CHUNK_LEN - w->n_raw;
-		if (take > len)
-			take = len;
-		if (w->n_raw == 0 && take == SCS_CHUNK_LEN) {
-			if ((rc = put_chunk(w, p, take)) < 0)
-				return rc;
-		} else {
-			memcpy(w->raw + w->n_raw, p, take);
-			w->n_raw += take;
-			if (w->n_raw == SCS_CHUNK_LEN) {
-				w->n_raw = 0;
-				if ((rc = put_chunk(w, w->raw, SCS_CHUNK_LEN)) < 0)
-					return rc;
-			}
-		}
-		p += take;
-		len -= take;
-	}
-	return SCS_OK;
-}
-
-/* The stored form of chunk @idx of blob @id, valid until @txn ends. */
-static int
-chunk_val(scs_store *st, MDB_txn *txn, uint64_t id, uint32_t idx, MDB_val *v)
-{
-	uint8_t kb[12];
-	MDB_val k = { sizeof(kb), kb };
-	int mrc;
-
-	chunk_key(kb, id, idx);
-	if ((mrc = mdb_get(txn, st->chunks, &k, v)) != 0)
-		return mrc == MDB_NOTFOUND ? scs_err_set(SCS_ECORRUPT, "%s: blob %llu: chunk %u is missing",
-		    st->label, (unsigned long long)id, idx) : mdb_fail(mrc, "cannot read a chunk", st);
-	return SCS_OK;
-}
-
-/*
- * Decode a stored chunk @v (chunk @idx of blob @id) into @dst, which has
- * room for @cap bytes, and check it; *raw_len its length.
- */
-static int
-chunk_decode(const scs_store *st, const MDB_val *v, uint64_t id, uint32_t idx, uint8_t *dst, size_t cap,
-    size_t *raw_len)
-{
-	const uint8_t *p = v->mv_data;
-	size_t n;
-	int rc;
-
-	if (v->mv_size < HDR_LEN || (n = scs_load_le32(p + 4)) > cap)
-		return scs_err_set(SCS_ECORRUPT, "%s: blob %llu: chunk %u has a bad header", st->label,
-		    (unsigned long long)id, idx);
-	if (p[0] == CODEC_ZSTD) {
-		if ((rc = scs_codec_unpack(dst, n, p + HDR_LEN, v->mv_size - HDR_LEN)) < 0)
-			return scs_err_wrap(rc, "%s: blob %llu: chunk %u", st->label, (unsigned long long)id, idx);
-	} else if (p[0] == CODEC_RAW && v->mv_size - HDR_LEN == n) {
-		memcpy(dst, p + HDR_LEN, n);
-	} else {
-		return scs_err_set(SCS_ECORRUPT, "%s: blob %llu: chunk %u has a bad header", st->label,
-		    (unsigned long long)id, idx);
-	}
-	if (chunk_check(dst, n, id, idx) != scs_load_le64(p + 8))
-		return scs_err_set(SCS_ECORRUPT, "%s: blob %llu: chunk %u fails its integrity check",
-		    st->label, (unsigned long long)id, idx);
-	*raw_len = n;
-	return SCS_OK;
-}
-
-/*
- * 1 when blob @id holds the bytes the writer just stored, 0 when not. Equal
- * packed forms are equal bytes; other pairs are decoded and compared (the
- * same bytes may have been packed by another codec version).
- */
-static int
-same_blob(scs_store_writer *w, uint64_t id)
-{
-	scs_store *st = w->st;
-	MDB_val a, b;
-	size_t na, nb;
-	int rc;
-
-	for (uint32_t i = 0; i < w->n_chunks; i++) {
-		if ((rc = chunk_val(st, w->txn, w->id, i, &a)) < 0 || (rc = chunk_val(st, w->txn, id, i, &b)) < 0)
-			return rc;
-		/* the same codec and packed bytes (the check differs by place) */
-		if (a.mv_size == b.mv_size && a.mv_size >= HDR_LEN && memcmp(a.mv_data, b.mv_data, 8) == 0 &&
-		    memcmp((uint8_t *)a.mv_data + HDR_LEN, (uint8_t *)b.mv_data + HDR_LEN, a.mv_size - HDR_LEN) == 0)
-			continue;
-		if ((rc = chunk_decode(st, &a, w->id, i, w->raw, SCS_CHUNK_LEN, &na)) < 0 ||
-		    (rc = chunk_decode(st, &b, id, i, w->packed, SCS_CHUNK_LEN, &nb)) < 0)
-			return rc;
-		if (na != nb || memcmp(w->raw, w->packed, na) != 0)
-			return 0;
-	}
-	return 1;
-}
-
-static int
-drop_chunks(scs_store_writer *w)
-{
-	uint8_t kb[12];
-	MDB_val k = { sizeof(kb), kb };
-	int mrc;
-
-	for (uint32_t i = 0; i < w->n_chunks; i++) {
-		chunk_key(kb, w->id, i);
-		if ((mrc = mdb_del(w->txn, w->st->chunks, &k, NULL)) != 0 && mrc != MDB_NOTFOUND)
-			return mdb_fail(mrc, "cannot drop a duplicate chunk", w->st);
-	}
-	return SCS_OK;
-}
-
-/*
- * Blob @id is recorded under @key (a blob of a store written before records
- * gets its record when a writer finds it); a record of another key is damage.
- */
-static int
-record_blob(scs_store *st, MDB_txn *txn, uint64_t id, const scs_key *key)
-{
-	uint8_t rb[12], kb[24];
-	MDB_val k = { sizeof(rb), rb }, v = { sizeof(kb), kb };
-	int mrc;
-
-	chunk_key(rb, id, RECORD_IDX);
-	key_bytes(kb, key);
-	if ((mrc = mdb_put(txn, st->chunks, &k, &v, MDB_NOOVERWRITE)) == 0)
-		return SCS_OK;
-	if (mrc != MDB_KEYEXIST)
-		return mdb_fail(mrc, "cannot record a blob", st);
-	/* v is the record there */
-	if (v.mv_size == sizeof(kb) && memcmp(v.mv_data, kb, sizeof(kb)) == 0)
-		return SCS_OK;
-	return scs_err_set(SCS_ECORRUPT, "%s: blob %llu is recorded under another content key: the store is "
-	    "damaged; remove it or name another folder", st->label, (unsigned long long)id);
-}
-
-/* SCS_OK when blob @id is recorded under key @key. */
-static int
-check_record(scs_store *st, MDB_txn *txn, uint64_t id, const scs_key *key)
-{
-	uint8_t rb[12], kb[24];
-	MDB_val k = { sizeof(rb), rb }, v;
-	int mrc;
-
-	chunk_key(rb, id, RECORD_IDX);
-	key_bytes(kb, key);
-	if ((mrc = mdb_get(txn, st->chunks, &k, &v)) != 0 && mrc != MDB_NOTFOUND)
-		return mdb_fail(mrc, "cannot read a blob record", st);
-	if (mrc == 0 && v.mv_size == sizeof(kb) && memcmp(v.mv_data, kb, sizeof(kb)) == 0)
-		return SCS_OK;
-	return scs_err_set(SCS_ECORRUPT, "%s: blob %llu is %s: the store is damaged; remove it or name another "
-	    "folder", st->label, (unsigned long long)id, mrc ? "not recorded" : "recorded under another content key");
-}
-
-/*
- * Index the writer's blob under its key, or find a blob with the same bytes
- * among those already there and drop the new chunks: *id the blob's id.
- */
-static int
-index_blob(scs_store_writer *w, const scs_key *key, uint64_t *id)
-{
-	scs_store *st = w->st;
-	MDB_cursor *cur;
-	uint8_t kb[24], idb[8];
-	MDB_val k = { sizeof(kb), kb }, v;
-	int mrc, rc = SCS_OK;
-
-	key_bytes(kb, key);
-	if ((mrc = mdb_cursor_open(w->txn, st->index, &cur)) != 0)
-		return mdb_fail(mrc, "cannot open a cursor", st);
-	for (mrc = mdb_cursor_get(cur, &k, &v, MDB_SET_KEY); mrc == 0; mrc = mdb_cursor_get(cur, &k, &v, MDB_NEXT_DUP)) {
-		if ((rc = id_of(st, &v, id)) < 0 || (rc = same_blob(w, *id)) != 0)
-			break;
-	}
-	mdb_cursor_close(cur);
-	if (rc < 0)
-		return rc;
-	if (rc == 1)
-		return (rc = drop_chunks(w)) < 0 ? rc : record_blob(st, w->txn, *id, key);
-	if (mrc != 0 && mrc != MDB_NOTFOUND)
-		return mdb_fail(mrc, "blob lookup", st);
-	/* a new blob, or one whose key another blob has: told apart by id */
-	key_bytes(kb, key);
-	k.mv_size = sizeof(kb);
-	k.mv_data = kb;
-	id_bytes(idb, w->id);
-	v.mv_size = sizeof(idb);
-	v.mv_data = idb;
-	if ((mrc = mdb_put(w->txn, st->index, &k, &v, 0)) != 0)
-		return mdb_fail(mrc, "cannot index a blob", st);
-	*id = w->id;
-	return record_blob(st, w->txn, *id, key);
-}
-
-int
-scs_store_writer_finish(scs_blob *out, scs_store_writer *w)
-{
-	scs_store *st = w->st;
-	int mrc, rc;
-
-	if (w->n_raw && (rc = put_chunk(w, w->raw, w->n_raw)) < 0)
-		goto done;
-	w->n_raw = 0;
-	scs_hash_final(&out->key, &w->hash);
-	if ((rc = index_blob(w, &out->key, &out->id)) < 0)
-		goto done;
-	mrc = mdb_txn_commit(w->txn);
-	w->txn = NULL;
-	if (mrc != 0)
-		rc = mdb_fail(mrc, "cannot commit", st);
-	else
-		w->n_committed = 0;     /* indexed, or dropped as a copy */
-done:
-	scs_store_writer_abort(w);
-	return rc;
-}
-
-void
-scs_store_writer_abort(scs_store_writer *w)
-{
-	if (w == NULL)
-		return;
-	if (w->txn)
-		mdb_txn_abort(w->txn);
-	w->txn = NULL;
-	/* the batches it committed name no index entry: give their pages back
-	 * (best effort, keeping the caller's message: what stays is reclaimed
-	 * when a kept store next opens) */
-	if (w->n_committed) {
-		char saved[1024];
-
-		snprintf(saved, sizeof(saved), "%s", scs_err_msg());
-		if (drop_unindexed(w->st, w->id, w->id, NULL, 0) < 0)
-			scs_err_set(SCS_OK, "%s", saved);
-	}
-	writer_free(w);
-}
-
-int
-scs_store_put(scs_blob *out, scs_store *st, const void *data, size_t len)
-{
-	scs_store_writer *w;
-	int rc;
-
-	if ((rc = scs_store_writer_open(&w, st)) < 0)
-		return rc;
-	if ((rc = scs_store_writer_write(w, data, len)) < 0) {
-		scs_store_writer_abort(w);
-		return rc;
-	}
-	return scs_store_writer_finish(out, w);
-}
-
-int
-scs_store_read(scs_store *st, const scs_blob *blob, uint64_t off, void *buf, size_t len)
-{
-	MDB_txn *txn;
-	MDB_val v;
-	uint8_t *p = buf, *dst;
-	size_t in, take, n = 0;
-	uint32_t idx;
-	int mrc, rc = SCS_OK;
-
-	if (off > blob->key.len || len > blob->key.len - off)
-		return scs_err_set(SCS_ECORRUPT, "%s: read past the end of a %llu-byte blob", st->label,
-		    (unsigned long long)blob->key.len);
-	if ((mrc = txn_begin(st, MDB_RDONLY, &txn)) != 0)
-		return txn_fail(mrc, "cannot begin a read", st);
-	if ((rc = check_record(st, txn, blob->id, &blob->key)) < 0)
-		len = 0;
-	while (len) {
-		idx = (uint32_t)(off / SCS_CHUNK_LEN);
-		in = (size_t)(off % SCS_CHUNK_LEN);
-		/* a whole chunk decodes in place; part of one through read_buf */
-		dst = in == 0 && len >= SCS_CHUNK_LEN ? p : st->read_buf;
-		if ((rc = chunk_val(st, txn, blob->id, idx, &v)) < 0 ||
-		    (rc = chunk_decode(st, &v, blob->id, idx, dst, SCS_CHUNK_LEN, &n)) < 0)
-			break;
-		if (in >= n || (dst == p && n != SCS_CHUNK_LEN)) {
-			rc = scs_err_set(SCS_ECORRUPT, "%s: blob %llu: chunk %u is short", st->label,
-			    (unsigned long long)blob->id, idx);
-			break;
-		}
-		take = n - in < len ? n - in : len;
-		if (dst != p)
-			memcpy(p, st->read_buf + in, take);
-		p += take;
-		off += take;
-		len -= take;
-	}
-	mdb_txn_abort(txn);
-	return rc;
-}
-
 #ifdef SCS_TEST_HOOKS
-void
-scs_store_writer_crash_for_tests(scs_store_writer *w)
-{
-	if (w->txn)
-		mdb_txn_abort(w->txn);
-	writer_free(w);
-}
-
 int
 scs_store_damage_for_tests(scs_store *st, const scs_blob *blob, uint32_t idx, long at)
 {
@@ -1265,11 +754,11 @@ scs_store_damage_for_tests(scs_store *st, const scs_blob *blob, uint32_t idx, lo
 	uint8_t *copy;
 	int mrc, rc;
 
-	if ((rc = begin_write(st, 2 * CHUNK_COST, &txn, NULL)) < 0)
+	if ((rc = scs_store_begin_write(st, 2 * CHUNK_COST, &txn, NULL)) < 0)
 		return rc;
-	chunk_key(kb, blob->id, idx);
+	scs_store_chunk_key(kb, blob->id, idx);
 	if ((mrc = mdb_get(txn, st->chunks, &k, &v)) != 0) {
-		rc = mdb_fail(mrc, "no such chunk", st);
+		rc = scs_store_mdb_fail(mrc, "no such chunk", st);
 		goto done;
 	}
 	if ((copy = malloc(v.mv_size)) == NULL) {
@@ -1283,11 +772,11 @@ scs_store_damage_for_tests(scs_store *st, const scs_blob *blob, uint32_t idx, lo
 	mrc = mdb_put(txn, st->chunks, &k, &nv, 0);
 	free(copy);
 	if (mrc != 0) {
-		rc = mdb_fail(mrc, "cannot rewrite a chunk", st);
+		rc = scs_store_mdb_fail(mrc, "cannot rewrite a chunk", st);
 		goto done;
 	}
 	mrc = mdb_txn_commit(txn);
-	return mrc ? mdb_fail(mrc, "cannot commit", st) : SCS_OK;
+	return mrc ? scs_store_mdb_fail(mrc, "cannot commit", st) : SCS_OK;
 done:
 	mdb_txn_abort(txn);
 	return rc;
@@ -1301,20 +790,20 @@ scs_store_misindex_for_tests(scs_store *st, const scs_key *key, uint64_t id)
 	MDB_val k = { sizeof(kb), kb }, v = { sizeof(idb), idb };
 	int mrc, rc;
 
-	if ((rc = begin_write(st, 4 * PAGE_COST, &txn, NULL)) < 0)
+	if ((rc = scs_store_begin_write(st, 4 * PAGE_COST, &txn, NULL)) < 0)
 		return rc;
-	key_bytes(kb, key);
-	id_bytes(idb, id);
+	scs_store_key_bytes(kb, key);
+	scs_store_id_bytes(idb, id);
 	if ((mrc = mdb_del(txn, st->index, &k, NULL)) != 0 && mrc != MDB_NOTFOUND) {
 		mdb_txn_abort(txn);
-		return mdb_fail(mrc, "cannot drop an index entry", st);
+		return scs_store_mdb_fail(mrc, "cannot drop an index entry", st);
 	}
 	if ((mrc = mdb_put(txn, st->index, &k, &v, 0)) != 0) {
 		mdb_txn_abort(txn);
-		return mdb_fail(mrc, "cannot index a blob", st);
+		return scs_store_mdb_fail(mrc, "cannot index a blob", st);
 	}
 	mrc = mdb_txn_commit(txn);
-	return mrc ? mdb_fail(mrc, "cannot commit", st) : SCS_OK;
+	return mrc ? scs_store_mdb_fail(mrc, "cannot commit", st) : SCS_OK;
 }
 
 int
@@ -1325,7 +814,7 @@ scs_store_meta_for_tests(scs_store *st, const char *name, uint8_t *old, size_t c
 	MDB_val k = { strlen(name), (void *)name }, v;
 	int mrc, rc;
 
-	if ((rc = begin_write(st, 4 * PAGE_COST, &txn, NULL)) < 0)
+	if ((rc = scs_store_begin_write(st, 4 * PAGE_COST, &txn, NULL)) < 0)
 		return rc;
 	*old_len = 0;
 	if ((mrc = mdb_get(txn, st->meta, &k, &v)) == 0) {
@@ -1341,10 +830,10 @@ scs_store_meta_for_tests(scs_store *st, const char *name, uint8_t *old, size_t c
 	}
 	if (mrc != 0 && mrc != MDB_NOTFOUND) {
 		mdb_txn_abort(txn);
-		return mdb_fail(mrc, "cannot change its meta table", st);
+		return scs_store_mdb_fail(mrc, "cannot change its meta table", st);
 	}
 	mrc = mdb_txn_commit(txn);
-	return mrc ? mdb_fail(mrc, "cannot commit", st) : SCS_OK;
+	return mrc ? scs_store_mdb_fail(mrc, "cannot commit", st) : SCS_OK;
 }
 
 int
@@ -1356,8 +845,8 @@ scs_store_stat_for_tests(scs_store *st, uint64_t *n_chunks, uint64_t *n_pages)
 	MDB_val k, v;
 	int mrc;
 
-	if ((mrc = txn_begin(st, MDB_RDONLY, &txn)) != 0)
-		return txn_fail(mrc, "cannot begin a read", st);
+	if ((mrc = scs_store_txn_begin(st, MDB_RDONLY, &txn)) != 0)
+		return scs_store_txn_fail(mrc, "cannot begin a read", st);
 	*n_chunks = 0;
 	if ((mrc = mdb_cursor_open(txn, st->chunks, &cur)) == 0) {
 		/* records are not chunks */
@@ -1367,7 +856,7 @@ scs_store_stat_for_tests(scs_store *st, uint64_t *n_chunks, uint64_t *n_pages)
 	}
 	mdb_txn_abort(txn);
 	if ((mrc != 0 && mrc != MDB_NOTFOUND) || (mrc = mdb_env_info(st->env, &info)) != 0)
-		return mdb_fail(mrc, "cannot read its statistics", st);
+		return scs_store_mdb_fail(mrc, "cannot read its statistics", st);
 	*n_pages = (uint64_t)info.me_last_pgno + 1;
 	return SCS_OK;
 }

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "err.h"
+#include "commit.h"
 #include "sink.h"
 #include "support.h"
 
