@@ -46,8 +46,10 @@
  * it); scs_opt_set_input points the first node at it; scs_opt_forward
  * removes the second node, its readers reading the first's output.
  *
- * Room: level 4, beside pass_*.c; opt_*.c include this header and nothing
- * of each other.
+ * Room: level 4, beside pass_*.c; opt_<pass>.c include this header and
+ * nothing of each other. The optimizer's own files (opt.c: table, driver,
+ * record; opt_snapshot.c, opt_const.c, opt_edit.c: the tools above) also
+ * share the private opt_impl.h.
  *
  * SPDX-License-Identifier: MIT
  */
@@ -80,7 +82,7 @@ typedef struct scs_opt_ctx {
 	scs_report *rep;
 	scs_scopes scopes;                  /* every graph and function body; rebuilt by scs_opt_commit */
 	const struct scs_opt_pass *pass;    /* the pass running (for reports) */
-	scs_opt_state *st;                  /* private to opt.c */
+	scs_opt_state *st;                  /* private: opt_impl.h */
 	const scs_opt_settings *settings;   /* NULL: the defaults */
 } scs_opt_ctx;
 
