@@ -61,10 +61,40 @@ scs_opt_check_names(const char *const *names, size_t n)
 
 /* ---- reporting ---- */
 
-static scs_report_pass *
+void
+scs_opt_result_dispose(scs_opt_result *r)
+{
+	for (size_t i = 0; i < r->changes.n; i++)
+		free(r->changes.items[i].text);
+	for (size_t i = 0; i < r->left.n; i++)
+		free(r->left.items[i].text);
+	free(r->changes.items);
+	free(r->left.items);
+	memset(r, 0, sizeof(*r));
+}
+
+/* Add @pass (static) and a copy of @text to @l. */
+static int
+line_add(scs_opt_lines *l, const char *pass, const char *text)
+{
+	char *copy = strdup(text);
+	int rc;
+
+	if (copy == NULL)
+		return scs_err_set(SCS_ENOMEM, "optimizer: cannot grow the report");
+	if ((rc = scs_opt_grow(&l->items, &l->cap, l->n, sizeof(*l->items))) < 0) {
+		free(copy);
+		return rc;
+	}
+	l->items[l->n].pass = pass;
+	l->items[l->n++].text = copy;
+	return SCS_OK;
+}
+
+static scs_opt_count *
 pass_stat(scs_opt_ctx *ctx)
 {
-	scs_report *r = ctx->rep;
+	scs_opt_result *r = ctx->res;
 	const char *name;
 
 	if (ctx->pass == NULL)
@@ -74,10 +104,10 @@ pass_stat(scs_opt_ctx *ctx)
 	for (size_t i = 0; i < r->n_passes; i++)
 		if (strcmp(r->passes[i].name, name) == 0)
 			return &r->passes[i];
-	if (r->n_passes == SCS_REPORT_MAX_PASSES)
+	if (r->n_passes == SCS_OPT_MAX_PASSES)
 		return NULL;
 	memset(&r->passes[r->n_passes], 0, sizeof(r->passes[0]));
-	snprintf(r->passes[r->n_passes].name, sizeof(r->passes[0].name), "%s", name);
+	r->passes[r->n_passes].name = name;
 	return &r->passes[r->n_passes++];
 }
 
@@ -85,7 +115,7 @@ static int
 record(scs_opt_ctx *ctx, int refusal, const char *subject, const char *fmt, va_list ap)
 {
 	scs_opt_state *st = ctx->st;
-	scs_report_pass *stat = pass_stat(ctx);
+	scs_opt_count *stat = pass_stat(ctx);
 	char msg[1024], line[1536], *key;
 	const char *pass = ctx->pass ? ctx->pass->name : "optimize";
 	int rc;
@@ -106,11 +136,11 @@ record(scs_opt_ctx *ctx, int refusal, const char *subject, const char *fmt, va_l
 			return rc;
 		if (stat)
 			stat->refusals++;
-		return scs_report_add(&ctx->rep->left, pass, line);
+		return line_add(&ctx->res->left, pass, line);
 	}
 	if (stat)
 		stat->changes++;
-	return scs_report_add(&ctx->rep->changes, pass, line);
+	return line_add(&ctx->res->changes, pass, line);
 }
 
 int
@@ -240,16 +270,15 @@ unfit(scs_opt_ctx *ctx, char *why, size_t why_len)
 }
 
 int
-scs_opt_begin(scs_opt_ctx *ctx, scs_model *m, scs_report *rep)
+scs_opt_begin(scs_opt_ctx *ctx, scs_model *m, scs_opt_result *res)
 {
 	int rc;
 
 	memset(ctx, 0, sizeof(*ctx));
 	ctx->m = m;
-	ctx->rep = rep;
+	ctx->res = res;
 	if ((ctx->st = calloc(1, sizeof(*ctx->st))) == NULL)
 		return scs_err_set(SCS_ENOMEM, "optimizer: cannot allocate its state");
-	rep->optimized = 1;
 	if ((rc = scs_opt_refresh(ctx)) < 0)
 		scs_opt_end(ctx);
 	return rc;
@@ -281,10 +310,10 @@ scs_opt_end(scs_opt_ctx *ctx)
 }
 
 int
-scs_opt_run(scs_model *m, scs_report *rep, const char *const *only, size_t n_only, const char *const *skip,
+scs_opt_run(scs_model *m, scs_opt_result *res, const char *const *only, size_t n_only, const char *const *skip,
     size_t n_skip)
 {
-	return scs_opt_run_with(m, rep, only, n_only, skip, n_skip, NULL);
+	return scs_opt_run_with(m, res, only, n_only, skip, n_skip, NULL);
 }
 
 /* 1 when every scope's nodes are listed in the snapshot's topological order (so every input is made before it is read). */
@@ -330,14 +359,15 @@ put_in_order(scs_opt_ctx *ctx)
 }
 
 int
-scs_opt_run_with(scs_model *m, scs_report *rep, const char *const *only, size_t n_only, const char *const *skip,
+scs_opt_run_with(scs_model *m, scs_opt_result *res, const char *const *only, size_t n_only, const char *const *skip,
     size_t n_skip, const scs_opt_settings *settings)
 {
 	scs_opt_ctx ctx;
-	int enabled[64] = { 0 }, rc, any = 0, sorted;
+	int enabled[SCS_OPT_MAX_PASSES] = { 0 }, rc, any = 0, sorted;
 	unsigned round;
 	char why[1024];
 
+	memset(res, 0, sizeof(*res));
 	if ((rc = scs_opt_check_names(only, n_only)) < 0 || (rc = scs_opt_check_names(skip, n_skip)) < 0)
 		return rc;
 	if (scs_opt_n_passes > sizeof(enabled) / sizeof(enabled[0]))
@@ -350,10 +380,10 @@ scs_opt_run_with(scs_model *m, scs_report *rep, const char *const *only, size_t 
 			if (strcmp(skip[k], scs_opt_passes[i].name) == 0)
 				enabled[i] = 0;
 	}
-	if ((rc = scs_opt_begin(&ctx, m, rep)) < 0)
+	if ((rc = scs_opt_begin(&ctx, m, res)) < 0)
 		return rc;
 	ctx.settings = settings;
-	rep->nodes_before = rep->nodes_after = count_nodes(&ctx);
+	res->nodes_before = res->nodes_after = count_nodes(&ctx);
 	for (size_t i = 0; i < scs_opt_n_passes; i++)
 		if (enabled[i]) {
 			ctx.pass = &scs_opt_passes[i];
@@ -387,13 +417,13 @@ scs_opt_run_with(scs_model *m, scs_report *rep, const char *const *only, size_t 
 		if (!any)
 			break;
 	}
-	rep->rounds = round + (round < MAX_ROUNDS);
+	res->rounds = round + (round < MAX_ROUNDS);
 	ctx.pass = NULL;
 	if (any)
 		rc = scs_opt_refuse(&ctx, -1, NULL, "stopped after %d rounds with changes still coming", MAX_ROUNDS);
 	if (rc >= 0 && sorted && (rc = put_in_order(&ctx)) < 0)
 		goto done;
-	rep->nodes_after = count_nodes(&ctx);
+	res->nodes_after = count_nodes(&ctx);
 done:
 	scs_opt_end(&ctx);
 	return rc < 0 ? rc : SCS_OK;

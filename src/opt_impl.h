@@ -76,7 +76,6 @@ struct scs_opt_state {
 	scs_strmap taken;
 	scs_strmap refused;
 	uint8_t *rbuf;
-	scs_report_pass *stat;
 };
 
 
