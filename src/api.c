@@ -220,6 +220,53 @@ set_input_shapes(scs_model *m, const char *const *specs, size_t n)
 	return SCS_OK;
 }
 
+/* What the optimizer did (@res) into @rep's optimizer part: changes, left, passes, nodes, rounds. */
+static int
+report_optimizer(scs_report *rep, const scs_opt_result *res)
+{
+	int rc;
+
+	rep->optimized = 1;
+	for (size_t i = 0; i < res->changes.n; i++)
+		if ((rc = scs_report_add(&rep->changes, res->changes.items[i].pass, res->changes.items[i].text)) < 0)
+			return rc;
+	for (size_t i = 0; i < res->left.n; i++)
+		if ((rc = scs_report_add(&rep->left, res->left.items[i].pass, res->left.items[i].text)) < 0)
+			return rc;
+	for (size_t i = 0; i < res->n_passes; i++) {
+		size_t k = 0;
+
+		while (k < rep->n_passes && strcmp(rep->passes[k].name, res->passes[i].name) != 0)
+			k++;
+		if (k == SCS_REPORT_MAX_PASSES)
+			continue;
+		if (k == rep->n_passes) {
+			memset(&rep->passes[k], 0, sizeof(rep->passes[0]));
+			snprintf(rep->passes[k].name, sizeof(rep->passes[0].name), "%s", res->passes[i].name);
+			rep->n_passes++;
+		}
+		rep->passes[k].changes += res->passes[i].changes;
+		rep->passes[k].refusals += res->passes[i].refusals;
+	}
+	rep->nodes_before = res->nodes_before;
+	rep->nodes_after = res->nodes_after;
+	rep->rounds = res->rounds;
+	return SCS_OK;
+}
+
+/* The optimizer's passes on @m (scs_opt_run_with), what they did into @rep. */
+static int
+run_optimizer(scs_model *m, scs_report *rep, const char *const *only, size_t n_only, const char *const *skip,
+    size_t n_skip, const scs_opt_settings *settings)
+{
+	scs_opt_result res;
+	int rc = scs_opt_run_with(m, &res, only, n_only, skip, n_skip, settings), rc_rep;
+
+	rc_rep = report_optimizer(rep, &res);
+	scs_opt_result_dispose(&res);
+	return rc < 0 ? rc : rc_rep;
+}
+
 /*
  * Dedup, then downcast unless disabled, then dedup again when something was
  * narrowed (constants may be equal only once narrowed): what
@@ -239,7 +286,7 @@ shrink_passes(scs_model *m, scs_report *rep, const scs_shrink_options *opts, int
 	if ((opts->optimize || opts->write_shapes) && (rc = scs_model_unseal(m)) < 0)
 		return rc;
 	if (opts->optimize && ((rc = set_input_shapes(m, opts->input_shapes, opts->n_input_shapes)) < 0 ||
-	    (rc = scs_opt_run_with(m, rep, NULL, 0, NULL, 0, &settings)) < 0))
+	    (rc = run_optimizer(m, rep, NULL, 0, NULL, 0, &settings)) < 0))
 		return rc;
 	if ((rc = dedup(m, rep, count)) < 0)
 		return rc;
@@ -606,7 +653,7 @@ scs_api_optimize(scs_report *rep, const char *in, const char *out, const scs_opt
 	settings.fold_qdq = opts->fold_qdq;
 	if ((rc = set_input_shapes(m, opts->input_shapes, opts->n_input_shapes)) < 0)
 		goto done;
-	if ((rc = scs_opt_run_with(m, rep, opts->passes, opts->n_passes, opts->skip, opts->n_skip, &settings)) < 0)
+	if ((rc = run_optimizer(m, rep, opts->passes, opts->n_passes, opts->skip, opts->n_skip, &settings)) < 0)
 		goto done;
 	if (opts->write_shapes && (rc = scs_opt_write_shapes(m, &n_shapes)) < 0)
 		goto done;
@@ -1022,7 +1069,7 @@ scs_api_big(scs_report *rep, const char *in, const char *out, const scs_big_opti
 		scs_opt_settings settings = { so->fold_size_limit, so->fold_grow, so->fold_inexact, so->fold_qdq };
 
 		if ((rc = set_input_shapes(m, so->input_shapes, so->n_input_shapes)) < 0 ||
-		    (rc = scs_opt_run_with(m, rep, NULL, 0, NULL, 0, &settings)) < 0)
+		    (rc = run_optimizer(m, rep, NULL, 0, NULL, 0, &settings)) < 0)
 			goto done;
 		stage_end(rep, &r.pc, "optimize", ts, 0);
 	}

@@ -46,8 +46,10 @@
  * it); scs_opt_set_input points the first node at it; scs_opt_forward
  * removes the second node, its readers reading the first's output.
  *
- * Room: level 4, beside pass_*.c; opt_*.c include this header and nothing
- * of each other.
+ * Room: level 4, beside pass_*.c; opt_<pass>.c include this header and
+ * nothing of each other. The optimizer's own files (opt.c: table, driver,
+ * record; opt_snapshot.c, opt_const.c, opt_edit.c: the tools above) also
+ * share the private opt_impl.h.
  *
  * SPDX-License-Identifier: MIT
  */
@@ -60,7 +62,6 @@
 #include "err.h"
 #include "infer.h"
 #include "model.h"
-#include "report.h"
 #include "scope.h"
 
 typedef struct scs_opt_state scs_opt_state;
@@ -75,12 +76,52 @@ typedef struct scs_opt_settings {
 
 #define SCS_OPT_FOLD_SIZE_LIMIT ((uint64_t)1 << 20)
 
+/* ---- what a run did ---- */
+
+/* One line of the record: a pass's name (the table's) or "optimize" for the model as a whole, and the text. */
+typedef struct scs_opt_line {
+	const char *pass;                   /* static: not owned */
+	char *text;                         /* "subject: what it did" or "subject: why it left it alone"; owned */
+} scs_opt_line;
+
+typedef struct scs_opt_lines {
+	scs_opt_line *items;
+	size_t n, cap;
+} scs_opt_lines;
+
+/* What one pass did over the whole run. */
+typedef struct scs_opt_count {
+	const char *name;                   /* the table's name of the pass */
+	uint64_t changes;                   /* lines it added to changes */
+	uint64_t refusals;                  /* lines it added to left */
+} scs_opt_count;
+
+#define SCS_OPT_MAX_PASSES 64
+
+/*
+ * What a run of the passes did, for the caller to report: the changes made
+ * and the nodes left alone with why (each refusal once), per pass in table
+ * order, the node counts and the rounds. Dispose with
+ * scs_opt_result_dispose (it is empty afterwards).
+ */
+typedef struct scs_opt_result {
+	scs_opt_lines changes;              /* in the order made */
+	scs_opt_lines left;
+	scs_opt_count passes[SCS_OPT_MAX_PASSES];   /* the passes that ran, in table order */
+	size_t n_passes;
+	uint64_t nodes_before;              /* nodes in every graph and function, before the passes */
+	uint64_t nodes_after;               /* ... and after */
+	unsigned rounds;                    /* rounds until nothing changed (0: none ran) */
+} scs_opt_result;
+
+void scs_opt_result_dispose(scs_opt_result *r);
+
 typedef struct scs_opt_ctx {
 	scs_model *m;
-	scs_report *rep;
+	scs_opt_result *res;                /* where scs_opt_report records */
 	scs_scopes scopes;                  /* every graph and function body; rebuilt by scs_opt_commit */
 	const struct scs_opt_pass *pass;    /* the pass running (for reports) */
-	scs_opt_state *st;                  /* private to opt.c */
+	scs_opt_state *st;                  /* private: opt_impl.h */
 	const scs_opt_settings *settings;   /* NULL: the defaults */
 } scs_opt_ctx;
 
@@ -107,16 +148,16 @@ const scs_opt_pass *scs_opt_find(const char *name);
 /*
  * Run passes on @m until a round changes nothing: the default set, or the
  * @n_only passes named in @only (in table order), minus those in @skip.
- * Fills rep's optimizer part (changes, left, passes, nodes_before/after).
+ * Fills *@res (emptied first; dispose of it also after a failure).
  * SCS_EUSAGE names an unknown pass and lists the known ones. A model whose
  * graph has a cycle, or defines a name twice in one graph, or carries
  * training_info, is left as it was (reported, not an error).
  */
-int scs_opt_run(scs_model *m, scs_report *rep, const char *const *only, size_t n_only, const char *const *skip,
+int scs_opt_run(scs_model *m, scs_opt_result *res, const char *const *only, size_t n_only, const char *const *skip,
     size_t n_skip);
 
 /* The same with @settings (NULL: the defaults) for the passes. */
-int scs_opt_run_with(scs_model *m, scs_report *rep, const char *const *only, size_t n_only, const char *const *skip,
+int scs_opt_run_with(scs_model *m, scs_opt_result *res, const char *const *only, size_t n_only, const char *const *skip,
     size_t n_skip, const scs_opt_settings *settings);
 
 /*
@@ -131,10 +172,11 @@ int scs_opt_write_shapes(scs_model *m, size_t *n_written);
 
 /*
  * A context on @m for running passes by hand (scs_opt_run does this
- * itself): the snapshot is built; ctx->pass may be set for reports.
+ * itself): the snapshot is built; ctx->pass may be set for reports, which
+ * are added to *@res (the caller's: scs_opt_end leaves it).
  * Release with scs_opt_end (also after a failed begin: a no-op).
  */
-int scs_opt_begin(scs_opt_ctx *ctx, scs_model *m, scs_report *rep);
+int scs_opt_begin(scs_opt_ctx *ctx, scs_model *m, scs_opt_result *res);
 void scs_opt_end(scs_opt_ctx *ctx);
 
 /* SCS_OK when every name is a pass; else SCS_EUSAGE naming the first unknown one and listing the known. */

@@ -102,7 +102,7 @@ Test(optimize, a_model_goes_through_unchanged_in_what_it_computes)
 
 static scs_store *val_store;
 static scs_model *val_model;
-static scs_report val_rep = SCS_REPORT_INIT;
+static scs_opt_result val_res;
 static scs_opt_ctx val_ctx;
 static char *val_dir;
 
@@ -115,10 +115,10 @@ ctx_load(const char *name)
 
 	val_dir = tmpdir_new();
 	memset(&so, 0, sizeof(so));
-	val_rep = (scs_report)SCS_REPORT_INIT;
+	memset(&val_res, 0, sizeof(val_res));
 	cr_assert_eq(scs_store_open(&val_store, NULL, val_dir), SCS_OK, "%s", scs_err_msg());
 	cr_assert_eq(scs_model_load(&val_model, path, val_store, &so), SCS_OK, "%s", scs_err_msg());
-	cr_assert_eq(scs_opt_begin(&val_ctx, val_model, &val_rep), SCS_OK, "%s", scs_err_msg());
+	cr_assert_eq(scs_opt_begin(&val_ctx, val_model, &val_res), SCS_OK, "%s", scs_err_msg());
 	free(path);
 }
 
@@ -134,7 +134,7 @@ values_teardown(void)
 	scs_opt_end(&val_ctx);
 	scs_model_free(val_model);
 	scs_store_close(val_store);
-	scs_report_dispose(&val_rep);
+	scs_opt_result_dispose(&val_res);
 	tmpdir_remove(val_dir);
 }
 
