@@ -14,7 +14,7 @@ set -euo pipefail
 
 # level  rooms (shell patterns)
 levels='
-0 err num buf wire hash base64 strmap path progress arena
+0 err num half buf wire hash base64 strmap path progress arena
 1 source sink
 2 codec store payload
 3 dtype opschema opschema_table ortkernels report shard scan walk pack

@@ -12,21 +12,8 @@
 #include <string.h>
 
 #include "eval_impl.h"
+#include "half.h"
 #include "num.h"
-
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
-#include <immintrin.h>
-
-/* The F16C instruction rounds as the code below does (to nearest even,
- * NaNs made quiet keeping the top of their payload): the same bits for
- * every float, checked exhaustively, in one instruction. GCC only: clang's
- * __builtin_cpu_supports() does not know "f16c" (the fuzz build is clang's). */
-__attribute__((target("f16c"))) static uint16_t
-half_f16c(float f)
-{
-	return (uint16_t)_cvtss_sh(f, _MM_FROUND_TO_NEAREST_INT);
-}
-#endif
 
 typedef struct kernel_entry {
 	const char *op;
@@ -392,8 +379,8 @@ scs_eval_load_float(const void *p, int dtype)
 		u64 = scs_load_le64(p);
 		memcpy(&d, &u64, 8);
 		return d;
-	case SCS_DT_FLOAT16: return scs_eval_half_to_float(scs_load_le16(p));
-	default: return scs_eval_bf16_to_float(scs_load_le16(p));
+	case SCS_DT_FLOAT16: return scs_half_to_float(scs_load_le16(p));
+	default: return scs_bf16_to_float(scs_load_le16(p));
 	}
 }
 
@@ -433,75 +420,6 @@ scs_eval_equal(const scs_eval_tensor *a, const scs_eval_tensor *b, double rtol, 
 		return 0;
 	}
 	return 1;
-}
-
-/* ---- float16, bfloat16 ---- */
-
-float
-scs_eval_half_to_float(uint16_t h)
-{
-	int e = (h >> 10) & 0x1f, m = h & 0x3ff;
-	uint32_t bits;
-	float v;
-
-	if (e == 0x1f) {
-		bits = (uint32_t)(h & 0x8000) << 16 | 0x7f800000u | (uint32_t)m << 13;
-		memcpy(&v, &bits, 4);
-		return v;
-	}
-	v = e == 0 ? ldexpf((float)m, -24) : ldexpf((float)(m | 0x400), e - 25);
-	return (h & 0x8000) ? -v : v;
-}
-
-uint16_t
-scs_eval_float_to_half(float f)
-{
-	uint32_t x, ax, sign, r, rem;
-	float a;
-
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
-	if (__builtin_cpu_supports("f16c"))
-		return half_f16c(f);
-#endif
-
-	memcpy(&x, &f, 4);
-	sign = (x >> 16) & 0x8000;
-	ax = x & 0x7fffffffu;
-	if (ax > 0x7f800000u)
-		return (uint16_t)(sign | 0x7e00 | ((ax >> 13) & 0x3ff));
-	if (ax >= 0x477ff000u)                   /* 65520 and up round to infinity */
-		return (uint16_t)(sign | 0x7c00);
-	if (ax < 0x38800000u) {                  /* under 2^-14: a subnormal half (or the smallest normal) */
-		memcpy(&a, &ax, 4);
-		return (uint16_t)(sign | (uint32_t)rintf(a * 16777216.0f));
-	}
-	r = (ax >> 13) - (112u << 10);
-	rem = ax & 0x1fff;
-	if (rem > 0x1000 || (rem == 0x1000 && (r & 1)))
-		r++;
-	return (uint16_t)(sign | r);
-}
-
-float
-scs_eval_bf16_to_float(uint16_t h)
-{
-	uint32_t bits = (uint32_t)h << 16;
-	float v;
-
-	memcpy(&v, &bits, 4);
-	return v;
-}
-
-uint16_t
-scs_eval_float_to_bf16(float f)
-{
-	uint32_t x;
-
-	memcpy(&x, &f, 4);
-	if ((x & 0x7fffffffu) > 0x7f800000u)
-		return (uint16_t)((x >> 16) | 0x40);
-	x += 0x7fffu + ((x >> 16) & 1);
-	return (uint16_t)(x >> 16);
 }
 
 /* ---- what kernels share ---- */
