@@ -17,7 +17,7 @@ levels='
 0 err num half buf wire hash base64 strmap path progress arena
 1 source sink
 2 codec store payload
-3 dtype opschema opschema_table ortkernels report shard scan walk pack
+3 dtype opschema opschema_table ortkernels report shard scan walk pack attr
 4 model array scope rename graph infer infer_* eval eval_*
 5 pass pass_* opt opt_* fuse split merge emit npy
 6 api abi scs4onnx
@@ -29,7 +29,7 @@ lmdb.h store
 zstd.h codec
 xxhash.h hash
 protobuf-c/protobuf-c.h scan model shard emit walk pack
-onnx.pb-c.h scan model array shard emit eval walk pack
+onnx.pb-c.h scan model array shard emit eval walk pack attr
 '
 
 root=${1:-"$(dirname "$0")/.."}

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "attr.h"
 #include "eval_impl.h"
 #include "half.h"
 #include "num.h"
@@ -427,18 +428,13 @@ scs_eval_equal(const scs_eval_tensor *a, const scs_eval_tensor *b, double rtol, 
 const Onnx__AttributeProto *
 scs_eval_attr(const scs_eval_call *c, const char *name)
 {
-	for (size_t i = 0; i < c->node->n_attribute; i++)
-		if (c->node->attribute[i]->name && strcmp(c->node->attribute[i]->name, name) == 0)
-			return c->node->attribute[i];
-	return NULL;
+	return scs_attr_find(c->node, name);
 }
 
 int64_t
 scs_eval_attr_int(const scs_eval_call *c, const char *name, int64_t dflt)
 {
-	const Onnx__AttributeProto *a = scs_eval_attr(c, name);
-
-	return a ? a->i : dflt;
+	return scs_attr_int(c->node, name, dflt);
 }
 
 const scs_eval_tensor *

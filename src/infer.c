@@ -356,33 +356,6 @@ scs_infer_const_floats(scs_infer *inf, const scs_infer_consts *c, const char *na
 
 /* ---- the rules ---- */
 
-const Onnx__AttributeProto *
-scs_infer_attr(const Onnx__NodeProto *n, const char *name)
-{
-	for (size_t i = 0; i < n->n_attribute; i++)
-		if (n->attribute[i]->name && strcmp(n->attribute[i]->name, name) == 0)
-			return n->attribute[i];
-	return NULL;
-}
-
-int64_t
-scs_infer_attr_int(const Onnx__NodeProto *n, const char *name, int64_t dflt)
-{
-	const Onnx__AttributeProto *a = scs_infer_attr(n, name);
-
-	return a ? a->i : dflt;
-}
-
-int
-scs_infer_attr_is(const Onnx__NodeProto *n, const char *name, const char *value, int dflt_match)
-{
-	const Onnx__AttributeProto *a = scs_infer_attr(n, name);
-
-	if (a == NULL)
-		return dflt_match;
-	return a->s.len == strlen(value) && memcmp(a->s.data, value, a->s.len) == 0;
-}
-
 static int
 one_of(const char *op, const char *const *list)
 {
@@ -444,7 +417,7 @@ scs_infer_unknown_dims(scs_vfacts *f, int rank)
 static int
 axes_of(scs_infer *inf, const scs_infer_consts *c, const Onnx__NodeProto *n, int64_t *out)
 {
-	const Onnx__AttributeProto *ax = scs_infer_attr(n, "axes");
+	const Onnx__AttributeProto *ax = scs_attr_find(n, "axes");
 
 	if (ax) {
 		if (ax->n_ints > SCS_INFER_MAX_CONST)
@@ -494,13 +467,13 @@ pad_topk(scs_infer *inf, const scs_infer_consts *c, const Onnx__NodeProto *n, co
 
 	scs_infer_unknown_dims(o, r);
 	if (n->op_type[0] == 'T') {
-		axis = scs_infer_attr_int(n, "axis", -1);
+		axis = scs_attr_int(n, "axis", -1);
 		axis += axis < 0 ? r : 0;
 		if (axis < 0 || axis >= r || x->dims[axis] < 0)
 			return;
 		if (n->n_input > 1 && n->input[1][0])
 			k = scs_infer_const_ints(inf, c, n->input[1], v) == 1 && v[0] >= 0 ? 1 : -1;
-		else if ((a = scs_infer_attr(n, "k")) != NULL && a->i >= 0)     /* TopK-1 */
+		else if ((a = scs_attr_find(n, "k")) != NULL && a->i >= 0)     /* TopK-1 */
 			v[0] = a->i, k = 1;
 		if (k != 1 || v[0] > x->dims[axis])
 			return;     /* unknown, or invalid: K past the dim */
@@ -512,15 +485,15 @@ pad_topk(scs_infer *inf, const scs_infer_consts *c, const Onnx__NodeProto *n, co
 		return;     /* axes (opset 18) */
 	if (n->n_input > 1 && n->input[1][0]) {
 		k = scs_infer_const_ints(inf, c, n->input[1], v);
-	} else if ((a = scs_infer_attr(n, "pads")) != NULL && a->n_ints <= SCS_INFER_MAX_CONST) {
+	} else if ((a = scs_attr_find(n, "pads")) != NULL && a->n_ints <= SCS_INFER_MAX_CONST) {
 		k = (int)a->n_ints;
 		for (int i = 0; i < k; i++)
 			v[i] = a->ints[i];
 	}
 	if (k != 2 * r)
 		return;
-	mode = scs_infer_attr_is(n, "mode", "reflect", 0) ? SCS_PAD_REFLECT : scs_infer_attr_is(n, "mode", "edge", 0) ?
-	    SCS_PAD_EDGE : scs_infer_attr_is(n, "mode", "wrap", 0) ? SCS_PAD_WRAP : SCS_PAD_CONSTANT;
+	mode = scs_attr_is(n, "mode", "reflect", 0) ? SCS_PAD_REFLECT : scs_attr_is(n, "mode", "edge", 0) ?
+	    SCS_PAD_EDGE : scs_attr_is(n, "mode", "wrap", 0) ? SCS_PAD_WRAP : SCS_PAD_CONSTANT;
 	for (int i = 0; i < r; i++) {
 		int64_t b = v[i], e = v[r + i], d = x->dims[i];     /* negative pads crop */
 
@@ -595,20 +568,20 @@ shape_rule(scs_infer *inf, const scs_infer_consts *c, const Onnx__NodeProto *n, 
 		return;
 	}
 	if (strcmp(op, "Gemm") == 0 && IN(0) && IN(1) && IN(0)->rank == 2 && IN(1)->rank == 2) {
-		int64_t ka = IN(0)->dims[scs_infer_attr_int(n, "transA", 0) ? 0 : 1];
-		int64_t kb = IN(1)->dims[scs_infer_attr_int(n, "transB", 0) ? 1 : 0];
+		int64_t ka = IN(0)->dims[scs_attr_int(n, "transA", 0) ? 0 : 1];
+		int64_t kb = IN(1)->dims[scs_attr_int(n, "transB", 0) ? 1 : 0];
 
 		if (ka >= 0 && kb >= 0 && ka != kb)
 			return;     /* invalid: the inner dims differ */
 		o->rank = 2;
-		o->dims[0] = IN(0)->dims[scs_infer_attr_int(n, "transA", 0) ? 1 : 0];
-		o->dims[1] = IN(1)->dims[scs_infer_attr_int(n, "transB", 0) ? 0 : 1];
+		o->dims[0] = IN(0)->dims[scs_attr_int(n, "transA", 0) ? 1 : 0];
+		o->dims[1] = IN(1)->dims[scs_attr_int(n, "transB", 0) ? 0 : 1];
 		return;
 	}
 	if (strcmp(op, "Reshape") == 0 && n->n_input > 1 && (k = scs_infer_const_ints(inf, c, n->input[1], v)) >= 0 &&
 	    k <= SCS_INFER_MAX_RANK) {
 		int64_t known = 1, total = 1;
-		int infer_at = -1, allowzero = scs_infer_attr_int(n, "allowzero", 0) != 0;
+		int infer_at = -1, allowzero = scs_attr_int(n, "allowzero", 0) != 0;
 
 		/*
 		 * An invalid shape (two -1, a dim below -1, a 0 past the input's
@@ -648,7 +621,7 @@ shape_rule(scs_infer *inf, const scs_infer_consts *c, const Onnx__NodeProto *n, 
 		return;
 	}
 	if (strcmp(op, "Transpose") == 0 && IN(0)) {
-		const Onnx__AttributeProto *p = scs_infer_attr(n, "perm");
+		const Onnx__AttributeProto *p = scs_attr_find(n, "perm");
 
 		int seen[SCS_INFER_MAX_RANK] = { 0 };
 
@@ -664,7 +637,7 @@ shape_rule(scs_infer *inf, const scs_infer_consts *c, const Onnx__NodeProto *n, 
 		return;
 	}
 	if (strcmp(op, "Gather") == 0 && IN(0) && IN(1)) {
-		int64_t axis = scs_infer_attr_int(n, "axis", 0);
+		int64_t axis = scs_attr_int(n, "axis", 0);
 
 		r = IN(0)->rank;
 		if (axis < 0)
@@ -684,7 +657,7 @@ shape_rule(scs_infer *inf, const scs_infer_consts *c, const Onnx__NodeProto *n, 
 		return;
 	}
 	if (strcmp(op, "Concat") == 0 && IN(0)) {
-		int64_t axis = scs_infer_attr_int(n, "axis", 0);
+		int64_t axis = scs_attr_int(n, "axis", 0);
 
 		*o = *IN(0);
 		o->declared = NULL;
@@ -754,14 +727,14 @@ shape_rule(scs_infer *inf, const scs_infer_consts *c, const Onnx__NodeProto *n, 
 		return;
 	}
 	if (strncmp(op, "Reduce", 6) == 0 || strcmp(op, "ArgMax") == 0 || strcmp(op, "ArgMin") == 0) {
-		int keep = (int)scs_infer_attr_int(n, "keepdims", 1), red[SCS_INFER_MAX_RANK] = { 0 };
+		int keep = (int)scs_attr_int(n, "keepdims", 1), red[SCS_INFER_MAX_RANK] = { 0 };
 
 		if (!IN(0))
 			return;
 		r = IN(0)->rank;
 		if (strncmp(op, "Arg", 3) == 0) {
 			k = 1;
-			v[0] = scs_infer_attr_int(n, "axis", 0);
+			v[0] = scs_attr_int(n, "axis", 0);
 		} else if ((k = axes_of(inf, c, n, v)) == -1) {
 			return;
 		}
@@ -769,7 +742,7 @@ shape_rule(scs_infer *inf, const scs_infer_consts *c, const Onnx__NodeProto *n, 
 			k = 0;
 		if (mark_axes(red, v, k, r) < 0)
 			return;
-		if (k == 0 && !scs_infer_attr_int(n, "noop_with_empty_axes", 0))
+		if (k == 0 && !scs_attr_int(n, "noop_with_empty_axes", 0))
 			for (int i = 0; i < r; i++)
 				red[i] = 1;
 		o->rank = 0;
@@ -783,7 +756,7 @@ shape_rule(scs_infer *inf, const scs_infer_consts *c, const Onnx__NodeProto *n, 
 	}
 	if (strcmp(op, "Shape") == 0 && IN(0)) {
 		/* opset 15: dims [start, end) of the shape, negative from the end, clamped */
-		int64_t start = scs_infer_attr_int(n, "start", 0), end = scs_infer_attr_int(n, "end", IN(0)->rank);
+		int64_t start = scs_attr_int(n, "start", 0), end = scs_attr_int(n, "end", IN(0)->rank);
 
 		r = IN(0)->rank;
 		start = start < 0 ? (start + r < 0 ? 0 : start + r) : (start > r ? r : start);
@@ -797,7 +770,7 @@ shape_rule(scs_infer *inf, const scs_infer_consts *c, const Onnx__NodeProto *n, 
 		return;
 	}
 	if (strcmp(op, "Flatten") == 0 && IN(0)) {
-		int64_t axis = scs_infer_attr_int(n, "axis", 1);
+		int64_t axis = scs_attr_int(n, "axis", 1);
 
 		r = IN(0)->rank;
 		if (axis < 0)
@@ -871,7 +844,7 @@ shape_rule(scs_infer *inf, const scs_infer_consts *c, const Onnx__NodeProto *n, 
 		return;
 	}
 	if (strncmp(op, "Random", 6) == 0 && strstr(op, "Like") == NULL) {
-		const Onnx__AttributeProto *sh = scs_infer_attr(n, "shape");
+		const Onnx__AttributeProto *sh = scs_attr_find(n, "shape");
 
 		if (sh && sh->n_ints <= SCS_INFER_MAX_RANK) {
 			o->rank = (int)sh->n_ints;
@@ -919,13 +892,13 @@ output_elem(scs_infer *inf, const Onnx__NodeProto *n, size_t j, const scs_vfacts
 	uint64_t cm;
 
 	if (strcmp(n->op_type, "Cast") == 0)
-		return (a = scs_infer_attr(n, "to")) != NULL ? a->i : 0;
+		return (a = scs_attr_find(n, "to")) != NULL ? a->i : 0;
 	if (strcmp(n->op_type, "CastLike") == 0)
 		return n->n_input > 1 ? in[1].elem : 0;
 	if (strcmp(n->op_type, "ConstantOfShape") == 0)
-		return (a = scs_infer_attr(n, "value")) && a->t ? a->t->data_type : SCS_DT_FLOAT;
+		return (a = scs_attr_find(n, "value")) && a->t ? a->t->data_type : SCS_DT_FLOAT;
 	if ((strcmp(n->op_type, "RandomNormal") == 0 || strcmp(n->op_type, "RandomUniform") == 0) && j == 0)
-		return (a = scs_infer_attr(n, "dtype")) != NULL ? a->i : SCS_DT_FLOAT;
+		return (a = scs_attr_find(n, "dtype")) != NULL ? a->i : SCS_DT_FLOAT;
 	if ((sc = scs_opschema_find(n->domain, n->op_type, scs_model_opset(inf->m->proto, n->domain))) == NULL)
 		return 0;
 	fo = scs_opschema_output_formal(sc, j);
