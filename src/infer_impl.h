@@ -1,7 +1,8 @@
 /*
- * infer_impl.h: what the shape rules (infer.c, infer_nn.c) share: the
- * constants a rule may read, dim arithmetic and broadcasting (attributes:
- * attr.h). Private to shape inference.
+ * infer_impl.h: what the shape rules (infer.c, infer_nn.c) share, from
+ * their toolkit (infer_util.c): the constants a rule may read, dim
+ * arithmetic and broadcasting (attributes: attr.h). Private to shape
+ * inference.
  *
  * SPDX-License-Identifier: MIT
  */
@@ -23,6 +24,9 @@ typedef struct scs_infer_consts {
 	const Onnx__TensorProto **t;
 	size_t n, cap;
 } scs_infer_consts;
+
+/* Add tensor @t as constant @name (none when @name is empty). */
+int scs_infer_const_add(scs_infer_consts *c, const char *name, const Onnx__TensorProto *t);
 
 /* The int64 (or int32) values of constant @name into @out (SCS_INFER_MAX_CONST at most): count, or -1. */
 int scs_infer_const_ints(scs_infer *inf, const scs_infer_consts *c, const char *name, int64_t *out);
