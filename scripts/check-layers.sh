@@ -14,10 +14,10 @@ set -euo pipefail
 
 # level  rooms (shell patterns)
 levels='
-0 err num buf wire hash base64 strmap path progress arena
+0 err num half buf wire hash base64 strmap path progress arena
 1 source sink sink_impl commit
 2 codec store store_impl store_blob payload
-3 dtype opschema opschema_table ortkernels report shard scan walk pack
+3 dtype opschema opschema_table ortkernels report shard scan walk pack attr
 4 model sealed array scope rename graph infer infer_* eval eval_*
 5 pass pass_* opt opt_* fuse split merge emit npy
 6 api abi scs4onnx
@@ -29,7 +29,7 @@ lmdb.h store store_impl store_blob
 zstd.h codec
 xxhash.h hash
 protobuf-c/protobuf-c.h scan model shard emit walk pack
-onnx.pb-c.h scan model sealed array shard emit eval walk pack
+onnx.pb-c.h scan model sealed array shard emit eval walk pack attr
 '
 
 root=${1:-"$(dirname "$0")/.."}

@@ -182,10 +182,4 @@ int scs_eval_equal(const scs_eval_tensor *a, const scs_eval_tensor *b, double rt
 /* The float, double, float16 or bfloat16 at @p (little-endian), exactly. */
 double scs_eval_load_float(const void *p, int dtype);
 
-/* float16 / bfloat16 bits to float and back (rounded once, to nearest, ties to even). */
-float scs_eval_half_to_float(uint16_t h);
-uint16_t scs_eval_float_to_half(float f);
-float scs_eval_bf16_to_float(uint16_t h);
-uint16_t scs_eval_float_to_bf16(float f);
-
 #endif

@@ -1,7 +1,7 @@
 /*
- * eval_impl.h: what the kernel families (eval_*.c) share: attributes,
- * integer inputs, element loads and stores, broadcasting. Private to the
- * evaluator.
+ * eval_impl.h: what the kernel families (eval_math.c, eval_shape.c)
+ * share, from their toolkit (eval_util.c): attributes, integer inputs,
+ * element loads and stores, broadcasting. Private to the evaluator.
  *
  * SPDX-License-Identifier: MIT
  */

@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "eval_impl.h"
+#include "half.h"
 #include "num.h"
 
 enum { CL_NONE, CL_F, CL_D, CL_S, CL_U };
@@ -82,8 +83,8 @@ store(uint8_t *p, int dt, val v)
 		memcpy(&u32, &v.f, 4);
 		scs_store_le32(p, u32);
 		break;
-	case SCS_DT_FLOAT16: scs_store_le16(p, scs_eval_float_to_half(v.f)); break;
-	case SCS_DT_BFLOAT16: scs_store_le16(p, scs_eval_float_to_bf16(v.f)); break;
+	case SCS_DT_FLOAT16: scs_store_le16(p, scs_half_from_float(v.f)); break;
+	case SCS_DT_BFLOAT16: scs_store_le16(p, scs_bf16_from_float(v.f)); break;
 	case SCS_DT_DOUBLE:
 		memcpy(&u64, &v.d, 8);
 		scs_store_le64(p, u64);

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "eval_impl.h"
+#include "half.h"
 #include "num.h"
 
 #define R SCS_EVAL_MAX_RANK
@@ -731,7 +732,7 @@ scs_eval_k_pad(scs_eval_call *c)
 		else if (t->dtype == SCS_DT_DOUBLE)
 			memcpy(fill, &d, 8);
 		else if (t->dtype == SCS_DT_FLOAT16 || t->dtype == SCS_DT_BFLOAT16) {
-			h = t->dtype == SCS_DT_FLOAT16 ? scs_eval_float_to_half(v) : scs_eval_float_to_bf16(v);
+			h = t->dtype == SCS_DT_FLOAT16 ? scs_half_from_float(v) : scs_bf16_from_float(v);
 			memcpy(fill, &h, 2);
 		} else if (v != 0)
 			return scs_eval_decline(c, "a value for %s", scs_dtype_name(t->dtype));

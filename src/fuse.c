@@ -17,6 +17,7 @@
 
 #include "dtype.h"
 #include "eval.h"
+#include "half.h"
 #include "num.h"
 #include "opschema.h"
 #include "ortkernels.h"
@@ -358,11 +359,11 @@ scale_run(uint8_t *p, size_t n, int dtype, double s)
 		break;
 	case SCS_DT_FLOAT16:
 		for (size_t k = 0; k < n; k++, p += 2)
-			scs_store_le16(p, scs_opt_to_float16(scs_eval_load_float(p, dtype) * s));
+			scs_store_le16(p, scs_half_from_double(scs_eval_load_float(p, dtype) * s));
 		break;
 	default:
 		for (size_t k = 0; k < n; k++, p += 2)
-			scs_store_le16(p, scs_opt_to_bfloat16(scs_eval_load_float(p, dtype) * s));
+			scs_store_le16(p, scs_bf16_from_double(scs_eval_load_float(p, dtype) * s));
 		break;
 	}
 }

@@ -3,8 +3,8 @@
  * exported models are made of (elementwise and broadcasting ops, MatMul,
  * Gemm, Reshape, Transpose, Gather, Concat, Slice, Squeeze/Unsqueeze,
  * reductions, Shape, Expand, ...; the neural-network operators' rules are
- * in infer_nn.c); anything else leaves its outputs' shapes unknown, and
- * the split avoids cutting there.
+ * in infer_nn.c, their toolkit in infer_util.c); anything else leaves its
+ * outputs' shapes unknown, and the split avoids cutting there.
  *
  * SPDX-License-Identifier: MIT
  */
@@ -118,69 +118,6 @@ scs_infer_describable(const scs_infer *inf, const char *name)
 	return scs_infer_get(inf, name, &f) && f.elem > 0 && f.rank >= 0;
 }
 
-/* The symbol of dim_param @name, interned into @inf: -1 - k for symbol k; -1 (nameless) when it cannot be kept. */
-static int64_t
-symbol(scs_infer *inf, const char *name)
-{
-	char **grown, *copy;
-	int64_t k;
-
-	if (inf == NULL || name == NULL || name[0] == 0)
-		return -1;
-	if (scs_strmap_get(&inf->sym_index, name, &k))
-		return -1 - k;
-	if (inf->n_syms == inf->cap_syms) {
-		size_t cap = inf->cap_syms ? inf->cap_syms * 2 : 16;
-
-		if ((grown = realloc(inf->syms, cap * sizeof(*grown))) == NULL)
-			goto nomem;
-		inf->syms = grown;
-		inf->cap_syms = cap;
-	}
-	if ((copy = strdup(name)) == NULL)
-		goto nomem;
-	if (scs_strmap_put(&inf->sym_index, copy, (int64_t)inf->n_syms + 1) < 0) {
-		free(copy);
-		goto nomem;
-	}
-	inf->syms[inf->n_syms++] = copy;
-	return -1 - (int64_t)inf->n_syms;
-nomem:
-	inf->nomem = 1;
-	return -1;
-}
-
-const char *
-scs_infer_dim_name(const scs_infer *inf, int64_t dim)
-{
-	return inf && dim < -1 && (uint64_t)(-1 - dim) <= inf->n_syms ? inf->syms[-2 - dim] : NULL;
-}
-
-void
-scs_infer_facts_from_type(scs_vfacts *f, const Onnx__TypeProto *type, scs_infer *inf)
-{
-	const Onnx__TypeProto__Tensor *tt;
-
-	if (!type || type->value_case != ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE || (tt = type->tensor_type) == NULL)
-		return;
-	if (f->elem <= 0 && tt->has_elem_type)
-		f->elem = tt->elem_type;
-	if (f->rank < 0 && tt->shape && tt->shape->n_dim <= SCS_INFER_MAX_RANK) {
-		f->rank = (int)tt->shape->n_dim;
-		f->declared = tt->shape;
-		for (size_t d = 0; d < tt->shape->n_dim; d++) {
-			const Onnx__TensorShapeProto__Dimension *dim = tt->shape->dim[d];
-
-			if (dim->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE)
-				f->dims[d] = dim->dim_value >= 0 ? dim->dim_value : -1;
-			else if (dim->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM)
-				f->dims[d] = symbol(inf, dim->dim_param);
-			else
-				f->dims[d] = -1;
-		}
-	}
-}
-
 static int
 declare(scs_infer *inf, Onnx__ValueInfoProto *vi)
 {
@@ -220,168 +157,7 @@ set_tensor(scs_infer *inf, const char *name, const Onnx__TensorProto *t)
 	return facts_store(inf, at, &f);
 }
 
-/* ---- constants the shape rules read (Reshape's shape, axes, ...) ---- */
-
-static const Onnx__TensorProto *
-const_of(const scs_infer_consts *c, const char *name)
-{
-	int64_t i;
-
-	return name && scs_strmap_get(&c->by_name, name, &i) ? c->t[i] : NULL;
-}
-
-static int
-add_const(scs_infer_consts *c, const char *name, const Onnx__TensorProto *t)
-{
-	const Onnx__TensorProto **grown;
-
-	if (!name || !name[0])
-		return SCS_OK;
-	if (c->n == c->cap) {
-		c->cap = c->cap ? c->cap * 2 : 64;
-		if ((grown = realloc(c->t, c->cap * sizeof(*grown))) == NULL)
-			return scs_err_set(SCS_ENOMEM, "cannot grow the constant list");
-		c->t = grown;
-	}
-	c->t[c->n] = t;
-	return scs_strmap_put(&c->by_name, name, (int64_t)c->n++);
-}
-
-/* The int64 (or int32) values of constant @name: count, or -1 when not a small integer constant. */
-int
-scs_infer_const_ints(scs_infer *inf, const scs_infer_consts *c, const char *name, int64_t *out)
-{
-	const Onnx__TensorProto *t = const_of(c, name);
-	uint8_t raw[SCS_INFER_MAX_CONST * 8];
-	int64_t n;
-	uint32_t id;
-	size_t w;
-
-	if (t == NULL || (t->data_type != SCS_DT_INT64 && t->data_type != SCS_DT_INT32))
-		return -1;
-	if ((n = scs_tensor_elems(t)) < 0 || n > SCS_INFER_MAX_CONST)
-		return -1;
-	w = t->data_type == SCS_DT_INT64 ? 8 : 4;
-	if (scs_model_payload_of(inf->m, t, &id)) {
-		if (scs_payloads_read(inf->m->payloads, id, 0, raw, (size_t)n * w) < 0)
-			return -1;
-	} else if (t->data_type == SCS_DT_INT64 && t->n_int64_data == (size_t)n) {
-		for (int64_t i = 0; i < n; i++)
-			out[i] = t->int64_data[i];
-		return (int)n;
-	} else {
-		return -1;
-	}
-	for (int64_t i = 0; i < n; i++)
-		out[i] = w == 8 ? (int64_t)scs_load_le64(raw + i * 8) : (int32_t)scs_load_le32(raw + i * 4);
-	return (int)n;
-}
-
-/* The one number of constant @name (int32, int64, float, double) in *out: 1, or 0 when it is not one. */
-int
-scs_infer_const_number(scs_infer *inf, const scs_infer_consts *c, const char *name, double *out)
-{
-	const Onnx__TensorProto *t = const_of(c, name);
-	int64_t v[SCS_INFER_MAX_CONST];
-	uint8_t raw[8];
-	uint32_t id, u32;
-	uint64_t u64;
-	float f;
-
-	if (t == NULL || scs_tensor_elems(t) != 1)
-		return 0;
-	if (t->data_type == SCS_DT_INT64 || t->data_type == SCS_DT_INT32) {
-		if (scs_infer_const_ints(inf, c, name, v) != 1)
-			return 0;
-		*out = (double)v[0];
-		return 1;
-	}
-	if (t->data_type == SCS_DT_FLOAT && !scs_model_payload_of(inf->m, t, &id) && t->n_float_data == 1) {
-		*out = t->float_data[0];
-		return 1;
-	}
-	if ((t->data_type != SCS_DT_FLOAT && t->data_type != SCS_DT_DOUBLE) || !scs_model_payload_of(inf->m, t, &id) ||
-	    scs_payloads_read(inf->m->payloads, id, 0, raw, t->data_type == SCS_DT_FLOAT ? 4 : 8) < 0)
-		return 0;
-	if (t->data_type == SCS_DT_FLOAT) {
-		u32 = scs_load_le32(raw);
-		memcpy(&f, &u32, 4);
-		*out = f;
-	} else {
-		u64 = scs_load_le64(raw);
-		memcpy(out, &u64, 8);
-	}
-	return 1;
-}
-
-int
-scs_infer_indices_ok(scs_infer *inf, const scs_infer_consts *c, const char *name, int64_t dim)
-{
-	int64_t v[SCS_INFER_MAX_CONST];
-	int k;
-
-	if (dim < 0 || (k = scs_infer_const_ints(inf, c, name, v)) < 0)
-		return 1;
-	for (int i = 0; i < k; i++)
-		if (v[i] < -dim || v[i] >= dim)
-			return 0;
-	return 1;
-}
-
-int
-scs_infer_const_floats(scs_infer *inf, const scs_infer_consts *c, const char *name, float *out)
-{
-	const Onnx__TensorProto *t = const_of(c, name);
-	uint8_t raw[SCS_INFER_MAX_CONST * 4];
-	uint32_t id, u32;
-	int64_t n;
-
-	if (t == NULL || t->data_type != SCS_DT_FLOAT || (n = scs_tensor_elems(t)) < 0 || n > SCS_INFER_MAX_CONST)
-		return -1;
-	if (!scs_model_payload_of(inf->m, t, &id)) {
-		if (t->n_float_data != (size_t)n)
-			return -1;
-		for (int64_t i = 0; i < n; i++)
-			out[i] = t->float_data[i];
-		return (int)n;
-	}
-	if (scs_payloads_read(inf->m->payloads, id, 0, raw, (size_t)n * 4) < 0)
-		return -1;
-	for (int64_t i = 0; i < n; i++) {
-		u32 = scs_load_le32(raw + i * 4);
-		memcpy(&out[i], &u32, 4);
-	}
-	return (int)n;
-}
-
 /* ---- the rules ---- */
-
-const Onnx__AttributeProto *
-scs_infer_attr(const Onnx__NodeProto *n, const char *name)
-{
-	for (size_t i = 0; i < n->n_attribute; i++)
-		if (n->attribute[i]->name && strcmp(n->attribute[i]->name, name) == 0)
-			return n->attribute[i];
-	return NULL;
-}
-
-int64_t
-scs_infer_attr_int(const Onnx__NodeProto *n, const char *name, int64_t dflt)
-{
-	const Onnx__AttributeProto *a = scs_infer_attr(n, name);
-
-	return a ? a->i : dflt;
-}
-
-int
-scs_infer_attr_is(const Onnx__NodeProto *n, const char *name, const char *value, int dflt_match)
-{
-	const Onnx__AttributeProto *a = scs_infer_attr(n, name);
-
-	if (a == NULL)
-		return dflt_match;
-	return a->s.len == strlen(value) && memcmp(a->s.data, value, a->s.len) == 0;
-}
 
 static int
 one_of(const char *op, const char *const *list)
@@ -408,34 +184,6 @@ static const char *const broadcasting[] = {
 	"Sum", "Where", "Xor", NULL
 };
 
-/* numpy broadcasting of @a and @b into @out; 0 when the ranks are unknown */
-int
-scs_infer_broadcast(const scs_vfacts *a, const scs_vfacts *b, scs_vfacts *out)
-{
-	int64_t dims[SCS_INFER_MAX_RANK];
-	int r;
-
-	if (a->rank < 0 || b->rank < 0)
-		return 0;
-	r = a->rank > b->rank ? a->rank : b->rank;
-	/* into a copy: @out may be @a, whose dims are read at lower positions than they are written */
-	for (int i = 0; i < r; i++) {
-		int ia = i - (r - a->rank), ib = i - (r - b->rank);
-		dims[i] = scs_infer_broadcast_dim(ia >= 0 ? a->dims[ia] : 1, ib >= 0 ? b->dims[ib] : 1);
-	}
-	memcpy(out->dims, dims, (size_t)r * sizeof(dims[0]));
-	out->rank = r;
-	return 1;
-}
-
-void
-scs_infer_unknown_dims(scs_vfacts *f, int rank)
-{
-	f->rank = rank;
-	for (int i = 0; i < rank && i < SCS_INFER_MAX_RANK; i++)
-		f->dims[i] = -1;
-}
-
 /*
  * The axes @n names, from its "axes" attribute or (newer opsets) its second
  * input, into @out (SCS_INFER_MAX_CONST of them at most): their count; -2 when it names
@@ -444,7 +192,7 @@ scs_infer_unknown_dims(scs_vfacts *f, int rank)
 static int
 axes_of(scs_infer *inf, const scs_infer_consts *c, const Onnx__NodeProto *n, int64_t *out)
 {
-	const Onnx__AttributeProto *ax = scs_infer_attr(n, "axes");
+	const Onnx__AttributeProto *ax = scs_attr_find(n, "axes");
 
 	if (ax) {
 		if (ax->n_ints > SCS_INFER_MAX_CONST)
@@ -494,13 +242,13 @@ pad_topk(scs_infer *inf, const scs_infer_consts *c, const Onnx__NodeProto *n, co
 
 	scs_infer_unknown_dims(o, r);
 	if (n->op_type[0] == 'T') {
-		axis = scs_infer_attr_int(n, "axis", -1);
+		axis = scs_attr_int(n, "axis", -1);
 		axis += axis < 0 ? r : 0;
 		if (axis < 0 || axis >= r || x->dims[axis] < 0)
 			return;
 		if (n->n_input > 1 && n->input[1][0])
 			k = scs_infer_const_ints(inf, c, n->input[1], v) == 1 && v[0] >= 0 ? 1 : -1;
-		else if ((a = scs_infer_attr(n, "k")) != NULL && a->i >= 0)     /* TopK-1 */
+		else if ((a = scs_attr_find(n, "k")) != NULL && a->i >= 0)     /* TopK-1 */
 			v[0] = a->i, k = 1;
 		if (k != 1 || v[0] > x->dims[axis])
 			return;     /* unknown, or invalid: K past the dim */
@@ -512,15 +260,15 @@ pad_topk(scs_infer *inf, const scs_infer_consts *c, const Onnx__NodeProto *n, co
 		return;     /* axes (opset 18) */
 	if (n->n_input > 1 && n->input[1][0]) {
 		k = scs_infer_const_ints(inf, c, n->input[1], v);
-	} else if ((a = scs_infer_attr(n, "pads")) != NULL && a->n_ints <= SCS_INFER_MAX_CONST) {
+	} else if ((a = scs_attr_find(n, "pads")) != NULL && a->n_ints <= SCS_INFER_MAX_CONST) {
 		k = (int)a->n_ints;
 		for (int i = 0; i < k; i++)
 			v[i] = a->ints[i];
 	}
 	if (k != 2 * r)
 		return;
-	mode = scs_infer_attr_is(n, "mode", "reflect", 0) ? SCS_PAD_REFLECT : scs_infer_attr_is(n, "mode", "edge", 0) ?
-	    SCS_PAD_EDGE : scs_infer_attr_is(n, "mode", "wrap", 0) ? SCS_PAD_WRAP : SCS_PAD_CONSTANT;
+	mode = scs_attr_is(n, "mode", "reflect", 0) ? SCS_PAD_REFLECT : scs_attr_is(n, "mode", "edge", 0) ?
+	    SCS_PAD_EDGE : scs_attr_is(n, "mode", "wrap", 0) ? SCS_PAD_WRAP : SCS_PAD_CONSTANT;
 	for (int i = 0; i < r; i++) {
 		int64_t b = v[i], e = v[r + i], d = x->dims[i];     /* negative pads crop */
 
@@ -595,20 +343,20 @@ shape_rule(scs_infer *inf, const scs_infer_consts *c, const Onnx__NodeProto *n, 
 		return;
 	}
 	if (strcmp(op, "Gemm") == 0 && IN(0) && IN(1) && IN(0)->rank == 2 && IN(1)->rank == 2) {
-		int64_t ka = IN(0)->dims[scs_infer_attr_int(n, "transA", 0) ? 0 : 1];
-		int64_t kb = IN(1)->dims[scs_infer_attr_int(n, "transB", 0) ? 1 : 0];
+		int64_t ka = IN(0)->dims[scs_attr_int(n, "transA", 0) ? 0 : 1];
+		int64_t kb = IN(1)->dims[scs_attr_int(n, "transB", 0) ? 1 : 0];
 
 		if (ka >= 0 && kb >= 0 && ka != kb)
 			return;     /* invalid: the inner dims differ */
 		o->rank = 2;
-		o->dims[0] = IN(0)->dims[scs_infer_attr_int(n, "transA", 0) ? 1 : 0];
-		o->dims[1] = IN(1)->dims[scs_infer_attr_int(n, "transB", 0) ? 0 : 1];
+		o->dims[0] = IN(0)->dims[scs_attr_int(n, "transA", 0) ? 1 : 0];
+		o->dims[1] = IN(1)->dims[scs_attr_int(n, "transB", 0) ? 0 : 1];
 		return;
 	}
 	if (strcmp(op, "Reshape") == 0 && n->n_input > 1 && (k = scs_infer_const_ints(inf, c, n->input[1], v)) >= 0 &&
 	    k <= SCS_INFER_MAX_RANK) {
 		int64_t known = 1, total = 1;
-		int infer_at = -1, allowzero = scs_infer_attr_int(n, "allowzero", 0) != 0;
+		int infer_at = -1, allowzero = scs_attr_int(n, "allowzero", 0) != 0;
 
 		/*
 		 * An invalid shape (two -1, a dim below -1, a 0 past the input's
@@ -648,7 +396,7 @@ shape_rule(scs_infer *inf, const scs_infer_consts *c, const Onnx__NodeProto *n, 
 		return;
 	}
 	if (strcmp(op, "Transpose") == 0 && IN(0)) {
-		const Onnx__AttributeProto *p = scs_infer_attr(n, "perm");
+		const Onnx__AttributeProto *p = scs_attr_find(n, "perm");
 
 		int seen[SCS_INFER_MAX_RANK] = { 0 };
 
@@ -664,7 +412,7 @@ shape_rule(scs_infer *inf, const scs_infer_consts *c, const Onnx__NodeProto *n, 
 		return;
 	}
 	if (strcmp(op, "Gather") == 0 && IN(0) && IN(1)) {
-		int64_t axis = scs_infer_attr_int(n, "axis", 0);
+		int64_t axis = scs_attr_int(n, "axis", 0);
 
 		r = IN(0)->rank;
 		if (axis < 0)
@@ -684,7 +432,7 @@ shape_rule(scs_infer *inf, const scs_infer_consts *c, const Onnx__NodeProto *n, 
 		return;
 	}
 	if (strcmp(op, "Concat") == 0 && IN(0)) {
-		int64_t axis = scs_infer_attr_int(n, "axis", 0);
+		int64_t axis = scs_attr_int(n, "axis", 0);
 
 		*o = *IN(0);
 		o->declared = NULL;
@@ -754,14 +502,14 @@ shape_rule(scs_infer *inf, const scs_infer_consts *c, const Onnx__NodeProto *n, 
 		return;
 	}
 	if (strncmp(op, "Reduce", 6) == 0 || strcmp(op, "ArgMax") == 0 || strcmp(op, "ArgMin") == 0) {
-		int keep = (int)scs_infer_attr_int(n, "keepdims", 1), red[SCS_INFER_MAX_RANK] = { 0 };
+		int keep = (int)scs_attr_int(n, "keepdims", 1), red[SCS_INFER_MAX_RANK] = { 0 };
 
 		if (!IN(0))
 			return;
 		r = IN(0)->rank;
 		if (strncmp(op, "Arg", 3) == 0) {
 			k = 1;
-			v[0] = scs_infer_attr_int(n, "axis", 0);
+			v[0] = scs_attr_int(n, "axis", 0);
 		} else if ((k = axes_of(inf, c, n, v)) == -1) {
 			return;
 		}
@@ -769,7 +517,7 @@ shape_rule(scs_infer *inf, const scs_infer_consts *c, const Onnx__NodeProto *n, 
 			k = 0;
 		if (mark_axes(red, v, k, r) < 0)
 			return;
-		if (k == 0 && !scs_infer_attr_int(n, "noop_with_empty_axes", 0))
+		if (k == 0 && !scs_attr_int(n, "noop_with_empty_axes", 0))
 			for (int i = 0; i < r; i++)
 				red[i] = 1;
 		o->rank = 0;
@@ -783,7 +531,7 @@ shape_rule(scs_infer *inf, const scs_infer_consts *c, const Onnx__NodeProto *n, 
 	}
 	if (strcmp(op, "Shape") == 0 && IN(0)) {
 		/* opset 15: dims [start, end) of the shape, negative from the end, clamped */
-		int64_t start = scs_infer_attr_int(n, "start", 0), end = scs_infer_attr_int(n, "end", IN(0)->rank);
+		int64_t start = scs_attr_int(n, "start", 0), end = scs_attr_int(n, "end", IN(0)->rank);
 
 		r = IN(0)->rank;
 		start = start < 0 ? (start + r < 0 ? 0 : start + r) : (start > r ? r : start);
@@ -797,7 +545,7 @@ shape_rule(scs_infer *inf, const scs_infer_consts *c, const Onnx__NodeProto *n, 
 		return;
 	}
 	if (strcmp(op, "Flatten") == 0 && IN(0)) {
-		int64_t axis = scs_infer_attr_int(n, "axis", 1);
+		int64_t axis = scs_attr_int(n, "axis", 1);
 
 		r = IN(0)->rank;
 		if (axis < 0)
@@ -871,7 +619,7 @@ shape_rule(scs_infer *inf, const scs_infer_consts *c, const Onnx__NodeProto *n, 
 		return;
 	}
 	if (strncmp(op, "Random", 6) == 0 && strstr(op, "Like") == NULL) {
-		const Onnx__AttributeProto *sh = scs_infer_attr(n, "shape");
+		const Onnx__AttributeProto *sh = scs_attr_find(n, "shape");
 
 		if (sh && sh->n_ints <= SCS_INFER_MAX_RANK) {
 			o->rank = (int)sh->n_ints;
@@ -919,13 +667,13 @@ output_elem(scs_infer *inf, const Onnx__NodeProto *n, size_t j, const scs_vfacts
 	uint64_t cm;
 
 	if (strcmp(n->op_type, "Cast") == 0)
-		return (a = scs_infer_attr(n, "to")) != NULL ? a->i : 0;
+		return (a = scs_attr_find(n, "to")) != NULL ? a->i : 0;
 	if (strcmp(n->op_type, "CastLike") == 0)
 		return n->n_input > 1 ? in[1].elem : 0;
 	if (strcmp(n->op_type, "ConstantOfShape") == 0)
-		return (a = scs_infer_attr(n, "value")) && a->t ? a->t->data_type : SCS_DT_FLOAT;
+		return (a = scs_attr_find(n, "value")) && a->t ? a->t->data_type : SCS_DT_FLOAT;
 	if ((strcmp(n->op_type, "RandomNormal") == 0 || strcmp(n->op_type, "RandomUniform") == 0) && j == 0)
-		return (a = scs_infer_attr(n, "dtype")) != NULL ? a->i : SCS_DT_FLOAT;
+		return (a = scs_attr_find(n, "dtype")) != NULL ? a->i : SCS_DT_FLOAT;
 	if ((sc = scs_opschema_find(n->domain, n->op_type, scs_model_opset(inf->m->proto, n->domain))) == NULL)
 		return 0;
 	fo = scs_opschema_output_formal(sc, j);
@@ -1029,10 +777,10 @@ scs_infer_graph(scs_infer *inf, scs_model *m, const size_t *order, size_t n_orde
 		rc = declare(inf, g->value_info[i]);
 	for (size_t i = 0; rc == SCS_OK && i < g->n_initializer; i++)
 		if ((rc = set_tensor(inf, g->initializer[i]->name, g->initializer[i])) == SCS_OK)
-			rc = add_const(&c, g->initializer[i]->name, g->initializer[i]);
+			rc = scs_infer_const_add(&c, g->initializer[i]->name, g->initializer[i]);
 	for (size_t i = 0; rc == SCS_OK && i < g->n_node; i++)
 		if ((t = scs_node_constant(g->node[i])) != NULL && (rc = set_tensor(inf, g->node[i]->output[0], t)) == SCS_OK)
-			rc = add_const(&c, g->node[i]->output[0], t);
+			rc = scs_infer_const_add(&c, g->node[i]->output[0], t);
 	for (size_t k = 0; rc == SCS_OK && k < n_order; k++)
 		rc = infer_node(inf, &c, g->node[order[k]]);
 	if (rc == SCS_OK && inf->nomem)

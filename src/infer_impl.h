@@ -1,7 +1,8 @@
 /*
- * infer_impl.h: what the shape rules (infer.c, infer_nn.c) share: the
- * constants a rule may read, attributes, dim arithmetic and broadcasting.
- * Private to shape inference.
+ * infer_impl.h: what the shape rules (infer.c, infer_nn.c) share, from
+ * their toolkit (infer_util.c): the constants a rule may read, dim
+ * arithmetic and broadcasting (attributes: attr.h). Private to shape
+ * inference.
  *
  * SPDX-License-Identifier: MIT
  */
@@ -10,6 +11,7 @@
 
 #include <stdint.h>
 
+#include "attr.h"
 #include "infer.h"
 #include "strmap.h"
 
@@ -23,12 +25,8 @@ typedef struct scs_infer_consts {
 	size_t n, cap;
 } scs_infer_consts;
 
-/* Attribute @name of @n, or NULL; its integer, or @dflt when absent. */
-const Onnx__AttributeProto *scs_infer_attr(const Onnx__NodeProto *n, const char *name);
-int64_t scs_infer_attr_int(const Onnx__NodeProto *n, const char *name, int64_t dflt);
-
-/* 1 when @n's string attribute @name is @value (@dflt_match when the attribute is absent). */
-int scs_infer_attr_is(const Onnx__NodeProto *n, const char *name, const char *value, int dflt_match);
+/* Add tensor @t as constant @name (none when @name is empty). */
+int scs_infer_const_add(scs_infer_consts *c, const char *name, const Onnx__TensorProto *t);
 
 /* The int64 (or int32) values of constant @name into @out (SCS_INFER_MAX_CONST at most): count, or -1. */
 int scs_infer_const_ints(scs_infer *inf, const scs_infer_consts *c, const char *name, int64_t *out);

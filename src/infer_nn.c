@@ -79,7 +79,7 @@ axis_in(int64_t *axis, int rank)
 static int
 ints_attr(const Onnx__NodeProto *n, const char *name, int64_t *out, int k, int64_t dflt)
 {
-	const Onnx__AttributeProto *a = scs_infer_attr(n, name);
+	const Onnx__AttributeProto *a = scs_attr_find(n, name);
 
 	if (a == NULL) {
 		for (int i = 0; i < k; i++)
@@ -119,17 +119,17 @@ window_dims(const rule *r, scs_vfacts *o, const scs_vfacts *x, const scs_vfacts 
 {
 	const Onnx__NodeProto *n = r->n;
 	int64_t k[MAX_RANK], s[MAX_RANK], d[MAX_RANK], p[2 * MAX_RANK];
-	int sp = x->rank - 2, has_pads, ceil_mode = scs_infer_attr_int(n, "ceil_mode", 0) != 0;
-	int upper = scs_infer_attr_is(n, "auto_pad", "SAME_UPPER", 0);
-	int lower = scs_infer_attr_is(n, "auto_pad", "SAME_LOWER", 0);
+	int sp = x->rank - 2, has_pads, ceil_mode = scs_attr_int(n, "ceil_mode", 0) != 0;
+	int upper = scs_attr_is(n, "auto_pad", "SAME_UPPER", 0);
+	int lower = scs_attr_is(n, "auto_pad", "SAME_LOWER", 0);
 
 	if (ints_attr(n, "strides", s, sp, 1) < 0 || ints_attr(n, "dilations", d, sp, 1) < 0 ||
 	    (has_pads = ints_attr(n, "pads", p, 2 * sp, 0)) < 0)
 		return;
-	if (!upper && !lower && !scs_infer_attr_is(n, "auto_pad", "NOTSET", 1) &&
-	    !scs_infer_attr_is(n, "auto_pad", "VALID", 0))
+	if (!upper && !lower && !scs_attr_is(n, "auto_pad", "NOTSET", 1) &&
+	    !scs_attr_is(n, "auto_pad", "VALID", 0))
 		return;
-	if (has_pads && !scs_infer_attr_is(n, "auto_pad", "NOTSET", 1))
+	if (has_pads && !scs_attr_is(n, "auto_pad", "NOTSET", 1))
 		return;     /* the spec forbids both; implementations pick one or the other */
 	if (ints_attr(n, "kernel_shape", k, sp, -1) == 0) {
 		if (w == NULL || w->rank != x->rank)
@@ -208,14 +208,14 @@ conv_transpose(const rule *r, size_t j, scs_vfacts *o)
 	if ((sp = x->rank - 2) < 0)
 		return;
 	o->dims[0] = x->dims[0];
-	o->dims[1] = w && w->rank >= 2 && scs_infer_attr_int(n, "group", 1) >= 1 ?
-	    scs_infer_dim_mul(w->dims[1], scs_infer_attr_int(n, "group", 1)) : -1;
-	same = scs_infer_attr_is(n, "auto_pad", "SAME_UPPER", 0) || scs_infer_attr_is(n, "auto_pad", "SAME_LOWER", 0);
+	o->dims[1] = w && w->rank >= 2 && scs_attr_int(n, "group", 1) >= 1 ?
+	    scs_infer_dim_mul(w->dims[1], scs_attr_int(n, "group", 1)) : -1;
+	same = scs_attr_is(n, "auto_pad", "SAME_UPPER", 0) || scs_attr_is(n, "auto_pad", "SAME_LOWER", 0);
 	if (ints_attr(n, "strides", s, sp, 1) < 0 || ints_attr(n, "dilations", d, sp, 1) < 0 ||
 	    ints_attr(n, "output_padding", op, sp, 0) < 0 || (has_pads = ints_attr(n, "pads", p, 2 * sp, 0)) < 0 ||
 	    (has_os = ints_attr(n, "output_shape", os, sp, -1)) < 0)
 		return;
-	if (!same && !scs_infer_attr_is(n, "auto_pad", "NOTSET", 1) && !scs_infer_attr_is(n, "auto_pad", "VALID", 0))
+	if (!same && !scs_attr_is(n, "auto_pad", "NOTSET", 1) && !scs_attr_is(n, "auto_pad", "VALID", 0))
 		return;
 	if (has_os) {
 		/* the spatial shape as given; pads follow from it */
@@ -223,7 +223,7 @@ conv_transpose(const rule *r, size_t j, scs_vfacts *o)
 			o->dims[2 + i] = os[i] >= 0 && (x->dims[2 + i] < 0 || os[i] >= x->dims[2 + i]) ? os[i] : -1;
 		return;
 	}
-	if (has_pads && !scs_infer_attr_is(n, "auto_pad", "NOTSET", 1))
+	if (has_pads && !scs_attr_is(n, "auto_pad", "NOTSET", 1))
 		return;
 	if (ints_attr(n, "kernel_shape", k, sp, -1) == 0) {
 		if (w == NULL || w->rank != x->rank)
@@ -302,7 +302,7 @@ batch_norm(const rule *r, size_t j, scs_vfacts *o)
 		return;
 	}
 	/* running (or saved) mean and variance: one per channel (before opset 9, only when spatial) */
-	if (r->opset < 9 && scs_infer_attr_int(r->n, "spatial", 1) != 1)
+	if (r->opset < 9 && scs_attr_int(r->n, "spatial", 1) != 1)
 		return;
 	vector(o, x && x->rank >= 2 ? x->dims[1] : -1);
 	for (size_t i = 1; i < 5 && o->dims[0] < 0; i++)
@@ -314,12 +314,12 @@ static void
 layer_norm(const rule *r, size_t j, scs_vfacts *o)
 {
 	const scs_vfacts *x = input(r, 0);
-	int64_t axis = scs_infer_attr_int(r->n, "axis", -1);
+	int64_t axis = scs_attr_int(r->n, "axis", -1);
 
 	if (j > 2)
 		return;
 	if (j > 0)
-		o->elem = (int32_t)scs_infer_attr_int(r->n, "stash_type", SCS_DT_FLOAT);
+		o->elem = (int32_t)scs_attr_int(r->n, "stash_type", SCS_DT_FLOAT);
 	if (!x)
 		return;
 	same_as(o, x);
@@ -352,7 +352,7 @@ static void
 depth_space(const rule *r, size_t j, scs_vfacts *o)
 {
 	const scs_vfacts *x = input(r, 0);
-	int64_t b = scs_infer_attr_int(r->n, "blocksize", -1), bb;
+	int64_t b = scs_attr_int(r->n, "blocksize", -1), bb;
 	int to_space = r->n->op_type[0] == 'D';
 
 	if (j != 0 || !x)
@@ -376,7 +376,7 @@ static void
 one_hot(const rule *r, size_t j, scs_vfacts *o)
 {
 	const scs_vfacts *ind = input(r, 0);
-	int64_t axis = scs_infer_attr_int(r->n, "axis", -1);
+	int64_t axis = scs_attr_int(r->n, "axis", -1);
 	int q;
 
 	if (j != 0 || !ind || (q = ind->rank) + 1 > MAX_RANK || !axis_in(&axis, q + 1))
@@ -390,7 +390,7 @@ static void
 gather_nd(const rule *r, size_t j, scs_vfacts *o)
 {
 	const scs_vfacts *data = input(r, 0), *ind = input(r, 1);
-	int64_t b = scs_infer_attr_int(r->n, "batch_dims", 0), k;
+	int64_t b = scs_attr_int(r->n, "batch_dims", 0), k;
 	int q;
 
 	if (j != 0 || !data || !ind || (q = ind->rank) < 1 || (k = ind->dims[q - 1]) < 0 || b < 0 || b + k > data->rank)
@@ -411,7 +411,7 @@ static void
 gather_elements(const rule *r, size_t j, scs_vfacts *o)
 {
 	const scs_vfacts *x = input(r, 0);
-	int64_t axis = scs_infer_attr_int(r->n, "axis", 0);
+	int64_t axis = scs_attr_int(r->n, "axis", 0);
 
 	/* constant indices outside the axis: invalid, unknown */
 	if (j == 0 && x && axis_in(&axis, x->rank) && given(r, 1) &&
@@ -427,7 +427,7 @@ eye_like(const rule *r, size_t j, scs_vfacts *o)
 	if (j != 0)
 		return;
 	same_as(o, input(r, 0));
-	o->elem = (int32_t)scs_infer_attr_int(r->n, "dtype", r->in[0].elem);
+	o->elem = (int32_t)scs_attr_int(r->n, "dtype", r->in[0].elem);
 }
 
 /* Bernoulli, RandomUniformLike, RandomNormalLike: the input's shape, dtype or the input's type. */
@@ -437,16 +437,16 @@ random_like(const rule *r, size_t j, scs_vfacts *o)
 	if (j != 0)
 		return;
 	same_as(o, input(r, 0));
-	o->elem = (int32_t)scs_infer_attr_int(r->n, "dtype", r->n->n_input ? r->in[0].elem : 0);
+	o->elem = (int32_t)scs_attr_int(r->n, "dtype", r->n->n_input ? r->in[0].elem : 0);
 }
 
 static void
 split(const rule *r, size_t j, scs_vfacts *o)
 {
 	const Onnx__NodeProto *n = r->n;
-	const Onnx__AttributeProto *a = scs_infer_attr(n, "split");
+	const Onnx__AttributeProto *a = scs_attr_find(n, "split");
 	const scs_vfacts *x = input(r, 0);
-	int64_t axis = scs_infer_attr_int(n, "axis", 0), v[SCS_INFER_MAX_CONST], parts, dim, chunk;
+	int64_t axis = scs_attr_int(n, "axis", 0), v[SCS_INFER_MAX_CONST], parts, dim, chunk;
 	int k = -1;
 
 	if (!x)
@@ -477,7 +477,7 @@ split(const rule *r, size_t j, scs_vfacts *o)
 	}
 	if (dim < 0)
 		return;
-	if ((parts = scs_infer_attr_int(n, "num_outputs", -1)) > 0) {
+	if ((parts = scs_attr_int(n, "num_outputs", -1)) > 0) {
 		/* opset 18: ceil(dim / num_outputs) each, the last one what is left */
 		if ((size_t)parts != n->n_output)
 			return;
@@ -494,7 +494,7 @@ split(const rule *r, size_t j, scs_vfacts *o)
 static void
 unique(const rule *r, size_t j, scs_vfacts *o)
 {
-	const Onnx__AttributeProto *a = scs_infer_attr(r->n, "axis");
+	const Onnx__AttributeProto *a = scs_attr_find(r->n, "axis");
 	const scs_vfacts *x = input(r, 0);
 	int64_t axis = a ? a->i : 0, len = 1;
 
@@ -564,8 +564,8 @@ roi_align(const rule *r, size_t j, scs_vfacts *o)
 	if (bi && bi->rank == 1)
 		o->dims[0] = scs_infer_dim_pick(o->dims[0], bi->dims[0]);
 	o->dims[1] = x && x->rank == 4 ? x->dims[1] : -1;
-	o->dims[2] = scs_infer_attr_int(r->n, "output_height", 1);
-	o->dims[3] = scs_infer_attr_int(r->n, "output_width", 1);
+	o->dims[2] = scs_attr_int(r->n, "output_height", 1);
+	o->dims[3] = scs_attr_int(r->n, "output_width", 1);
 	for (int i = 2; i < 4; i++)
 		o->dims[i] = o->dims[i] >= 0 ? o->dims[i] : -1;
 }
@@ -584,7 +584,7 @@ non_max_suppression(const rule *r, size_t j, scs_vfacts *o)
 static void
 tfidf(const rule *r, size_t j, scs_vfacts *o)
 {
-	const Onnx__AttributeProto *a = scs_infer_attr(r->n, "ngram_indexes");
+	const Onnx__AttributeProto *a = scs_attr_find(r->n, "ngram_indexes");
 	const scs_vfacts *x = input(r, 0);
 	int64_t top = -1;
 
@@ -634,7 +634,7 @@ static void
 resize(const rule *r, size_t j, scs_vfacts *o)
 {
 	const Onnx__NodeProto *n = r->n;
-	const Onnx__AttributeProto *ax = scs_infer_attr(n, "axes"), *sa;
+	const Onnx__AttributeProto *ax = scs_attr_find(n, "axes"), *sa;
 	const scs_vfacts *x = input(r, 0);
 	int64_t axes[MAX_RANK], sizes[SCS_INFER_MAX_CONST];
 	float scales[SCS_INFER_MAX_CONST];
@@ -644,7 +644,7 @@ resize(const rule *r, size_t j, scs_vfacts *o)
 	if (j != 0 || !x)
 		return;
 	scs_infer_unknown_dims(o, x->rank);
-	if (scs_infer_attr_is(n, "coordinate_transformation_mode", "tf_crop_and_resize", 0))
+	if (scs_attr_is(n, "coordinate_transformation_mode", "tf_crop_and_resize", 0))
 		return;     /* the output follows the roi */
 	na = ax ? (int)ax->n_ints : x->rank;
 	if (na > x->rank)
@@ -660,10 +660,10 @@ resize(const rule *r, size_t j, scs_vfacts *o)
 		/* not_larger, not_smaller: the sizes bound the named dims, which keep the aspect ratio */
 		for (int i = 0; i < na; i++)
 			o->dims[axes[i]] = k == na && sizes[i] >= 0 &&
-			    scs_infer_attr_is(n, "keep_aspect_ratio_policy", "stretch", 1) ? sizes[i] : -1;
+			    scs_attr_is(n, "keep_aspect_ratio_policy", "stretch", 1) ? sizes[i] : -1;
 		return;
 	}
-	if (up && r->opset < 9 && (sa = scs_infer_attr(n, "scales")) && sa->n_floats <= SCS_INFER_MAX_CONST) {
+	if (up && r->opset < 9 && (sa = scs_attr_find(n, "scales")) && sa->n_floats <= SCS_INFER_MAX_CONST) {
 		k = (int)sa->n_floats;
 		if (k > 0)
 			memcpy(scales, sa->floats, (size_t)k * sizeof(float));
@@ -709,7 +709,7 @@ same_dim(int first, int64_t seen, int64_t d)
 static void
 einsum(const rule *r, size_t j, scs_vfacts *o)
 {
-	const Onnx__AttributeProto *a = scs_infer_attr(r->n, "equation");
+	const Onnx__AttributeProto *a = scs_attr_find(r->n, "equation");
 	char eq[256];
 	int64_t dims[52] = { 0 }, ell[MAX_RANK] = { 0 };
 	int count[52] = { 0 }, ell_rank = -1, term = 0, pos = 0, len = 0, n_ell = 0, l;
@@ -809,10 +809,10 @@ recurrent(const rule *r, size_t j, scs_vfacts *o)
 {
 	const Onnx__NodeProto *n = r->n;
 	const scs_vfacts *x = input(r, 0), *rw = input(r, 2);
-	int64_t dirs = scs_infer_attr_is(n, "direction", "bidirectional", 0) ? 2 :
-	    scs_infer_attr_is(n, "direction", "forward", 1) || scs_infer_attr_is(n, "direction", "reverse", 0) ? 1 : -1;
-	int64_t hidden = scs_infer_attr_int(n, "hidden_size", -1), seq = -1, batch = -1;
-	int batch_first = scs_infer_attr_int(n, "layout", 0) != 0;
+	int64_t dirs = scs_attr_is(n, "direction", "bidirectional", 0) ? 2 :
+	    scs_attr_is(n, "direction", "forward", 1) || scs_attr_is(n, "direction", "reverse", 0) ? 1 : -1;
+	int64_t hidden = scs_attr_int(n, "hidden_size", -1), seq = -1, batch = -1;
+	int batch_first = scs_attr_int(n, "layout", 0) != 0;
 
 	if (r->opset < 7 || j > (strcmp(n->op_type, "LSTM") == 0 ? 2u : 1u))
 		return;
@@ -852,8 +852,8 @@ loss(const rule *r, size_t j, scs_vfacts *o)
 	}
 	if (j != 0)
 		return;
-	if (!scs_infer_attr_is(r->n, "reduction", "none", 0)) {
-		if (scs_infer_attr_is(r->n, "reduction", "mean", 1) || scs_infer_attr_is(r->n, "reduction", "sum", 0))
+	if (!scs_attr_is(r->n, "reduction", "none", 0)) {
+		if (scs_attr_is(r->n, "reduction", "mean", 1) || scs_attr_is(r->n, "reduction", "sum", 0))
 			scalar(o);
 		return;
 	}
@@ -874,7 +874,7 @@ window_fn(const rule *r, size_t j, scs_vfacts *o)
 {
 	if (j != 0)
 		return;
-	o->elem = (int32_t)scs_infer_attr_int(r->n, "output_datatype", SCS_DT_FLOAT);
+	o->elem = (int32_t)scs_attr_int(r->n, "output_datatype", SCS_DT_FLOAT);
 	vector(o, const_count(r, 0));
 }
 
@@ -885,7 +885,7 @@ mel_weight_matrix(const rule *r, size_t j, scs_vfacts *o)
 
 	if (j != 0)
 		return;
-	o->elem = (int32_t)scs_infer_attr_int(r->n, "output_datatype", SCS_DT_FLOAT);
+	o->elem = (int32_t)scs_attr_int(r->n, "output_datatype", SCS_DT_FLOAT);
 	o->rank = 2;
 	o->dims[0] = dft >= 0 ? dft / 2 + 1 : -1;
 	o->dims[1] = const_count(r, 0);
@@ -895,7 +895,7 @@ static void
 dft(const rule *r, size_t j, scs_vfacts *o)
 {
 	const scs_vfacts *x = input(r, 0);
-	int64_t axis = scs_infer_attr_int(r->n, "axis", 1), v[SCS_INFER_MAX_CONST], len;
+	int64_t axis = scs_attr_int(r->n, "axis", 1), v[SCS_INFER_MAX_CONST], len;
 
 	if (j != 0 || !x || x->rank < 2)
 		return;
@@ -913,7 +913,7 @@ dft(const rule *r, size_t j, scs_vfacts *o)
 	same_as(o, x);
 	o->dims[x->rank - 1] = 2;
 	len = given(r, 1) ? const_count(r, 1) : x->dims[axis];
-	if (scs_infer_attr_int(r->n, "onesided", 0) && len >= 0)
+	if (scs_attr_int(r->n, "onesided", 0) && len >= 0)
 		len = len / 2 + 1;
 	o->dims[axis] = len;
 }
@@ -969,7 +969,7 @@ agree(scs_vfacts *o, const scs_vfacts *a, const scs_vfacts *b)
 static const Onnx__GraphProto *
 graph_attr(const rule *r, const char *name)
 {
-	const Onnx__AttributeProto *a = scs_infer_attr(r->n, name);
+	const Onnx__AttributeProto *a = scs_attr_find(r->n, name);
 
 	return a ? a->g : NULL;
 }
@@ -997,7 +997,7 @@ loop_scan(const rule *r, size_t j, scs_vfacts *o, int scan)
 	const Onnx__AttributeProto *ax;
 	const scs_vfacts *x;
 	scs_vfacts b, init;
-	int64_t m = scan ? scs_infer_attr_int(r->n, "num_scan_inputs", -1) : 2, n_state, axis = 0, seq = -1, in_axis = 0;
+	int64_t m = scan ? scs_attr_int(r->n, "num_scan_inputs", -1) : 2, n_state, axis = 0, seq = -1, in_axis = 0;
 
 	if ((scan && r->opset < 9) || m < 0 || (n_state = (int64_t)r->n->n_input - m) < 0)
 		return;
@@ -1014,12 +1014,12 @@ loop_scan(const rule *r, size_t j, scs_vfacts *o, int scan)
 	o->elem = b.elem;
 	if (b.rank < 0 || b.rank + 1 > MAX_RANK)
 		return;
-	if (scan && (ax = scs_infer_attr(r->n, "scan_output_axes")) && (size_t)(j - (size_t)n_state) < ax->n_ints)
+	if (scan && (ax = scs_attr_find(r->n, "scan_output_axes")) && (size_t)(j - (size_t)n_state) < ax->n_ints)
 		axis = ax->ints[j - (size_t)n_state];
 	if (!axis_in(&axis, b.rank + 1))
 		return;
 	if (scan && (x = input(r, (size_t)n_state)) != NULL) {
-		if ((ax = scs_infer_attr(r->n, "scan_input_axes")) && ax->n_ints > 0)
+		if ((ax = scs_attr_find(r->n, "scan_input_axes")) && ax->n_ints > 0)
 			in_axis = ax->ints[0];
 		if (axis_in(&in_axis, x->rank))
 			seq = x->dims[in_axis];
