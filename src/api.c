@@ -154,10 +154,11 @@ set_input_shapes(scs_model *m, const char *const *specs, size_t n)
  * Dedup, then downcast unless disabled, then dedup again when something was
  * narrowed (constants may be equal only once narrowed): what
  * scs4onnx-shrink does to a model, so that one run reaches what repeated
- * runs would.
+ * runs would. @order, unless NULL, gets the names of the constants the
+ * dedup meets, in its order, before it merges any (scs_pass_dedup_order).
  */
 static int
-shrink_passes(scs_model *m, scs_report *rep, const scs_shrink_options *opts)
+shrink_passes(scs_model *m, scs_report *rep, const scs_shrink_options *opts, scs_report_list *order)
 {
 	size_t narrowed = rep->narrowed.n, n_shapes;
 	scs_opt_settings settings = { opts->fold_size_limit, opts->fold_grow, opts->fold_inexact, opts->fold_qdq };
@@ -170,7 +171,7 @@ shrink_passes(scs_model *m, scs_report *rep, const scs_shrink_options *opts)
 	if (opts->optimize && ((rc = set_input_shapes(m, opts->input_shapes, opts->n_input_shapes)) < 0 ||
 	    (rc = scs_opt_run_with(m, rep, NULL, 0, NULL, 0, &settings)) < 0))
 		return rc;
-	if ((rc = scs_pass_dedup(m, rep)) < 0)
+	if ((order && (rc = scs_pass_dedup_order(m, order)) < 0) || (rc = scs_pass_dedup(m, rep)) < 0)
 		return rc;
 	if (!opts->disable_auto_downcast && (rc = scs_pass_downcast(m, rep)) < 0)
 		return rc;
@@ -366,6 +367,7 @@ scs_api_shrink(scs_report *rep, const char *in, const char *out, const scs_shrin
 	scs_store *store = NULL;
 	scs_model *m = NULL;
 	scs_defaults dflt = { NULL, NULL, 0, 0 };
+	scs_report_list order = { NULL, 0, 0 };
 	char *out_dir = NULL;
 	double t0 = now(), ts;
 	int rc;
@@ -385,15 +387,19 @@ scs_api_shrink(scs_report *rep, const char *in, const char *out, const scs_shrin
 	stage_end(rep, &pc, "scan", ts, rep->input_len);
 	rep->bytes_before = scs_pass_payload_bytes(m);
 	ts = stage_start(&pc, "shrink");
-	if ((rc = shrink_passes(m, rep, opts)) < 0)
+	if ((rc = shrink_passes(m, rep, opts, &order)) < 0)
 		goto done;
 	stage_end(rep, &pc, "shrink", ts, 0);
 	ts = stage_start(&pc, "write");
 	if ((rc = write_result(m, rep, out, opts, &dflt, &pc)) < 0)
 		goto done;
 	stage_end(rep, &pc, "write", ts, rep->output_len + rep->output_data_len);
+	/* the groups listed in the order the model has their constants, as scs4onnx-big lists them (once
+	 * written: npy mode exports the groups in the order they were merged) */
+	rc = scs_report_order_groups(rep, 0, &order);
 done:
 	rep->seconds = now() - t0;
+	scs_report_list_dispose(&order);
 	scs_defaults_dispose(&dflt, m);
 	scs_model_free(m);
 	scs_store_close(store);
@@ -833,6 +839,7 @@ scs_api_big(scs_report *rep, const char *in, const char *out, const scs_big_opti
 	scs_commit *kept = NULL;
 	char *out_dir = NULL, *shard_dir = NULL, **labels = NULL, *work_parent = NULL;
 	scs_temp_dir *made_work = NULL;
+	scs_report_list order = { NULL, 0, 0 };
 	const char *work, *store_parent;
 	double t0 = now(), ts;
 	size_t first_group;
@@ -890,7 +897,7 @@ scs_api_big(scs_report *rep, const char *in, const char *out, const scs_big_opti
 	 * each constant the dedup studies counted once, however many shards and
 	 * passes see it: after the optimizer, as scs4onnx-shrink --optimize counts
 	 */
-	if ((rc = scs_pass_dedup_count(m, rep)) < 0)
+	if ((rc = scs_pass_dedup_count(m, rep)) < 0 || (rc = scs_pass_dedup_order(m, &order)) < 0)
 		goto done;
 	ts = stage_start(&pc, "split");
 	if ((rc = scs_split_model(&shards, m, max_len)) < 0)
@@ -934,7 +941,7 @@ scs_api_big(scs_report *rep, const char *in, const char *out, const scs_big_opti
 		scs_shrink_options merged_opts = *so;
 
 		merged_opts.optimize = 0;     /* done before the split */
-		rc = shrink_passes(merged, rep, &merged_opts);
+		rc = shrink_passes(merged, rep, &merged_opts, NULL);
 		rep->n_constants = n_constants;
 		rep->n_scalars = n_scalars;
 	}
@@ -948,6 +955,10 @@ scs_api_big(scs_report *rep, const char *in, const char *out, const scs_big_opti
 	if ((rc = write_result(merged, rep, out, so, &dflt, &pc)) < 0)
 		goto done;
 	stage_end(rep, &pc, "write", ts, rep->output_len + rep->output_data_len);
+	/* listed in the order the input has the constants, as scs4onnx-shrink lists them (once written:
+	 * npy mode exports the groups in the order they were merged) */
+	if ((rc = scs_report_order_groups(rep, first_group, &order)) < 0)
+		goto done;
 	if (kept) {
 		rc = scs_commit_run(kept);
 		kept = NULL;
@@ -956,6 +967,7 @@ scs_api_big(scs_report *rep, const char *in, const char *out, const scs_big_opti
 	}
 done:
 	scs_commit_abort(kept);
+	scs_report_list_dispose(&order);
 	free_list(labels, labels ? shards.n : 0);
 	scs_model_free(merged);
 	scs_shards_dispose(&shards);
