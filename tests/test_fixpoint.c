@@ -49,7 +49,7 @@ split_merge(const char *dir, const char *in, const char *name, const char *out, 
 	snprintf(sub, sizeof(sub), "%s.d", name);
 	shards = path_in(dir, sub);
 	tool_ok("scs4onnx-split", "'%s' '%s' -n --max-shard-size %s", in, shards, budget);
-	tool_ok("scs4onnx-merge", "'%s' '%s' -n%s", shards, out, "");
+	tool_ok("scs4onnx-merge", "'%s' '%s' -n -f%s", shards, out, "");
 	free(shards);
 }
 
