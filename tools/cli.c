@@ -710,6 +710,9 @@ cli_parse(cli_args *a, int argc, char **argv, unsigned flags, void (*usage)(FILE
 	}
 	if (n_pos < 2)
 		return cli_usage_error(n_pos ? "needs two arguments; only one was given" : "needs two arguments");
+	/* the optimizer's shapes: scs4onnx-optimize's own, the others' with --optimize */
+	if (!(flags & CLI_PASSES) && !a->shrink.optimize && (a->input_shapes.n || a->shrink.write_shapes))
+		return cli_usage_error("--input-shape and --write-shapes go with --optimize");
 	/* as gzip does: a write-protected output is replaced only when asked to, and with CLI_NEW_OUTPUT
 	 * any output that exists (INPUT given as OUTPUT is the run's own refusal) */
 	if ((flags & CLI_FORCE) && !a->force && is_read_only(a->pos[1])) {
@@ -720,9 +723,6 @@ cli_parse(cli_args *a, int argc, char **argv, unsigned flags, void (*usage)(FILE
 		fprintf(stderr, "%s: error: %s already exists; give --force to replace it\n", prog, a->pos[1]);
 		return CLI_FAILED;
 	}
-	/* the optimizer's shapes: scs4onnx-optimize's own, the others' with --optimize */
-	if (!(flags & CLI_PASSES) && !a->shrink.optimize && (a->input_shapes.n || a->shrink.write_shapes))
-		return cli_usage_error("--input-shape and --write-shapes go with --optimize");
 	/* where the report goes, before any work: never over the input, the output or what the run reads */
 	if (check_json(a, flags) != CLI_OK)
 		return CLI_FAILED;
