@@ -54,7 +54,7 @@ for c in e i; do
 	sync
 
 	mkdir -p "$work/big" "$work/shrink"
-	m=$(/usr/bin/python3 scripts/measure.py $tools/scs4onnx-big "$work/$c.onnx" "$work/big/out.onnx" -n \
+	m=$(/usr/bin/python3 scripts/measure.py $tools/scs4onnx-big "$work/$c.onnx" "$work/big/out.onnx" -n -f \
 		--json "$work/big.json" 2>&1 | tail -n 1)
 	wall=$(field wall "$m")
 	echo "big: $(bytes_of "$work/big/out.onnx" "$work/big/out.onnx".*.data) output bytes, $wall s," \
@@ -62,7 +62,7 @@ for c in e i; do
 	/usr/bin/python3 -c "import json,sys; r=json.load(open(sys.argv[1])); \
 		print('   stages: ' + ', '.join('%s %.2f s' % (s['name'], s['seconds']) for s in r['stages']))" "$work/big.json"
 	sync
-	$tools/scs4onnx-shrink "$work/$c.onnx" "$work/shrink/out.onnx" -n
+	$tools/scs4onnx-shrink "$work/$c.onnx" "$work/shrink/out.onnx" -n -f
 	# the same .onnx bytes name the same data file ("out.onnx.<16 hex>.data"), if any
 	data=$(cd "$work/big" && ls | grep -E '^out\.onnx\.[0-9a-f]{16}\.data$' || true)
 	if cmp -s "$work/big/out.onnx" "$work/shrink/out.onnx" &&

@@ -35,7 +35,7 @@ nodes() {
 printf '%-16s %7s %7s %9s %9s %12s %12s %12s %12s\n' model nodes folded bytes folded \
 	'ms off' 'ms off fold' 'ms all' 'ms all fold'
 for m in fold_reshape fold_rotary; do        # ort_bench feeds float inputs only
-	"$tools/scs4onnx-optimize" "$work/$m.onnx" "$work/${m}_f.onnx" --fold-grow --non-verbose
+	"$tools/scs4onnx-optimize" "$work/$m.onnx" "$work/${m}_f.onnx" -f --fold-grow --non-verbose
 	bench=$(node tests/e2e/ort_bench.mjs --runs "$runs" "$work/$m.onnx" "$work/${m}_f.onnx")
 	ms() { echo "$bench" | awk -v m="$1" -v l="$2" '$2 ~ m"$" && $3 == l { sub("median_ms=", "", $4); print $4 }'; }
 	printf '%-16s %7s %7s %9s %9s %12s %12s %12s %12s\n' "$m" "$(nodes "$work/$m.onnx")" \
@@ -50,7 +50,7 @@ if [ "${BIGCAST:-1}" = 1 ]; then
 	for to in float16 int32; do
 		/usr/bin/python3 scripts/gen-fuse-bench.py bigcast "$work/cast.onnx" --gib "$gib" --to "$to"
 		cp_s=$(cp_seconds "$work/cast.onnx.data")
-		measured "$tools/scs4onnx-optimize" "$work/cast.onnx" "$work/cast_f.onnx" --fold-size-limit 2G --non-verbose
+		measured "$tools/scs4onnx-optimize" "$work/cast.onnx" "$work/cast_f.onnx" -f --fold-size-limit 2G --non-verbose
 		casts=$(/usr/bin/python3 -c 'import sys, onnx; g = onnx.load(sys.argv[1], load_external_data=False).graph
 print(sum(n.op_type == "Cast" for n in g.node))' "$work/cast_f.onnx")
 		printf "%-10s %9s %9.3f %7s %12s KiB %6s\n" "$to" "$wall" "$cp_s" "$(echo "scale=2; $wall / $cp_s" | bc)" \
@@ -63,7 +63,7 @@ if [ "${CHAIN:-1}" = 1 ]; then
 	printf "%-8s %9s %9s %12s %8s %6s %17s\n" nodes wall_s cpu_s peak_RssAnon rounds left cpu_ms_per_1k_nodes
 	for n in ${CHAIN_NODES:-2000 8000 32000 100000}; do
 		/usr/bin/python3 scripts/gen-fuse-bench.py foldchain "$work/chain.onnx" --nodes "$n"
-		measured "$tools/scs4onnx-optimize" "$work/chain.onnx" "$work/chain_f.onnx" --non-verbose \
+		measured "$tools/scs4onnx-optimize" "$work/chain.onnx" "$work/chain_f.onnx" -f --non-verbose \
 			--json "$work/chain.json"
 		rounds=$(sed -nE 's/.*"rounds": ([0-9]+).*/\1/p' "$work/chain.json")
 		left=$(sed -nE 's/.*"nodes_after": ([0-9]+).*/\1/p' "$work/chain.json")

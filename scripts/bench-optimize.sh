@@ -27,7 +27,7 @@ mkdir -p "$work"
 runs=${RUNS:-40}
 
 if [ -x build/tools/scs4onnx-optimize ]; then
-	optimize() { build/tools/scs4onnx-optimize "$1" "$2" --non-verbose; }
+	optimize() { build/tools/scs4onnx-optimize "$1" "$2" -f --non-verbose; }
 else
 	optimize() { build/tests/opt-run "$1" "$2" 2>/dev/null; }
 fi
@@ -78,7 +78,7 @@ if [ "${BIG:-0}" = 1 ]; then
 	sync
 	cp_time "$work/big.onnx.data"
 	if [ -x build/tools/scs4onnx-optimize ]; then
-		cmd=(build/tools/scs4onnx-optimize "$work/big.onnx" "$work/big_opt.onnx" --non-verbose)
+		cmd=(build/tools/scs4onnx-optimize "$work/big.onnx" "$work/big_opt.onnx" -f --non-verbose)
 	else
 		cmd=(build/tests/opt-run "$work/big.onnx" "$work/big_opt.onnx")
 	fi
@@ -107,7 +107,7 @@ if [ "${BIG:-0}" = 1 ]; then
 		rm -f "$work"/chain_opt*
 		sync
 		cp_time "$work/chain.onnx"
-		m=$(/usr/bin/python3 scripts/measure.py build/tools/scs4onnx-big "$work/chain.onnx" "$work/chain_opt.onnx" \
+		m=$(/usr/bin/python3 scripts/measure.py build/tools/scs4onnx-big "$work/chain.onnx" "$work/chain_opt.onnx" -f \
 			--optimize --non-verbose --json "$work/chain.json" 2>&1 >/dev/null | grep '^measure:')
 		wall=$(echo "$m" | sed 's/.*wall=\([0-9.]*\).*/\1/')
 		peak=$(echo "$m" | sed 's/.*peak_rss_anon_kib=\([0-9]*\).*/\1/')
@@ -115,7 +115,7 @@ if [ "${BIG:-0}" = 1 ]; then
 		printf "%-10s %9s %9.3f %9.3f %7s %12s KiB %14s\n" "convchain" "$wall" "$cp_s" "$cp_sync_s" \
 			"$(echo "scale=2; $wall / $cp_s" | bc)" "$peak" "${direct:-0}"
 	done
-	build/tools/scs4onnx-big "$work/chain.onnx" "$work/chain_ref.onnx" --non-verbose
+	build/tools/scs4onnx-big "$work/chain.onnx" "$work/chain_ref.onnx" -f --non-verbose
 	chain_cmp=$(node tests/e2e/ort_compare.mjs "$work/chain_ref.onnx" "$work/chain_opt.onnx" --graph-opt disabled \
 		--tol 1e-4,1e-4 --runs 2)
 	printf "BatchNormalization left %s, nodes %s -> %s\n" "$(count BN "$work/chain_opt.onnx")" \

@@ -45,7 +45,7 @@ run_tool() {
 	if [ "$2" = split ]; then
 		/usr/bin/python3 scripts/measure.py "$1/scs4onnx-split" "$3" "$4" --max-shard-size 64K -n 2>&1 | tail -n 1
 	else
-		/usr/bin/python3 scripts/measure.py "$1/scs4onnx-shrink" "$3" "$4.onnx" -n 2>&1 | tail -n 1
+		/usr/bin/python3 scripts/measure.py "$1/scs4onnx-shrink" "$3" "$4.onnx" -n -f 2>&1 | tail -n 1
 	fi
 }
 

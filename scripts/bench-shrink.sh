@@ -68,7 +68,7 @@ for c in a b c d e; do
 		cps_t+=("$(seconds_of sh -c 'cp "$@" && sync' cp "${files[@]}" "$work/cp/")")
 		rm -rf "$work/cp"
 		sync
-		m=$(/usr/bin/python3 scripts/measure.py $shrink "$work/$c.onnx" "$work/$c-out.onnx" -n \
+		m=$(/usr/bin/python3 scripts/measure.py $shrink "$work/$c.onnx" "$work/$c-out.onnx" -n -f \
 			--json "$work/$c.json" 2>&1 | tail -n 1)
 		wall_t+=("$(echo "$m" | sed 's/.*wall=\([0-9.]*\).*/\1/')")
 		p=$(echo "$m" | sed 's/.*peak_rss_anon_kib=\([0-9]*\).*/\1/')

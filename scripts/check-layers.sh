@@ -17,10 +17,10 @@ levels='
 0 err num half buf wire hash base64 strmap path progress arena
 1 source sink sink_impl commit
 2 codec store store_impl store_blob payload
-3 dtype opschema opschema_table ortkernels report shard scan walk pack attr
+3 dtype opschema opschema_table ortkernels shard scan walk pack attr
 4 model sealed array scope rename graph infer infer_* eval eval_*
 5 pass pass_* opt opt_* fuse split merge emit npy
-6 api abi scs4onnx
+6 api abi report scs4onnx
 '
 
 # third-party header   rooms that may include it

@@ -22,7 +22,7 @@ mkdir -p "$work"
 echo "demo: generating a sample model"
 /usr/bin/python3 scripts/gen-model.py gmflow "$work/gmflow.onnx" --hw "${DEMO_HW:-1200}"
 echo "demo: shrinking it"
-build/tools/scs4onnx-shrink "$work/gmflow.onnx" "$work/gmflow_shrunk.onnx"
+build/tools/scs4onnx-shrink "$work/gmflow.onnx" "$work/gmflow_shrunk.onnx" --force
 ls -l "$work"/gmflow.onnx "$work"/gmflow_shrunk.onnx | awk '{ printf "demo: %12d bytes  %s\n", $5, $9 }'
 echo "demo: checking the output with onnx.checker"
 /usr/bin/python3 tests/e2e/check_model.py "$work/gmflow_shrunk.onnx"

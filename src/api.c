@@ -272,10 +272,12 @@ run_optimizer(scs_model *m, scs_report *rep, const char *const *only, size_t n_o
  * narrowed (constants may be equal only once narrowed): what
  * scs4onnx-shrink does to a model, so that one run reaches what repeated
  * runs would. @count: what the first dedup studies is counted (not a
- * second look at constants counted before).
+ * second look at constants counted before). @order, unless NULL, gets the
+ * names of the constants the dedup meets, in its order, before it merges any
+ * (scs_pass_dedup_order).
  */
 static int
-shrink_passes(scs_model *m, scs_report *rep, const scs_shrink_options *opts, int count)
+shrink_passes(scs_model *m, scs_report *rep, const scs_shrink_options *opts, int count, scs_pass_notes *order)
 {
 	size_t narrowed = 0, n_shapes;
 	scs_opt_settings settings = { opts->fold_size_limit, opts->fold_grow, opts->fold_inexact, opts->fold_qdq };
@@ -288,7 +290,7 @@ shrink_passes(scs_model *m, scs_report *rep, const scs_shrink_options *opts, int
 	if (opts->optimize && ((rc = set_input_shapes(m, opts->input_shapes, opts->n_input_shapes)) < 0 ||
 	    (rc = run_optimizer(m, rep, NULL, 0, NULL, 0, &settings)) < 0))
 		return rc;
-	if ((rc = dedup(m, rep, count)) < 0)
+	if ((order && (rc = scs_pass_dedup_order(m, order)) < 0) || (rc = dedup(m, rep, count)) < 0)
 		return rc;
 	if (!opts->disable_auto_downcast && (rc = downcast(m, rep, &narrowed)) < 0)
 		return rc;
@@ -558,6 +560,7 @@ scs_api_shrink(scs_report *rep, const char *in, const char *out, const scs_shrin
 	scs_store *store = NULL;
 	scs_model *m = NULL;
 	scs_defaults dflt = { NULL, NULL, 0, 0, 0, 0 };
+	scs_pass_notes order = { NULL, 0, 0 };
 	run r;
 	double ts;
 	int rc;
@@ -574,14 +577,18 @@ scs_api_shrink(scs_report *rep, const char *in, const char *out, const scs_shrin
 	stage_end(rep, &r.pc, "scan", ts, rep->input_len);
 	rep->bytes_before = scs_pass_payload_bytes(m);
 	ts = stage_start(&r.pc, "shrink");
-	if ((rc = shrink_passes(m, rep, opts, 1)) < 0)
+	if ((rc = shrink_passes(m, rep, opts, 1, &order)) < 0)
 		goto done;
 	stage_end(rep, &r.pc, "shrink", ts, 0);
 	ts = stage_start(&r.pc, "write");
 	if ((rc = write_result(m, rep, out, opts, &dflt, &r.pc)) < 0)
 		goto done;
 	stage_end(rep, &r.pc, "write", ts, rep->output_len + rep->output_data_len);
+	/* the groups listed in the order the model has their constants, as scs4onnx-big lists them (once
+	 * written: npy mode exports the groups in the order they were merged) */
+	rc = scs_report_order_groups(rep, 0, &order);
 done:
+	scs_pass_notes_dispose(&order);
 	scs_defaults_dispose(&dflt, m);
 	scs_model_free(m);
 	scs_store_close(store);
@@ -1022,6 +1029,7 @@ scs_api_big(scs_report *rep, const char *in, const char *out, const scs_big_opti
 	scs_commit *kept = NULL;
 	char *shard_dir = NULL, **labels = NULL, *work_parent = NULL;
 	scs_temp_dir *made_work = NULL;
+	scs_pass_notes order = { NULL, 0, 0 };
 	const char *work, *store_parent;
 	run r;
 	double ts;
@@ -1077,7 +1085,7 @@ scs_api_big(scs_report *rep, const char *in, const char *out, const scs_big_opti
 	 * each constant the dedup studies counted once, however many shards and
 	 * passes see it: after the optimizer, as scs4onnx-shrink --optimize counts
 	 */
-	if ((rc = dedup_count(m, rep)) < 0)
+	if ((rc = dedup_count(m, rep)) < 0 || (rc = scs_pass_dedup_order(m, &order)) < 0)
 		goto done;
 	ts = stage_start(&r.pc, "split");
 	if ((rc = scs_split_model(&shards, m, max_len)) < 0)
@@ -1120,7 +1128,7 @@ scs_api_big(scs_report *rep, const char *in, const char *out, const scs_big_opti
 		scs_shrink_options merged_opts = *so;
 
 		merged_opts.optimize = 0;     /* done before the split */
-		rc = shrink_passes(merged, rep, &merged_opts, 0);
+		rc = shrink_passes(merged, rep, &merged_opts, 0, NULL);
 	}
 	/* merged in rounds (each shard, then the joined model): reported as one round would be */
 	if (rc < 0 || (rc = scs_report_fold_groups(rep, first_group)) < 0 ||
@@ -1132,6 +1140,10 @@ scs_api_big(scs_report *rep, const char *in, const char *out, const scs_big_opti
 	if ((rc = write_result(merged, rep, out, so, &dflt, &r.pc)) < 0)
 		goto done;
 	stage_end(rep, &r.pc, "write", ts, rep->output_len + rep->output_data_len);
+	/* listed in the order the input has the constants, as scs4onnx-shrink lists them (once written:
+	 * npy mode exports the groups in the order they were merged) */
+	if ((rc = scs_report_order_groups(rep, first_group, &order)) < 0)
+		goto done;
 	if (kept) {
 		rc = scs_commit_run(kept);
 		kept = NULL;
@@ -1140,6 +1152,7 @@ scs_api_big(scs_report *rep, const char *in, const char *out, const scs_big_opti
 	}
 done:
 	scs_commit_abort(kept);
+	scs_pass_notes_dispose(&order);
 	free_list(labels, labels ? shards.n : 0);
 	scs_model_free(merged);
 	scs_shards_dispose(&shards);

@@ -71,6 +71,14 @@ int scs_pass_dedup(scs_model *m, scs_dedup_result *res);
 int scs_pass_dedup_count(scs_model *m, scs_dedup_result *res);
 
 /*
+ * Append to @order the names of the constants scs_pass_dedup() studies, in
+ * the order it meets them (each graph's initializers, then its Constant
+ * nodes; the main graph first): where they first appear in the model, for
+ * scs_report_order_groups(). SCS_ENOMEM.
+ */
+int scs_pass_dedup_order(scs_model *m, scs_pass_notes *order);
+
+/*
  * Lossless downcast: float64 -> float32 and int64 -> int32 constants, only
  * where every value survives the round trip exactly and every consumer's
  * operator schema accepts the narrower type at that input, with all

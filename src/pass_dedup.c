@@ -842,3 +842,25 @@ scs_pass_dedup_count(scs_model *m, scs_dedup_result *res)
 	scs_scopes_dispose(&d.scopes);
 	return rc;
 }
+
+static int
+order_cand(void *ctx, int scope, Onnx__TensorProto *t, Onnx__NodeProto *node, const char *name)
+{
+	(void)scope;
+	(void)t;
+	(void)node;
+	return name ? scs_pass_notes_add(ctx, name, NULL) : SCS_OK;
+}
+
+int
+scs_pass_dedup_order(scs_model *m, scs_pass_notes *order)
+{
+	scs_scopes scopes;
+	int rc;
+
+	memset(&scopes, 0, sizeof(scopes));
+	if ((rc = scs_scopes_build(&scopes, m->proto)) == SCS_OK)
+		rc = scs_scopes_each_constant(&scopes, order_cand, order);
+	scs_scopes_dispose(&scopes);
+	return rc;
+}

@@ -190,6 +190,80 @@ scs_report_fold_groups(scs_report *r, size_t from)
 	return rc;
 }
 
+/* A name's place in a group or a group's place: where the model has it first, then where it was. */
+typedef struct ranked {
+	int64_t at;
+	size_t was;
+	void *item;
+} ranked;
+
+static int
+cmp_ranked(const void *pa, const void *pb)
+{
+	const ranked *a = pa, *b = pb;
+
+	if (a->at != b->at)
+		return a->at < b->at ? -1 : 1;
+	return a->was < b->was ? -1 : a->was > b->was;
+}
+
+/* @name's first place in @first, or INT64_MAX when it is not there. */
+static int64_t
+place_of(const scs_strmap *first, const char *name)
+{
+	int64_t at;
+
+	return scs_strmap_get(first, name, &at) ? at : INT64_MAX;
+}
+
+int
+scs_report_order_groups(scs_report *r, size_t from, const scs_pass_notes *order)
+{
+	scs_strmap first = SCS_STRMAP_INIT;      /* name -> its first index in @order (keys borrowed) */
+	ranked *rk = NULL;
+	scs_report_group *sorted = NULL;
+	size_t most = r->n_groups > from ? r->n_groups - from : 0;
+	int64_t at;
+	int rc = SCS_OK;
+
+	if (most == 0)
+		return SCS_OK;
+	for (size_t i = 0; i < r->n_groups; i++)
+		if (r->groups[i].n_names > most)
+			most = r->groups[i].n_names;
+	for (size_t i = 0; rc == SCS_OK && i < order->n; i++)
+		if (!scs_strmap_get(&first, order->items[i].name, &at))
+			rc = scs_strmap_put(&first, order->items[i].name, (int64_t)i);
+	if (rc == SCS_OK && ((rk = calloc(most, sizeof(*rk))) == NULL ||
+	    (sorted = malloc((r->n_groups - from) * sizeof(*sorted))) == NULL))
+		rc = scs_err_set(SCS_ENOMEM, "cannot order the report's groups");
+	for (size_t i = from; rc == SCS_OK && i < r->n_groups; i++) {
+		scs_report_group *g = &r->groups[i];
+
+		for (size_t k = 0; k < g->n_names; k++)
+			rk[k] = (ranked){ place_of(&first, g->names[k]), k, g->names[k] };
+		qsort(rk, g->n_names, sizeof(*rk), cmp_ranked);
+		for (size_t k = 0; k < g->n_names; k++)
+			g->names[k] = rk[k].item;
+	}
+	for (size_t i = from; rc == SCS_OK && i < r->n_groups; i++) {
+		scs_report_group *g = &r->groups[i];
+		int64_t c = place_of(&first, g->canonical), n = g->n_names ? place_of(&first, g->names[0]) : INT64_MAX;
+
+		rk[i - from] = (ranked){ c < n ? c : n, i, g };
+	}
+	if (rc == SCS_OK) {
+		qsort(rk, r->n_groups - from, sizeof(*rk), cmp_ranked);
+		for (size_t i = from; i < r->n_groups; i++)
+			sorted[i - from] = *(scs_report_group *)rk[i - from].item;
+		memcpy(r->groups + from, sorted, (r->n_groups - from) * sizeof(*sorted));
+	}
+	scs_strmap_dispose(&first);
+	free(rk);
+	free(sorted);
+	return rc;
+}
+
 void
 scs_report_list_unique(scs_report_list *l)
 {
@@ -229,8 +303,8 @@ scs_report_add(scs_report_list *l, const char *name, const char *detail)
 	return SCS_OK;
 }
 
-static void
-list_dispose(scs_report_list *l)
+void
+scs_report_list_dispose(scs_report_list *l)
 {
 	for (size_t i = 0; i < l->n; i++) {
 		free(l->items[i].name);
@@ -246,15 +320,15 @@ scs_report_clear(scs_report *r)
 	for (size_t i = 0; i < r->n_groups; i++)
 		group_dispose(&r->groups[i]);
 	free(r->groups);
-	list_dispose(&r->skipped);
-	list_dispose(&r->narrowed);
-	list_dispose(&r->refused);
-	list_dispose(&r->npy);
-	list_dispose(&r->unexported);
-	list_dispose(&r->npy_renamed);
-	list_dispose(&r->shards);
-	list_dispose(&r->changes);
-	list_dispose(&r->left);
+	scs_report_list_dispose(&r->skipped);
+	scs_report_list_dispose(&r->narrowed);
+	scs_report_list_dispose(&r->refused);
+	scs_report_list_dispose(&r->npy);
+	scs_report_list_dispose(&r->unexported);
+	scs_report_list_dispose(&r->npy_renamed);
+	scs_report_list_dispose(&r->shards);
+	scs_report_list_dispose(&r->changes);
+	scs_report_list_dispose(&r->left);
 	memset(r, 0, sizeof(*r));
 }
 
@@ -373,26 +447,135 @@ default_inputs_rule(const scs_report *r)
 	}
 }
 
+/* Is the quote at @s[@i] the start of a quoted name (at the start, or after a space or '(')? */
+static int
+opens_name(const char *s, size_t i)
+{
+	return s[i] == '\'' && (i == 0 || s[i - 1] == ' ' || s[i - 1] == '(');
+}
+
+/* Does the quote at @q close a quoted name (the end, or a space or punctuation after it)? */
+static int
+closes_name(const char *q)
+{
+	return *q == '\'' && (q[1] == '\0' || strchr(" ,;:.)", q[1]) != NULL);
+}
+
+/*
+ * The reason of a "not optimized" @detail, to count alike ones together
+ * (malloc'd; NULL when out of memory): a node's subject ("node 'n' (Op)",
+ * and where the node is) becomes its operator, and each quoted name '...'.
+ */
+static char *
+reason_of(const char *detail)
+{
+	const char *s = detail, *op = NULL, *colon;
+	size_t op_len = 0, k = 0;
+	char *out;
+
+	if (strncmp(s, "node '", 6) == 0 && (op = strstr(s, "' (")) != NULL && (colon = strstr(op, "): ")) != NULL) {
+		op += 3;
+		op_len = strcspn(op, ")");
+		s = strstr(op + op_len, ": ") + 2;
+	}
+	if ((out = malloc(op_len + 2 + 3 * strlen(s) + 1)) == NULL)
+		return NULL;
+	if (op) {
+		memcpy(out, op, op_len);
+		memcpy(out + op_len, ": ", 2);
+		k = op_len + 2;
+	}
+	for (size_t i = 0; s[i]; i++) {
+		const char *q = opens_name(s, i) ? strchr(s + i + 1, '\'') : NULL;
+
+		while (q && !closes_name(q))
+			q = strchr(q + 1, '\'');
+		if (q == NULL) {
+			out[k++] = s[i];
+			continue;
+		}
+		memcpy(out + k, "'...'", 5);
+		k += 5;
+		i = (size_t)(q - s);
+	}
+	out[k] = '\0';
+	return out;
+}
+
+/*
+ * The optimizer's "left alone" entries counted per pass and reason, in the
+ * order first met: "INFO: left alone by PASS (N): REASON".
+ */
+static void
+print_left_counted(const scs_report *r, FILE *f)
+{
+	scs_strmap seen = SCS_STRMAP_INIT;   /* "pass\treason" -> index in keys */
+	char **keys = calloc(r->left.n ? r->left.n : 1, sizeof(*keys));
+	uint64_t *counts = calloc(r->left.n ? r->left.n : 1, sizeof(*counts));
+	size_t n_keys = 0;
+	int64_t at;
+
+	for (size_t i = 0; keys && counts && i < r->left.n; i++) {
+		char *reason = reason_of(r->left.items[i].detail), *key;
+		size_t len;
+
+		if (reason == NULL)
+			break;
+		len = strlen(r->left.items[i].name) + strlen(reason) + 2;
+		if ((key = malloc(len)) == NULL) {
+			free(reason);
+			break;
+		}
+		snprintf(key, len, "%s\t%s", r->left.items[i].name, reason);
+		free(reason);
+		if (scs_strmap_get(&seen, key, &at)) {
+			counts[at]++;
+			free(key);
+		} else if (scs_strmap_put(&seen, key, (int64_t)n_keys) == SCS_OK) {
+			keys[n_keys] = key;
+			counts[n_keys++] = 1;
+		} else {
+			free(key);
+			break;
+		}
+	}
+	for (size_t i = 0; i < n_keys; i++) {
+		char *tab = strchr(keys[i], '\t');
+
+		fprintf(f, "INFO: left alone by %.*s (%llu): %s\n", (int)(tab - keys[i]), keys[i],
+		    (unsigned long long)counts[i], tab + 1);
+		free(keys[i]);
+	}
+	scs_strmap_dispose(&seen);
+	free(keys);
+	free(counts);
+}
+
+/* The optimizer's summary: the passes run, the nodes before and after, each pass's counts, what was left and why. */
+static void
+print_optimized(const scs_report *r, FILE *f)
+{
+	fprintf(f, "INFO: passes:");
+	for (size_t i = 0; i < r->n_passes; i++)
+		fprintf(f, "%s %s", i ? "," : "", r->passes[i].name);
+	fputc('\n', f);
+	fprintf(f, "INFO: nodes: %llu -> %llu (%u rounds)\n", (unsigned long long)r->nodes_before,
+	    (unsigned long long)r->nodes_after, r->rounds);
+	for (size_t i = 0; i < r->n_passes; i++)
+		if (r->passes[i].changes || r->passes[i].refusals)
+			fprintf(f, "INFO: pass %s: %llu changes, %llu left alone\n", r->passes[i].name,
+			    (unsigned long long)r->passes[i].changes, (unsigned long long)r->passes[i].refusals);
+	print_left_counted(r, f);
+}
+
 void
 scs_report_put_text(const scs_report *r, FILE *f)
 {
 	char a[32], b[32];
 
 	print_headline(r, f);
-	if (r->optimized) {
-		print_list(f, "optimized", &r->changes);
-		print_list(f, "not optimized", &r->left);
-		fprintf(f, "INFO: passes:");
-		for (size_t i = 0; i < r->n_passes; i++)
-			fprintf(f, "%s %s", i ? "," : "", r->passes[i].name);
-		fputc('\n', f);
-		for (size_t i = 0; i < r->n_passes; i++)
-			if (r->passes[i].changes || r->passes[i].refusals)
-				fprintf(f, "INFO: pass %s: %llu changes, %llu left alone\n", r->passes[i].name,
-				    (unsigned long long)r->passes[i].changes, (unsigned long long)r->passes[i].refusals);
-		fprintf(f, "INFO: nodes: %llu -> %llu (%u rounds)\n", (unsigned long long)r->nodes_before,
-		    (unsigned long long)r->nodes_after, r->rounds);
-	}
+	if (r->optimized)
+		print_optimized(r, f);
 	if (r->n_default_inputs)
 		fprintf(f, "INFO: initializers among the graph inputs: %llu, %s\n", (unsigned long long)r->n_default_inputs,
 		    default_inputs_rule(r));

@@ -10,6 +10,7 @@
 #define SCS_REPORT_H
 
 #include <scs4onnx/report.h>
+#include "pass.h"
 
 /* scs_report_dispose(), scs_report_print() and scs_report_write_json() of a
  * report of this header's version (the public ones, abi.c, check the
@@ -34,6 +35,17 @@ int scs_report_add_group(scs_report *r, const char *canonical, const char *const
  * group per kept constant, as one round would report it. SCS_ENOMEM.
  */
 int scs_report_fold_groups(scs_report *r, size_t from);
+/*
+ * Order the groups from index @from on as one pass over the model meets
+ * them: each group's names in the order of @order (names, first
+ * appearance first; a name not in it after those, as it was), then the
+ * groups by where their canonical or first name appears. So a run that
+ * merges in rounds (shards, then the joined model) lists a group as a run
+ * in one pass does. SCS_ENOMEM.
+ */
+int scs_report_order_groups(scs_report *r, size_t from, const scs_pass_notes *order);
+/* Free a list's entries; it is empty afterwards. */
+void scs_report_list_dispose(scs_report_list *l);
 /* Add "name: detail" to a list; both copied. */
 int scs_report_add(scs_report_list *l, const char *name, const char *detail);
 /* Drop the entries equal (name and detail) to an earlier one; the first stays. */

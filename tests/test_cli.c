@@ -169,6 +169,128 @@ Test(cli, read_only_output_needs_force, .init = scratch_setup, .fini = scratch_t
 	free(out);
 }
 
+/*
+ * An OUTPUT that exists is refused without --force (a swapped command line
+ * would replace the model): each tool that writes a model, the model left
+ * byte for byte; scs4onnx replaces it, as the Python scs4onnx does.
+ */
+Test(cli, existing_output_needs_force, .init = scratch_setup, .fini = scratch_teardown)
+{
+	const char *tools[] = { "scs4onnx-shrink", "scs4onnx-merge", "scs4onnx-big", "scs4onnx-optimize" };
+	char *text, *orig = path_in(scratch_dir, "orig.onnx"), want[256];
+	uint8_t *before, *after;
+	size_t n_before, n_after;
+
+	put_input("dup_basic.onnx");
+	cr_assert_eq(sh(&text, "scs4onnx-split in.onnx shards -n && cp in.onnx orig.onnx"), 0, "%s", text);
+	free(text);
+	before = read_all(orig, &n_before);
+	for (size_t i = 0; i < sizeof(tools) / sizeof(tools[0]); i++) {
+		const char *in = strcmp(tools[i], "scs4onnx-merge") == 0 ? "shards" : "out.onnx";
+		char args[64];
+
+		/* the swap: a run's output given as INPUT, the original model as OUTPUT */
+		cr_assert_eq(sh(&text, "rm -f out.onnx && scs4onnx-shrink in.onnx out.onnx -n"), 0, "%s", text);
+		free(text);
+		snprintf(args, sizeof(args), "%s orig.onnx", in);
+		snprintf(want, sizeof(want), "%s: error: orig.onnx already exists; give --force to replace it\n", tools[i]);
+		expect_says(tools[i], args, 1, want);
+		after = read_all(orig, &n_after);
+		cr_expect(n_after == n_before && memcmp(after, before, n_before) == 0, "%s replaced the model", tools[i]);
+		free(after);
+		snprintf(args, sizeof(args), "%s orig.onnx -f -n", in);
+		expect_says(tools[i], args, 0, "");
+		cr_assert_eq(sh(NULL, "cp in.onnx orig.onnx"), 0);
+	}
+	/* scs4onnx, as the Python tool: a re-run replaces its output */
+	expect_says("scs4onnx", "in.onnx orig.onnx -n", 0, "");
+	after = read_all(orig, &n_after);
+	cr_expect_lt(n_after, n_before, "scs4onnx did not replace its output");
+	free(after);
+	free(before);
+	free(orig);
+}
+
+/* The "INFO: merged" lines of @text, in order (malloc'd). */
+static char *
+merged_lines(const char *text)
+{
+	char *out = calloc(strlen(text) + 1, 1);
+	const char *p = text, *nl;
+	size_t n = 0, len;
+
+	cr_assert_not_null(out);
+	for (; *p; p += len) {
+		nl = strchr(p, '\n');
+		len = nl ? (size_t)(nl - p + 1) : strlen(p);
+		if (strncmp(p, "INFO: merged: ", 14) == 0) {
+			memcpy(out + n, p, len);
+			n += len;
+		}
+	}
+	return out;
+}
+
+/* The "groups" array of JSON report @path in the scratch folder (malloc'd). */
+static char *
+json_groups(const char *name, long *n_shards)
+{
+	char *path = path_in(scratch_dir, name), *text = read_text(path), *from, *to, *shards;
+
+	from = strstr(text, "\"groups\": [");
+	to = from ? strstr(from, "\"not_merged\"") : NULL;
+	shards = strstr(text, "\"n_shards\": ");
+	cr_assert(from && to && shards, "%s: %s", name, text);
+	*n_shards = strtol(shards + 12, NULL, 10);
+	*to = '\0';
+	from = strdup(from);
+	free(text);
+	free(path);
+	return from;
+}
+
+/*
+ * scs4onnx-big merges a constant's copies shard by shard, then across the
+ * joined model; scs4onnx-shrink in one pass: both list each group's names,
+ * and the groups, in the order the input model has the constants.
+ */
+Test(cli, big_and_shrink_list_a_group_alike_in_the_order_of_the_model, .init = scratch_setup,
+    .fini = scratch_teardown)
+{
+	static const char *const models[][2] = {
+		{ "fold_op11.onnx", "INFO: merged: c0 <- c15, c16, c30 (float32, 80 bytes each)\n"
+		  "INFO: merged: c21 <- c28, c29, c32, c33, c35 (float32, 96 bytes each)\n" },
+		/* the initializers W* come before the Constant nodes C* */
+		{ "straddle.onnx", "INFO: merged: C140 <- W140 (float32, 4 bytes each)\n"
+		  "INFO: merged: C0 <- W0 (float32, 4 bytes each)\n" },
+	};
+
+	for (size_t i = 0; i < sizeof(models) / sizeof(models[0]); i++) {
+		char *text, *shrunk, *big, *js, *jb;
+		long n_s, n_b;
+
+		put_input(models[i][0]);
+		cr_assert_eq(sh(&text, "rm -f s.onnx b.onnx *.data && scs4onnx-shrink in.onnx s.onnx --json s.json"), 0,
+		    "%s", text);
+		shrunk = merged_lines(text);
+		free(text);
+		cr_assert_eq(sh(&text, "scs4onnx-big in.onnx b.onnx --max-shard-size 2K --json b.json"), 0, "%s", text);
+		big = merged_lines(text);
+		free(text);
+		cr_assert_eq(strncmp(shrunk, models[i][1], strlen(models[i][1])), 0, "%s: scs4onnx-shrink says:\n%s",
+		    models[i][0], shrunk);
+		cr_expect_str_eq(big, shrunk, "%s: scs4onnx-big lists the groups otherwise", models[i][0]);
+		js = json_groups("s.json", &n_s);
+		jb = json_groups("b.json", &n_b);
+		cr_assert_gt(n_b, 1, "%s: one shard", models[i][0]);
+		cr_expect_str_eq(jb, js, "%s: the JSON reports' groups differ", models[i][0]);
+		free(js);
+		free(jb);
+		free(shrunk);
+		free(big);
+	}
+}
+
 /* The bytes of scratch file @name (malloc'd; NULL when missing), *len of them. */
 static uint8_t *
 scratch_bytes(const char *name, size_t *len)
@@ -314,7 +436,7 @@ Test(cli, big_keep_work_rerun_says_what_to_do, .init = scratch_setup, .fini = sc
 	expect_says("scs4onnx-big", "in.onnx out.onnx --work W --keep-work --max-shard-size 300 -n", 0, "");
 	n = count_files(shards, "shard-");
 	cr_assert_gt(n, 1);
-	expect_says("scs4onnx-big", "in.onnx out.onnx --work W --keep-work --max-shard-size 300 -n", 1,
+	expect_says("scs4onnx-big", "in.onnx out.onnx --work W --keep-work --max-shard-size 300 -n -f", 1,
 	    "scs4onnx-big: error: W/shards: holds files already (the shards of an earlier --keep-work run?); "
 	    "--keep-work needs it new or empty: remove it, or give --work another folder\n");
 	cr_expect_eq(count_files(shards, "shard-"), n, "the kept shards were changed");

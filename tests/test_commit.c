@@ -252,8 +252,11 @@ make_argv(char *argv[8], char store[4][4096], int hooked, const command *cmd, co
 	argv[n++] = store[1];
 	argv[n++] = store[2];
 	argv[n++] = (char *)"-n";
+	/* the runs write over an old output (split's folder is new or empty) */
 	if (strcmp(cmd->tool, "split") == 0)
 		argv[n++] = (char *)"--max-shard-size=1M";
+	else
+		argv[n++] = (char *)"-f";
 	if (cmd->extra)
 		argv[n++] = (char *)cmd->extra;
 	argv[n] = NULL;
@@ -695,7 +698,7 @@ Test(commit, big_removes_the_work_folder_it_made, .init = make_inputs, .fini = d
 	cr_assert_eq(run_tool(&text, "scs4onnx-big", "'%s' '%s/bad.onnx' --work '%s' -n", bad, out, w), 1, "%s", text);
 	free(text);
 	cr_assert(!file_exists(w), "a failed big left the work folder it made");
-	cr_assert_eq(run_tool(&text, "scs4onnx-big", "'%s' '%s/ok.onnx' --work '%s' -n", in, out, mine), 0, "%s", text);
+	cr_assert_eq(run_tool(&text, "scs4onnx-big", "'%s' '%s/ok.onnx' --work '%s' -n -f", in, out, mine), 0, "%s", text);
 	free(text);
 	cr_assert(file_exists(mine), "big removed a work folder it did not make");
 	cr_assert_eq(count_files(mine, ""), 2, "big left something in the work folder");
@@ -778,7 +781,7 @@ Test(commit, big_stopped_by_sigterm_or_sigint_leaves_no_work_folder, .init = mak
 Test(commit, big_killed_by_sigkill_leaves_no_work_folder_it_did_not_keep, .init = make_inputs, .fini = drop_inputs)
 {
 	char *out = path_in(work, "out"), *w = path_in(work, "W"), *in = path_in(in_dir, "a.onnx"), big[4200], target[4200];
-	char *argv[] = { big, in, target, "--work", w, "--max-shard-size", "1M", "-n", NULL, NULL };
+	char *argv[] = { big, in, target, "--work", w, "--max-shard-size", "1M", "-n", "-f", NULL, NULL };
 	char kill_env[] = "SCS_TEST_KILL_AT=1", *env[] = { kill_env, NULL }, *kept = path_in(work, "W/shards");
 	outcome o;
 	int count;
@@ -791,7 +794,7 @@ Test(commit, big_killed_by_sigkill_leaves_no_work_folder_it_did_not_keep, .init 
 	free(o.text);
 	cr_expect(!file_exists(w), "SIGKILL left the work folder");
 	/* with --keep-work the folder is where the shards stay: it may stay, and the next run takes it */
-	argv[8] = "--keep-work";
+	argv[9] = "--keep-work";
 	o = run_env(env, argv);
 	cr_assert(o.killed, "%s", o.text);
 	free(o.text);

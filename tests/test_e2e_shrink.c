@@ -93,7 +93,7 @@ Test(e2e, a_rewritten_output_keeps_one_data_file_and_an_inline_one_none)
 	first = data_file_beside(out);
 	cr_assert_not_null(first);
 	size = file_size(first);
-	cr_assert_eq(run_tool(&text, "scs4onnx-shrink", "'%s' '%s' --external-data", in, out), 0, "%s", text);
+	cr_assert_eq(run_tool(&text, "scs4onnx-shrink", "'%s' '%s' --external-data -f", in, out), 0, "%s", text);
 	free(text);
 	second = data_file_beside(out);
 	cr_assert_str_eq(second, first, "the same contents, another name");
@@ -101,7 +101,7 @@ Test(e2e, a_rewritten_output_keeps_one_data_file_and_an_inline_one_none)
 	    (unsigned long long)size);
 	expect_equivalent(in, out, NULL);
 	/* another model, inline: its data file goes with the old model */
-	cr_assert_eq(run_tool(&text, "scs4onnx-shrink", "'%s' '%s'", other, out), 0, "%s", text);
+	cr_assert_eq(run_tool(&text, "scs4onnx-shrink", "'%s' '%s' -f", other, out), 0, "%s", text);
 	free(text);
 	cr_assert_null(data_file_beside(out), "an inline output kept the old data file");
 	cr_assert_eq(count_files(dir, ""), 3, "m.onnx and nothing else");

@@ -49,7 +49,7 @@ split_merge(const char *dir, const char *in, const char *name, const char *out, 
 	snprintf(sub, sizeof(sub), "%s.d", name);
 	shards = path_in(dir, sub);
 	tool_ok("scs4onnx-split", "'%s' '%s' -n --max-shard-size %s", in, shards, budget);
-	tool_ok("scs4onnx-merge", "'%s' '%s' -n%s", shards, out, "");
+	tool_ok("scs4onnx-merge", "'%s' '%s' -n -f%s", shards, out, "");
 	free(shards);
 }
 
@@ -254,11 +254,11 @@ ParameterizedTest(fixture_name *p, fixpoint, every_tool_is_idempotent_and_determ
 	for (size_t i = 0; i < sizeof(budgets) / sizeof(budgets[0]); i++) {
 		char name[32];
 
-		tool_ok("scs4onnx-big", "'%s' '%s' -n --max-shard-size %s", in, b1, budgets[i]);
-		tool_ok("scs4onnx-big", "'%s' '%s' -n --max-shard-size %s", in, b1b, budgets[i]);
+		tool_ok("scs4onnx-big", "'%s' '%s' -n -f --max-shard-size %s", in, b1, budgets[i]);
+		tool_ok("scs4onnx-big", "'%s' '%s' -n -f --max-shard-size %s", in, b1b, budgets[i]);
 		cr_assert(same_bytes(b1, b1b), "%s: big twice on the same input gave different bytes (%s)", p->name,
 		    budgets[i]);
-		tool_ok("scs4onnx-big", "'%s' '%s' -n --max-shard-size %s", b1, b2, budgets[i]);
+		tool_ok("scs4onnx-big", "'%s' '%s' -n -f --max-shard-size %s", b1, b2, budgets[i]);
 		cr_assert(same_bytes(b1, b2), "%s: big(big(x)) differs from big(x) (budget %s)", p->name, budgets[i]);
 		snprintf(name, sizeof(name), "x%zu", i);
 		split_merge(dir, in, name, m1, budgets[i]);

@@ -77,7 +77,7 @@ tool_output(const char *tool, const char *in, const char *o1, const char *flags)
 	Onnx__ModelProto *m;
 	char *text;
 
-	cr_assert_eq(run_tool(&text, tool, "'%s' '%s' %s -n", in, o1, flags), 0, "%s %s: %s", tool, flags, text);
+	cr_assert_eq(run_tool(&text, tool, "'%s' '%s' %s -n -f", in, o1, flags), 0, "%s %s: %s", tool, flags, text);
 	free(text);
 	m = load_proto(o1);
 	cr_assert_not_null(m, "%s: output unreadable", tool);
@@ -388,7 +388,7 @@ Test(fold, the_optimizer_takes_input_shape_and_write_shapes)
 	cr_assert_eq(run_tool(&text, "scs4onnx-optimize", "'%s' '%s' --input-shape X", in, o1), 2, "%s", text);
 	cr_assert_not_null(strstr(text, "--input-shape"), "%s", text);
 	free(text);
-	cr_assert_eq(run_tool(&text, "scs4onnx-optimize", "'%s' '%s' --input-shape Q=1", in, o1), 1, "%s", text);
+	cr_assert_eq(run_tool(&text, "scs4onnx-optimize", "'%s' '%s' --input-shape Q=1 -f", in, o1), 1, "%s", text);
 	free(text);
 	free(o1);
 	free(in);

@@ -540,7 +540,8 @@ Test(fuse, every_fusion_on_every_element_type)
 		snprintf(name, sizeof(name), "out_%s", file);
 		src = path_in(d, file);
 		dst = path_in(d, name);
-		cr_assert_eq(run_tool(&text, "scs4onnx-optimize", "'%s' '%s' -p %s", src, dst, pass), 0, "%s: %s", file, text);
+		cr_assert_eq(run_tool(&text, "scs4onnx-optimize", "'%s' '%s' --verbose -p %s", src, dst, pass), 0, "%s: %s", file,
+		    text);
 		/* a MatMul left alone for its type says why */
 		if (strncmp(file, "matmul_add_", 11) == 0 && !fuses && !strstr(file, "_double"))
 			cr_assert_not_null(strstr(text, "no ONNX Runtime CPU kernel for Gemm-13 on "), "%s: %s", file, text);

@@ -13,6 +13,7 @@
 
 #include "dtype.h"
 #include "opt.h"
+#include "pkg.h"
 #include "store.h"
 #include "support.h"
 
@@ -270,7 +271,8 @@ optimize(const char *name, const char *args, int runs)
 {
 	char *in = fixture(name), *out = path_in(opt_dir, "out.onnx");
 
-	cr_assert_eq(run_tool(&opt_text, "scs4onnx-optimize", "'%s' '%s' %s", in, out, args), 0, "%s", opt_text);
+	cr_assert_eq(run_tool(&opt_text, "scs4onnx-optimize", "'%s' '%s' --verbose --force %s", in, out, args), 0, "%s",
+	    opt_text);
 	opt_model = load_proto(out);
 	cr_assert_not_null(opt_model, "the output does not parse");
 	if (runs)
@@ -456,11 +458,11 @@ Test(optimize, every_output_is_a_fixed_point_and_the_same_command_gives_the_same
 		char *in = fixture(names[i]);
 		uint8_t *da, *db, *dc;
 
-		cr_assert_eq(run_tool(&text, "scs4onnx-optimize", "'%s' '%s' -n", in, a), 0, "%s", text);
+		cr_assert_eq(run_tool(&text, "scs4onnx-optimize", "'%s' '%s' -n -f", in, a), 0, "%s", text);
 		free(text);
-		cr_assert_eq(run_tool(&text, "scs4onnx-optimize", "'%s' '%s' -n", in, b), 0, "%s", text);
+		cr_assert_eq(run_tool(&text, "scs4onnx-optimize", "'%s' '%s' -n -f", in, b), 0, "%s", text);
 		free(text);
-		cr_assert_eq(run_tool(&text, "scs4onnx-optimize", "'%s' '%s' -n", a, c), 0, "%s", text);
+		cr_assert_eq(run_tool(&text, "scs4onnx-optimize", "'%s' '%s' -n -f", a, c), 0, "%s", text);
 		free(text);
 		da = read_all(a, &la);
 		db = read_all(b, &lb);
@@ -566,9 +568,11 @@ Test(optimize, shrink_and_big_with_optimize_are_fixed_points, .init = opt_setup,
 			char *in = fixture(names[i]);
 			uint8_t *da, *dc;
 
-			cr_assert_eq(run_tool(&text, cmds[k][0], "'%s' '%s' --optimize %s -n", in, a, cmds[k][1]), 0, "%s", text);
+			cr_assert_eq(run_tool(&text, cmds[k][0], "'%s' '%s' --optimize %s -n -f", in, a, cmds[k][1]), 0, "%s",
+			    text);
 			free(text);
-			cr_assert_eq(run_tool(&text, cmds[k][0], "'%s' '%s' --optimize %s -n", a, c, cmds[k][1]), 0, "%s", text);
+			cr_assert_eq(run_tool(&text, cmds[k][0], "'%s' '%s' --optimize %s -n -f", a, c, cmds[k][1]), 0, "%s",
+			    text);
 			free(text);
 			da = read_all(a, &la);
 			dc = read_all(c, &lc);
@@ -587,7 +591,7 @@ Test(optimize, shrink_and_big_run_the_passes_first_with_optimize, .init = opt_se
 	char *in = fixture("opt_nops.onnx"), *s = path_in(opt_dir, "s.onnx"), *b = path_in(opt_dir, "b.onnx");
 	Onnx__ModelProto *m;
 
-	cr_assert_eq(run_tool(&opt_text, "scs4onnx-shrink", "'%s' '%s' --optimize", in, s), 0, "%s", opt_text);
+	cr_assert_eq(run_tool(&opt_text, "scs4onnx-shrink", "'%s' '%s' --optimize --verbose", in, s), 0, "%s", opt_text);
 	expect_said("INFO: optimized: eliminate_nop_pad");
 	expect_said("INFO: groups merged");
 	expect_equivalent(in, s, NULL);
@@ -595,7 +599,7 @@ Test(optimize, shrink_and_big_run_the_passes_first_with_optimize, .init = opt_se
 	cr_assert_eq(m->graph->n_node, 13, "%zu nodes", m->graph->n_node);
 	free_proto(m);
 	free(opt_text);
-	cr_assert_eq(run_tool(&opt_text, "scs4onnx-big", "'%s' '%s' --optimize --max-shard-size 300", in, b), 0, "%s",
+	cr_assert_eq(run_tool(&opt_text, "scs4onnx-big", "'%s' '%s' --optimize --verbose --max-shard-size 300", in, b), 0, "%s",
 	    opt_text);
 	expect_said("INFO: optimized: eliminate_nop_pad");
 	expect_equivalent(in, b, NULL);
@@ -605,6 +609,69 @@ Test(optimize, shrink_and_big_run_the_passes_first_with_optimize, .init = opt_se
 	free(in);
 	free(s);
 	free(b);
+}
+
+/*
+ * The summary first: the passes, the nodes before and after, each pass's
+ * counts, what was left alone counted by pass and reason; each change and
+ * each node left alone only with --verbose (after the summary) and in --json.
+ */
+Test(optimize, the_summary_comes_first_and_each_change_only_with_verbose, .init = opt_setup, .fini = opt_teardown)
+{
+	static const char head[] =
+	    "INFO: 33% smaller: 484 bytes -> 325 bytes\n"
+	    "INFO: passes: eliminate_identity, eliminate_if_with_const_cond, eliminate_nop_cast, eliminate_nop_dropout, "
+	    "eliminate_nop_pad, eliminate_nop_reshape, fuse_consecutive_transposes, eliminate_nop_transpose, "
+	    "fold_constants, fuse_bn_into_conv, fuse_bn_into_gemm, fuse_add_bias_into_conv, "
+	    "fuse_matmul_add_bias_into_gemm, eliminate_deadend, eliminate_unused_initializer\n"
+	    "INFO: nodes: 9 -> 5 (2 rounds)\n"
+	    "INFO: pass eliminate_identity: 4 changes, 3 left alone\n"
+	    "INFO: left alone by eliminate_identity (1): Identity: '...' is a graph output and '...' is a graph input: "
+	    "both names must stay\n"
+	    "INFO: left alone by eliminate_identity (1): Identity: '...' is a graph output and '...' is an initializer, "
+	    "which keeps its name\n"
+	    "INFO: left alone by eliminate_identity (1): Identity: '...' and '...' are both names that must stay (a "
+	    "graph output; a graph output)\n"
+	    "INFO: stage scan: ";
+	static const char tail[] = "INFO: --verbose lists each change and each node left alone\n";
+	static const char detail[] =
+	    "INFO: optimized: eliminate_identity: node 'id_a' (Identity): removed; its readers read 'X'\n"
+	    "INFO: optimized: eliminate_identity: node 'id_b' (Identity): removed; its readers read 'X'\n"
+	    "INFO: optimized: eliminate_identity: node 'id_y' (Identity): removed; 'c' is now made as 'Y' (a graph "
+	    "output)\n"
+	    "INFO: optimized: eliminate_identity: node 'id_q' (Identity): removed; 'd' is now made as 'Q' (a graph "
+	    "output)\n"
+	    "INFO: not optimized: eliminate_identity: node 'id_z' (Identity): 'Z' is a graph output and 'X' is a graph "
+	    "input: both names must stay\n"
+	    "INFO: not optimized: eliminate_identity: node 'id_p' (Identity): 'P' is a graph output and 'W' is an "
+	    "initializer, which keeps its name\n"
+	    "INFO: not optimized: eliminate_identity: node 'id_r' (Identity): 'R' and 'Q' are both names that must "
+	    "stay (a graph output; a graph output)\n";
+	char *in = fixture("opt_identity.onnx"), *out = path_in(opt_dir, "out.onnx"), *json = path_in(opt_dir, "r.json");
+	char *text;
+	size_t n;
+
+	cr_assert_eq(run_tool(&opt_text, "scs4onnx-optimize", "'%s' '%s'", in, out), 0, "%s", opt_text);
+	cr_assert_eq(strncmp(opt_text, head, strlen(head)), 0, "the summary is:\n%s", opt_text);
+	n = strlen(opt_text);
+	cr_assert(n > strlen(tail) && strcmp(opt_text + n - strlen(tail), tail) == 0, "the summary is:\n%s", opt_text);
+	cr_assert_null(strstr(opt_text, "INFO: optimized:"), "%s", opt_text);
+	free(opt_text);
+	cr_assert_eq(run_tool(&opt_text, "scs4onnx-optimize", "'%s' '%s' --verbose --force --json '%s'", in, out, json),
+	    0, "%s", opt_text);
+	cr_assert_eq(strncmp(opt_text, head, strlen(head)), 0, "the summary is:\n%s", opt_text);
+	n = strlen(opt_text);
+	cr_assert(n > strlen(detail) && strcmp(opt_text + n - strlen(detail), detail) == 0, "the output is:\n%s",
+	    opt_text);
+	text = text_of(json);
+	cr_assert_not_null(strstr(text, "{\"pass\": \"eliminate_identity\", \"change\": \"node 'id_a' (Identity): "
+	    "removed; its readers read 'X'\"}"), "%s", text);
+	cr_assert_not_null(strstr(text, "{\"pass\": \"eliminate_identity\", \"reason\": \"node 'id_r' (Identity): "
+	    "'R' and 'Q' are both names that must stay (a graph output; a graph output)\"}"), "%s", text);
+	free(text);
+	free(json);
+	free(in);
+	free(out);
 }
 
 Test(optimize, unusual_nodes_are_looked_at_and_left_alone, .init = opt_setup, .fini = opt_teardown)
@@ -623,10 +690,11 @@ Test(optimize, unusual_nodes_are_looked_at_and_left_alone, .init = opt_setup, .f
 /* ---- fields left out (tests/e2e/gen_absent_models.py) ---- */
 
 /* The three tools that optimize, with the arguments that make them do it. */
+/* each writes one output over the last (--force), listing what it left alone (--verbose) */
 static const char *const optimizing_tools[][2] = {
-	{ "scs4onnx-optimize", "" },
-	{ "scs4onnx-shrink", "--optimize" },
-	{ "scs4onnx-big", "--optimize --max-shard-size 300" },
+	{ "scs4onnx-optimize", "--force --verbose" },
+	{ "scs4onnx-shrink", "--optimize --force --verbose" },
+	{ "scs4onnx-big", "--optimize --max-shard-size 300 --force --verbose" },
 };
 
 Test(optimize, a_node_without_op_type_or_an_attribute_name_leaves_the_model_as_it_is, .init = opt_setup,

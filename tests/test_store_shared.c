@@ -63,8 +63,8 @@ Test(store, two_runs_at_once_on_one_kept_store_both_finish_with_their_own_output
 		int sa = -1, sb = -1;
 
 		cr_assert_eq(run(&text, "cd '%s' && rm -rf st && { "
-		    "('%s/scs4onnx-shrink' '%s' a.onnx -n --store st; echo \"status a=$?\") & "
-		    "('%s/scs4onnx-shrink' '%s' b.onnx -n --store st; echo \"status b=$?\") & wait; }",
+		    "('%s/scs4onnx-shrink' '%s' a.onnx -n -f --store st; echo \"status a=$?\") & "
+		    "('%s/scs4onnx-shrink' '%s' b.onnx -n -f --store st; echo \"status b=$?\") & wait; }",
 		    dir, SCS_TOOLS_DIR, a, SCS_TOOLS_DIR, second), 0, "%s", text);
 		cr_assert_not_null(strstr(text, "status a="), "%s", text);
 		cr_assert_not_null(strstr(text, "status b="), "%s", text);

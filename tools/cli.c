@@ -339,6 +339,15 @@ is_read_only(const char *path)
 	return stat(path, &st) == 0 && S_ISREG(st.st_mode) && (st.st_mode & 0222) == 0;
 }
 
+/* A regular file (or a link to one) at @path? */
+static int
+is_file(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
 /* The option's value: after '=' or the next argument. */
 static const char *
 value_of(const char *value, int argc, char **argv, int *i)
@@ -574,6 +583,7 @@ cli_parse(cli_args *a, int argc, char **argv, unsigned flags, void (*usage)(FILE
 	static const char *const o_fc[] = { "-fc", "--forced-extraction-constant-names",
 		"--forced_extraction_constant_names", NULL };
 	static const char *const o_down[] = { "-d", "--disable-auto-downcast", "--disable_auto_downcast", NULL };
+	static const char *const o_verbose[] = { "-v", "--verbose", NULL };
 	static const char *const o_quiet[] = { "-n", "-q", "--non-verbose", "--non_verbose", "--quiet", NULL };
 	static const char *const o_ext[] = { "--external-data", "--external_data", NULL };
 	static const char *const o_store[] = { "--store", NULL };
@@ -620,6 +630,8 @@ cli_parse(cli_args *a, int argc, char **argv, unsigned flags, void (*usage)(FILE
 			return CLI_OK;
 		} else if (is_opt(arg, o_quiet, &value) && value == NULL) {
 			a->quiet = 1;
+		} else if ((flags & (CLI_SHRINK | CLI_PASSES)) && is_opt(arg, o_verbose, &value) && value == NULL) {
+			a->verbose = 1;
 		} else if (is_opt(arg, o_json, &value)) {
 			if ((a->json = value_of(value, argc, argv, &i)) == NULL || a->json[0] == '\0')
 				return cli_usage_error("--json needs a file (or -)");
@@ -698,14 +710,19 @@ cli_parse(cli_args *a, int argc, char **argv, unsigned flags, void (*usage)(FILE
 	}
 	if (n_pos < 2)
 		return cli_usage_error(n_pos ? "needs two arguments; only one was given" : "needs two arguments");
-	/* as gzip does: a write-protected output is replaced only when asked to */
+	/* the optimizer's shapes: scs4onnx-optimize's own, the others' with --optimize */
+	if (!(flags & CLI_PASSES) && !a->shrink.optimize && (a->input_shapes.n || a->shrink.write_shapes))
+		return cli_usage_error("--input-shape and --write-shapes go with --optimize");
+	/* as gzip does: a write-protected output is replaced only when asked to, and with CLI_NEW_OUTPUT
+	 * any output that exists (INPUT given as OUTPUT is the run's own refusal) */
 	if ((flags & CLI_FORCE) && !a->force && is_read_only(a->pos[1])) {
 		fprintf(stderr, "%s: error: %s is read-only; give --force to replace it\n", prog, a->pos[1]);
 		return CLI_FAILED;
 	}
-	/* the optimizer's shapes: scs4onnx-optimize's own, the others' with --optimize */
-	if (!(flags & CLI_PASSES) && !a->shrink.optimize && (a->input_shapes.n || a->shrink.write_shapes))
-		return cli_usage_error("--input-shape and --write-shapes go with --optimize");
+	if ((flags & CLI_NEW_OUTPUT) && !a->force && is_file(a->pos[1]) && !same_file(a->pos[0], a->pos[1])) {
+		fprintf(stderr, "%s: error: %s already exists; give --force to replace it\n", prog, a->pos[1]);
+		return CLI_FAILED;
+	}
 	/* where the report goes, before any work: never over the input, the output or what the run reads */
 	if (check_json(a, flags) != CLI_OK)
 		return CLI_FAILED;
@@ -772,6 +789,26 @@ cli_args_dispose(cli_args *a)
 	cli_list_dispose(&a->input_shapes);
 }
 
+/*
+ * The summary on stderr; then, @verbose, the optimizer's changes and what it
+ * left alone one a line, else a line saying how to see them.
+ */
+static void
+print_report(const scs_report *rep, int verbose)
+{
+	scs_report_print(rep, stderr);
+	if (!rep->optimized || rep->changes.n + rep->left.n == 0)
+		return;
+	if (!verbose) {
+		fprintf(stderr, "INFO: --verbose lists each change and each node left alone\n");
+		return;
+	}
+	for (size_t i = 0; i < rep->changes.n; i++)
+		fprintf(stderr, "INFO: optimized: %s: %s\n", rep->changes.items[i].name, rep->changes.items[i].detail);
+	for (size_t i = 0; i < rep->left.n; i++)
+		fprintf(stderr, "INFO: not optimized: %s: %s\n", rep->left.items[i].name, rep->left.items[i].detail);
+}
+
 int
 cli_finish(cli_args *a, scs_report *rep, int rc)
 {
@@ -780,7 +817,7 @@ cli_finish(cli_args *a, scs_report *rep, int rc)
 		rc = cli_fail();
 	} else {
 		if (!a->quiet)
-			scs_report_print(rep, stderr);
+			print_report(rep, a->verbose);
 		rc = a->json ? cli_write_json(rep, a->json) : CLI_OK;
 	}
 	scs_report_dispose(rep);

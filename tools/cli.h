@@ -31,9 +31,10 @@ enum {
 	CLI_MERGE = 16,           /* --no-dedup */
 	CLI_WORK = 32,            /* --work DIR, --keep-work */
 	CLI_PASSES = 64,          /* -p/--passes NAME..., --skip NAME... */
-	CLI_FORCE = 128,          /* -f/--force: replace a read-only OUTPUT */
+	CLI_FORCE = 128,          /* -f/--force: replace a read-only OUTPUT (and, with CLI_NEW_OUTPUT, any) */
 	CLI_IN_DIR = 256,         /* INPUT is a folder of shards (merge) */
 	CLI_OUT_DIR = 512,        /* OUTPUT is a folder of shards (split) */
+	CLI_NEW_OUTPUT = 1024,    /* an OUTPUT file that exists is replaced only with --force */
 };
 
 typedef struct cli_args {
@@ -46,6 +47,7 @@ typedef struct cli_args {
 	const char *work_dir;
 	int keep_work, no_dedup;
 	int force;                /* -f / --force */
+	int verbose;              /* -v / --verbose: the optimizer's changes one a line */
 	cli_list passes, skip;    /* -p, --skip */
 	cli_list input_shapes;    /* --input-shape NAME=DIMS (repeatable; shrink.input_shapes lists them) */
 } cli_args;
@@ -55,7 +57,10 @@ typedef struct cli_args {
  * families. Returns -1 when the tool should run, otherwise the exit status
  * to leave with (--help and --version print and give 0; bad usage prints a
  * hint and gives 2; an OUTPUT or a --json FILE the run may not write gives
- * 1 with its line). @usage prints the tool's help.
+ * 1 with its line). @usage prints the tool's help. With CLI_NEW_OUTPUT an
+ * OUTPUT file that exists already (other than INPUT itself, which the run
+ * refuses on its own) is refused without --force, as gzip refuses one: the
+ * model of a swapped command line is not overwritten without a word.
  *
  * --json FILE is checked here, before any work: not the input or the
  * output, nor a data or .npy file written beside the output, nor in the
@@ -85,6 +90,10 @@ typedef struct cli_help {
 #define CLI_HELP_QUIET { "-n, --non-verbose", "print nothing but errors" }
 #define CLI_HELP_JSON { "    --json FILE", "write the report as JSON (- for stdout)" }
 #define CLI_HELP_FORCE { "-f, --force", "replace OUTPUT even when it is read-only" }
+#define CLI_HELP_FORCE_NEW { "-f, --force", "replace OUTPUT when it exists (without it an\n" \
+	"existing OUTPUT is refused and left as it is)" }
+#define CLI_HELP_VERBOSE { "-v, --verbose", "also list each change of the optimizer and each\n" \
+	"node it left alone, with the reason (--json has\n" "them always)" }
 #define CLI_HELP_FOLD_LIMIT { "    --fold-size-limit SIZE", "with --optimize: no folded output over SIZE\n" \
 	"(K, M, G suffixes; default 1M)" }
 #define CLI_HELP_FOLD_GROW { "    --fold-grow", "with --optimize: also folds that make the model bigger" }

@@ -26,7 +26,7 @@ usage(FILE *f)
 		  "OUTPUT); a missing DIR is never left behind" },
 		{ "    --keep-work", "also write the shards to DIR/shards (a new or\n"
 		  "empty folder), after OUTPUT, for inspection" },
-		CLI_HELP_QUIET, CLI_HELP_JSON, CLI_HELP_FORCE, CLI_HELP_END,
+		CLI_HELP_VERBOSE, CLI_HELP_QUIET, CLI_HELP_JSON, CLI_HELP_FORCE_NEW, CLI_HELP_END,
 	};
 
 	fprintf(f,
@@ -52,7 +52,7 @@ main(int argc, char **argv)
 	int rc;
 
 	if ((rc = cli_start(&a, "scs4onnx-big", argc, argv,
-	    CLI_SHRINK | CLI_EXTERNAL | CLI_STORE | CLI_SHARDS | CLI_WORK | CLI_FORCE, usage)) >= 0)
+	    CLI_SHRINK | CLI_EXTERNAL | CLI_STORE | CLI_SHARDS | CLI_WORK | CLI_FORCE | CLI_NEW_OUTPUT, usage)) >= 0)
 		return rc;
 	o.shrink = &a.shrink;
 	o.max_shard_len = a.max_shard_len;

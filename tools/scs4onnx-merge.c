@@ -13,7 +13,7 @@ usage(FILE *f)
 	static const cli_help opts[] = {
 		{ "    --no-dedup", "join only; no global dedup" },
 		{ "    --external-data", "write a data file even when the model fits inline" },
-		CLI_HELP_STORE, CLI_HELP_QUIET, CLI_HELP_JSON, CLI_HELP_FORCE, CLI_HELP_END,
+		CLI_HELP_STORE, CLI_HELP_QUIET, CLI_HELP_JSON, CLI_HELP_FORCE_NEW, CLI_HELP_END,
 	};
 
 	fprintf(f,
@@ -38,8 +38,8 @@ main(int argc, char **argv)
 	cli_args a;
 	int rc;
 
-	if ((rc = cli_start(&a, "scs4onnx-merge", argc, argv, CLI_MERGE | CLI_IN_DIR | CLI_EXTERNAL | CLI_STORE | CLI_FORCE,
-	    usage)) >= 0)
+	if ((rc = cli_start(&a, "scs4onnx-merge", argc, argv,
+	    CLI_MERGE | CLI_IN_DIR | CLI_EXTERNAL | CLI_STORE | CLI_FORCE | CLI_NEW_OUTPUT, usage)) >= 0)
 		return rc;
 	o.no_dedup = a.no_dedup;
 	o.external_data = a.shrink.external_data;

@@ -38,11 +38,11 @@ usage(FILE *f)
 		{ "    --initializers-as-constants", "take initializers that are also graph inputs\n"
 		  "as constants (IR 4+: no longer inputs in OUTPUT;\n"
 		  "below IR 4 they always are constants)" },
-		CLI_HELP_QUIET,
+		CLI_HELP_VERBOSE, CLI_HELP_QUIET,
 		{ "    --external-data", "write the data file OUTPUT.onnx.<16 hex>.data (ONNX\n"
 		  "external data) even when the model fits inline\n"
 		  "(always above 2 GiB)" },
-		CLI_HELP_STORE, CLI_HELP_JSON, CLI_HELP_FORCE, CLI_HELP_END,
+		CLI_HELP_STORE, CLI_HELP_JSON, CLI_HELP_FORCE_NEW, CLI_HELP_END,
 	};
 
 	fprintf(f,
@@ -51,13 +51,15 @@ usage(FILE *f)
 	    "           [--fold-qdq] [--input-shape NAME=DIMS ...] [--write-shapes]\n"
 	    "           [--initializers-as-constants]\n"
 	    "           [--external-data] [--store DIR] [--json REPORT] [--non-verbose]\n"
-	    "           [--force]\n"
+	    "           [--verbose] [--force]\n"
 	    "\n"
 	    "Run graph passes (onnxoptimizer's names) on an ONNX model of any size until\n"
 	    "nothing changes: no-op nodes removed, transposes composed, constant Ifs\n"
 	    "replaced by their branch, dead nodes and unread initializers removed, in every\n"
 	    "graph and nested body. Graph inputs and outputs keep their names, order, types\n"
-	    "and shapes; what a pass leaves alone is reported with the reason.\n"
+	    "and shapes. The summary gives the nodes before and after, each pass's changes,\n"
+	    "and what was left alone counted by reason; --verbose lists each change and\n"
+	    "each node left alone with its reason.\n"
 	    "\n");
 	cli_help_options(f, 33, opts, "Lists take several words or comma-separated names.\n");
 }
@@ -84,7 +86,7 @@ main(int argc, char **argv)
 	for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
 		if (strcmp(argv[i], "--list-passes") == 0 || strcmp(argv[i], "--list_passes") == 0)
 			return list_passes();
-	if ((rc = cli_parse(&a, argc, argv, CLI_EXTERNAL | CLI_STORE | CLI_PASSES | CLI_FORCE, usage)) >= 0) {
+	if ((rc = cli_parse(&a, argc, argv, CLI_EXTERNAL | CLI_STORE | CLI_PASSES | CLI_FORCE | CLI_NEW_OUTPUT, usage)) >= 0) {
 		cli_args_dispose(&a);
 		return rc;
 	}

@@ -13,6 +13,12 @@
 
 #ifndef SCS_TOOL
 #define SCS_TOOL "scs4onnx-shrink"
+#define TOOL_NEW_OUTPUT CLI_NEW_OUTPUT
+#define TOOL_HELP_FORCE CLI_HELP_FORCE_NEW
+#else
+/* scs4onnx replaces an OUTPUT that exists, as the Python tool does (unless it is read-only) */
+#define TOOL_NEW_OUTPUT 0
+#define TOOL_HELP_FORCE CLI_HELP_FORCE
 #endif
 
 static void
@@ -26,11 +32,11 @@ usage(FILE *f)
 		{ "-d, --disable-auto-downcast", "keep float64 and int64 constants as they are" },
 		{ "    --optimize", "first run scs4onnx-optimize's default passes" },
 		CLI_HELP_FOLD_LIMIT, CLI_HELP_FOLD_GROW, CLI_HELP_FOLD_INEXACT, CLI_HELP_FOLD_QDQ,
-		CLI_HELP_INPUT_SHAPE, CLI_HELP_WRITE_SHAPES, CLI_HELP_INIT_CONST, CLI_HELP_QUIET,
+		CLI_HELP_INPUT_SHAPE, CLI_HELP_WRITE_SHAPES, CLI_HELP_INIT_CONST, CLI_HELP_VERBOSE, CLI_HELP_QUIET,
 		{ "    --external-data", "write the data file OUTPUT.onnx.<16 hex>.data (ONNX\n"
 		  "external data) even when inline fits (always\n"
 		  "above 2 GiB)" },
-		CLI_HELP_STORE, CLI_HELP_JSON, CLI_HELP_FORCE, CLI_HELP_END,
+		CLI_HELP_STORE, CLI_HELP_JSON, TOOL_HELP_FORCE, CLI_HELP_END,
 	};
 
 	fprintf(f,
@@ -53,7 +59,7 @@ main(int argc, char **argv)
 	cli_args a;
 	int rc;
 
-	if ((rc = cli_start(&a, SCS_TOOL, argc, argv, CLI_SHRINK | CLI_EXTERNAL | CLI_STORE | CLI_FORCE,
+	if ((rc = cli_start(&a, SCS_TOOL, argc, argv, CLI_SHRINK | CLI_EXTERNAL | CLI_STORE | CLI_FORCE | TOOL_NEW_OUTPUT,
 	    usage)) >= 0)
 		return rc;
 	return cli_finish(&a, &rep, scs_shrink(&rep, a.pos[0], a.pos[1], &a.shrink));
