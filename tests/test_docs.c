@@ -263,3 +263,55 @@ Test(docs, ci_runs_the_readme_test_command)
 	cr_expect_str_eq(ci, cmd, ".ci/run runs '%s', README.md's test command is '%s'", ci, cmd);
 	free(text);
 }
+
+/* @text with every time ("0.00 s") written "T s", in place. */
+static void
+untimed(char *text)
+{
+	char *w = text;
+
+	for (const char *r = text; *r;) {
+		size_t n = strspn(r, "0123456789.");
+
+		if (n && memchr(r, '.', n) && strncmp(r + n, " s", 2) == 0) {
+			*w++ = 'T';
+			r += n;
+			continue;
+		}
+		if (n) {
+			memmove(w, r, n);
+			w += n;
+			r += n;
+			continue;
+		}
+		*w++ = *r++;
+	}
+	*w = '\0';
+}
+
+/*
+ * The optimize summary README.md quotes (the block after its marker comment)
+ * is what scs4onnx-optimize prints on that model today, times aside.
+ */
+Test(docs, the_readme_quotes_what_scs4onnx_optimize_prints, .init = scratch_setup, .fini = scratch_teardown)
+{
+	char *text = text_of(README), *block, *end, *out, *model = fixture("opt_identity.onnx");
+	const char *cmd = "$ scs4onnx-optimize opt_identity.onnx out.onnx\n";
+
+	block = strstr(text, "<!-- the optimize summary");
+	cr_assert_not_null(block, "README.md has no optimize summary");
+	block = strstr(block, cmd);
+	cr_assert_not_null(block, "README.md's optimize summary does not start with '%.*s'", (int)strlen(cmd) - 1, cmd);
+	block += strlen(cmd);
+	end = strstr(block, "```");
+	cr_assert_not_null(end);
+	*end = '\0';
+	cr_assert_eq(run(&out, "cd '%s' && '%s/scs4onnx-optimize' '%s' out.onnx 2>&1", scratch_dir, SCS_TOOLS_DIR, model),
+	    0, "%s", out);
+	untimed(block);
+	untimed(out);
+	cr_expect_str_eq(block, out, "README.md quotes:\n%s\nscs4onnx-optimize prints:\n%s", block, out);
+	free(out);
+	free(model);
+	free(text);
+}
