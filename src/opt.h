@@ -377,12 +377,6 @@ void scs_opt_node_free(scs_opt_ctx *ctx, Onnx__NodeProto *node);
 /* Put @node into scope @scope before @before (NULL: at the end). The scope owns it afterwards, also on failure. */
 int scs_opt_insert_node(scs_opt_ctx *ctx, int scope, Onnx__NodeProto *before, Onnx__NodeProto *node);
 
-/* Attributes: the one named @name, or NULL (borrowed from @node: it lives as
- * long as that attribute; do not free it); its value or @dflt. */
-const Onnx__AttributeProto *scs_opt_attr(const Onnx__NodeProto *node, const char *name);
-int64_t scs_opt_attr_int(const Onnx__NodeProto *node, const char *name, int64_t dflt);
-float scs_opt_attr_float(const Onnx__NodeProto *node, const char *name, float dflt);
-
 /* Set (add or replace) attribute @name of @node. */
 int scs_opt_set_attr_int(Onnx__NodeProto *node, const char *name, int64_t v);
 int scs_opt_set_attr_float(Onnx__NodeProto *node, const char *name, float v);

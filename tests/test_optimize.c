@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "attr.h"
 #include "dtype.h"
 #include "opt.h"
 #include "pkg.h"
@@ -829,9 +830,9 @@ Test(optimize, new_nodes_constants_and_inputs_join_the_snapshot_at_the_commit, .
 	cr_assert_eq(scs_opt_n_uses(&val_ctx, 0, "prod"), 1);
 	u = scs_opt_first_use(&val_ctx, 0, kname);
 	cr_assert(u && u->kind == SCS_OPT_USE_INPUT && u->node == mul && u->index == 1);
-	cr_assert_eq(scs_opt_attr_int(mul, "some_int", 0), 8);
+	cr_assert_eq(scs_attr_int(mul, "some_int", 0), 8);
 	cr_assert_eq(mul->n_attribute, 2);
-	cr_assert_eq(scs_opt_attr_float(mul, "some_float", 0), 0.5f);
+	cr_assert_eq(scs_attr_float(mul, "some_float", 0), 0.5f);
 	cr_assert_eq(scs_opt_constant(&c, &val_ctx, 0, kname, why, sizeof(why)), 1, "%s", why);
 	cr_assert_eq(scs_opt_read_int64s(&val_ctx, &c, 0, 3, got), SCS_OK);
 	cr_assert(got[0] == 2 && got[1] == -3 && got[2] == v[2], "%lld %lld %lld", (long long)got[0], (long long)got[1],
