@@ -350,10 +350,6 @@ int scs_opt_writer_finish(uint32_t *payload, scs_opt_writer *w);
 /* NULL-safe; a writer never opened or already finished is a no-op. */
 void scs_opt_writer_abort(scs_opt_writer *w);
 
-/* The bits of @v rounded once (to nearest, ties to even) to float16 / bfloat16. */
-uint16_t scs_opt_to_float16(double v);
-uint16_t scs_opt_to_bfloat16(double v);
-
 /* ---- building ---- */
 
 /* A new tensor @name (copied) of @dtype and @dims whose data is @payload; NULL on ENOMEM.
