@@ -7,13 +7,32 @@
 
 #include <string.h>
 
+/* The index of the first attribute of @n named @name, or n->n_attribute. */
+static size_t
+attr_index(const Onnx__NodeProto *n, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < n->n_attribute; i++)
+		if (n->attribute[i]->name && strcmp(n->attribute[i]->name, name) == 0)
+			break;
+	return i;
+}
+
 const Onnx__AttributeProto *
 scs_attr_find(const Onnx__NodeProto *n, const char *name)
 {
-	for (size_t i = 0; i < n->n_attribute; i++)
-		if (n->attribute[i]->name && strcmp(n->attribute[i]->name, name) == 0)
-			return n->attribute[i];
-	return NULL;
+	size_t i = attr_index(n, name);
+
+	return i < n->n_attribute ? n->attribute[i] : NULL;
+}
+
+Onnx__AttributeProto **
+scs_attr_slot(Onnx__NodeProto *n, const char *name)
+{
+	size_t i = attr_index(n, name);
+
+	return i < n->n_attribute ? &n->attribute[i] : NULL;
 }
 
 int64_t

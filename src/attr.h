@@ -14,6 +14,9 @@
 /* Attribute @name of @n (the first of that name), or NULL. */
 const Onnx__AttributeProto *scs_attr_find(const Onnx__NodeProto *n, const char *name);
 
+/* Where @n keeps attribute @name (the first of that name), to replace it in place, or NULL. */
+Onnx__AttributeProto **scs_attr_slot(Onnx__NodeProto *n, const char *name);
+
 /* The integer or float of attribute @name of @n, or @dflt when absent. */
 int64_t scs_attr_int(const Onnx__NodeProto *n, const char *name, int64_t dflt);
 float scs_attr_float(const Onnx__NodeProto *n, const char *name, float dflt);

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "attr.h"
 #include "dtype.h"
 #include "eval.h"
 #include "half.h"
@@ -485,12 +486,12 @@ scs_fuse_bn_check(scs_fuse_bn *out, scs_opt_ctx *ctx, int scope, Onnx__NodeProto
 	for (size_t k = 1; k < bn->n_output; k++)
 		if (bn->output[k][0])
 			SCS_FUSE_REFUSE(ctx, scope, bn, "it has output %zu '%s' (statistics of training)", k, bn->output[k]);
-	if (scs_opt_attr_int(bn, "training_mode", 0) != 0)
+	if (scs_attr_int(bn, "training_mode", 0) != 0)
 		SCS_FUSE_REFUSE(ctx, scope, bn, "training_mode is %lld: it normalizes with the batch's own statistics",
-		    (long long)scs_opt_attr_int(bn, "training_mode", 0));
-	if (sch && sch->since_version < 7 && scs_opt_attr_int(bn, "is_test", 0) == 0)
+		    (long long)scs_attr_int(bn, "training_mode", 0));
+	if (sch && sch->since_version < 7 && scs_attr_int(bn, "is_test", 0) == 0)
 		SCS_FUSE_REFUSE(ctx, scope, bn, "is_test is 0 (training) in BatchNormalization-%d", sch->since_version);
-	if (scs_opt_attr(bn, "spatial") && scs_opt_attr_int(bn, "spatial", 1) == 0)
+	if (scs_attr_find(bn, "spatial") && scs_attr_int(bn, "spatial", 1) == 0)
 		SCS_FUSE_REFUSE(ctx, scope, bn, "spatial is 0: its statistics are per activation, not per channel");
 	if (bn->n_input < 5)
 		SCS_FUSE_REFUSE(ctx, scope, bn, "it has %zu inputs, not 5", bn->n_input);
@@ -511,7 +512,7 @@ scs_fuse_bn_check(scs_fuse_bn *out, scs_opt_ctx *ctx, int scope, Onnx__NodeProto
 			    name, shape, (long long)n_ch);
 		}
 	}
-	out->eps = (double)scs_opt_attr_float(bn, "epsilon", 1e-5f);
+	out->eps = (double)scs_attr_float(bn, "epsilon", 1e-5f);
 	/* a channel whose factors are not finite would not compute what it did */
 	if ((rc = scs_fuse_chan_open_bn(&chan, ctx, out)) < 0)
 		goto done;

@@ -30,6 +30,7 @@
 #include "rename.h"
 #include "scope.h"
 #include "shard.h"
+#include "strmap.h"
 
 /*
  * Where a shard graph's names are read: first[name] is the first read,
@@ -546,6 +547,13 @@ rename_reads(Onnx__GraphProto *g, renamer *r, int nested)
 	return rc;
 }
 
+/* 1 when @name is in the name set @p (a scs_strmap). */
+static int
+name_taken(void *p, const char *name)
+{
+	return scs_strmap_get(p, name, NULL);
+}
+
 /*
  * Settle constant @name, held narrow as *@t by shard graph @src: *@t becomes
  * the wide tensor (and *@node its Constant node) when that serves the
@@ -557,7 +565,6 @@ settle_width(merge *mg, const Onnx__GraphProto *src, const char *name, Onnx__Ten
     const char **fresh_name)
 {
 	int64_t w;
-	size_t len = strlen(name) + 32;
 	char *fresh, **grown;
 	int eq, rc;
 
@@ -574,13 +581,8 @@ settle_width(merge *mg, const Onnx__GraphProto *src, const char *name, Onnx__Ten
 			*node = mg->wide_node[w];
 		return 1;
 	}
-	if ((fresh = malloc(len)) == NULL)
+	if ((fresh = scs_fresh_name(name, "_scs", name_taken, &mg->all_names, 0)) == NULL)
 		return scs_err_set(SCS_ENOMEM, "cannot allocate a name");
-	for (unsigned i = 1;; i++) {
-		snprintf(fresh, len, "%s_scs%u", name, i);
-		if (!scs_strmap_get(&mg->all_names, fresh, NULL))
-			break;
-	}
 	if ((grown = realloc(mg->fresh, (mg->n_fresh + 1) * sizeof(*grown))) == NULL) {
 		free(fresh);
 		return scs_err_set(SCS_ENOMEM, "cannot allocate a name");

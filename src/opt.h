@@ -350,10 +350,6 @@ int scs_opt_writer_finish(uint32_t *payload, scs_opt_writer *w);
 /* NULL-safe; a writer never opened or already finished is a no-op. */
 void scs_opt_writer_abort(scs_opt_writer *w);
 
-/* The bits of @v rounded once (to nearest, ties to even) to float16 / bfloat16. */
-uint16_t scs_opt_to_float16(double v);
-uint16_t scs_opt_to_bfloat16(double v);
-
 /* ---- building ---- */
 
 /* A new tensor @name (copied) of @dtype and @dims whose data is @payload; NULL on ENOMEM.
@@ -376,12 +372,6 @@ void scs_opt_node_free(scs_opt_ctx *ctx, Onnx__NodeProto *node);
 
 /* Put @node into scope @scope before @before (NULL: at the end). The scope owns it afterwards, also on failure. */
 int scs_opt_insert_node(scs_opt_ctx *ctx, int scope, Onnx__NodeProto *before, Onnx__NodeProto *node);
-
-/* Attributes: the one named @name, or NULL (borrowed from @node: it lives as
- * long as that attribute; do not free it); its value or @dflt. */
-const Onnx__AttributeProto *scs_opt_attr(const Onnx__NodeProto *node, const char *name);
-int64_t scs_opt_attr_int(const Onnx__NodeProto *node, const char *name, int64_t dflt);
-float scs_opt_attr_float(const Onnx__NodeProto *node, const char *name, float dflt);
 
 /* Set (add or replace) attribute @name of @node. */
 int scs_opt_set_attr_int(Onnx__NodeProto *node, const char *name, int64_t v);

@@ -15,6 +15,7 @@
 
 #include "dtype.h"
 #include "eval.h"
+#include "half.h"
 #include "num.h"
 #include "store.h"
 
@@ -241,52 +242,6 @@ scs_opt_read_raw(scs_opt_ctx *ctx, const scs_opt_const *c, uint64_t off, size_t 
 
 /* ---- writing payloads ---- */
 
-/*
- * @v rounded once to the binary format with @mant fraction bits and @expo
- * exponent bits (IEEE layout, sign on top): round to nearest, ties to even,
- * subnormals kept, overflow to infinity.
- */
-static uint32_t
-round_bits(double v, int mant, int expo)
-{
-	uint32_t sign = signbit(v) ? (uint32_t)1 << (mant + expo) : 0, all = ((uint32_t)1 << expo) - 1;
-	int bias = (1 << (expo - 1)) - 1, emin = 1 - bias, e;
-	double a = fabs(v), n;
-
-	if (isnan(v))
-		return sign | all << mant | (uint32_t)1 << (mant - 1);
-	if (isinf(v))
-		return sign | all << mant;
-	if (a == 0)
-		return sign;
-	frexp(a, &e);
-	e -= 1;                                  /* a = 1.f * 2^e */
-	if (e < emin)
-		e = emin;                            /* subnormal: the quantum of the smallest exponent */
-	n = rint(ldexp(a, mant - e));            /* exact scaling, then the one rounding */
-	if (n >= ldexp(1.0, mant + 1)) {         /* rounded up into the next binade */
-		n = ldexp(n, -1);
-		e++;
-	}
-	if (e > bias)
-		return sign | all << mant;
-	if (n < ldexp(1.0, mant))
-		return sign | (uint32_t)n;           /* subnormal (only at emin) */
-	return sign | (uint32_t)(e + bias) << mant | ((uint32_t)n - ((uint32_t)1 << mant));
-}
-
-uint16_t
-scs_opt_to_float16(double v)
-{
-	return (uint16_t)round_bits(v, 10, 5);
-}
-
-uint16_t
-scs_opt_to_bfloat16(double v)
-{
-	return (uint16_t)round_bits(v, 7, 8);
-}
-
 int
 scs_opt_writer_open(scs_opt_writer *w, scs_opt_ctx *ctx, int dtype)
 {
@@ -350,8 +305,8 @@ writer_put(scs_opt_writer *w, double d, int64_t i, int is_int)
 		memcpy(&u, &d, 8);
 		scs_store_le64(p, u);
 		break;
-	case SCS_DT_FLOAT16: scs_store_le16(p, scs_opt_to_float16(d)); break;
-	case SCS_DT_BFLOAT16: scs_store_le16(p, scs_opt_to_bfloat16(d)); break;
+	case SCS_DT_FLOAT16: scs_store_le16(p, scs_half_from_double(d)); break;
+	case SCS_DT_BFLOAT16: scs_store_le16(p, scs_bf16_from_double(d)); break;
 	case SCS_DT_BOOL: p[0] = i != 0; break;
 	case SCS_DT_INT8: case SCS_DT_UINT8: p[0] = (uint8_t)i; break;
 	case SCS_DT_INT16: case SCS_DT_UINT16: scs_store_le16(p, (uint16_t)i); break;

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "array.h"
+#include "attr.h"
 #include "rename.h"
 #include "scope.h"
 
@@ -64,14 +65,15 @@ attr_new(const char *name, Onnx__AttributeProto__AttributeType type)
 static int
 attr_put(Onnx__NodeProto *n, Onnx__AttributeProto *a)
 {
+	Onnx__AttributeProto **slot;
+
 	if (a == NULL)
 		return scs_err_set(SCS_ENOMEM, "optimizer: cannot make an attribute");
-	for (size_t i = 0; i < n->n_attribute; i++)
-		if (n->attribute[i]->name && strcmp(n->attribute[i]->name, a->name) == 0) {
-			scs_model_free_part(&n->attribute[i]->base);
-			n->attribute[i] = a;
-			return SCS_OK;
-		}
+	if ((slot = scs_attr_slot(n, a->name)) != NULL) {
+		scs_model_free_part(&(*slot)->base);
+		*slot = a;
+		return SCS_OK;
+	}
 	if (scs_array_insert(&n->attribute, &n->n_attribute, a, 0) < 0) {
 		protobuf_c_message_free_unpacked(&a->base, NULL);
 		return scs_err_set(SCS_ENOMEM, "optimizer: cannot add an attribute");
@@ -118,31 +120,6 @@ scs_opt_set_attr_ints(Onnx__NodeProto *node, const char *name, const int64_t *v,
 		a->n_ints = n;
 	}
 	return attr_put(node, a);
-}
-
-const Onnx__AttributeProto *
-scs_opt_attr(const Onnx__NodeProto *node, const char *name)
-{
-	for (size_t i = 0; i < node->n_attribute; i++)
-		if (node->attribute[i]->name && strcmp(node->attribute[i]->name, name) == 0)
-			return node->attribute[i];
-	return NULL;
-}
-
-int64_t
-scs_opt_attr_int(const Onnx__NodeProto *node, const char *name, int64_t dflt)
-{
-	const Onnx__AttributeProto *a = scs_opt_attr(node, name);
-
-	return a ? a->i : dflt;
-}
-
-float
-scs_opt_attr_float(const Onnx__NodeProto *node, const char *name, float dflt)
-{
-	const Onnx__AttributeProto *a = scs_opt_attr(node, name);
-
-	return a ? a->f : dflt;
 }
 
 static char **

@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "attr.h"
 #include "dtype.h"
 #include "opt.h"
 #include "scope.h"
@@ -56,7 +57,7 @@ remember(found *f, Onnx__NodeProto *n)
 static Onnx__GraphProto *
 branch(const Onnx__NodeProto *n, const char *name)
 {
-	const Onnx__AttributeProto *a = scs_opt_attr(n, name);
+	const Onnx__AttributeProto *a = scs_attr_find(n, name);
 
 	return a ? a->g : NULL;
 }

@@ -6,13 +6,14 @@
  *
  * SPDX-License-Identifier: MIT
  */
+#include "attr.h"
 #include "dtype.h"
 #include "opt.h"
 
 static int
 one(scs_opt_ctx *ctx, int scope, Onnx__NodeProto *node, void *payload)
 {
-	const Onnx__AttributeProto *to = scs_opt_attr(node, "to");
+	const Onnx__AttributeProto *to = scs_attr_find(node, "to");
 	scs_vfacts f;
 	int r;
 

@@ -12,6 +12,7 @@
  */
 #include <stdio.h>
 
+#include "attr.h"
 #include "dtype.h"
 #include "opt.h"
 
@@ -46,8 +47,8 @@ one(scs_opt_ctx *ctx, int scope, Onnx__NodeProto *node, void *payload)
 
 	(void)payload;
 	if (opset < 7) {
-		ratio = scs_opt_attr_float(node, "ratio", 0.5f);
-		if (scs_opt_attr_int(node, "is_test", 0) == 0 && ratio != 0)
+		ratio = scs_attr_float(node, "ratio", 0.5f);
+		if (scs_attr_int(node, "is_test", 0) == 0 && ratio != 0)
 			return scs_opt_refuse(ctx, scope, node, "is_test is 0 (training mode) and the ratio is %g", ratio);
 	} else if (opset >= 12 && node->n_input > 2 && node->input[2][0]) {
 		if ((r = scalar_input(ctx, scope, node, 2, SCS_DT_BOOL, &training, why, sizeof(why))) <= 0)

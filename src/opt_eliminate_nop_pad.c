@@ -9,6 +9,7 @@
  */
 #include <stdlib.h>
 
+#include "attr.h"
 #include "dtype.h"
 #include "opt.h"
 
@@ -41,7 +42,7 @@ one(scs_opt_ctx *ctx, int scope, Onnx__NodeProto *node, void *payload)
 
 	(void)payload;
 	if (scs_opt_opset(ctx, scope, "") < 11) {
-		a = scs_opt_attr(node, scs_opt_opset(ctx, scope, "") < 2 ? "paddings" : "pads");
+		a = scs_attr_find(node, scs_opt_opset(ctx, scope, "") < 2 ? "paddings" : "pads");
 		if (a == NULL)
 			return 0;
 		for (size_t i = 0; i < a->n_ints; i++)

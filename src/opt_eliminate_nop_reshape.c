@@ -12,6 +12,7 @@
  */
 #include <stdlib.h>
 
+#include "attr.h"
 #include "dtype.h"
 #include "opt.h"
 
@@ -19,7 +20,7 @@ static int
 one(scs_opt_ctx *ctx, int scope, Onnx__NodeProto *node, void *payload)
 {
 	int64_t opset = scs_opt_opset(ctx, scope, ""), v[SCS_INFER_MAX_RANK];
-	int allowzero = opset >= 14 && scs_opt_attr_int(node, "allowzero", 0) != 0, minus = -1, r;
+	int allowzero = opset >= 14 && scs_attr_int(node, "allowzero", 0) != 0, minus = -1, r;
 	const Onnx__AttributeProto *a;
 	scs_opt_const c;
 	scs_vfacts f;
@@ -30,7 +31,7 @@ one(scs_opt_ctx *ctx, int scope, Onnx__NodeProto *node, void *payload)
 	if (node->n_input < 1 || !node->input[0][0])
 		return 0;
 	if (opset < 5) {
-		if ((a = scs_opt_attr(node, "shape")) == NULL || a->n_ints > SCS_INFER_MAX_RANK)
+		if ((a = scs_attr_find(node, "shape")) == NULL || a->n_ints > SCS_INFER_MAX_RANK)
 			return 0;
 		k = a->n_ints;
 		for (size_t i = 0; i < k; i++)

@@ -5,12 +5,13 @@
  *
  * SPDX-License-Identifier: MIT
  */
+#include "attr.h"
 #include "opt.h"
 
 static int
 one(scs_opt_ctx *ctx, int scope, Onnx__NodeProto *node, void *payload)
 {
-	const Onnx__AttributeProto *p = scs_opt_attr(node, "perm");
+	const Onnx__AttributeProto *p = scs_attr_find(node, "perm");
 	scs_vfacts f;
 	int r;
 

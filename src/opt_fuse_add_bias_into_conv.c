@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "attr.h"
 #include "dtype.h"
 #include "fuse.h"
 
@@ -66,7 +67,7 @@ visit(scs_opt_ctx *ctx, int scope, Onnx__NodeProto *add, void *payload)
 		SCS_FUSE_REFUSE(ctx, scope, add, "the %s has no weight", conv->op_type);
 	if ((r = scs_opt_facts(ctx, scope, conv->input[1], &fw)) < 0)
 		return r;
-	group = scs_opt_attr_int(conv, "group", 1);
+	group = scs_attr_int(conv, "group", 1);
 	if (fw.rank < 3 || fw.dims[0] <= 0 || fw.dims[1] <= 0 || group < 1)
 		SCS_FUSE_REFUSE(ctx, scope, add, "the %s's weight '%s' has no known (channels, channels, kernel...) shape",
 		    conv->op_type, conv->input[1]);

@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "attr.h"
 #include "dtype.h"
 #include "fuse.h"
 
@@ -52,7 +53,7 @@ visit(scs_opt_ctx *ctx, int scope, Onnx__NodeProto *bn, void *payload)
 	if (w.rank < 3 || w.n_elems <= 0)
 		SCS_FUSE_REFUSE(ctx, scope, bn, "the %s's weight '%s' has shape %s: not (channels, channels, kernel...)",
 		    conv->op_type, conv->input[1], shape);
-	group = scs_opt_attr_int(conv, "group", 1);
+	group = scs_attr_int(conv, "group", 1);
 	if (group < 1 || scs_opt_const_dim(&w, 0) % group != 0)
 		SCS_FUSE_REFUSE(ctx, scope, bn, "the %s's group %lld does not divide its weight '%s' of shape %s",
 		    conv->op_type, (long long)group, conv->input[1], shape);

@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "attr.h"
 #include "dtype.h"
 #include "fuse.h"
 #include "opschema.h"
@@ -72,10 +73,10 @@ visit(scs_opt_ctx *ctx, int scope, Onnx__NodeProto *bn, void *payload)
 		SCS_FUSE_REFUSE(ctx, scope, bn, "Gemm-%d does not take %s", gemm->since_version, scs_dtype_name(b.dtype));
 	if (is_mm && !scs_fuse_ort_kernel(ctx, scope, "Gemm", "T", b.dtype, why, sizeof(why)))
 		SCS_FUSE_REFUSE(ctx, scope, bn, "the MatMul would become a Gemm: %s", why);
-	trans_b = !is_mm && scs_opt_attr_int(g, "transB", 0) != 0;
+	trans_b = !is_mm && scs_attr_int(g, "transB", 0) != 0;
 	N = (uint64_t)scs_opt_const_dim(&b, trans_b ? 0 : 1);
 	K = (uint64_t)scs_opt_const_dim(&b, trans_b ? 1 : 0);
-	beta = is_mm ? 1.0 : (double)scs_opt_attr_float(g, "beta", 1.0f);
+	beta = is_mm ? 1.0 : (double)scs_attr_float(g, "beta", 1.0f);
 	if (is_mm) {
 		if ((r = scs_opt_facts(ctx, scope, g->input[0], &fa)) < 0)
 			return r;
@@ -134,7 +135,7 @@ visit(scs_opt_ctx *ctx, int scope, Onnx__NodeProto *bn, void *payload)
 			return scs_err_set(SCS_ENOMEM, "optimizer: cannot rename an operator");
 		scs_arena_release(g->op_type);
 		g->op_type = op;
-	} else if (scs_opt_attr(g, "beta") && beta != 1.0 && (r = scs_opt_set_attr_float(g, "beta", 1.0f)) < 0) {
+	} else if (scs_attr_find(g, "beta") && beta != 1.0 && (r = scs_opt_set_attr_float(g, "beta", 1.0f)) < 0) {
 		return r;
 	}
 	*changed = 1;

@@ -11,13 +11,14 @@
  */
 #include <stdio.h>
 
+#include "attr.h"
 #include "opt.h"
 
 /* The perm of @t into @out (@n entries): its attribute, or the reversal of rank @rank (< 0: unknown). */
 static int
 perm_of(const Onnx__NodeProto *t, int rank, int64_t *out, size_t *n)
 {
-	const Onnx__AttributeProto *p = scs_opt_attr(t, "perm");
+	const Onnx__AttributeProto *p = scs_attr_find(t, "perm");
 
 	if (p) {
 		if (p->n_ints > SCS_INFER_MAX_RANK)
@@ -71,10 +72,10 @@ one(scs_opt_ctx *ctx, int scope, Onnx__NodeProto *t2, void *payload)
 	if ((r = scs_opt_facts(ctx, scope, t1->input[0], &f)) < 0)
 		return r;
 	rank = f.rank;
-	if (rank < 0 && scs_opt_attr(t1, "perm"))
-		rank = (int)scs_opt_attr(t1, "perm")->n_ints;
-	if (rank < 0 && scs_opt_attr(t2, "perm"))
-		rank = (int)scs_opt_attr(t2, "perm")->n_ints;
+	if (rank < 0 && scs_attr_find(t1, "perm"))
+		rank = (int)scs_attr_find(t1, "perm")->n_ints;
+	if (rank < 0 && scs_attr_find(t2, "perm"))
+		rank = (int)scs_attr_find(t2, "perm")->n_ints;
 	if (!perm_of(t1, rank, p1, &n1) || !perm_of(t2, rank, p2, &n2))
 		return scs_opt_refuse(ctx, scope, t2, "neither Transpose has a perm and the rank of '%s' is not known",
 		    t1->input[0]);

@@ -23,6 +23,7 @@
 #include "graph.h"
 #include "opschema.h"
 #include "scope.h"
+#include "strmap.h"
 
 /* ---- small containers ---- */
 
@@ -576,20 +577,24 @@ scs_opt_opset(const scs_opt_ctx *ctx, int scope, const char *domain)
 	return scs_model_opset(ctx->m->proto, domain);
 }
 
+/* 1 when @name is a name of the model or one the optimizer already gave out. */
+static int
+name_taken(void *p, const char *name)
+{
+	const scs_opt_state *st = p;
+
+	return scs_strmap_get(&st->names, name, NULL) || scs_strmap_get(&st->taken, name, NULL);
+}
+
 int
 scs_opt_fresh_name(const char **out, scs_opt_ctx *ctx, const char *base)
 {
 	scs_opt_state *st = ctx->st;
-	size_t len = strlen(base) + 32;
 	char *name;
 	int rc;
 
-	if ((name = malloc(len)) == NULL)
+	if ((name = scs_fresh_name(base, "_opt", name_taken, st, 1)) == NULL)
 		return scs_err_set(SCS_ENOMEM, "optimizer: cannot allocate a name");
-	snprintf(name, len, "%s", base);
-	for (unsigned i = 1; name[0] == '\0' || scs_strmap_get(&st->names, name, NULL) ||
-	    scs_strmap_get(&st->taken, name, NULL); i++)
-		snprintf(name, len, "%s_opt%u", base, i);
 	if ((rc = scs_opt_own(ctx, name)) < 0)
 		return rc;
 	*out = name;

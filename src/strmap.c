@@ -5,6 +5,7 @@
  */
 #include "strmap.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -115,4 +116,25 @@ scs_strmap_dispose(scs_strmap *m)
 	free(m->keys);
 	free(m->vals);
 	memset(m, 0, sizeof(*m));
+}
+
+char *
+scs_fresh_name(const char *base, const char *suffix, int (*taken)(void *ctx, const char *name), void *ctx,
+    int try_base)
+{
+	size_t len = strlen(base) + strlen(suffix) + 32;
+	char *name = malloc(len);
+
+	if (name == NULL)
+		return NULL;
+	if (try_base) {
+		snprintf(name, len, "%s", base);
+		if (name[0] != '\0' && !taken(ctx, name))
+			return name;
+	}
+	for (unsigned i = 1;; i++) {
+		snprintf(name, len, "%s%s%u", base, suffix, i);
+		if (!taken(ctx, name))
+			return name;
+	}
 }

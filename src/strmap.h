@@ -28,4 +28,14 @@ int scs_strmap_reserve(scs_strmap *m, size_t n);
 int scs_strmap_get(const scs_strmap *m, const char *key, int64_t *val);
 void scs_strmap_dispose(scs_strmap *m);
 
+/*
+ * A name no one has yet (malloc'd; NULL on ENOMEM): @base itself when
+ * @try_base and @taken(@ctx, @base) says 0 (an empty name is never fresh),
+ * else the first of @base@suffix1, @base@suffix2, ... @taken says 0 to.
+ * The one generator of new names (the optimizer's NAME_opt1, the merge's
+ * NAME_scs1).
+ */
+char *scs_fresh_name(const char *base, const char *suffix, int (*taken)(void *ctx, const char *name), void *ctx,
+    int try_base);
+
 #endif

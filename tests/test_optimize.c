@@ -11,7 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "attr.h"
 #include "dtype.h"
+#include "half.h"
 #include "opt.h"
 #include "pkg.h"
 #include "store.h"
@@ -19,36 +21,36 @@
 
 Test(optimize, float16_rounds_once_to_nearest_even)
 {
-	cr_assert_eq(scs_opt_to_float16(1.0), 0x3c00);
-	cr_assert_eq(scs_opt_to_float16(-2.0), 0xc000);
-	cr_assert_eq(scs_opt_to_float16(65504.0), 0x7bff, "largest finite");
-	cr_assert_eq(scs_opt_to_float16(65520.0), 0x7c00, "halfway above the largest finite goes to infinity");
-	cr_assert_eq(scs_opt_to_float16(65519.99), 0x7bff);
-	cr_assert_eq(scs_opt_to_float16(ldexp(1.0, -24)), 0x0001, "smallest subnormal");
-	cr_assert_eq(scs_opt_to_float16(ldexp(1.0, -25)), 0x0000, "half of it ties to even (zero)");
-	cr_assert_eq(scs_opt_to_float16(ldexp(3.0, -26)), 0x0001, "three quarters of it rounds up");
-	cr_assert_eq(scs_opt_to_float16(ldexp(1023.0, -24) + ldexp(1.0, -25)), 0x0400,
+	cr_assert_eq(scs_half_from_double(1.0), 0x3c00);
+	cr_assert_eq(scs_half_from_double(-2.0), 0xc000);
+	cr_assert_eq(scs_half_from_double(65504.0), 0x7bff, "largest finite");
+	cr_assert_eq(scs_half_from_double(65520.0), 0x7c00, "halfway above the largest finite goes to infinity");
+	cr_assert_eq(scs_half_from_double(65519.99), 0x7bff);
+	cr_assert_eq(scs_half_from_double(ldexp(1.0, -24)), 0x0001, "smallest subnormal");
+	cr_assert_eq(scs_half_from_double(ldexp(1.0, -25)), 0x0000, "half of it ties to even (zero)");
+	cr_assert_eq(scs_half_from_double(ldexp(3.0, -26)), 0x0001, "three quarters of it rounds up");
+	cr_assert_eq(scs_half_from_double(ldexp(1023.0, -24) + ldexp(1.0, -25)), 0x0400,
 	    "the largest subnormal plus half a quantum ties up to the smallest normal");
 	/* 1 + 2^-11 is halfway between 1 and 1 + 2^-10: ties to the even 1 */
-	cr_assert_eq(scs_opt_to_float16(1.0 + ldexp(1.0, -11)), 0x3c00);
-	cr_assert_eq(scs_opt_to_float16(1.0 + 3 * ldexp(1.0, -11)), 0x3c02);
+	cr_assert_eq(scs_half_from_double(1.0 + ldexp(1.0, -11)), 0x3c00);
+	cr_assert_eq(scs_half_from_double(1.0 + 3 * ldexp(1.0, -11)), 0x3c02);
 	/* a value a float32 rounding would push onto the tie: rounded once from double it stays below */
-	cr_assert_eq(scs_opt_to_float16(1.0 + ldexp(1.0, -11) - ldexp(1.0, -40)), 0x3c00);
-	cr_assert_eq(scs_opt_to_float16(1.0 + ldexp(1.0, -11) + ldexp(1.0, -40)), 0x3c01);
-	cr_assert_eq(scs_opt_to_float16(-0.0), 0x8000);
-	cr_assert_eq(scs_opt_to_float16(INFINITY), 0x7c00);
-	cr_assert_eq(scs_opt_to_float16(NAN) & 0x7e00, 0x7e00, "a quiet NaN");
+	cr_assert_eq(scs_half_from_double(1.0 + ldexp(1.0, -11) - ldexp(1.0, -40)), 0x3c00);
+	cr_assert_eq(scs_half_from_double(1.0 + ldexp(1.0, -11) + ldexp(1.0, -40)), 0x3c01);
+	cr_assert_eq(scs_half_from_double(-0.0), 0x8000);
+	cr_assert_eq(scs_half_from_double(INFINITY), 0x7c00);
+	cr_assert_eq(scs_half_from_double(NAN) & 0x7e00, 0x7e00, "a quiet NaN");
 }
 
 Test(optimize, bfloat16_rounds_once_to_nearest_even)
 {
-	cr_assert_eq(scs_opt_to_bfloat16(1.0), 0x3f80);
-	cr_assert_eq(scs_opt_to_bfloat16(1.0 + ldexp(1.0, -8)), 0x3f80, "tie to even");
-	cr_assert_eq(scs_opt_to_bfloat16(1.0 + 3 * ldexp(1.0, -8)), 0x3f82);
-	cr_assert_eq(scs_opt_to_bfloat16(1.0 + ldexp(1.0, -8) + ldexp(1.0, -30)), 0x3f81,
+	cr_assert_eq(scs_bf16_from_double(1.0), 0x3f80);
+	cr_assert_eq(scs_bf16_from_double(1.0 + ldexp(1.0, -8)), 0x3f80, "tie to even");
+	cr_assert_eq(scs_bf16_from_double(1.0 + 3 * ldexp(1.0, -8)), 0x3f82);
+	cr_assert_eq(scs_bf16_from_double(1.0 + ldexp(1.0, -8) + ldexp(1.0, -30)), 0x3f81,
 	    "above the tie, though float32 would round it onto the tie");
-	cr_assert_eq(scs_opt_to_bfloat16(3.5e38), 0x7f80, "past the largest finite: infinity");
-	cr_assert_eq(scs_opt_to_bfloat16(ldexp(1.0, -133)), 0x0001, "smallest subnormal");
+	cr_assert_eq(scs_bf16_from_double(3.5e38), 0x7f80, "past the largest finite: infinity");
+	cr_assert_eq(scs_bf16_from_double(ldexp(1.0, -133)), 0x0001, "smallest subnormal");
 }
 
 Test(optimize, an_unknown_pass_is_a_usage_error_naming_it)
@@ -233,7 +235,7 @@ Test(optimize, a_large_constant_reads_across_chunks_and_a_new_one_is_written_in_
 			continue;
 		}
 		/* float16 holds got[i] exactly, and it is v[i] to within half a unit in the last place */
-		cr_assert_eq(scs_opt_to_float16(got[i]), scs_opt_to_float16(v[i]), "element %zu: %g from %g", i, got[i], v[i]);
+		cr_assert_eq(scs_half_from_double(got[i]), scs_half_from_double(v[i]), "element %zu: %g from %g", i, got[i], v[i]);
 		cr_assert(fabs(got[i] - v[i]) <= fabs(v[i]) / 2048, "element %zu: %g from %g", i, got[i], v[i]);
 	}
 }
@@ -829,9 +831,9 @@ Test(optimize, new_nodes_constants_and_inputs_join_the_snapshot_at_the_commit, .
 	cr_assert_eq(scs_opt_n_uses(&val_ctx, 0, "prod"), 1);
 	u = scs_opt_first_use(&val_ctx, 0, kname);
 	cr_assert(u && u->kind == SCS_OPT_USE_INPUT && u->node == mul && u->index == 1);
-	cr_assert_eq(scs_opt_attr_int(mul, "some_int", 0), 8);
+	cr_assert_eq(scs_attr_int(mul, "some_int", 0), 8);
 	cr_assert_eq(mul->n_attribute, 2);
-	cr_assert_eq(scs_opt_attr_float(mul, "some_float", 0), 0.5f);
+	cr_assert_eq(scs_attr_float(mul, "some_float", 0), 0.5f);
 	cr_assert_eq(scs_opt_constant(&c, &val_ctx, 0, kname, why, sizeof(why)), 1, "%s", why);
 	cr_assert_eq(scs_opt_read_int64s(&val_ctx, &c, 0, 3, got), SCS_OK);
 	cr_assert(got[0] == 2 && got[1] == -3 && got[2] == v[2], "%lld %lld %lld", (long long)got[0], (long long)got[1],
