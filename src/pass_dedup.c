@@ -35,6 +35,7 @@
 #include "pass.h"
 #include "rename.h"
 #include "scope.h"
+#include "strmap.h"
 
 enum { K_INIT = 1, K_CONST = 2 };
 
@@ -337,28 +338,25 @@ capture_free(dedup *d, int from, int top, const char *name, const cand *self)
 	return 1;
 }
 
+/* scs_fresh_name's test: @name is defined somewhere or already given out. */
+static int
+name_taken(void *ctx, const char *name)
+{
+	dedup *d = ctx;
+
+	return count_defs(d, name) != 0 || scs_strmap_get(&d->taken, name, NULL);
+}
+
 /* A name for a lifted copy that no scope defines. */
 static int
 fresh_name(dedup *d, const char *base, const cand *first, char **out)
 {
-	size_t n = strlen(base) + 32;
-	char *name;
-	int defs = count_defs(d, base);
+	/* the base itself when its one definition is @first's own */
+	int keep = count_defs(d, base) == 1 && scs_strmap_get(&d->scopes.items[first->scope].defs, base, NULL) &&
+	    !scs_strmap_get(&d->taken, base, NULL);
 
-	if ((name = malloc(n)) == NULL)
-		return scs_err_set(SCS_ENOMEM, "cannot allocate a name");
-	if (defs == 1 && scs_strmap_get(&d->scopes.items[first->scope].defs, base, NULL) &&
-	    !scs_strmap_get(&d->taken, base, NULL)) {
-		snprintf(name, n, "%s", base);
-	} else {
-		for (unsigned i = 1;; i++) {
-			snprintf(name, n, "%s_scs%u", base, i);
-			if (count_defs(d, name) == 0 && !scs_strmap_get(&d->taken, name, NULL))
-				break;
-		}
-	}
-	*out = name;
-	return SCS_OK;
+	*out = keep ? strdup(base) : scs_fresh_name(base, "_scs", name_taken, d, 0);
+	return *out ? SCS_OK : scs_err_set(SCS_ENOMEM, "cannot allocate a name");
 }
 
 static int
