@@ -20,7 +20,7 @@ levels='
 3 dtype opschema opschema_table ortkernels shard scan walk pack attr
 4 model sealed array scope rename graph infer infer_* eval eval_*
 5 pass pass_* opt opt_* fuse split merge emit npy
-6 api abi report scs4onnx
+6 api api_* abi report scs4onnx
 '
 
 # third-party header   rooms that may include it

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "buf.h"
 #include "dtype.h"
 #include "err.h"
 #include "num.h"
@@ -29,21 +30,15 @@
 static int
 slot(size_t *out, scs_infer *inf, const char *name)
 {
-	scs_vfacts_packed *grown;
 	int64_t i;
+	int rc;
 
 	if (scs_strmap_get(&inf->index, name, &i)) {
 		*out = (size_t)i;
 		return SCS_OK;
 	}
-	if (inf->n == inf->cap) {
-		size_t cap = inf->cap ? inf->cap * 2 : 256;
-
-		if (cap > SIZE_MAX / sizeof(*grown) || (grown = realloc(inf->items, cap * sizeof(*grown))) == NULL)
-			return scs_err_set(SCS_ENOMEM, "cannot grow the value facts");
-		inf->items = grown;
-		inf->cap = cap;
-	}
+	if ((rc = scs_grow(&inf->items, &inf->cap, inf->n, sizeof(*inf->items), 256, "the value facts")) < 0)
+		return rc;
 	if (scs_strmap_put(&inf->index, name, (int64_t)inf->n) < 0)
 		return scs_err_set(SCS_ENOMEM, "cannot grow the value facts");
 	memset(&inf->items[inf->n], 0, sizeof(inf->items[0]));

@@ -1,8 +1,8 @@
 /*
- * infer_impl.h: what the shape rules (infer.c, infer_nn.c) share, from
- * their toolkit (infer_util.c): the constants a rule may read, dim
- * arithmetic and broadcasting (attributes: attr.h). Private to shape
- * inference.
+ * infer_impl.h: what the shape rules (infer.c, infer_nn.c, infer_flow.c)
+ * share, from their toolkit (infer_util.c): the constants a rule may read,
+ * dim arithmetic and broadcasting (attributes: attr.h), and a rule's view
+ * of its node. Private to shape inference.
  *
  * SPDX-License-Identifier: MIT
  */
@@ -88,6 +88,40 @@ scs_infer_broadcast_dim(int64_t a, int64_t b)
 {
 	return a == 1 ? b : b == 1 ? a : a == b ? a : a >= 0 && b >= 0 ? -1 : a >= 0 ? a : b >= 0 ? b : -1;
 }
+
+/*
+ * What a neural-network rule (infer_nn.c, infer_flow.c) sees: the
+ * inference, the constants, node @n, its inputs' facts @in, and the opset
+ * of its domain.
+ */
+typedef struct scs_infer_rule {
+	scs_infer *inf;
+	const scs_infer_consts *c;
+	const Onnx__NodeProto *n;
+	const scs_vfacts *in;
+	int64_t opset;
+} scs_infer_rule;
+
+/* Input @i's facts when its rank is known, else NULL. */
+static inline const scs_vfacts *
+scs_infer_input(const scs_infer_rule *r, size_t i)
+{
+	return i < r->n->n_input && r->n->input[i][0] && r->in[i].rank >= 0 ? &r->in[i] : NULL;
+}
+
+/* *@axis counted from the end when negative: 1 when it is then within [0, @rank). */
+static inline int
+scs_infer_axis_in(int64_t *axis, int rank)
+{
+	if (*axis < 0)
+		*axis += rank;
+	return *axis >= 0 && *axis < rank;
+}
+
+/* The control-flow rules (infer_flow.c), output @j of If, Loop, Scan into @o. */
+void scs_infer_if(const scs_infer_rule *r, size_t j, scs_vfacts *o);
+void scs_infer_loop(const scs_infer_rule *r, size_t j, scs_vfacts *o);
+void scs_infer_scan(const scs_infer_rule *r, size_t j, scs_vfacts *o);
 
 /*
  * The shapes and element types of the neural-network operators' outputs

@@ -3,10 +3,10 @@
  * infer_impl.h): convolution and pooling (auto_pad, ceil_mode, dilations,
  * ConvTranspose's output_shape), normalization outputs, recurrent layers,
  * losses, index operators (GatherND, OneHot, Split, ...), Resize with
- * constant scales or sizes, Einsum, window functions, the outputs of If,
- * Loop and Scan as their bodies declare them, and the like. Every
- * rule follows the ONNX operator spec; a dim the spec leaves to the data,
- * or that implementations compute differently, stays unknown.
+ * constant scales or sizes, Einsum, window functions, and the like (If,
+ * Loop and Scan: infer_flow.c). Every rule follows the ONNX operator
+ * spec; a dim the spec leaves to the data, or that implementations
+ * compute differently, stays unknown.
  *
  * SPDX-License-Identifier: MIT
  */
@@ -18,20 +18,7 @@
 
 #define MAX_RANK SCS_INFER_MAX_RANK
 
-typedef struct rule {
-	scs_infer *inf;
-	const scs_infer_consts *c;
-	const Onnx__NodeProto *n;
-	const scs_vfacts *in;
-	int64_t opset;
-} rule;
-
-/* Input @i's facts when its rank is known, else NULL. */
-static const scs_vfacts *
-input(const rule *r, size_t i)
-{
-	return i < r->n->n_input && r->n->input[i][0] && r->in[i].rank >= 0 ? &r->in[i] : NULL;
-}
+typedef scs_infer_rule rule;     /* the short name within this file */
 
 /* 1 when input @i is given (a non-empty name). */
 static int
@@ -61,14 +48,6 @@ vector(scs_vfacts *o, int64_t len)
 {
 	o->rank = 1;
 	o->dims[0] = len;     /* a dim, name and all */
-}
-
-static int
-axis_in(int64_t *axis, int rank)
-{
-	if (*axis < 0)
-		*axis += rank;
-	return *axis >= 0 && *axis < rank;
 }
 
 /*
@@ -170,7 +149,7 @@ window_dims(const rule *r, scs_vfacts *o, const scs_vfacts *x, const scs_vfacts 
 static void
 conv_pool(const rule *r, size_t j, scs_vfacts *o, int wi)
 {
-	const scs_vfacts *x = input(r, 0), *w = wi >= 0 ? input(r, (size_t)wi) : NULL;
+	const scs_vfacts *x = scs_infer_input(r, 0), *w = wi >= 0 ? scs_infer_input(r, (size_t)wi) : NULL;
 
 	if (j > 1 || (j == 1 && strcmp(r->n->op_type, "MaxPool") != 0) || !x)
 		return;
@@ -198,7 +177,7 @@ static void
 conv_transpose(const rule *r, size_t j, scs_vfacts *o)
 {
 	const Onnx__NodeProto *n = r->n;
-	const scs_vfacts *x = input(r, 0), *w = input(r, 1);
+	const scs_vfacts *x = scs_infer_input(r, 0), *w = scs_infer_input(r, 1);
 	int64_t k[MAX_RANK], s[MAX_RANK], d[MAX_RANK], op[MAX_RANK], p[2 * MAX_RANK], os[MAX_RANK];
 	int sp, has_pads, has_os, same;
 
@@ -248,7 +227,7 @@ conv_transpose(const rule *r, size_t j, scs_vfacts *o)
 static void
 global_pool(const rule *r, size_t j, scs_vfacts *o)
 {
-	const scs_vfacts *x = input(r, 0);
+	const scs_vfacts *x = scs_infer_input(r, 0);
 
 	if (j != 0 || !x)
 		return;
@@ -261,7 +240,7 @@ static void
 max_unpool(const rule *r, size_t j, scs_vfacts *o)
 {
 	const Onnx__NodeProto *n = r->n;
-	const scs_vfacts *x = input(r, 0);
+	const scs_vfacts *x = scs_infer_input(r, 0);
 	int64_t k[MAX_RANK], s[MAX_RANK], p[2 * MAX_RANK], v[SCS_INFER_MAX_CONST];
 	int sp;
 
@@ -295,7 +274,7 @@ max_unpool(const rule *r, size_t j, scs_vfacts *o)
 static void
 batch_norm(const rule *r, size_t j, scs_vfacts *o)
 {
-	const scs_vfacts *x = input(r, 0);
+	const scs_vfacts *x = scs_infer_input(r, 0);
 
 	if (j == 0) {
 		same_as(o, x);
@@ -306,14 +285,14 @@ batch_norm(const rule *r, size_t j, scs_vfacts *o)
 		return;
 	vector(o, x && x->rank >= 2 ? x->dims[1] : -1);
 	for (size_t i = 1; i < 5 && o->dims[0] < 0; i++)
-		if (input(r, i) && input(r, i)->rank == 1)
-			o->dims[0] = scs_infer_dim_pick(o->dims[0], input(r, i)->dims[0]);
+		if (scs_infer_input(r, i) && scs_infer_input(r, i)->rank == 1)
+			o->dims[0] = scs_infer_dim_pick(o->dims[0], scs_infer_input(r, i)->dims[0]);
 }
 
 static void
 layer_norm(const rule *r, size_t j, scs_vfacts *o)
 {
-	const scs_vfacts *x = input(r, 0);
+	const scs_vfacts *x = scs_infer_input(r, 0);
 	int64_t axis = scs_attr_int(r->n, "axis", -1);
 
 	if (j > 2)
@@ -343,7 +322,7 @@ like_input(const rule *r, size_t j, scs_vfacts *o)
 	if (j == 0 && r->n->n_input > 0)
 		o->elem = r->in[0].elem;     /* also where the schema lists no formals (GroupNormalization-18) */
 	if (j == 0 || (j == 1 && strcmp(r->n->op_type, "Dropout") == 0))
-		same_as(o, input(r, 0));
+		same_as(o, scs_infer_input(r, 0));
 }
 
 /* ---- rearranging and indexing ---- */
@@ -351,7 +330,7 @@ like_input(const rule *r, size_t j, scs_vfacts *o)
 static void
 depth_space(const rule *r, size_t j, scs_vfacts *o)
 {
-	const scs_vfacts *x = input(r, 0);
+	const scs_vfacts *x = scs_infer_input(r, 0);
 	int64_t b = scs_attr_int(r->n, "blocksize", -1), bb;
 	int to_space = r->n->op_type[0] == 'D';
 
@@ -375,11 +354,11 @@ depth_space(const rule *r, size_t j, scs_vfacts *o)
 static void
 one_hot(const rule *r, size_t j, scs_vfacts *o)
 {
-	const scs_vfacts *ind = input(r, 0);
+	const scs_vfacts *ind = scs_infer_input(r, 0);
 	int64_t axis = scs_attr_int(r->n, "axis", -1);
 	int q;
 
-	if (j != 0 || !ind || (q = ind->rank) + 1 > MAX_RANK || !axis_in(&axis, q + 1))
+	if (j != 0 || !ind || (q = ind->rank) + 1 > MAX_RANK || !scs_infer_axis_in(&axis, q + 1))
 		return;
 	o->rank = q + 1;
 	for (int i = 0, k = 0; i <= q; i++)
@@ -389,7 +368,7 @@ one_hot(const rule *r, size_t j, scs_vfacts *o)
 static void
 gather_nd(const rule *r, size_t j, scs_vfacts *o)
 {
-	const scs_vfacts *data = input(r, 0), *ind = input(r, 1);
+	const scs_vfacts *data = scs_infer_input(r, 0), *ind = scs_infer_input(r, 1);
 	int64_t b = scs_attr_int(r->n, "batch_dims", 0), k;
 	int q;
 
@@ -410,15 +389,15 @@ gather_nd(const rule *r, size_t j, scs_vfacts *o)
 static void
 gather_elements(const rule *r, size_t j, scs_vfacts *o)
 {
-	const scs_vfacts *x = input(r, 0);
+	const scs_vfacts *x = scs_infer_input(r, 0);
 	int64_t axis = scs_attr_int(r->n, "axis", 0);
 
 	/* constant indices outside the axis: invalid, unknown */
-	if (j == 0 && x && axis_in(&axis, x->rank) && given(r, 1) &&
+	if (j == 0 && x && scs_infer_axis_in(&axis, x->rank) && given(r, 1) &&
 	    !scs_infer_indices_ok(r->inf, r->c, r->n->input[1], x->dims[axis]))
 		return;
 	if (j == 0)
-		same_as(o, input(r, 1));
+		same_as(o, scs_infer_input(r, 1));
 }
 
 static void
@@ -426,7 +405,7 @@ eye_like(const rule *r, size_t j, scs_vfacts *o)
 {
 	if (j != 0)
 		return;
-	same_as(o, input(r, 0));
+	same_as(o, scs_infer_input(r, 0));
 	o->elem = (int32_t)scs_attr_int(r->n, "dtype", r->in[0].elem);
 }
 
@@ -436,7 +415,7 @@ random_like(const rule *r, size_t j, scs_vfacts *o)
 {
 	if (j != 0)
 		return;
-	same_as(o, input(r, 0));
+	same_as(o, scs_infer_input(r, 0));
 	o->elem = (int32_t)scs_attr_int(r->n, "dtype", r->n->n_input ? r->in[0].elem : 0);
 }
 
@@ -445,14 +424,14 @@ split(const rule *r, size_t j, scs_vfacts *o)
 {
 	const Onnx__NodeProto *n = r->n;
 	const Onnx__AttributeProto *a = scs_attr_find(n, "split");
-	const scs_vfacts *x = input(r, 0);
+	const scs_vfacts *x = scs_infer_input(r, 0);
 	int64_t axis = scs_attr_int(n, "axis", 0), v[SCS_INFER_MAX_CONST], parts, dim, chunk;
 	int k = -1;
 
 	if (!x)
 		return;
 	scs_infer_unknown_dims(o, x->rank);
-	if (!axis_in(&axis, x->rank))
+	if (!scs_infer_axis_in(&axis, x->rank))
 		return;
 	same_as(o, x);
 	o->dims[axis] = -1;
@@ -495,12 +474,12 @@ static void
 unique(const rule *r, size_t j, scs_vfacts *o)
 {
 	const Onnx__AttributeProto *a = scs_attr_find(r->n, "axis");
-	const scs_vfacts *x = input(r, 0);
+	const scs_vfacts *x = scs_infer_input(r, 0);
 	int64_t axis = a ? a->i : 0, len = 1;
 
 	if (j > 3)
 		return;
-	if (a && x && !axis_in(&axis, x->rank))
+	if (a && x && !scs_infer_axis_in(&axis, x->rank))
 		return;
 	if (j == 0) {
 		if (!a) {
@@ -527,7 +506,7 @@ unique(const rule *r, size_t j, scs_vfacts *o)
 static void
 det(const rule *r, size_t j, scs_vfacts *o)
 {
-	const scs_vfacts *x = input(r, 0);
+	const scs_vfacts *x = scs_infer_input(r, 0);
 
 	if (j != 0 || !x || x->rank < 2)
 		return;
@@ -538,7 +517,7 @@ det(const rule *r, size_t j, scs_vfacts *o)
 static void
 grid_sample(const rule *r, size_t j, scs_vfacts *o)
 {
-	const scs_vfacts *x = input(r, 0), *g = input(r, 1);
+	const scs_vfacts *x = scs_infer_input(r, 0), *g = scs_infer_input(r, 1);
 
 	if (j != 0 || !x)
 		return;
@@ -555,7 +534,7 @@ grid_sample(const rule *r, size_t j, scs_vfacts *o)
 static void
 roi_align(const rule *r, size_t j, scs_vfacts *o)
 {
-	const scs_vfacts *x = input(r, 0), *rois = input(r, 1), *bi = input(r, 2);
+	const scs_vfacts *x = scs_infer_input(r, 0), *rois = scs_infer_input(r, 1), *bi = scs_infer_input(r, 2);
 
 	if (j != 0)
 		return;
@@ -585,7 +564,7 @@ static void
 tfidf(const rule *r, size_t j, scs_vfacts *o)
 {
 	const Onnx__AttributeProto *a = scs_attr_find(r->n, "ngram_indexes");
-	const scs_vfacts *x = input(r, 0);
+	const scs_vfacts *x = scs_infer_input(r, 0);
 	int64_t top = -1;
 
 	if (j != 0 || !x || x->rank < 1 || x->rank > 2)
@@ -600,7 +579,7 @@ tfidf(const rule *r, size_t j, scs_vfacts *o)
 static void
 string_normalizer(const rule *r, size_t j, scs_vfacts *o)
 {
-	const scs_vfacts *x = input(r, 0);
+	const scs_vfacts *x = scs_infer_input(r, 0);
 
 	if (j != 0 || !x || x->rank < 1 || x->rank > 2)
 		return;
@@ -614,7 +593,7 @@ static void
 dynamic_quantize(const rule *r, size_t j, scs_vfacts *o)
 {
 	if (j == 0)
-		same_as(o, input(r, 0));
+		same_as(o, scs_infer_input(r, 0));
 	else if (j < 3)
 		scalar(o);
 }
@@ -635,7 +614,7 @@ resize(const rule *r, size_t j, scs_vfacts *o)
 {
 	const Onnx__NodeProto *n = r->n;
 	const Onnx__AttributeProto *ax = scs_attr_find(n, "axes"), *sa;
-	const scs_vfacts *x = input(r, 0);
+	const scs_vfacts *x = scs_infer_input(r, 0);
 	int64_t axes[MAX_RANK], sizes[SCS_INFER_MAX_CONST];
 	float scales[SCS_INFER_MAX_CONST];
 	int up = n->op_type[0] == 'U', na, k;
@@ -651,7 +630,7 @@ resize(const rule *r, size_t j, scs_vfacts *o)
 		return;
 	for (int i = 0; i < na; i++) {
 		axes[i] = ax ? ax->ints[i] : i;
-		if (!axis_in(&axes[i], x->rank))
+		if (!scs_infer_axis_in(&axes[i], x->rank))
 			return;
 	}
 	same_as(o, x);
@@ -725,7 +704,7 @@ einsum(const rule *r, size_t j, scs_vfacts *o)
 	arrow = strstr(eq, "->");
 	/* the inputs' terms: each label's dim, and the broadcast dims of the ellipses */
 	for (const char *p = eq; p <= eq + len && (!arrow || p <= arrow); p++) {
-		const scs_vfacts *x = (size_t)term < r->n->n_input ? input(r, (size_t)term) : NULL;
+		const scs_vfacts *x = (size_t)term < r->n->n_input ? scs_infer_input(r, (size_t)term) : NULL;
 
 		if (*p == ',' || p == arrow || *p == 0) {
 			if (!x || pos != x->rank)
@@ -808,7 +787,7 @@ static void
 recurrent(const rule *r, size_t j, scs_vfacts *o)
 {
 	const Onnx__NodeProto *n = r->n;
-	const scs_vfacts *x = input(r, 0), *rw = input(r, 2);
+	const scs_vfacts *x = scs_infer_input(r, 0), *rw = scs_infer_input(r, 2);
 	int64_t dirs = scs_attr_is(n, "direction", "bidirectional", 0) ? 2 :
 	    scs_attr_is(n, "direction", "forward", 1) || scs_attr_is(n, "direction", "reverse", 0) ? 1 : -1;
 	int64_t hidden = scs_attr_int(n, "hidden_size", -1), seq = -1, batch = -1;
@@ -844,7 +823,7 @@ recurrent(const rule *r, size_t j, scs_vfacts *o)
 static void
 loss(const rule *r, size_t j, scs_vfacts *o)
 {
-	const scs_vfacts *x = input(r, 0);
+	const scs_vfacts *x = scs_infer_input(r, 0);
 
 	if (j == 1 && r->n->op_type[0] == 'S') {
 		same_as(o, x);
@@ -863,7 +842,7 @@ loss(const rule *r, size_t j, scs_vfacts *o)
 		memmove(o->dims + 1, o->dims + 2, (size_t)(x->rank - 2) * sizeof(o->dims[0]));
 		o->rank--;
 	} else {
-		same_as(o, input(r, 1));
+		same_as(o, scs_infer_input(r, 1));
 	}
 }
 
@@ -894,7 +873,7 @@ mel_weight_matrix(const rule *r, size_t j, scs_vfacts *o)
 static void
 dft(const rule *r, size_t j, scs_vfacts *o)
 {
-	const scs_vfacts *x = input(r, 0);
+	const scs_vfacts *x = scs_infer_input(r, 0);
 	int64_t axis = scs_attr_int(r->n, "axis", 1), v[SCS_INFER_MAX_CONST], len;
 
 	if (j != 0 || !x || x->rank < 2)
@@ -908,7 +887,7 @@ dft(const rule *r, size_t j, scs_vfacts *o)
 			axis = v[0];
 	}
 	/* the signal's dims, the last one 2 (real, imaginary) */
-	if (!axis_in(&axis, x->rank) || axis == x->rank - 1)
+	if (!scs_infer_axis_in(&axis, x->rank) || axis == x->rank - 1)
 		return;
 	same_as(o, x);
 	o->dims[x->rank - 1] = 2;
@@ -938,107 +917,6 @@ constant(const rule *r, size_t j, scs_vfacts *o)
 	else
 		return;
 	o->elem = strstr(a->name, "int") ? SCS_DT_INT64 : strstr(a->name, "float") ? SCS_DT_FLOAT : SCS_DT_STRING;
-}
-
-/* ---- control flow: what the bodies declare ---- */
-
-/* The facts graph @g declares of its output @j (rank -1, elem 0 when none). */
-static void
-declared_output(const rule *r, scs_vfacts *f, const Onnx__GraphProto *g, size_t j)
-{
-	memset(f, 0, sizeof(*f));
-	f->rank = -1;
-	if (g && j < g->n_output)
-		scs_infer_facts_from_type(f, g->output[j]->type, r->inf);
-}
-
-/* Into @o what @a and @b agree on: the type, and with the rank the dims both give. */
-static void
-agree(scs_vfacts *o, const scs_vfacts *a, const scs_vfacts *b)
-{
-	if (a->elem > 0 && a->elem == b->elem)
-		o->elem = a->elem;
-	if (a->rank < 0 || a->rank != b->rank)
-		return;
-	o->rank = a->rank;
-	for (int i = 0; i < a->rank; i++)
-		o->dims[i] = a->dims[i] == b->dims[i] ? a->dims[i] : -1;
-}
-
-/* The body's graph, or NULL. */
-static const Onnx__GraphProto *
-graph_attr(const rule *r, const char *name)
-{
-	const Onnx__AttributeProto *a = scs_attr_find(r->n, name);
-
-	return a ? a->g : NULL;
-}
-
-/* If: what both branches declare of their output @j. */
-static void
-if_branches(const rule *r, size_t j, scs_vfacts *o)
-{
-	scs_vfacts t, e;
-
-	declared_output(r, &t, graph_attr(r, "then_branch"), j);
-	declared_output(r, &e, graph_attr(r, "else_branch"), j);
-	agree(o, &t, &e);
-}
-
-/*
- * Loop (@scan 0) and Scan from opset 9 (@scan 1): a loop-carried value is
- * what its initial value and the body's output agree on; a scan output
- * stacks the body's output along a new axis (of the scan inputs' length
- * for Scan, unknown for Loop).
- */
-static void
-loop_scan(const rule *r, size_t j, scs_vfacts *o, int scan)
-{
-	const Onnx__AttributeProto *ax;
-	const scs_vfacts *x;
-	scs_vfacts b, init;
-	int64_t m = scan ? scs_attr_int(r->n, "num_scan_inputs", -1) : 2, n_state, axis = 0, seq = -1, in_axis = 0;
-
-	if ((scan && r->opset < 9) || m < 0 || (n_state = (int64_t)r->n->n_input - m) < 0)
-		return;
-	declared_output(r, &b, graph_attr(r, "body"), j + !scan);     /* Loop's body gives its condition first */
-	if ((int64_t)j < n_state) {
-		memset(&init, 0, sizeof(init));
-		init.rank = -1;
-		if (input(r, (size_t)(j + (size_t)(scan ? 0 : 2))))
-			init = *input(r, (size_t)(j + (size_t)(scan ? 0 : 2)));
-		init.elem = r->in[scan ? j : j + 2].elem;
-		agree(o, &b, &init);
-		return;
-	}
-	o->elem = b.elem;
-	if (b.rank < 0 || b.rank + 1 > MAX_RANK)
-		return;
-	if (scan && (ax = scs_attr_find(r->n, "scan_output_axes")) && (size_t)(j - (size_t)n_state) < ax->n_ints)
-		axis = ax->ints[j - (size_t)n_state];
-	if (!axis_in(&axis, b.rank + 1))
-		return;
-	if (scan && (x = input(r, (size_t)n_state)) != NULL) {
-		if ((ax = scs_attr_find(r->n, "scan_input_axes")) && ax->n_ints > 0)
-			in_axis = ax->ints[0];
-		if (axis_in(&in_axis, x->rank))
-			seq = x->dims[in_axis];
-	}
-	o->rank = b.rank + 1;
-	for (int i = 0, k = 0; i < o->rank; i++)
-		o->dims[i] = i == axis ? seq : b.dims[k++];
-}
-
-static void
-loop(const rule *r, size_t j, scs_vfacts *o)
-{
-	loop_scan(r, j, o, 0);
-}
-
-static void
-scan(const rule *r, size_t j, scs_vfacts *o)
-{
-	loop_scan(r, j, o, 1);
 }
 
 typedef void (*rule_fn)(const rule *r, size_t j, scs_vfacts *o);
@@ -1072,9 +950,9 @@ static const struct {
 	{ "GroupNormalization", like_input },
 	{ "HammingWindow", window_fn },
 	{ "HannWindow", window_fn },
-	{ "If", if_branches },
+	{ "If", scs_infer_if },
 	{ "LSTM", recurrent },
-	{ "Loop", loop },
+	{ "Loop", scs_infer_loop },
 	{ "LayerNormalization", layer_norm },
 	{ "LpPool", pool },
 	{ "MaxPool", pool },
@@ -1093,7 +971,7 @@ static const struct {
 	{ "RoiAlign", roi_align },
 	{ "Scatter", like_input },
 	{ "ScatterElements", like_input },
-	{ "Scan", scan },
+	{ "Scan", scs_infer_scan },
 	{ "ScatterND", like_input },
 	{ "SoftmaxCrossEntropyLoss", loss },
 	{ "SpaceToDepth", depth_space },

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "buf.h"
 #include "dtype.h"
 #include "err.h"
 #include "num.h"
@@ -21,21 +22,15 @@
 static int64_t
 symbol(scs_infer *inf, const char *name)
 {
-	char **grown, *copy;
+	char *copy;
 	int64_t k;
 
 	if (inf == NULL || name == NULL || name[0] == 0)
 		return -1;
 	if (scs_strmap_get(&inf->sym_index, name, &k))
 		return -1 - k;
-	if (inf->n_syms == inf->cap_syms) {
-		size_t cap = inf->cap_syms ? inf->cap_syms * 2 : 16;
-
-		if ((grown = realloc(inf->syms, cap * sizeof(*grown))) == NULL)
-			goto nomem;
-		inf->syms = grown;
-		inf->cap_syms = cap;
-	}
+	if (scs_grow(&inf->syms, &inf->cap_syms, inf->n_syms, sizeof(*inf->syms), 16, "the symbols") < 0)
+		goto nomem;
 	if ((copy = strdup(name)) == NULL)
 		goto nomem;
 	if (scs_strmap_put(&inf->sym_index, copy, (int64_t)inf->n_syms + 1) < 0) {
@@ -93,16 +88,12 @@ const_of(const scs_infer_consts *c, const char *name)
 int
 scs_infer_const_add(scs_infer_consts *c, const char *name, const Onnx__TensorProto *t)
 {
-	const Onnx__TensorProto **grown;
+	int rc;
 
 	if (!name || !name[0])
 		return SCS_OK;
-	if (c->n == c->cap) {
-		c->cap = c->cap ? c->cap * 2 : 64;
-		if ((grown = realloc(c->t, c->cap * sizeof(*grown))) == NULL)
-			return scs_err_set(SCS_ENOMEM, "cannot grow the constant list");
-		c->t = grown;
-	}
+	if ((rc = scs_grow(&c->t, &c->cap, c->n, sizeof(*c->t), 64, "the constant list")) < 0)
+		return rc;
 	c->t[c->n] = t;
 	return scs_strmap_put(&c->by_name, name, (int64_t)c->n++);
 }

@@ -23,6 +23,7 @@
 
 #include "array.h"
 #include "base64.h"
+#include "buf.h"
 #include "dtype.h"
 #include "err.h"
 #include "graph.h"
@@ -368,15 +369,10 @@ readers_dispose(readers *r)
 static int
 add_read(readers *r, const char *name, size_t node, size_t input)
 {
-	struct read *grown;
 	int64_t at;
 
-	if (r->n == r->cap) {
-		r->cap = r->cap ? r->cap * 2 : 64;
-		if ((grown = realloc(r->reads, r->cap * sizeof(*grown))) == NULL)
-			return scs_err_set(SCS_ENOMEM, "cannot index the readers");
-		r->reads = grown;
-	}
+	if (scs_grow(&r->reads, &r->cap, r->n, sizeof(*r->reads), 64, "the readers") < 0)
+		return scs_err_set(SCS_ENOMEM, "cannot index the readers");     /* its own message */
 	/* chains run backwards; the answer does not depend on their order */
 	r->reads[r->n] = (struct read){ node, input, scs_strmap_get(&r->first, name, &at) ? (size_t)at : SIZE_MAX };
 	return scs_strmap_put(&r->first, name, (int64_t)r->n++);
@@ -498,8 +494,6 @@ rename_reads(Onnx__GraphProto *g, renamer *r, int nested)
 	int rc = SCS_OK;
 
 	if (nested) {
-		const scs_strmap **grown;
-
 		for (size_t i = 0; rc == SCS_OK && i < g->n_input; i++)
 			if (g->input[i]->name)
 				rc = scs_strmap_put(&defs, g->input[i]->name, 1);
@@ -509,13 +503,8 @@ rename_reads(Onnx__GraphProto *g, renamer *r, int nested)
 		for (size_t i = 0; rc == SCS_OK && i < g->n_node; i++)
 			for (size_t j = 0; rc == SCS_OK && j < g->node[i]->n_output; j++)
 				rc = scs_strmap_put(&defs, g->node[i]->output[j], 1);
-		if (rc == SCS_OK && r->depth == r->cap) {
-			r->cap = r->cap ? r->cap * 2 : 8;
-			if ((grown = realloc(r->shadow, r->cap * sizeof(*grown))) == NULL)
-				rc = scs_err_set(SCS_ENOMEM, "cannot rename");
-			else
-				r->shadow = grown;
-		}
+		if (rc == SCS_OK && scs_grow(&r->shadow, &r->cap, r->depth, sizeof(*r->shadow), 8, "the scopes") < 0)
+			rc = scs_err_set(SCS_ENOMEM, "cannot rename");     /* its own message */
 		if (rc < 0) {
 			scs_strmap_dispose(&defs);
 			return rc;

@@ -22,6 +22,7 @@
 #include "attr.h"
 #include "dtype.h"
 #include "opt.h"
+#include "opt_impl.h"
 #include "scope.h"
 
 typedef struct found {
@@ -41,15 +42,10 @@ was_refused(const found *f, const Onnx__NodeProto *n)
 static int
 remember(found *f, Onnx__NodeProto *n)
 {
-	if (f->n_refused == f->cap_refused) {
-		size_t cap = f->cap_refused ? 2 * f->cap_refused : 8;
-		Onnx__NodeProto **grown = realloc(f->refused, cap * sizeof(*grown));
+	int rc;
 
-		if (grown == NULL)
-			return scs_err_set(SCS_ENOMEM, "optimizer: cannot grow a list");
-		f->refused = grown;
-		f->cap_refused = cap;
-	}
+	if ((rc = scs_opt_grow(&f->refused, &f->cap_refused, f->n_refused, sizeof(*f->refused))) < 0)
+		return rc;
 	f->refused[f->n_refused++] = n;
 	return SCS_OK;
 }

@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "array.h"
+#include "buf.h"
 #include "graph.h"
 #include "opschema.h"
 #include "scope.h"
@@ -31,16 +32,9 @@
 int
 scs_opt_grow(void *arr, size_t *cap, size_t n, size_t size)
 {
-	void **a = arr, *bigger;
-	size_t c;
-
-	if (n < *cap)
-		return SCS_OK;
-	c = *cap ? *cap * 2 : 16;
-	if (c > SIZE_MAX / size || (bigger = realloc(*a, c * size)) == NULL)
+	/* the optimizer's own message in place of scs_grow's */
+	if (scs_grow(arr, cap, n, size, 16, "a list") < 0)
 		return scs_err_set(SCS_ENOMEM, "optimizer: cannot grow a list");
-	*a = bigger;
-	*cap = c;
 	return SCS_OK;
 }
 

@@ -377,14 +377,10 @@ own(dedup *d, char *s)
 static int
 add_front(dedup *d, int s, Onnx__NodeProto *node, int fresh)
 {
-	front *grown;
+	int rc;
 
-	if (d->n_fronts == d->cap_fronts) {
-		d->cap_fronts = d->cap_fronts ? d->cap_fronts * 2 : 16;
-		if ((grown = realloc(d->fronts, d->cap_fronts * sizeof(*grown))) == NULL)
-			return scs_err_set(SCS_ENOMEM, "cannot grow the node list");
-		d->fronts = grown;
-	}
+	if ((rc = scs_grow(&d->fronts, &d->cap_fronts, d->n_fronts, sizeof(*d->fronts), 16, "the node list")) < 0)
+		return rc;
 	d->fronts[d->n_fronts++] = (front){ s, fresh, node };
 	return SCS_OK;
 }

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "buf.h"
 #include "dtype.h"
 #include "err.h"
 #include "npy.h"
@@ -108,7 +109,7 @@ unique_file(extract *x, const char *name, char **out)
 static int
 take(extract *x, const char *name)
 {
-	scs_extracted *e, *grown;
+	scs_extracted *e;
 	Onnx__TensorProto *t;
 	uint32_t id;
 	char *file;
@@ -127,13 +128,9 @@ take(extract *x, const char *name)
 		return scs_pass_notes_add(&x->res->unexported, name, "NumPy has no type for it");
 	if ((rc = unique_file(x, name, &file)) < 0)
 		return rc;
-	if (x->out->n == x->out->cap) {
-		x->out->cap = x->out->cap ? x->out->cap * 2 : 8;
-		if ((grown = realloc(x->out->items, x->out->cap * sizeof(*grown))) == NULL) {
-			free(file);
-			return scs_err_set(SCS_ENOMEM, "cannot grow the export list");
-		}
-		x->out->items = grown;
+	if ((rc = scs_grow(&x->out->items, &x->out->cap, x->out->n, sizeof(*x->out->items), 8, "the export list")) < 0) {
+		free(file);
+		return rc;
 	}
 	e = &x->out->items[x->out->n];
 	memset(e, 0, sizeof(*e));

@@ -14,8 +14,8 @@
 #include "report.h"
 
 /*
- * The calls of the public API as api.c makes them: options and report of
- * this header's version, options never NULL. The public scs_shrink() and
+ * The calls of the public API as api.c and api_shards.c make them: options
+ * and report of this header's version, options never NULL. The public scs_shrink() and
  * the others (abi.c) check the caller's versions, bring older structs to
  * this header's and call these.
  */
