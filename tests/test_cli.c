@@ -819,3 +819,38 @@ Test(cli, progress_fits_the_terminal_width, .init = make_llm, .fini = scratch_te
 		free(text);
 	}
 }
+
+/*
+ * Each tool's --json report names its stages, in order, as the README and
+ * docs/TOOLS.md describe them (a stage's name is what a progress callback
+ * and a script reading the report see).
+ */
+Test(cli, every_tool_names_its_stages, .init = scratch_setup, .fini = scratch_teardown)
+{
+	static const struct {
+		const char *cmd, *stages;
+	} runs[] = {
+		{ "scs4onnx-shrink '%s' o1.onnx", "scan shrink write" },
+		{ "scs4onnx-optimize '%s' o2.onnx", "scan optimize write" },
+		{ "scs4onnx-split '%s' shards", "scan split write" },
+		{ "scs4onnx-merge shards o3.onnx", "scan merge dedup write" },
+		{ "scs4onnx-big '%s' o4.onnx", "scan split shrink merge dedup write" },
+	};
+	char *model = fixture("dup_basic.onnx");
+
+	for (size_t i = 0; i < sizeof(runs) / sizeof(runs[0]); i++) {
+		char cmd[1024], *out, names[256] = "";
+		size_t used = 0;
+
+		snprintf(cmd, sizeof(cmd), runs[i].cmd, model);
+		cr_assert_eq(sh(&out, "%s --json - -n", cmd), 0, "%s: %s", cmd, out);
+		for (const char *p = strstr(out, "\"stages\""); p && (p = strstr(p, "{\"name\": \"")) != NULL;) {
+			p += strlen("{\"name\": \"");
+			used += (size_t)snprintf(names + used, sizeof(names) - used, "%s%.*s", used ? " " : "",
+			    (int)strcspn(p, "\""), p);
+		}
+		cr_expect_str_eq(names, runs[i].stages, "%s", cmd);
+		free(out);
+	}
+	free(model);
+}
