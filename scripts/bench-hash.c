@@ -1,5 +1,5 @@
 /*
- * bench-hash.c: speed of src/hash.c over a buffer in memory (1 GiB unless
+ * bench-hash.c: speed of src/util/hash.c over a buffer in memory (1 GiB unless
  * an argument gives the length): the content key fed in 1 MiB updates, as
  * the scanner feeds it, and the 64-bit check over 1 MiB chunks, as the
  * store computes it. Best of five runs each, in MB/s (10^6 bytes) of the

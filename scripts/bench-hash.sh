@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# Benchmark of the content digest (src/hash.c), before and after a change.
+# Benchmark of the content digest (src/util/hash.c), before and after a change.
 #  1. MB/s (of CPU time) of the key (1 MiB updates) and of the 64-bit chunk
 #     check over 1 GiB in memory (scripts/bench-hash.c), for this tree's hash.c and for
-#     that of revision BEFORE (default: the commit before src/hash.c moved to
+#     that of revision BEFORE (default: the commit before src/util/hash.c moved to
 #     XXH3), each compiled with -O2 as the build does.
 #  2. scs4onnx-shrink of a ~1 GiB model (scripts/gen-model.py llm --size 1G,
 #     in one file) with this tree's tool and with BEFORE's (built under
@@ -16,7 +16,7 @@ scripts/setup.sh
 scripts/build.sh
 work=work/bench-hash
 mkdir -p "$work"
-before=${BEFORE:-$(git log -1 --format=%H -S XXH3_128bits -- src/hash.c)^}
+before=${BEFORE:-$(git log -1 --follow --format=%H -S XXH3_128bits -- src/util/hash.c)^}
 before=$(git rev-parse --short "$before")
 cc=${CC:-cc}
 
@@ -24,13 +24,14 @@ cc=${CC:-cc}
 rm -rf "$work/src-before"
 mkdir -p "$work/src-before"
 for f in hash.c hash.h; do
-	git show "$before:src/$f" >"$work/src-before/$f"
+	# (src/ was one folder before it took a folder a layer)
+	git show "$before:src/util/$f" >"$work/src-before/$f" 2>/dev/null || git show "$before:src/$f" >"$work/src-before/$f"
 done
 flags=$(pkg-config --cflags --libs libxxhash)
 grep -q SCS_XXH_DISPATCH build/build.ninja && flags+=" -DSCS_XXH_DISPATCH"   # meson.build found the x86 dispatcher
 # shellcheck disable=SC2086
-$cc -O2 -Isrc -o "$work/hash-now" scripts/bench-hash.c src/hash.c $flags
-$cc -O2 -I"$work/src-before" -Isrc -o "$work/hash-before" scripts/bench-hash.c "$work/src-before/hash.c"
+$cc -O2 -Isrc -Isrc/util -o "$work/hash-now" scripts/bench-hash.c src/util/hash.c $flags
+$cc -O2 -I"$work/src-before" -Isrc -Isrc/util -o "$work/hash-before" scripts/bench-hash.c "$work/src-before/hash.c"
 echo "digest over 1 GiB in memory, MB/s of CPU time, best of 5:"
 printf "  %-16s " "before ($before)"
 "$work/hash-before"

@@ -1,29 +1,32 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# Checks that the library's rooms keep to their levels: every file in src/
-# (*.c, *.h, *.def) may include project headers of its own level or lower,
-# never higher, and a third-party header only from the rooms listed for it.
-# A room is a file's name without its extension (store.c and store.h are the
-# room store). Prints one line per violation and exits 1; prints one line and
-# exits 0 when there is none. The tables below are the rule; docs/ARCHITECTURE.md
-# ("Rooms and levels") describes them.
+# Checks that the library keeps to its layers. Each folder of src/ is a
+# layer; the table below orders them (the only place the order is written;
+# docs/ARCHITECTURE.md describes each folder). A file may include a project
+# header of its own folder or of a lower layer, named with its folder
+# ("io/store.h"), never one of a higher layer nor of another folder of its
+# own layer; the files at the top of src/ (api, abi, report) may include
+# every folder, and no folder may include them. A third-party header is
+# included only by the files listed for it. Prints one line per violation
+# and exits 1; prints one line and exits 0 when there is none.
 #
 # Usage: scripts/check-layers.sh [ROOT]   (ROOT: the tree holding src/;
 #                                          default: this script's project)
 set -euo pipefail
 
-# level  rooms (shell patterns)
-levels='
-0 err num half buf wire hash base64 strmap path progress arena
-1 source sink sink_impl commit
-2 codec store store_impl store_blob payload
-3 dtype opschema opschema_table ortkernels shard scan walk pack attr
-4 model sealed array scope rename graph infer infer_* eval eval_*
-5 pass pass_* opt opt_* fuse split merge emit npy
-6 api api_* abi report scs4onnx
+# layer  folders of src/ ("." is the top of src/)
+layers='
+0 util
+1 io
+2 onnx
+3 eval
+4 model
+5 infer
+6 shrink shard opt
+7 .
 '
 
-# third-party header   rooms that may include it
+# third-party header   files (names without extension) that may include it
 third_party='
 lmdb.h store store_impl store_blob
 zstd.h codec
@@ -38,77 +41,100 @@ if [ ! -d "$root/src" ]; then
 	exit 2
 fi
 
-# The level of room $1 on stdout; status 1 when the table has none.
-level_of() {
-	local row pat
+# The layer of folder $1 (the first part of a path below src/; "." for the
+# top) on stdout; status 1 when the table has none.
+layer_of() {
+	local row
 	while read -ra row; do
 		[ "${#row[@]}" -gt 1 ] || continue
-		for pat in "${row[@]:1}"; do
-			# shellcheck disable=SC2053  # $pat is a pattern on purpose
-			if [[ $1 == $pat ]]; then
+		for f in "${row[@]:1}"; do
+			if [ "$1" = "$f" ]; then
 				echo "${row[0]}"
 				return 0
 			fi
 		done
-	done <<<"$levels"
+	done <<<"$layers"
 	return 1
 }
 
-# The rooms that may include third-party header $1 on stdout; status 1 when
+# The files that may include third-party header $1 on stdout; status 1 when
 # $1 is not a third-party header of the table.
-rooms_for() {
-	local hdr rooms
-	while read -r hdr rooms; do
+files_for() {
+	local hdr files
+	while read -r hdr files; do
 		if [ -n "$hdr" ] && [ "$hdr" = "$1" ]; then
-			echo "$rooms"
+			echo "$files"
 			return 0
 		fi
 	done <<<"$third_party"
 	return 1
 }
 
+# The folder of path $1 below src/ ("." for a file at the top).
+folder_of() {
+	case $1 in
+	*/*) echo "${1%%/*}" ;;
+	*) echo . ;;
+	esac
+}
+
+# How folder $1 is named in a message.
+shown_folder() {
+	if [ "$1" = . ]; then echo "the top of src/"; else echo "src/$1"; fi
+}
+
 include_re='^[[:space:]]*#[[:space:]]*include[[:space:]]*([<"][^>"]*[>"])'
 bad=0
 n_files=0
-shopt -s nullglob
-for file in "$root"/src/*.c "$root"/src/*.h "$root"/src/*.def; do
-	name=src/${file##*/}
-	room=${file##*/}
+while IFS= read -r rel; do
+	name=src/$rel
+	room=${rel##*/}
 	room=${room%.*}
+	folder=$(folder_of "$rel")
 	n_files=$((n_files + 1))
-	if ! lvl=$(level_of "$room"); then
-		echo "$name: room $room has no level (add it to the table in scripts/check-layers.sh and to docs/ARCHITECTURE.md)"
+	if ! lvl=$(layer_of "$folder"); then
+		echo "$name: folder src/$folder has no layer (add it to the table in scripts/check-layers.sh and to docs/ARCHITECTURE.md)"
 		bad=1
 		continue
 	fi
 	while IFS= read -r line; do
-		# #include "x.h" or #include <x.h>
 		[[ $line =~ $include_re ]] || continue
 		shown=${BASH_REMATCH[1]}
 		inc=${shown:1:${#shown}-2}
-		if allowed=$(rooms_for "$inc"); then
+		if allowed=$(files_for "$inc"); then
 			if [[ " $allowed " != *" $room "* ]]; then
-				echo "$name: #include $shown: $inc stays in ${allowed// /, }; $room (level $lvl) may not include it"
+				echo "$name: #include $shown: $inc stays in ${allowed// /, }; $room may not include it"
 				bad=1
 			fi
 			continue
 		fi
 		case $shown in
-		\<*) continue ;;          # libc and POSIX
+		\<*) continue ;;          # libc, POSIX and the public headers
 		esac
-		inc_room=${inc##*/}
-		inc_room=${inc_room%.*}
-		if ! inc_lvl=$(level_of "$inc_room"); then
-			echo "$name: #include $shown: $room (level $lvl) includes $inc_room, which has no level"
+		if [ ! -f "$root/src/$inc" ]; then
+			# a header of the build (onnx.pb-c.h is in the table above)
+			echo "$name: #include $shown: no such file in src/ (a project header is named with its folder)"
+			bad=1
+			continue
+		fi
+		inc_folder=$(folder_of "$inc")
+		if [ "$inc_folder" = "$folder" ]; then
+			continue
+		fi
+		if ! inc_lvl=$(layer_of "$inc_folder"); then
+			echo "$name: #include $shown: $(shown_folder "$inc_folder") has no layer"
 			bad=1
 		elif [ "$inc_lvl" -gt "$lvl" ]; then
-			echo "$name: #include $shown: $room (level $lvl) includes $inc_room (level $inc_lvl), a higher level"
+			echo "$name: #include $shown: $(shown_folder "$folder") (layer $lvl) includes $(shown_folder "$inc_folder") (layer $inc_lvl), a higher layer"
+			bad=1
+		elif [ "$inc_lvl" -eq "$lvl" ]; then
+			echo "$name: #include $shown: $(shown_folder "$folder") includes $(shown_folder "$inc_folder"), another folder of its layer ($lvl)"
 			bad=1
 		fi
-	done < <(grep -E '^[[:space:]]*#[[:space:]]*include[[:space:]]*[<"]' "$file" || true)
-done
+	done < <(grep -E '^[[:space:]]*#[[:space:]]*include[[:space:]]*[<"]' "$root/src/$rel" || true)
+done < <(cd "$root/src" && find . -type f \( -name '*.c' -o -name '*.h' -o -name '*.def' \) | sed 's#^\./##' | sort)
 
 if [ "$bad" -ne 0 ]; then
 	exit 1
 fi
-echo "check-layers: $n_files files in src/ keep to their levels"
+echo "check-layers: $n_files files in src/ keep to the layers of their folders"

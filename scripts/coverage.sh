@@ -9,7 +9,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
 jobs=${JOBS:-2}
-files=(src/infer.c src/store.c src/store_blob.c src/sink.c src/commit.c src/err.c)
+files=(src/infer/infer.c src/io/store.c src/io/store_blob.c src/io/sink.c src/io/commit.c src/util/err.c)
 
 [ -f build-cov/build.ninja ] || meson setup build-cov -Db_coverage=true -Dbuildtype=debug >/dev/null
 ninja -C build-cov -j"$jobs" >/dev/null

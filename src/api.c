@@ -17,16 +17,16 @@
 #include <time.h>
 
 #include "api_impl.h"
-#include "emit.h"
-#include "npy.h"
-#include "model.h"
-#include "opt.h"
-#include "pass.h"
-#include "path.h"
+#include "model/emit.h"
+#include "shrink/npy.h"
+#include "model/model.h"
+#include "opt/opt.h"
+#include "shrink/pass.h"
+#include "util/path.h"
 #include "report.h"
-#include "sink.h"
-#include "source.h"
-#include "store.h"
+#include "io/sink.h"
+#include "io/source.h"
+#include "io/store.h"
 
 void
 scs_remove_temporaries(void)

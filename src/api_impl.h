@@ -12,11 +12,11 @@
 
 #include <stdint.h>
 
-#include "model.h"
-#include "opt.h"
-#include "pass.h"
+#include "model/model.h"
+#include "opt/opt.h"
+#include "shrink/pass.h"
 #include "scs4onnx.h"
-#include "store.h"
+#include "io/store.h"
 
 typedef struct scs_api_progress {
 	scs_progress_fn fn;

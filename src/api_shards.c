@@ -16,17 +16,17 @@
 #include <unistd.h>
 
 #include "api_impl.h"
-#include "emit.h"
-#include "merge.h"
-#include "graph.h"
-#include "model.h"
-#include "opt.h"
-#include "pass.h"
-#include "path.h"
+#include "model/emit.h"
+#include "shard/merge.h"
+#include "model/graph.h"
+#include "model/model.h"
+#include "opt/opt.h"
+#include "shrink/pass.h"
+#include "util/path.h"
 #include "report.h"
-#include "source.h"
-#include "split.h"
-#include "store.h"
+#include "io/source.h"
+#include "shard/split.h"
+#include "io/store.h"
 
 /* ---- split ---- */
 

@@ -8,11 +8,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dtype.h"
-#include "buf.h"
-#include "err.h"
-#include "payload.h"
-#include "strmap.h"
+#include "onnx/dtype.h"
+#include "util/buf.h"
+#include "util/err.h"
+#include "io/payload.h"
+#include "util/strmap.h"
 
 /*
  * rchar and wchar of the calling thread (/proc/thread-self/io: a call's own

@@ -10,7 +10,7 @@
 #define SCS_REPORT_H
 
 #include <scs4onnx/report.h>
-#include "pass.h"
+#include "shrink/pass.h"
 
 /* scs_report_dispose(), scs_report_print() and scs_report_write_json() of a
  * report of this header's version (the public ones, abi.c, check the

@@ -10,7 +10,7 @@
 
 #include <scs4onnx/scs4onnx.h>
 
-#include "err.h"
+#include "util/err.h"
 #include "report.h"
 
 /*

@@ -14,9 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dtype.h"
-#include "opschema.h"
-#include "pass.h"
+#include "onnx/dtype.h"
+#include "onnx/opschema.h"
+#include "shrink/pass.h"
 
 static void
 put_str(const char *s)

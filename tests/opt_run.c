@@ -12,7 +12,7 @@
  */
 #include <stdio.h>
 
-#include "err.h"
+#include "util/err.h"
 #include "report.h"
 #include "scs4onnx.h"
 

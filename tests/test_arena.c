@@ -9,12 +9,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "arena.h"
-#include "array.h"
-#include "err.h"
-#include "model.h"
-#include "rename.h"
-#include "store.h"
+#include "util/arena.h"
+#include "model/array.h"
+#include "util/err.h"
+#include "model/model.h"
+#include "model/rename.h"
+#include "io/store.h"
 #include "support.h"
 
 Test(arena, pieces_are_aligned_to_their_size_and_kept_apart)

@@ -10,11 +10,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "err.h"
+#include "util/err.h"
 #include "onnx.pb-c.h"
 #include "scs4onnx.h"
 #include "support.h"
-#include "wire.h"
+#include "util/wire.h"
 
 static char *dir, *in, *out;
 

@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "err.h"
-#include "hash.h"
+#include "util/err.h"
+#include "util/hash.h"
 #include "scs4onnx.h"
 #include "support.h"
 

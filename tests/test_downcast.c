@@ -7,10 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dtype.h"
-#include "err.h"
-#include "opschema.h"
-#include "pass.h"
+#include "onnx/dtype.h"
+#include "util/err.h"
+#include "onnx/opschema.h"
+#include "shrink/pass.h"
 #include "scs4onnx.h"
 #include "support.h"
 

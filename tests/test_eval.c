@@ -1,5 +1,5 @@
 /*
- * test_eval.c: the evaluator (src/eval.h) against ONNX's conformance suite
+ * test_eval.c: the evaluator (src/eval/eval.h) against ONNX's conformance suite
  * (Debian's libonnx-testdata): every node test whose model is one node of
  * an operator the evaluator implements runs on every data set with the
  * test's inputs, and each output equals output_*.pb bit for bit (NaN equal
@@ -18,9 +18,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dtype.h"
-#include "err.h"
-#include "eval.h"
+#include "onnx/dtype.h"
+#include "util/err.h"
+#include "eval/eval.h"
 #include "onnx.pb-c.h"
 #include "support.h"
 

@@ -9,9 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "buf.h"
-#include "err.h"
-#include "npy.h"
+#include "util/buf.h"
+#include "util/err.h"
+#include "shrink/npy.h"
 #include "scs4onnx.h"
 #include "support.h"
 

@@ -13,8 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "err.h"
-#include "source.h"
+#include "util/err.h"
+#include "io/source.h"
 #include "support.h"
 
 /* Descriptors this process has open. */

@@ -16,8 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "eval.h"
-#include "store.h"
+#include "eval/eval.h"
+#include "io/store.h"
 #include "support.h"
 
 /* the scratch folder, output path and report of support.c's run_setup() */

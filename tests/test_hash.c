@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hash.h"
+#include "util/hash.h"
 
 /* The bytes of the vectors below: byte i is i * 31 + 7 (mod 256). */
 static uint8_t *

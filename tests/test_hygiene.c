@@ -182,7 +182,7 @@ Test(hygiene, the_sanitizer_stage_fails_on_every_report_but_criterion_s_own_leak
 	    "    #1 0x7f  (/lib/x86_64-linux-gnu/libcriterion.so.3+0x1a332)\n\n"
 	    "Indirect leak of 16 byte(s) in 1 object(s) allocated from:\n"
 	    "    #0 0x7f in malloc ../../../../src/libsanitizer/asan/asan_malloc_linux.cpp:69\n"
-	    "    #1 0x55 in scs_grow ../src/buf.c:40\n"
+	    "    #1 0x55 in scs_grow ../src/util/buf.c:40\n"
 	    "    #2 0x7f  (/lib/x86_64-linux-gnu/libcriterion.so.3+0x1a332)\n\n"
 	    "SUMMARY: AddressSanitizer: 64 byte(s) leaked in 2 allocation(s).\n";
 	char *text;
@@ -196,7 +196,7 @@ Test(hygiene, the_sanitizer_stage_fails_on_every_report_but_criterion_s_own_leak
 	free(text);
 	cr_assert_neq(sanitizer_reports("==2==ERROR: AddressSanitizer: heap-use-after-free on address 0x1\n", &text), 0);
 	free(text);
-	cr_assert_neq(sanitizer_reports("../src/infer.c:806:21: runtime error: negation of -9223372036854775808\n", &text),
+	cr_assert_neq(sanitizer_reports("../src/infer/infer.c:806:21: runtime error: negation of -9223372036854775808\n", &text),
 	    0);
 	free(text);
 }

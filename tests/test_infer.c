@@ -1,9 +1,9 @@
 /*
- * test_infer.c: shape inference (src/infer.c) as scs4onnx-split and
+ * test_infer.c: shape inference (src/infer/infer.c) as scs4onnx-split and
  * scs4onnx-big use it. The models (tests/e2e/gen_infer_models.py) declare
  * no value_info, so every tensor a cut passes on is described by inference:
  * a wrong type or dim makes ONNX Runtime refuse or miscompute a shard. The
- * rules of the neural-network operators (src/infer_nn.c): the exact dims
+ * rules of the neural-network operators (src/infer/infer_nn.c): the exact dims
  * --write-shapes writes for hand-made models of them. Named dims
  * (dim_param): kept through the rules, as onnx.shape_inference keeps them.
  *
@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "infer_impl.h"
+#include "infer/infer_impl.h"
 #include "support.h"
 
 /* Split @name (a generated model) small, chain, merge and big: all compute the model. */

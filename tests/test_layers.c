@@ -1,7 +1,7 @@
 /*
  * test_layers.c: scripts/check-layers.sh passes on the tree and fails, with
- * one line naming the file, the include and both levels, on a scratch copy
- * of src/ given a wrong include.
+ * one line naming the file, the include and both layers (folders), on a
+ * scratch copy of src/ given a wrong include.
  *
  * SPDX-License-Identifier: MIT
  */
@@ -63,34 +63,57 @@ expect_violation(const char *name, const char *line, const char *message)
 	free(out);
 }
 
-Test(layers, every_file_in_src_keeps_to_its_level)
+Test(layers, every_file_in_src_keeps_to_its_layer)
 {
 	char *out = NULL;
 
 	cr_assert_eq(run(&out, "'%s/scripts/check-layers.sh'", SCS_TEST_SRC_DIR), 0, "%s", out);
-	cr_assert_not_null(strstr(out, "keep to their levels"), "output was: %s", out);
+	cr_assert_not_null(strstr(out, "keep to the layers of their folders"), "output was: %s", out);
 	free(out);
 }
 
-Test(layers, an_include_from_a_higher_level_fails, .init = copy_src, .fini = remove_copy)
+Test(layers, an_include_from_a_higher_layer_fails, .init = copy_src, .fini = remove_copy)
 {
-	expect_violation("wire.c", "#include \"store.h\"",
-	    "src/wire.c: #include \"store.h\": wire (level 0) includes store (level 2)");
+	expect_violation("util/wire.c", "#include \"io/store.h\"",
+	    "src/util/wire.c: #include \"io/store.h\": src/util (layer 0) includes src/io (layer 1), a higher layer");
 }
 
 Test(layers, scan_including_model_fails, .init = copy_src, .fini = remove_copy)
 {
-	expect_violation("scan.h", "#include \"model.h\"",
-	    "src/scan.h: #include \"model.h\": scan (level 3) includes model (level 4)");
+	expect_violation("onnx/scan.h", "#include \"model/model.h\"",
+	    "src/onnx/scan.h: #include \"model/model.h\": src/onnx (layer 2) includes src/model (layer 4), a higher layer");
+}
+
+Test(layers, a_folder_including_the_top_fails, .init = copy_src, .fini = remove_copy)
+{
+	expect_violation("io/sink.c", "#include \"report.h\"",
+	    "src/io/sink.c: #include \"report.h\": src/io (layer 1) includes the top of src/ (layer 7), a higher layer");
+}
+
+Test(layers, another_folder_of_the_same_layer_fails, .init = copy_src, .fini = remove_copy)
+{
+	expect_violation("shrink/npy.c", "#include \"opt/opt.h\"",
+	    "src/shrink/npy.c: #include \"opt/opt.h\": src/shrink includes src/opt, another folder of its layer (6)");
+}
+
+Test(layers, an_include_without_its_folder_fails, .init = copy_src, .fini = remove_copy)
+{
+	expect_violation("model/graph.c", "#include \"err.h\"",
+	    "src/model/graph.c: #include \"err.h\": no such file in src/ (a project header is named with its folder)");
 }
 
 Test(layers, lmdb_outside_store_fails, .init = copy_src, .fini = remove_copy)
 {
-	expect_violation("emit.c", "#include <lmdb.h>",
-	    "src/emit.c: #include <lmdb.h>: lmdb.h stays in store, store_impl, store_blob; emit (level 5) may not include it");
+	expect_violation("model/emit.c", "#include <lmdb.h>",
+	    "src/model/emit.c: #include <lmdb.h>: lmdb.h stays in store, store_impl, store_blob; emit may not include it");
 }
 
-Test(layers, a_room_with_no_level_fails, .init = copy_src, .fini = remove_copy)
+Test(layers, a_folder_with_no_layer_fails, .init = copy_src, .fini = remove_copy)
 {
-	expect_violation("newroom.c", "#include \"err.h\"", "src/newroom.c: room newroom has no level");
+	char *out = NULL;
+
+	cr_assert_eq(run(&out, "mkdir '%s/src/newfolder'", dir), 0, "%s", out);
+	free(out);
+	expect_violation("newfolder/new.c", "#include \"util/err.h\"",
+	    "src/newfolder/new.c: folder src/newfolder has no layer");
 }

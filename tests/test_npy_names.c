@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "npy.h"
+#include "shrink/npy.h"
 #include "support.h"
 
 static int

@@ -1,6 +1,6 @@
 /*
- * tests/test_opschema.c - Criterion tests for src/opschema.c and the generated
- * src/opschema_table.c: lookup by opset, domain aliasing, formal binding, and
+ * tests/test_opschema.c - Criterion tests for src/onnx/opschema.c and the generated
+ * src/onnx/opschema_table.c: lookup by opset, domain aliasing, formal binding, and
  * real ONNX schema facts that the lossless downcast pass relies on.
  *
  * SPDX-License-Identifier: MIT
@@ -9,7 +9,7 @@
 
 #include <criterion/criterion.h>
 
-#include "opschema.h"
+#include "onnx/opschema.h"
 
 /* ONNX TensorProto.DataType numbers used below. */
 enum {

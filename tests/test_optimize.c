@@ -11,12 +11,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "attr.h"
-#include "dtype.h"
-#include "half.h"
-#include "opt.h"
+#include "onnx/attr.h"
+#include "onnx/dtype.h"
+#include "util/half.h"
+#include "opt/opt.h"
 #include "pkg.h"
-#include "store.h"
+#include "io/store.h"
 #include "support.h"
 
 Test(optimize, float16_rounds_once_to_nearest_even)

@@ -1,6 +1,6 @@
 /*
- * test_ortkernels.c: the table of ONNX Runtime CPU kernels (src/ortkernels.c),
- * written by hand, against the ONNX schemas (src/opschema_table.c): sorted,
+ * test_ortkernels.c: the table of ONNX Runtime CPU kernels (src/onnx/ortkernels.c),
+ * written by hand, against the ONNX schemas (src/onnx/opschema_table.c): sorted,
  * each operator's opset ranges in order and starting at a version of its
  * schema, every type constraint one the schema names, holding only types some
  * version of the schema allows; and the lookups the passes make.
@@ -10,9 +10,9 @@
 #include <criterion/criterion.h>
 #include <string.h>
 
-#include "dtype.h"
-#include "opschema.h"
-#include "ortkernels.h"
+#include "onnx/dtype.h"
+#include "onnx/opschema.h"
+#include "onnx/ortkernels.h"
 
 /* The type variable of @s called @name, or NULL. */
 static const scs_opschema_typevar *

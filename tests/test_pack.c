@@ -1,5 +1,5 @@
 /*
- * test_pack.c: the protobuf writer (src/pack.c). Without payloads its bytes
+ * test_pack.c: the protobuf writer (src/onnx/pack.c). Without payloads its bytes
  * are protobuf-c's own packing of the same message, field for field (unknown
  * fields, packed and unpacked repeated fields, negative varints, oneofs,
  * nested graphs); with payloads, each referenced tensor carries raw_data
@@ -12,10 +12,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "err.h"
-#include "model.h"
-#include "pack.h"
-#include "store.h"
+#include "util/err.h"
+#include "model/model.h"
+#include "onnx/pack.h"
+#include "io/store.h"
 #include "support.h"
 
 /* ---- an output in memory ---- */

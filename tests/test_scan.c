@@ -7,10 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "err.h"
-#include "model.h"
+#include "util/err.h"
+#include "model/model.h"
 #include "scs4onnx.h"
-#include "store.h"
+#include "io/store.h"
 #include "support.h"
 
 static char *dir;

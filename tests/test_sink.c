@@ -17,9 +17,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "err.h"
-#include "commit.h"
-#include "sink.h"
+#include "util/err.h"
+#include "io/commit.h"
+#include "io/sink.h"
 #include "support.h"
 
 /* @path holds exactly @want (@len bytes). */

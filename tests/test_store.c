@@ -9,9 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "err.h"
+#include "util/err.h"
 #include "onnx.pb-c.h"
-#include "store.h"
+#include "io/store.h"
 #include "support.h"
 
 static char *dir;

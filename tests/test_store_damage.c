@@ -15,9 +15,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "err.h"
-#include "num.h"
-#include "store.h"
+#include "util/err.h"
+#include "util/num.h"
+#include "io/store.h"
 #include "support.h"
 
 #define N_MODELS 5

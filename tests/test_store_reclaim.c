@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "err.h"
-#include "store.h"
+#include "util/err.h"
+#include "io/store.h"
 #include "support.h"
 
 #define OVER_A_BATCH ((size_t)70 << 20)   /* the store commits a writer's chunks every 64 MiB at least */

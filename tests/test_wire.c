@@ -6,8 +6,8 @@
 #include <criterion/criterion.h>
 #include <string.h>
 
-#include "err.h"
-#include "wire.h"
+#include "util/err.h"
+#include "util/wire.h"
 
 Test(wire, varints_of_every_length_round_trip)
 {

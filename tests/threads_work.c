@@ -18,7 +18,7 @@
 #include <sys/stat.h>
 
 #include "scs4onnx.h"
-#include "commit.h"
+#include "io/commit.h"
 
 #define MSG_LEN 1024
 #define MAX_THREADS 8

@@ -8,7 +8,7 @@ Usage:
         [--only SUBSTRING] [--jobs 2] [--work DIR] [--keep] [--list]
 
 Makes small models, one node of every operator the evaluator has a kernel
-for (src/eval.c) at opsets 21, 19, 18, 13, 11, 9 and 7 (those defining it),
+for (src/eval/eval.c) at opsets 21, 19, 18, 13, 11, 9 and 7 (those defining it),
 on every element type its schema allows, and short chains (Shape, Gather,
 Concat, Reshape; Range then Mul; Cast chains; Slice of Shape). Their inputs
 are constants with edge values: signed zeros, NaNs of several payloads and
@@ -869,7 +869,7 @@ def read_known(path):
 
 
 def kernel_ops(src_dir):
-    """The operators of src/eval.c's kernels[]."""
+    """The operators of src/eval/eval.c's kernels[]."""
     import re
     with open(os.path.join(src_dir, "src", "eval.c"), encoding="utf-8") as f:
         text = f.read()

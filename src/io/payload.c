@@ -1,0 +1,550 @@
+/*
+ * payload.c: payload locations, reads, compares and copies (see payload.h).
+ *
+ * Payloads of input files compared from mapped pages: a file cut meanwhile
+ * (another process truncating it) makes a touched page a SIGBUS. The
+ * compare runs guarded: while one runs, a SIGBUS handler is in place (one
+ * for the process, counted, so threads share it) that jumps back to the
+ * compare of the thread that touched the page, which reports the file as
+ * changed; any other SIGBUS goes to the action there was before. Test
+ * builds (SCS_TEST_HOOKS) cut file a of a compare to SCS_TEST_CUT_AT_COMPARE
+ * bytes just before it, for the tests of that.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include "io/payload.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "util/buf.h"
+#include "util/err.h"
+
+/* The first read-ahead after a jump. */
+#define AHEAD_MIN_LEN ((size_t)4 << 10)
+
+/* Bytes of a derived payload read from its source and computed at once
+ * (they stay in the cache between the two). */
+#define DERIVE_BLOCK_LEN ((size_t)256 << 10)
+
+/* The longest element a derivation computes in (complex128). */
+#define DERIVE_MAX_ESIZE 16
+
+/* Bytes of each side mapped at once when comparing from mapped pages. */
+#define MAP_WINDOW_LEN ((size_t)32 << 20)
+
+/* Bytes compared from mapped pages, for the run's report (counted by the
+ * thread of the call: each call's own). */
+static _Thread_local uint64_t mapped_bytes;
+
+void
+scs_payload_at_store(scs_payload *p, const scs_blob *blob)
+{
+	p->key = blob->key;
+	p->where = SCS_AT_STORE;
+	p->file = 0;
+	p->off = blob->id;
+}
+
+/* SCS_PAYLOADS_MAX_OPEN, or an eighth of the process's descriptor limit
+ * when that is less: the outputs and the store need descriptors too. */
+static size_t
+max_open(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur / 8 < SCS_PAYLOADS_MAX_OPEN)
+		return rl.rlim_cur >= 8 ? (size_t)(rl.rlim_cur / 8) : 1;
+	return SCS_PAYLOADS_MAX_OPEN;
+}
+
+int
+scs_payloads_init(scs_payloads *set, scs_store *store)
+{
+	memset(set, 0, sizeof(*set));
+	set->store = store;
+	if ((set->piece[0] = malloc(SCS_CHUNK_LEN)) == NULL || (set->piece[1] = malloc(SCS_CHUNK_LEN)) == NULL ||
+	    (set->ahead = malloc(SCS_PAYLOADS_AHEAD_LEN)) == NULL || scs_source_pool_new(&set->pool, max_open()) < 0) {
+		scs_payloads_dispose(set);
+		return scs_err_set(SCS_ENOMEM, "cannot allocate payload buffers");
+	}
+	return SCS_OK;
+}
+
+void
+scs_payloads_dispose(scs_payloads *set)
+{
+	for (size_t i = 0; i < set->n_files; i++)
+		scs_source_close(set->files[i]);
+	scs_source_pool_free(set->pool);
+	for (size_t i = 0; i < set->n_derived; i++)
+		if (set->derived[i].dispose)
+			set->derived[i].dispose(set->derived[i].state);
+	free(set->derived);
+	free(set->files);
+	free(set->items);
+	free(set->piece[0]);
+	free(set->piece[1]);
+	free(set->ahead);
+	memset(set, 0, sizeof(*set));
+}
+
+int
+scs_payloads_add_file(scs_payloads *set, const char *path, uint32_t *out)
+{
+	scs_source *src;
+	struct stat st;
+	int rc;
+
+	/* one stat, then a compare a file (a model may name thousands) */
+	for (size_t i = 0; stat(path, &st) == 0 && i < set->n_files; i++) {
+		if (scs_source_is_file(set->files[i], (uint64_t)st.st_dev, (uint64_t)st.st_ino)) {
+			*out = (uint32_t)i;
+			return SCS_OK;
+		}
+	}
+	if ((rc = scs_source_open_in(&src, path, set->pool)) < 0)
+		return rc;
+	if ((rc = scs_grow(&set->files, &set->cap_files, set->n_files, sizeof(*set->files), 4, "the file list")) < 0) {
+		scs_source_close(src);
+		return rc;
+	}
+	set->files[set->n_files] = src;
+	*out = (uint32_t)set->n_files++;
+	return SCS_OK;
+}
+
+int
+scs_payloads_add(scs_payloads *set, const scs_payload *p, uint32_t *out)
+{
+	int rc;
+
+	/* ids are 32-bit */
+	if (set->n == set->cap && set->cap > UINT32_MAX / 2)
+		return scs_err_set(SCS_ENOMEM, "cannot grow the payload table");
+	if ((rc = scs_grow(&set->items, &set->cap, set->n, sizeof(*set->items), 64, "the payload table")) < 0)
+		return rc;
+	set->items[set->n] = *p;
+	*out = (uint32_t)set->n++;
+	return SCS_OK;
+}
+
+static int read_payload(scs_payloads *set, uint32_t id, uint64_t off, void *buf, size_t len, int ahead);
+
+/*
+ * Bytes [off, off + len) of derived payload @p: whole elements are read
+ * from the source into @buf and computed there, a block at a time; an
+ * element cut by either end goes through a small buffer of its own.
+ */
+static int
+read_derived(scs_payloads *set, const scs_payload *p, uint64_t off, uint8_t *buf, size_t len, int ahead)
+{
+	const scs_derivation *d = &set->derived[p->off];
+	uint64_t at = off, stop = off + len;
+	uint8_t one[DERIVE_MAX_ESIZE];
+	int rc;
+
+	while (at < stop) {
+		uint64_t elem = at / d->esize, elem_off = elem * d->esize;
+		size_t take;
+
+		if (at == elem_off && stop - at >= d->esize) {
+			take = (size_t)((stop - at) / d->esize * d->esize);
+			if (take > DERIVE_BLOCK_LEN)
+				take = DERIVE_BLOCK_LEN / d->esize * d->esize;
+			if ((rc = read_payload(set, p->file, at, buf + (at - off), take, ahead)) < 0 ||
+			    (rc = d->apply(set, d->state, elem, buf + (at - off), take / d->esize)) < 0)
+				return rc;
+		} else {
+			uint64_t end = stop < elem_off + d->esize ? stop : elem_off + d->esize;
+
+			take = (size_t)(end - at);
+			if ((rc = read_payload(set, p->file, elem_off, one, d->esize, ahead)) < 0 ||
+			    (rc = d->apply(set, d->state, elem, one, 1)) < 0)
+				return rc;
+			memcpy(buf + (at - off), one + (at - elem_off), take);
+		}
+		at += take;
+	}
+	return SCS_OK;
+}
+
+int
+scs_payloads_add_derived(scs_payloads *set, uint32_t source, const scs_derivation *d, uint32_t *out)
+{
+	scs_payload pl;
+	int rc;
+
+	if ((rc = scs_grow(&set->derived, &set->cap_derived, set->n_derived, sizeof(*set->derived), 16,
+	    "the list of derived payloads")) < 0) {
+		if (d->dispose)
+			d->dispose(d->state);
+		return rc;
+	}
+	set->derived[set->n_derived++] = *d;
+	if (source >= set->n || d->esize == 0 || d->esize > DERIVE_MAX_ESIZE ||
+	    set->items[source].key.len % d->esize)
+		return scs_err_set(SCS_EUSAGE, "a payload derived from payload %u by %zu-byte elements", source, d->esize);
+	memset(&pl, 0, sizeof(pl));
+	pl.key.len = set->items[source].key.len;
+	pl.where = SCS_AT_DERIVED;
+	pl.file = source;
+	pl.off = set->n_derived - 1;
+	pl.unkeyed = 1;
+	return scs_payloads_add(set, &pl, out);
+}
+
+int
+scs_payloads_key(scs_payloads *set, uint32_t id, scs_key *out)
+{
+	scs_payload *p = &set->items[id];
+	scs_pieces pc;
+	scs_hash h;
+	uint8_t *buf;
+	int rc;
+
+	if (p->unkeyed) {
+		if ((buf = malloc(SCS_CHUNK_LEN)) == NULL)
+			return scs_err_set(SCS_ENOMEM, "cannot allocate a buffer to hash a payload");
+		scs_hash_init(&h);
+		scs_payloads_pieces(&pc, set, id, buf);
+		pc.exact = 1;
+		while ((rc = scs_payloads_next_piece(&pc)) == SCS_OK)
+			scs_hash_update(&h, pc.buf, pc.len);
+		free(buf);
+		if (rc != SCS_DONE)
+			return rc;
+		scs_hash_final(&p->key, &h);
+		p->unkeyed = 0;
+	}
+	*out = p->key;
+	return SCS_OK;
+}
+
+/* Read bytes of payload @id; with @ahead, small reads go through the
+ * read-ahead buffer. */
+static int
+read_payload(scs_payloads *set, uint32_t id, uint64_t off, void *buf, size_t len, int ahead)
+{
+	const scs_payload *p = &set->items[id];
+	scs_blob blob;
+
+	if (off > p->key.len || len > p->key.len - off)
+		return scs_err_set(SCS_ERANGE, "read past the end of a %llu-byte payload",
+		    (unsigned long long)p->key.len);
+	if (p->where == SCS_AT_DERIVED)
+		return read_derived(set, p, off, buf, len, ahead);
+	if (ahead && p->where == SCS_AT_FILE && len <= SCS_PAYLOADS_SMALL_LEN) {
+		const uint8_t *q;
+		int rc;
+
+		if ((rc = scs_payloads_peek(set, p->file, p->off + off, len, &q)) < 0)
+			return rc;
+		memcpy(buf, q, len);
+		return SCS_OK;
+	}
+	if (p->where == SCS_AT_FILE)
+		return scs_source_read(set->files[p->file], buf, len, p->off + off);
+	if (set->store == NULL)
+		return scs_err_set(SCS_EUSAGE, "payload %u is in a store that is not open", id);
+	blob.key = p->key;
+	blob.id = p->off;
+	return scs_store_read(set->store, &blob, off, buf, len);
+}
+
+int
+scs_payloads_read(scs_payloads *set, uint32_t id, uint64_t off, void *buf, size_t len)
+{
+	return read_payload(set, id, off, buf, len, 1);
+}
+
+int
+scs_payloads_peek(scs_payloads *set, uint32_t file, uint64_t off, size_t len, const uint8_t **out)
+{
+	scs_source *src = set->files[file];
+	uint64_t size = scs_source_size(src);
+	size_t want;
+	int rc;
+
+	if (set->ahead_len && set->ahead_file == file && off >= set->ahead_off &&
+	    off - set->ahead_off <= set->ahead_len && len <= set->ahead_len - (off - set->ahead_off)) {
+		*out = set->ahead + (off - set->ahead_off);
+		return SCS_OK;
+	}
+	if (len > SCS_PAYLOADS_AHEAD_LEN)
+		return scs_err_set(SCS_ERANGE, "a %zu-byte read through the read-ahead buffer", len);
+	if (off > size || len > size - off)
+		return scs_source_read(src, set->ahead, len, off);   /* names the file and the offset */
+	/* read ahead twice as far as last time while the reads go forward in
+	 * small steps; a jump starts again from AHEAD_MIN_LEN, so a small
+	 * payload between large ones costs a few KiB more, not 64 */
+	want = AHEAD_MIN_LEN;
+	if (set->ahead_len && set->ahead_file == file && off > set->ahead_off &&
+	    off - set->ahead_off <= 2 * (uint64_t)set->ahead_len)
+		want = 2 * set->ahead_len < SCS_PAYLOADS_AHEAD_LEN ? 2 * set->ahead_len : SCS_PAYLOADS_AHEAD_LEN;
+	if (want < len)
+		want = len;
+	if (want > size - off)
+		want = (size_t)(size - off);
+	set->ahead_len = 0;
+	if ((rc = scs_source_read(src, set->ahead, want, off)) < 0)
+		return rc;
+	set->ahead_file = file;
+	set->ahead_off = off;
+	set->ahead_len = want;
+	*out = set->ahead;
+	return SCS_OK;
+}
+
+uint64_t
+scs_payloads_mapped_bytes(void)
+{
+	return mapped_bytes;
+}
+
+/* Map @len bytes of file @file from @off (page-aligned below): *base and
+ * *map_len are what to unmap, *out the first wanted byte. */
+static int
+map_range(scs_payloads *set, uint32_t file, uint64_t off, size_t len, void **base, size_t *map_len,
+    const uint8_t **out)
+{
+	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE), start = off / page * page;
+	scs_source *src = set->files[file];
+	void *p;
+	int fd;
+
+	if (off > scs_source_size(src) || len > scs_source_size(src) - off)
+		return scs_err_set(SCS_ECORRUPT, "%s: offset %llu: %zu bytes wanted, file ends at %llu",
+		    scs_source_path(src), (unsigned long long)off, len, (unsigned long long)scs_source_size(src));
+	/* the mapping keeps its own reference: the pool may close fd afterwards */
+	if ((fd = scs_source_fd(src)) < 0)
+		return fd;
+	*map_len = (size_t)(off - start) + len;
+	if ((p = mmap(NULL, *map_len, PROT_READ, MAP_SHARED, fd, (off_t)start)) == MAP_FAILED)
+		return scs_err_errno(errno, "%s: offset %llu: cannot map %zu bytes", scs_source_path(src),
+		    (unsigned long long)start, *map_len);
+	(void)madvise(p, *map_len, MADV_SEQUENTIAL);
+	*base = p;
+	*out = (const uint8_t *)p + (off - start);
+	return SCS_OK;
+}
+
+static pthread_mutex_t bus_lock = PTHREAD_MUTEX_INITIALIZER;
+static unsigned bus_users;                  /* compares running: the handler is in place while > 0 */
+static struct sigaction bus_before;         /* the action it took the place of */
+/* this thread's compare, while it runs (volatile: set around a memcmp that
+ * does not read it, the store must not be left out) */
+static _Thread_local sigjmp_buf *volatile bus_jump;
+
+static void
+on_bus(int sig, siginfo_t *info, void *ctx)
+{
+	struct sigaction dfl;
+
+	if (bus_jump)
+		siglongjmp(*bus_jump, 1);
+	/* not a compare's: what was there before; the default ends the
+	 * process when the faulting access runs again */
+	if (bus_before.sa_flags & SA_SIGINFO) {
+		bus_before.sa_sigaction(sig, info, ctx);
+	} else if (bus_before.sa_handler != SIG_DFL && bus_before.sa_handler != SIG_IGN) {
+		bus_before.sa_handler(sig);
+	} else {
+		memset(&dfl, 0, sizeof(dfl));
+		dfl.sa_handler = SIG_DFL;
+		sigaction(SIGBUS, &dfl, NULL);
+	}
+}
+
+static void
+bus_guard(int on)
+{
+	struct sigaction act;
+
+	pthread_mutex_lock(&bus_lock);
+	if (on && bus_users++ == 0) {
+		memset(&act, 0, sizeof(act));
+		act.sa_sigaction = on_bus;
+		act.sa_flags = SA_SIGINFO;
+		sigemptyset(&act.sa_mask);
+		sigaction(SIGBUS, &act, &bus_before);
+	} else if (!on && --bus_users == 0) {
+		sigaction(SIGBUS, &bus_before, NULL);
+	}
+	pthread_mutex_unlock(&bus_lock);
+}
+
+/* memcmp of @len mapped bytes: 1 equal, 0 not, -1 when a page went (SIGBUS). */
+static int
+mapped_equal(const uint8_t *a, const uint8_t *b, size_t len)
+{
+	sigjmp_buf jump;
+	volatile int rc = -1;
+
+	bus_guard(1);
+	if (sigsetjmp(jump, 1) == 0) {
+		bus_jump = &jump;
+		rc = memcmp(a, b, len) == 0;
+	}
+	bus_jump = NULL;
+	bus_guard(0);
+	return rc;
+}
+
+/* The error for a compare that lost its pages: which of the two files
+ * changed, and what it holds now. */
+static int
+file_changed(scs_payloads *set, uint32_t fa, uint32_t fb)
+{
+	const scs_source *src = set->files[fa];
+	struct stat sb;
+
+	if (stat(scs_source_path(src), &sb) == 0 && (uint64_t)sb.st_size == scs_source_size(src))
+		src = set->files[fb];
+	if (stat(scs_source_path(src), &sb) < 0)
+		return scs_err_set(SCS_EIO, "%s: the file changed while it was read (it is gone now)",
+		    scs_source_path(src));
+	return scs_err_set(SCS_EIO, "%s: the file changed while it was read (now %llu bytes)", scs_source_path(src),
+	    (unsigned long long)sb.st_size);
+}
+
+#ifdef SCS_TEST_HOOKS
+static void
+cut_for_tests(scs_payloads *set, uint32_t file)
+{
+	const char *v = getenv("SCS_TEST_CUT_AT_COMPARE");
+
+	if (v && *v && truncate(scs_source_path(set->files[file]), (off_t)strtoll(v, NULL, 10)) < 0)
+		abort();
+}
+#endif
+
+/* Compare two payloads that lie in files, window by window from mapped
+ * pages: 1 equal, 0 not, < 0 error (a file that was cut meanwhile among
+ * them). */
+static int
+equal_mapped(scs_payloads *set, const scs_payload *a, const scs_payload *b)
+{
+	uint64_t len = a->key.len, off;
+	void *base[2] = { NULL, NULL };
+	size_t take, map_len[2];
+	const uint8_t *pa, *pb;
+	int rc = 1;
+
+	for (off = 0; off < len && rc == 1; off += take) {
+		take = len - off > MAP_WINDOW_LEN ? MAP_WINDOW_LEN : (size_t)(len - off);
+		if ((rc = map_range(set, a->file, a->off + off, take, &base[0], &map_len[0], &pa)) < 0)
+			break;
+		if ((rc = map_range(set, b->file, b->off + off, take, &base[1], &map_len[1], &pb)) < 0) {
+			munmap(base[0], map_len[0]);
+			break;
+		}
+#ifdef SCS_TEST_HOOKS
+		cut_for_tests(set, a->file);
+#endif
+		rc = mapped_equal(pa, pb, take);
+		mapped_bytes += 2 * (uint64_t)take;
+		munmap(base[0], map_len[0]);
+		munmap(base[1], map_len[1]);
+	}
+	return rc < 0 ? file_changed(set, a->file, b->file) : rc;
+}
+
+int
+scs_payloads_equal(scs_payloads *set, uint32_t a, uint32_t b)
+{
+	uint64_t len = set->items[a].key.len;
+	scs_pieces pa, pb;
+	int rc;
+
+	if (a == b)
+		return 1;
+	if (len != set->items[b].key.len)
+		return 0;
+	/* the store keeps one blob per distinct content, confirmed on write */
+	if (set->items[a].where == SCS_AT_STORE && set->items[b].where == SCS_AT_STORE)
+		return set->items[a].off == set->items[b].off;
+	if (set->items[a].where == SCS_AT_FILE && set->items[b].where == SCS_AT_FILE && len >= SCS_PAYLOADS_MAP_MIN)
+		return equal_mapped(set, &set->items[a], &set->items[b]);
+	scs_payloads_pieces(&pa, set, a, set->piece[0]);
+	scs_payloads_pieces(&pb, set, b, set->piece[1]);
+	/* exact reads: the two copies rarely lie within one read-ahead */
+	pa.exact = pb.exact = 1;
+	while ((rc = scs_payloads_next_piece(&pa)) == SCS_OK && (rc = scs_payloads_next_piece(&pb)) == SCS_OK)
+		if (memcmp(pa.buf, pb.buf, pa.len) != 0)
+			return 0;
+	return rc == SCS_DONE ? 1 : rc;
+}
+
+void
+scs_payloads_pieces(scs_pieces *pc, scs_payloads *set, uint32_t id, uint8_t *buf)
+{
+	pc->set = set;
+	pc->id = id;
+	pc->buf = buf;
+	pc->off = 0;
+	pc->len = 0;
+	pc->exact = 0;
+}
+
+int
+scs_payloads_next_piece(scs_pieces *pc)
+{
+	uint64_t len = pc->set->items[pc->id].key.len;
+	int rc;
+
+	pc->off += pc->len;
+	if (pc->off >= len) {
+		pc->len = 0;
+		return SCS_DONE;
+	}
+	pc->len = len - pc->off > SCS_CHUNK_LEN ? SCS_CHUNK_LEN : (size_t)(len - pc->off);
+	if ((rc = read_payload(pc->set, pc->id, pc->off, pc->buf, pc->len, !pc->exact)) < 0)
+		return rc;
+	return SCS_OK;
+}
+
+int
+scs_payloads_copy(scs_payloads *set, uint32_t id, scs_sink *sink)
+{
+	const scs_payload *p = &set->items[id];
+	scs_pieces pc;
+	int rc, fd;
+
+	if (p->where == SCS_AT_FILE && p->key.len <= SCS_PAYLOADS_SMALL_LEN) {
+		const uint8_t *q;
+
+		if ((rc = scs_payloads_peek(set, p->file, p->off, (size_t)p->key.len, &q)) < 0)
+			return rc;
+		return scs_sink_write(sink, q, (size_t)p->key.len);
+	}
+	/* the descriptor stays valid through the copy: no other file is touched */
+	if (p->where == SCS_AT_FILE)
+		return (fd = scs_source_fd(set->files[p->file])) < 0 ? fd : scs_sink_copy_fd(sink, fd, p->off, p->key.len);
+	scs_payloads_pieces(&pc, set, id, set->piece[0]);
+	while ((rc = scs_payloads_next_piece(&pc)) == SCS_OK)
+		if ((rc = scs_sink_write(sink, pc.buf, pc.len)) < 0)
+			return rc;
+	return rc == SCS_DONE ? SCS_OK : rc;
+}
+
+int
+scs_payloads_reads_from(const scs_payloads *set, const char *path)
+{
+	struct stat st;
+
+	if (stat(path, &st) < 0)
+		return 0;
+	for (size_t i = 0; i < set->n_files; i++)
+		if (scs_source_is_file(set->files[i], (uint64_t)st.st_dev, (uint64_t)st.st_ino))
+			return 1;
+	return 0;
+}

@@ -1,0 +1,165 @@
+/*
+ * payload.h: where each tensor payload's canonical bytes live, and how to
+ * read, compare and copy them. A payload either lies verbatim in an input
+ * file that outlives the run (raw_data in the .onnx, or an external-data
+ * file: only its location is kept, so nothing is copied twice) or in the
+ * store (typed-field payloads decoded to raw form, payloads made by passes,
+ * and everything when a persistent store is asked to hold bytes).
+ *
+ * A payload may also be derived: computed from another payload of the same
+ * length, element by element, whenever it is read (a weight a fusion pass
+ * scales per channel), so that it costs no copy until the output is written.
+ *
+ * Canonical bytes are the little-endian raw_data form of the tensor,
+ * whatever encoding the file used.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#ifndef SCS_PAYLOAD_H
+#define SCS_PAYLOAD_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "util/hash.h"
+#include "io/sink.h"
+#include "io/source.h"
+#include "io/store.h"
+
+enum { SCS_AT_FILE = 1, SCS_AT_STORE = 2, SCS_AT_DERIVED = 3 };
+
+typedef struct scs_payload {
+	scs_key key;        /* digest and length of the canonical bytes (the digest: see scs_payloads_key) */
+	uint8_t where;      /* SCS_AT_FILE, SCS_AT_STORE or SCS_AT_DERIVED */
+	uint8_t unkeyed;    /* 1: the digest is not computed yet (key.len is) */
+	uint32_t file;      /* SCS_AT_FILE: index into the set's files; SCS_AT_DERIVED: the source payload */
+	uint64_t off;       /* SCS_AT_FILE: offset of the first byte; SCS_AT_STORE: the blob's id;
+	                       SCS_AT_DERIVED: index into the set's derivations */
+} scs_payload;
+
+struct scs_payloads;
+
+/*
+ * How a derived payload is computed from its source: @apply rewrites, in
+ * place, @n elements of @esize bytes that hold elements [first, first + n)
+ * of the source, into the derived payload's elements (it may read other
+ * payloads of @set, never the derived one itself); < 0 on error. @dispose
+ * frees @state (NULL: nothing to free).
+ */
+typedef struct scs_derivation {
+	size_t esize;
+	int (*apply)(struct scs_payloads *set, void *state, uint64_t first, uint8_t *elems, size_t n);
+	void (*dispose)(void *state);
+	void *state;
+} scs_derivation;
+
+/* @p lies in the store as @blob. */
+void scs_payload_at_store(scs_payload *p, const scs_blob *blob);
+
+/* Input files whose descriptors stay open at once (the rest are opened
+ * again when read): a model may have one external data file per tensor.
+ * Fewer under a low descriptor limit (an eighth of it). */
+#define SCS_PAYLOADS_MAX_OPEN 64
+
+typedef struct scs_payloads {
+	scs_payload *items;
+	size_t n, cap;
+	scs_source **files;
+	size_t n_files, cap_files;
+	scs_source_pool *pool;  /* the files' descriptors, SCS_PAYLOADS_MAX_OPEN at most */
+	scs_derivation *derived;
+	size_t n_derived, cap_derived;
+	scs_store *store;   /* borrowed; may be NULL until a payload needs it */
+	uint8_t *piece[2];  /* two SCS_CHUNK_LEN buffers for copies and compares */
+	uint8_t *ahead;     /* SCS_PAYLOADS_AHEAD_LEN bytes of one file, read ahead for small payloads */
+	uint32_t ahead_file;
+	uint64_t ahead_off;
+	size_t ahead_len;   /* 0: nothing held */
+} scs_payloads;
+
+/* Payloads up to this long are read through the read-ahead buffer (one read
+ * serves the small payloads that lie near each other) and copied into an
+ * output through its write buffer; longer ones are copied by the kernel
+ * (copy_file_range, which reflinks where the filesystem can). */
+#define SCS_PAYLOADS_SMALL_LEN ((size_t)16 << 10)
+#define SCS_PAYLOADS_AHEAD_LEN ((size_t)64 << 10)
+
+/* Payloads at least this long are compared from mapped pages of their files
+ * (bounded windows, read sequentially), so a compare copies nothing and
+ * needs no buffer; shorter ones are read. */
+#define SCS_PAYLOADS_MAP_MIN ((uint64_t)64 << 10)
+
+/* @store is borrowed and must outlive the set. */
+int scs_payloads_init(scs_payloads *set, scs_store *store);
+/* Closes the files the set opened. */
+void scs_payloads_dispose(scs_payloads *set);
+
+/* Open @path (or find it open already: same file) and give its index. */
+int scs_payloads_add_file(scs_payloads *set, const char *path, uint32_t *out);
+
+/* Append @p; *out is its id. */
+int scs_payloads_add(scs_payloads *set, const scs_payload *p, uint32_t *out);
+
+/*
+ * Append a payload derived from payload @source by @d (same length, a
+ * whole number of @d->esize elements; its digest computed when first
+ * asked for); *out is its id. The set owns @d->state from this call on,
+ * also when it fails.
+ */
+int scs_payloads_add_derived(scs_payloads *set, uint32_t source, const scs_derivation *d, uint32_t *out);
+
+/*
+ * The key of payload @id into *out: its digest is computed at the first
+ * call when the payload was added without one (a large payload of an input
+ * file, a derived payload: a constant that a pass replaces is never read),
+ * and kept.
+ */
+int scs_payloads_key(scs_payloads *set, uint32_t id, scs_key *out);
+
+/* Read @len canonical bytes of payload @id from byte @off. */
+int scs_payloads_read(scs_payloads *set, uint32_t id, uint64_t off, void *buf, size_t len);
+
+/*
+ * Bytes [off, off + len) of file @file (len <= SCS_PAYLOADS_SMALL_LEN),
+ * through the read-ahead buffer: *out stays valid until the next call on
+ * @set. SCS_ECORRUPT when the range passes the end of the file.
+ */
+int scs_payloads_peek(scs_payloads *set, uint32_t file, uint64_t off, size_t len, const uint8_t **out);
+
+/* 1 when payloads @a and @b hold the same bytes (compared byte for byte),
+ * 0 when not, < 0 on error. */
+int scs_payloads_equal(scs_payloads *set, uint32_t a, uint32_t b);
+
+/*
+ * A payload read from its start in pieces of SCS_CHUNK_LEN bytes (the last
+ * one shorter) into the caller's buffer: after each scs_payloads_next_piece()
+ * that gives SCS_OK, bytes [off, off + len) of the payload are in buf.
+ */
+typedef struct scs_pieces {
+	scs_payloads *set;
+	uint32_t id;
+	uint8_t *buf;             /* SCS_CHUNK_LEN bytes, the caller's */
+	uint64_t off;             /* where the piece in buf starts in the payload */
+	size_t len;               /* the piece's length; 0 before the first */
+	int exact;                /* 1: not through the read-ahead buffer */
+} scs_pieces;
+
+/* Start reading payload @id of @set into @buf (SCS_CHUNK_LEN bytes), small
+ * pieces of files through the read-ahead buffer (set exact to 1 after this
+ * call to read only the piece's bytes). */
+void scs_payloads_pieces(scs_pieces *pc, scs_payloads *set, uint32_t id, uint8_t *buf);
+
+/* Read the next piece: SCS_OK, SCS_DONE past the last one, < 0 on error. */
+int scs_payloads_next_piece(scs_pieces *pc);
+
+/* Append payload @id's bytes to @sink. */
+int scs_payloads_copy(scs_payloads *set, uint32_t id, scs_sink *sink);
+
+/* Payload bytes compared from mapped pages so far, by every set of the
+ * process: reads that /proc/self/io does not count (see report.h). */
+uint64_t scs_payloads_mapped_bytes(void);
+
+/* 1 when @path is one of the set's input files (same device and inode). */
+int scs_payloads_reads_from(const scs_payloads *set, const char *path);
+
+#endif
