@@ -651,9 +651,9 @@ json_items(FILE *f, const char *indent, const char *key, const scs_report_list *
 		json_str(f, l->items[i].detail);
 		fputc('}', f);
 	}
-	fprintf(f, "%s]", l->n ? "\n" : "");
 	if (l->n)
-		fputs(indent, f);
+		fprintf(f, "\n%s", indent);
+	fputc(']', f);
 }
 
 static void

@@ -854,3 +854,49 @@ Test(cli, every_tool_names_its_stages, .init = scratch_setup, .fini = scratch_te
 	}
 	free(model);
 }
+
+/*
+ * The --json report is laid out as it nests: a list's closing bracket on a
+ * line of its own at its key's indentation (once a stray "]    ," line), no
+ * line ending in spaces; and it parses.
+ */
+Test(cli, the_json_report_closes_each_list_on_its_own_line, .init = scratch_setup, .fini = scratch_teardown)
+{
+	static const struct {
+		const char *cmd, *model;
+	} runs[] = {
+		{ "scs4onnx-optimize '%s' o1.onnx --json r.json -n", "opt_identity.onnx" },
+		{ "scs4onnx-shrink '%s' o2.onnx --optimize --json r.json -n", "opt_identity.onnx" },
+		{ "scs4onnx-shrink '%s' o3.onnx --json r.json -n", "dup_basic.onnx" },
+	};
+
+	for (size_t i = 0; i < sizeof(runs) / sizeof(runs[0]); i++) {
+		char cmd[1024], *out, *text, *path = path_in(scratch_dir, "r.json"), *model = fixture(runs[i].model);
+		int line = 1;
+
+		snprintf(cmd, sizeof(cmd), runs[i].cmd, model);
+		free(model);
+		cr_assert_eq(sh(&out, "rm -f r.json && %s", cmd), 0, "%s: %s", cmd, out);
+		free(out);
+		text = read_text(path);
+		cr_assert_not_null(strstr(text, "\n  ]"), "%s: no list with items", cmd);
+		for (const char *p = text; *p; p++) {
+			if (*p != '\n')
+				continue;
+			cr_expect(p == text || p[-1] != ' ', "%s: line %d ends in spaces", cmd, line);
+			line++;
+		}
+		for (const char *p = text; (p = strchr(p, ']')) != NULL; p++) {
+			const char *q = p + 1;
+
+			while (*q == ' ')
+				q++;
+			cr_expect(q == p + 1 || *q == '\n', "%s: ']' followed by spaces: %.20s", cmd, p);
+		}
+		cr_expect_eq(sh(&out, "/usr/bin/python3 -c 'import json; json.load(open(\"r.json\"))'"), 0, "%s: %s", cmd,
+		    out);
+		free(out);
+		free(text);
+		free(path);
+	}
+}
