@@ -871,7 +871,7 @@ def read_known(path):
 def kernel_ops(src_dir):
     """The operators of src/eval/eval.c's kernels[]."""
     import re
-    with open(os.path.join(src_dir, "src", "eval.c"), encoding="utf-8") as f:
+    with open(os.path.join(src_dir, "src", "eval", "eval.c"), encoding="utf-8") as f:
         text = f.read()
     table = text[text.index("kernels[] = {"):]
     table = table[:table.index("};")]
