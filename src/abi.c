@@ -33,7 +33,8 @@ static const size_t split_ends[] = { 0, sizeof(scs_split_options) };
 static const size_t merge_ends[] = { 0, sizeof(scs_merge_options) };
 static const size_t big_ends[] = { 0, sizeof(scs_big_options) };
 static const size_t optimize_ends[] = { 0, END(scs_optimize_options, write_shapes), sizeof(scs_optimize_options) };
-static const size_t report_ends[] = { 0, END(scs_report, io_start_copied), sizeof(scs_report) };
+static const size_t report_ends[] = { 0, END(scs_report, io_start_copied), END(scs_report, default_inputs_rule),
+	sizeof(scs_report) };
 
 #define ENDS_FOR(ends, version) \
 	_Static_assert(N_ENDS(ends) == (version) + 1, #ends ": one entry for each version (abi.c, top comment)")

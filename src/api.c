@@ -225,18 +225,24 @@ report_optimizer(scs_report *rep, const scs_opt_result *res)
 	for (size_t i = 0; i < res->n_passes; i++) {
 		size_t k = 0;
 
-		while (k < rep->n_passes && strcmp(rep->passes[k].name, res->passes[i].name) != 0)
+		while (k < rep->n_pass_list && strcmp(rep->pass_list[k].name, res->passes[i].name) != 0)
 			k++;
-		if (k == SCS_REPORT_MAX_PASSES)
-			continue;
-		if (k == rep->n_passes) {
-			memset(&rep->passes[k], 0, sizeof(rep->passes[0]));
-			snprintf(rep->passes[k].name, sizeof(rep->passes[0].name), "%s", res->passes[i].name);
-			rep->n_passes++;
+		if (k == rep->n_pass_list) {
+			scs_report_pass *grown = realloc(rep->pass_list, (k + 1) * sizeof(*grown));
+
+			if (grown == NULL)
+				return scs_err_set(SCS_ENOMEM, "out of memory");
+			rep->pass_list = grown;
+			memset(&grown[k], 0, sizeof(*grown));
+			snprintf(grown[k].name, sizeof(grown[k].name), "%s", res->passes[i].name);
+			rep->n_pass_list++;
 		}
-		rep->passes[k].changes += res->passes[i].changes;
-		rep->passes[k].refusals += res->passes[i].refusals;
+		rep->pass_list[k].changes += res->passes[i].changes;
+		rep->pass_list[k].refusals += res->passes[i].refusals;
 	}
+	/* the first ones also where a program built against version 2 reads them */
+	rep->n_passes = rep->n_pass_list < SCS_REPORT_MAX_PASSES ? rep->n_pass_list : SCS_REPORT_MAX_PASSES;
+	memcpy(rep->passes, rep->pass_list, rep->n_passes * sizeof(rep->passes[0]));
 	rep->nodes_before = res->nodes_before;
 	rep->nodes_after = res->nodes_after;
 	rep->rounds = res->rounds;

@@ -329,6 +329,7 @@ scs_report_clear(scs_report *r)
 	scs_report_list_dispose(&r->shards);
 	scs_report_list_dispose(&r->changes);
 	scs_report_list_dispose(&r->left);
+	free(r->pass_list);
 	memset(r, 0, sizeof(*r));
 }
 
@@ -551,20 +552,36 @@ print_left_counted(const scs_report *r, FILE *f)
 	free(counts);
 }
 
+/* The passes that ran, *@n of them: every one (pass_list), or, in the view
+ * of a report of version 2 or older, the first SCS_REPORT_MAX_PASSES. */
+static const scs_report_pass *
+passes_of(const scs_report *r, size_t *n)
+{
+	if (r->pass_list) {
+		*n = r->n_pass_list;
+		return r->pass_list;
+	}
+	*n = r->n_passes;
+	return r->passes;
+}
+
 /* The optimizer's summary: the passes run, the nodes before and after, each pass's counts, what was left and why. */
 static void
 print_optimized(const scs_report *r, FILE *f)
 {
+	size_t n;
+	const scs_report_pass *p = passes_of(r, &n);
+
 	fprintf(f, "INFO: passes:");
-	for (size_t i = 0; i < r->n_passes; i++)
-		fprintf(f, "%s %s", i ? "," : "", r->passes[i].name);
+	for (size_t i = 0; i < n; i++)
+		fprintf(f, "%s %s", i ? "," : "", p[i].name);
 	fputc('\n', f);
 	fprintf(f, "INFO: nodes: %llu -> %llu (%u rounds)\n", (unsigned long long)r->nodes_before,
 	    (unsigned long long)r->nodes_after, r->rounds);
-	for (size_t i = 0; i < r->n_passes; i++)
-		if (r->passes[i].changes || r->passes[i].refusals)
-			fprintf(f, "INFO: pass %s: %llu changes, %llu left alone\n", r->passes[i].name,
-			    (unsigned long long)r->passes[i].changes, (unsigned long long)r->passes[i].refusals);
+	for (size_t i = 0; i < n; i++)
+		if (p[i].changes || p[i].refusals)
+			fprintf(f, "INFO: pass %s: %llu changes, %llu left alone\n", p[i].name,
+			    (unsigned long long)p[i].changes, (unsigned long long)p[i].refusals);
 	print_left_counted(r, f);
 }
 
@@ -665,16 +682,19 @@ json_list(FILE *f, const char *key, const scs_report_list *l, const char *detail
 static void
 json_optimize(const scs_report *r, FILE *f)
 {
+	size_t n;
+	const scs_report_pass *p = passes_of(r, &n);
+
 	fprintf(f, ",\n  \"optimize\": {\n    \"nodes_before\": %llu,\n    \"nodes_after\": %llu,\n"
 	    "    \"rounds\": %u,\n    \"passes\": [", (unsigned long long)r->nodes_before,
 	    (unsigned long long)r->nodes_after, r->rounds);
-	for (size_t i = 0; i < r->n_passes; i++) {
+	for (size_t i = 0; i < n; i++) {
 		fprintf(f, "%s\n      {\"name\": ", i ? "," : "");
-		json_str(f, r->passes[i].name);
-		fprintf(f, ", \"changes\": %llu, \"left\": %llu}", (unsigned long long)r->passes[i].changes,
-		    (unsigned long long)r->passes[i].refusals);
+		json_str(f, p[i].name);
+		fprintf(f, ", \"changes\": %llu, \"left\": %llu}", (unsigned long long)p[i].changes,
+		    (unsigned long long)p[i].refusals);
 	}
-	fprintf(f, "%s]", r->n_passes ? "\n    " : "");
+	fprintf(f, "%s]", n ? "\n    " : "");
 	json_items(f, "    ", "changes", &r->changes, "pass", "change");
 	json_items(f, "    ", "left", &r->left, "pass", "reason");
 	fprintf(f, "\n  }");

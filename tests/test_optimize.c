@@ -101,6 +101,44 @@ Test(optimize, a_model_goes_through_unchanged_in_what_it_computes)
 	tmpdir_remove(dir);
 }
 
+/* Every pass that ran is in the report's pass_list, in table order, however
+ * many; passes[] (what a program built against version 2 reads) holds the
+ * first SCS_REPORT_MAX_PASSES of them, and the JSON lists every one. */
+Test(optimize, the_report_lists_every_pass_that_ran_past_the_old_structs_room)
+{
+	char *dir = tmpdir_new(), *in = fixture("opt_nops.onnx"), *out = path_in(dir, "out.onnx");
+	const char *names[SCS_OPT_MAX_PASSES];
+	scs_optimize_options o = SCS_OPTIMIZE_OPTIONS_INIT;
+	scs_optimize_pass_info info;
+	scs_report rep = SCS_REPORT_INIT;
+	char *json, *p;
+	size_t n = 0, listed = 0;
+
+	while (scs_optimize_pass(n, &info))
+		names[n++] = info.name;
+	o.passes = names;
+	o.n_passes = n;
+	cr_assert_eq(scs_optimize(&rep, in, out, &o), SCS_OK, "%s", scs_err_msg());
+	cr_assert_eq(rep.n_pass_list, n, "%zu passes in the report, %zu ran", rep.n_pass_list, n);
+	for (size_t i = 0; i < n; i++)
+		cr_assert_str_eq(rep.pass_list[i].name, names[i], "pass %zu", i);
+	cr_assert_eq(rep.n_passes, n < SCS_REPORT_MAX_PASSES ? n : SCS_REPORT_MAX_PASSES);
+	for (size_t i = 0; i < rep.n_passes; i++)
+		cr_assert_str_eq(rep.passes[i].name, names[i], "passes[%zu]", i);
+	json = scs_report_json(&rep);
+	cr_assert_not_null(json);
+	p = strstr(json, "\"passes\": [");
+	cr_assert_not_null(p, "%s", json);
+	for (char *end = strchr(p, ']'); (p = strstr(p, "{\"name\": \"")) != NULL && p < end; p++)
+		listed++;
+	cr_assert_eq(listed, n, "the JSON lists %zu passes, %zu ran:\n%s", listed, n, json);
+	scs_free(json);
+	scs_report_dispose(&rep);
+	free(in);
+	free(out);
+	tmpdir_remove(dir);
+}
+
 /* ---- the rewriting tools, on a loaded model ---- */
 
 static scs_store *val_store;

@@ -56,7 +56,7 @@ typedef struct scs_report_pass {
 /* The report's version: see "Versions of the structs" in scs4onnx.h. A
  * report given to a call is SCS_REPORT_INIT'd, or disposed of since its last
  * call (scs_report_dispose keeps its version). */
-#define SCS_REPORT_VERSION 2
+#define SCS_REPORT_VERSION 3
 #ifdef __cplusplus
 #define SCS_REPORT_INIT { SCS_REPORT_VERSION }
 #else
@@ -87,7 +87,8 @@ typedef struct scs_report {
 	int optimize_only;        /* 1: scs4onnx-optimize (no dedup summary) */
 	scs_report_list changes;  /* optimizer: pass name, then "subject: what it did" */
 	scs_report_list left;     /* optimizer: pass name, then "subject: why it left it alone" */
-	scs_report_pass passes[SCS_REPORT_MAX_PASSES];   /* the passes that ran, in table order */
+	scs_report_pass passes[SCS_REPORT_MAX_PASSES];   /* the first SCS_REPORT_MAX_PASSES passes that ran, in
+	                                                    table order (every one: pass_list, version 3) */
 	size_t n_passes;
 	uint64_t nodes_before;    /* nodes in every graph and function, before the optimizer */
 	uint64_t nodes_after;     /* ... and after */
@@ -128,6 +129,10 @@ typedef struct scs_report {
 	 * they were taken for (SCS_DEFAULTS_*) */
 	uint64_t n_default_inputs;
 	int default_inputs_rule;
+	/* version 3: every pass that ran, in table order (passes[] above holds
+	 * only the first SCS_REPORT_MAX_PASSES of them); owned by the report */
+	scs_report_pass *pass_list;
+	size_t n_pass_list;
 } scs_report;
 
 /* default_inputs_rule: */

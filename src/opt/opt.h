@@ -95,7 +95,7 @@ typedef struct scs_opt_count {
 	uint64_t refusals;                  /* lines it added to left */
 } scs_opt_count;
 
-#define SCS_OPT_MAX_PASSES 64
+#define SCS_OPT_MAX_PASSES 128
 
 /*
  * What a run of the passes did, for the caller to report: the changes made
