@@ -1,0 +1,246 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: MIT
+"""Generate the models of the extra suite (tests/test_extra.c): onnxoptimizer's
+passes outside the default set.
+
+Usage:
+    /usr/bin/python3 gen_extra_models.py OUTDIR
+
+Needs python3-onnx and python3-numpy. Models are ir_version 8, opset 13
+unless named otherwise; each of opset 17 or older passes
+onnx.checker.check_model (python3-onnx knows no newer opsets; ONNX Runtime
+runs those). The output is
+deterministic. Node names say what the test expects of each node.
+
+  extra_add          adjust_add: onnxoptimizer's Add(bias, MatMul(X, W)); an
+                     Add of a Constant node (int64_data) and a computed value
+                     inside an If branch; Adds left as they are: constant
+                     second (k_second), both constant (k_both), a graph input
+                     with a default first (k_default)
+  extra_add_op6      x  opset 6: Add(c, X) with broadcast=1 (refused: the
+                     second input broadcasts only) and without (swapped)
+  extra_add_op21     opset 21: Add(c, Relu(X)) with c in float_data
+  extra_einsum       replace_einsum_with_matmul: onnxoptimizer's two cases
+                     ("bhid,bhjd->bhij" of X with itself: Transpose + MatMul;
+                     "bhij,bhjd->bhid" then Identity: MatMul), rank 2 with
+                     spaces ("ij , jk -> ik"), float64, int64, one inside a
+                     Loop body reading an outer value; refusals: a diagonal
+                     (r_diag "bii,bij->bij"), an ellipsis (r_ell), an implicit
+                     output (r_impl), an output in another order (r_order)
+  extra_einsum_op21  opset 21: "bij,bkj->bik" (Transpose + MatMul)
+  extra_slice        adjust_slice_and_matmul: MatMul(Slice(A rows), B) (opset
+                     13, steps input), batch rows of a rank-3 A by a rank-2 B;
+                     refusals: the summed axis sliced (r_last), a batch axis B
+                     has too (r_batch), the Slice read twice (r_twice); a Slice
+                     with no axes input left alone (k_noaxes); one in an If
+                     branch
+  extra_slice_op9    x  opset 9: Slice with attributes (left alone)
+  extra_names        set_unique_name_for_nodes: onnxoptimizer's Add + Identity
+                     without names; a node already named "Add_1" (kept, and no
+                     other node takes it), unnamed nodes in an If branch
+"""
+
+import os
+import sys
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+FLOAT = TensorProto.FLOAT
+INT64 = TensorProto.INT64
+
+
+def vi(name, elem, shape):
+    return helper.make_tensor_value_info(name, elem, shape)
+
+
+def init(name, array):
+    return numpy_helper.from_array(np.asarray(array), name)
+
+
+def node(op, ins, outs, name=None, **attrs):
+    return helper.make_node(op, ins, outs, name=name, **attrs)
+
+
+def make_model(graph, opset=13, ir=8):
+    model = helper.make_model(graph, producer_name="scs4onnx-c-gen_extra_models",
+                              opset_imports=[helper.make_opsetid("", opset)])
+    model.ir_version = ir
+    return model
+
+
+def save(model, outdir, name):
+    path = os.path.join(outdir, name + ".onnx")
+    with open(path, "wb") as fh:
+        fh.write(model.SerializeToString())
+    if model.opset_import[0].version <= 17:   # python3-onnx's checker knows opsets up to 17
+        onnx.checker.check_model(path)
+    return path
+
+
+def rnd(seed, shape, dtype=np.float32):
+    return np.random.RandomState(seed).uniform(-1, 1, shape).astype(dtype)
+
+
+# ------------------------------------------------------------------ adjust_add
+def extra_add(outdir):
+    then_g = helper.make_graph(
+        [node("Constant", [], ["k"], name="t_const",
+              value=helper.make_tensor("k", INT64, [3], [5, -7, 9])),
+         node("Add", ["k", "cnt"], ["t_sum"], name="swap_nested")],
+        "then", [], [vi("t_sum", INT64, [3])])
+    else_g = helper.make_graph([node("Neg", ["cnt"], ["e_neg"], name="e_neg")], "else", [], [vi("e_neg", INT64, [3])])
+    g = helper.make_graph(
+        [node("MatMul", ["X", "W"], ["mm"], name="mm"),
+         node("Add", ["bias", "mm"], ["Y"], name="swap_bias"),
+         node("Add", ["X", "c"], ["Y2"], name="k_second"),
+         node("Add", ["c", "c"], ["cc"], name="k_both"),
+         node("Add", ["D", "X"], ["Y3"], name="k_default"),
+         node("Mul", ["Y3", "cc"], ["Y4"], name="mul"),
+         node("ReduceSum", ["X"], ["s"], name="sum", keepdims=0),
+         node("Greater", ["s", "zero"], ["cond"], name="gt"),
+         node("If", ["cond"], ["Z"], name="if", then_branch=then_g, else_branch=else_g)],
+        "extra_add",
+        [vi("X", FLOAT, [2, 3]), vi("cnt", INT64, [3]), vi("D", FLOAT, [3])],
+        [vi("Y", FLOAT, [2, 4]), vi("Y2", FLOAT, [2, 3]), vi("Y4", FLOAT, [2, 3]), vi("Z", INT64, [3])],
+        [init("W", rnd(1, [3, 4])), init("bias", rnd(2, [4])), init("c", rnd(3, [3])), init("D", rnd(4, [3])),
+         init("zero", np.float32(0))])
+    save(make_model(g), outdir, "extra_add")
+
+
+def extra_add_op6(outdir):
+    g = helper.make_graph(
+        [node("Add", ["c", "X"], ["Y"], name="r_bcast", broadcast=1),
+         node("Add", ["c23", "X"], ["Y2"], name="swap_same")],
+        "extra_add_op6", [vi("X", FLOAT, [2, 3]), vi("c", FLOAT, [3]), vi("c23", FLOAT, [2, 3])], [vi("Y", FLOAT, [2, 3]), vi("Y2", FLOAT, [2, 3])],
+        [init("c", rnd(5, [3])), init("c23", rnd(6, [2, 3]))])
+    save(make_model(g, opset=6, ir=3), outdir, "extra_add_op6")
+
+
+def extra_add_op21(outdir):
+    c = helper.make_tensor("c", FLOAT, [3], [0.5, -1.25, 3.0])   # float_data
+    g = helper.make_graph(
+        [node("Relu", ["X"], ["r"], name="relu"), node("Add", ["c", "r"], ["Y"], name="swap")],
+        "extra_add_op21", [vi("X", FLOAT, [2, 3])], [vi("Y", FLOAT, [2, 3])], [c])
+    save(make_model(g, opset=21), outdir, "extra_add_op21")
+
+
+# ------------------------------------------------------------------ einsum
+def extra_einsum(outdir):
+    body = helper.make_graph(
+        [node("Einsum", ["carry", "Wl"], ["next"], name="in_loop", equation="ij,jk->ik"),
+         node("Identity", ["cond_in"], ["cond_out"], name="cond_id")],
+        "body", [vi("iter", INT64, []), vi("cond_in", TensorProto.BOOL, []), vi("carry", FLOAT, [2, 2])],
+        [vi("cond_out", TensorProto.BOOL, []), vi("next", FLOAT, [2, 2])])
+    g = helper.make_graph(
+        [node("Einsum", ["X", "X"], ["Y"], name="tr_self", equation="bhid,bhjd->bhij"),
+         node("Einsum", ["X", "X6"], ["Y1"], name="plain", equation="bhij,bhjd->bhid"),
+         node("Identity", ["Y1"], ["Z"], name="id"),
+         node("Einsum", ["A", "B"], ["AB"], name="spaces", equation="ij , jk -> ik"),
+         node("Einsum", ["A64", "B64"], ["AB64"], name="f64", equation="ij,jk->ik"),
+         node("Einsum", ["I", "J"], ["IJ"], name="i64", equation="bij,bkj->bik"),
+         node("Loop", ["trips", "", "S"], ["S_out"], name="loop", body=body),
+         node("Einsum", ["D3", "D3b"], ["Rd"], name="r_diag", equation="bii,bij->bij"),
+         node("Einsum", ["A", "B"], ["Re"], name="r_ell", equation="...j,jk->...k"),
+         node("Einsum", ["A", "B"], ["Ri"], name="r_impl", equation="ij,jk"),
+         node("Einsum", ["A", "B"], ["Ro"], name="r_order", equation="ij,jk->ki")],
+        "extra_einsum",
+        [vi("X", FLOAT, [3, 4, 5, 6]), vi("X6", FLOAT, [3, 4, 6, 5]), vi("A", FLOAT, [2, 3]), vi("B", FLOAT, [3, 4]),
+         vi("A64", TensorProto.DOUBLE, [2, 3]), vi("B64", TensorProto.DOUBLE, [3, 4]), vi("I", INT64, [2, 3, 4]),
+         vi("J", INT64, [2, 5, 4]), vi("S", FLOAT, [2, 2]), vi("D3", FLOAT, [2, 3, 3]), vi("D3b", FLOAT, [2, 3, 4])],
+        [vi("Y", FLOAT, [3, 4, 5, 5]), vi("Z", FLOAT, [3, 4, 5, 5]), vi("AB", FLOAT, [2, 4]),
+         vi("AB64", TensorProto.DOUBLE, [2, 4]), vi("IJ", INT64, [2, 3, 5]), vi("S_out", FLOAT, [2, 2]),
+         vi("Rd", FLOAT, [2, 3, 4]), vi("Re", FLOAT, [2, 4]), vi("Ri", FLOAT, [2, 4]), vi("Ro", FLOAT, [4, 2])],
+        [init("Wl", rnd(7, [2, 2])), init("trips", np.int64(3))])
+    save(make_model(g), outdir, "extra_einsum")
+
+
+def extra_einsum_op21(outdir):
+    g = helper.make_graph(
+        [node("Einsum", ["P", "Q"], ["R"], name="tr", equation="bij,bkj->bik")],
+        "extra_einsum_op21", [vi("P", FLOAT, [2, 3, 4]), vi("Q", FLOAT, [2, 5, 4])], [vi("R", FLOAT, [2, 3, 5])])
+    save(make_model(g, opset=21), outdir, "extra_einsum_op21")
+
+
+# ------------------------------------------------------------------ slice + matmul
+def i64(name, values):
+    return init(name, np.array(values, dtype=np.int64))
+
+
+def extra_slice(outdir):
+    then_g = helper.make_graph(
+        [node("Slice", ["A", "st", "en_t", "ax0"], ["t_s"], name="t_slice"),
+         node("MatMul", ["t_s", "B"], ["t_y"], name="move_nested")],
+        "then", [], [vi("t_y", FLOAT, [2, 3])])
+    else_g = helper.make_graph([node("MatMul", ["A2", "B"], ["e_y"], name="e_mm")], "else", [], [vi("e_y", FLOAT, [2, 3])])
+    g = helper.make_graph(
+        [node("Slice", ["A", "st", "en", "ax0", "step2"], ["s1"], name="slice_rows"),
+         node("MatMul", ["s1", "B"], ["mm1"], name="move_rows"),
+         node("Add", ["mm1", "X"], ["Y"], name="add"),
+         node("Slice", ["A3", "st3", "en3", "ax01"], ["s2"], name="slice_batch"),
+         node("MatMul", ["s2", "B"], ["Y2"], name="move_batch"),
+         node("Slice", ["A", "st", "en", "ax1"], ["s3"], name="slice_last"),
+         node("MatMul", ["s3", "B2"], ["Y3"], name="r_last"),
+         node("Slice", ["A4", "st0", "en1", "ax0"], ["s4"], name="slice_b"),
+         node("MatMul", ["s4", "B4"], ["Y4"], name="r_batch"),
+         node("Slice", ["A", "st", "en", "ax0"], ["s5"], name="slice_twice"),
+         node("MatMul", ["s5", "B"], ["Y5"], name="r_twice"),
+         node("Neg", ["s5"], ["Y5n"], name="neg"),
+         node("Slice", ["A", "st2", "en2"], ["s6"], name="slice_noaxes"),
+         node("MatMul", ["s6", "B"], ["Y6"], name="k_noaxes"),
+         node("ReduceSum", ["X"], ["xs"], name="sum", keepdims=0),
+         node("Greater", ["xs", "zero"], ["cond"], name="gt"),
+         node("If", ["cond"], ["Y7"], name="if", then_branch=then_g, else_branch=else_g)],
+        "extra_slice",
+        [vi("X", FLOAT, [2, 3])],
+        [vi("Y", FLOAT, [2, 3]), vi("Y2", FLOAT, [2, 4, 3]), vi("Y3", FLOAT, [6, 3]), vi("Y4", FLOAT, [4, 6, 3]),
+         vi("Y5", FLOAT, [4, 3]), vi("Y5n", FLOAT, [4, 4]), vi("Y6", FLOAT, [2, 3]), vi("Y7", FLOAT, [2, 3])],
+        [init("A", rnd(10, [6, 4])), init("B", rnd(11, [4, 3])), init("B2", rnd(12, [3, 3])),
+         init("A2", rnd(13, [2, 4])), init("A3", rnd(14, [3, 5, 4])), init("A4", rnd(15, [4, 6, 4])),
+         init("B4", rnd(16, [4, 4, 3])), i64("st", [1]), i64("en", [5]), i64("en_t", [3]), i64("st0", [0]), i64("en1", [1]), i64("ax0", [0]), i64("ax1", [-1]),
+         i64("step2", [2]), i64("st3", [1, 0]), i64("en3", [3, 4]), i64("ax01", [0, -2]), i64("st2", [0, 0]),
+         i64("en2", [2, 4]), init("zero", np.float32(0))])
+    save(make_model(g), outdir, "extra_slice")
+
+
+def extra_slice_op9(outdir):
+    g = helper.make_graph(
+        [node("Slice", ["A"], ["s"], name="slice", starts=[1], ends=[3], axes=[0]),
+         node("MatMul", ["s", "B"], ["Y"], name="k_attr")],
+        "extra_slice_op9", [], [vi("Y", FLOAT, [2, 3])], [init("A", rnd(20, [6, 4])), init("B", rnd(21, [4, 3]))])
+    save(make_model(g, opset=9, ir=4), outdir, "extra_slice_op9")
+
+
+# ------------------------------------------------------------------ names
+def extra_names(outdir):
+    then_g = helper.make_graph([node("Relu", ["X"], ["t"])], "then", [], [vi("t", FLOAT, [3, 2])])
+    else_g = helper.make_graph([node("Neg", ["X"], ["e"]), node("Relu", ["e"], ["e2"])], "else", [],
+                               [vi("e2", FLOAT, [3, 2])])
+    g = helper.make_graph(
+        [node("Add", ["X", "X1"], ["X2"]),
+         node("Identity", ["X2"], ["Y"]),
+         node("Add", ["X2", "X"], ["X3"], name="Add_1"),
+         node("ReduceSum", ["X3"], ["s"], keepdims=0),
+         node("Greater", ["s", "zero"], ["cond"]),
+         node("If", ["cond"], ["Z"], then_branch=then_g, else_branch=else_g)],
+        "extra_names", [vi("X", FLOAT, [3, 2]), vi("X1", FLOAT, [3, 2])],
+        [vi("Y", FLOAT, [3, 2]), vi("Z", FLOAT, [3, 2])], [init("zero", np.float32(0))])
+    save(make_model(g), outdir, "extra_names")
+
+
+def main():
+    outdir = sys.argv[1]
+    os.makedirs(outdir, exist_ok=True)
+    extra_add(outdir)
+    extra_add_op6(outdir)
+    extra_add_op21(outdir)
+    extra_einsum(outdir)
+    extra_einsum_op21(outdir)
+    extra_slice(outdir)
+    extra_slice_op9(outdir)
+    extra_names(outdir)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,274 @@
+/*
+ * test_extra.c: onnxoptimizer's passes outside the default set (adjust_add,
+ * adjust_slice_and_matmul, replace_einsum_with_matmul,
+ * set_unique_name_for_nodes, rename_input_output, rewrite_input_dtype,
+ * split_init, split_predict, lift_lexical_references), on the models of
+ * tests/e2e/gen_extra_models.py: onnxoptimizer's own test cases for them,
+ * nested graphs, old and new opsets, and the cases each pass refuses.
+ *
+ * Every output passes onnx.checker (opsets python3-onnx knows) and computes
+ * in ONNX Runtime what its input computes: bit for bit where the pass only
+ * moves or renames things, within a stated tolerance (the largest
+ * difference printed, "extra: NAME: largest difference ...") where a sum
+ * may run in another order.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "support.h"
+
+/* the scratch folder, output path and report of support.c's run_setup() */
+#define dir run_dir
+#define out run_out
+#define rep run_rep
+
+TestSuite(extra, .init = run_setup, .fini = run_teardown);
+
+/* Run the one pass @pass on fixture @name; the output, read back. */
+static Onnx__ModelProto *
+optimize(const char *name, const char *pass)
+{
+	const char *passes[] = { pass };
+	scs_optimize_options o = { .version = SCS_OPTIMIZE_OPTIONS_VERSION, .passes = passes, .n_passes = 1 };
+
+	return run_optimize(name, &o);
+}
+
+static const char *
+left_all(void)
+{
+	return report_left_all(&rep);
+}
+
+#define EXPECT_LEFT(node, what) cr_expect(report_left_has(&rep, node, what), "no refusal of '%s' saying \"%s\"; " \
+	"left:%s", node, what, left_all())
+
+/* The node named @name in @g (not nested), or NULL. */
+static Onnx__NodeProto *
+by_name(const Onnx__GraphProto *g, const char *name)
+{
+	for (size_t i = 0; i < g->n_node; i++)
+		if (g->node[i]->name && strcmp(g->node[i]->name, name) == 0)
+			return g->node[i];
+	return NULL;
+}
+
+/* Node @name of @g has op type @op and inputs @in0, @in1 (NULL: not looked at). */
+static void
+expect_node(const Onnx__GraphProto *g, const char *name, const char *op, const char *in0, const char *in1)
+{
+	Onnx__NodeProto *n = by_name(g, name);
+
+	cr_assert_not_null(n, "no node '%s'", name);
+	cr_expect_str_eq(n->op_type, op, "'%s' is a %s, want %s", name, n->op_type, op);
+	if (in0)
+		cr_expect_str_eq(n->input[0], in0, "'%s' reads '%s' first, want '%s'", name, n->input[0], in0);
+	if (in1) {
+		cr_assert_geq(n->n_input, 2, "'%s' has one input", name);
+		cr_expect_str_eq(n->input[1], in1, "'%s' reads '%s' second, want '%s'", name, n->input[1], in1);
+	}
+}
+
+/*
+ * The output passes onnx.checker when @checked (python3-onnx knows opsets
+ * up to 17) and computes in ONNX Runtime what fixture @name does: bit for
+ * bit when @tol is NULL, else within @tol ("REL,ABS", graph optimizations
+ * disabled), the largest difference printed.
+ */
+static void
+expect_same(const char *name, int checked, const char *tol)
+{
+	char *in = fixture(name), *text, *p;
+
+	if (checked) {
+		cr_assert_eq(onnx_check(&text, out), 0, "%s: onnx.checker: %s", name, text);
+		free(text);
+	}
+	if (tol == NULL) {
+		cr_assert_eq(ort_same(&text, in, out, NULL), 0, "%s: ONNX Runtime: %s", name, text);
+		cr_assert_not_null(strstr(text, "identical"), "%s: %s", name, text);
+	} else {
+		cr_assert_eq(run(&text, "node '%s/tests/e2e/ort_compare.mjs' '%s' '%s' --runs 4 --graph-opt disabled "
+		    "--tol %s", SCS_TEST_SRC_DIR, in, out, tol), 0, "%s: ONNX Runtime: %s", name, text);
+		p = strstr(text, "largest difference");
+		cr_assert_not_null(p, "%s: %s", name, text);
+		p[strcspn(p, "\n")] = '\0';
+		cr_log_info("extra: %s: %s (tolerance %s)", name, p, tol);
+	}
+	free(text);
+	free(in);
+}
+
+/* ---- adjust_add ---- */
+
+/* onnxoptimizer's case (bias + MatMul) and one in an If branch swap; the rest stay as they were */
+Test(extra, adjust_add_reads_the_constant_second)
+{
+	Onnx__ModelProto *m = optimize("extra_add.onnx", "adjust_add");
+
+	expect_node(m->graph, "swap_bias", "Add", "mm", "bias");
+	expect_node(subgraph(m->graph, "If", "then_branch"), "swap_nested", "Add", "cnt", "k");
+	expect_node(m->graph, "k_second", "Add", "X", "c");
+	expect_node(m->graph, "k_both", "Add", "c", "c");
+	expect_node(m->graph, "k_default", "Add", "D", "X");
+	free_proto(m);
+	expect_same("extra_add.onnx", 1, NULL);
+}
+
+Test(extra, adjust_add_at_opset_21)
+{
+	Onnx__ModelProto *m = optimize("extra_add_op21.onnx", "adjust_add");
+
+	expect_node(m->graph, "swap", "Add", "r", "c");
+	free_proto(m);
+	expect_same("extra_add_op21.onnx", 0, NULL);
+}
+
+/* before opset 7, broadcast=1 stretches the second input only: that Add is refused (ONNX Runtime has no Add-6) */
+Test(extra, adjust_add_before_opset_7_leaves_a_one_sided_broadcast)
+{
+	Onnx__ModelProto *m = optimize("extra_add_op6.onnx", "adjust_add");
+	char *text;
+
+	expect_node(m->graph, "r_bcast", "Add", "c", "X");
+	EXPECT_LEFT("r_bcast", "broadcast=1");
+	expect_node(m->graph, "swap_same", "Add", "X", "c23");
+	free_proto(m);
+	cr_assert_eq(onnx_check(&text, out), 0, "onnx.checker: %s", text);
+	free(text);
+}
+
+/* ---- replace_einsum_with_matmul ---- */
+
+#define EINSUM_TOL "1e-6,1e-6"
+
+/* onnxoptimizer's two cases, spaces, float64, int64, a Loop body; a diagonal, an ellipsis, an implicit output and
+ * a transposed output are refused */
+Test(extra, replace_einsum_with_matmul_on_matrix_products_only)
+{
+	Onnx__ModelProto *m = optimize("extra_einsum.onnx", "replace_einsum_with_matmul");
+	Onnx__NodeProto *t;
+
+	expect_node(m->graph, "tr_self", "MatMul", "X", NULL);
+	t = find_node_by_output(m->graph, by_name(m->graph, "tr_self")->input[1]);
+	cr_assert_not_null(t, "tr_self: its second input is made by nothing");
+	cr_assert_str_eq(t->op_type, "Transpose");
+	cr_assert_str_eq(t->input[0], "X");
+	cr_assert_eq(t->attribute[0]->n_ints, 4);
+	cr_expect(t->attribute[0]->ints[0] == 0 && t->attribute[0]->ints[1] == 1 && t->attribute[0]->ints[2] == 3 &&
+	    t->attribute[0]->ints[3] == 2, "tr_self: the Transpose's perm is not [0, 1, 3, 2]");
+	expect_node(m->graph, "plain", "MatMul", "X", "X6");
+	expect_node(m->graph, "spaces", "MatMul", "A", "B");
+	expect_node(m->graph, "f64", "MatMul", "A64", "B64");
+	expect_node(m->graph, "i64", "MatMul", "I", NULL);
+	cr_expect_eq(by_name(m->graph, "plain")->n_attribute, 0, "the equation stayed on the MatMul");
+	expect_node(subgraph(m->graph, "Loop", "body"), "in_loop", "MatMul", "carry", "Wl");
+	cr_expect_eq(count_ops(m->graph, "Transpose"), 2);
+	cr_expect_eq(count_ops(m->graph, "Einsum"), 4, "%d Einsums left:%s", count_ops(m->graph, "Einsum"),
+	    left_all());
+	EXPECT_LEFT("r_diag", "repeats a letter");
+	EXPECT_LEFT("r_ell", "ellipsis");
+	EXPECT_LEFT("r_impl", "no '->'");
+	EXPECT_LEFT("r_order", "rows are not");
+	free_proto(m);
+	expect_same("extra_einsum.onnx", 1, EINSUM_TOL);
+}
+
+Test(extra, replace_einsum_with_matmul_at_opset_21)
+{
+	Onnx__ModelProto *m = optimize("extra_einsum_op21.onnx", "replace_einsum_with_matmul");
+
+	expect_node(m->graph, "tr", "MatMul", "P", NULL);
+	cr_expect_eq(count_ops(m->graph, "Transpose"), 1);
+	free_proto(m);
+	expect_same("extra_einsum_op21.onnx", 0, EINSUM_TOL);
+}
+
+/* ---- adjust_slice_and_matmul ---- */
+
+/* the Slice now reads a MatMul of the constants themselves */
+static void
+expect_moved(const Onnx__GraphProto *g, const char *name, const char *a, const char *b)
+{
+	Onnx__NodeProto *n = by_name(g, name), *p;
+
+	cr_assert_not_null(n, "no node '%s'", name);
+	cr_assert_str_eq(n->op_type, "Slice", "'%s' is a %s", name, n->op_type);
+	p = find_node_by_output(g, n->input[0]);
+	cr_assert_not_null(p, "'%s' reads nothing made", name);
+	cr_assert_str_eq(p->op_type, "MatMul");
+	cr_expect_str_eq(p->input[0], a);
+	cr_expect_str_eq(p->input[1], b);
+}
+
+Test(extra, adjust_slice_and_matmul_moves_the_slice_after_the_product)
+{
+	Onnx__ModelProto *m = optimize("extra_slice.onnx", "adjust_slice_and_matmul");
+
+	expect_moved(m->graph, "move_rows", "A", "B");
+	cr_expect_eq(by_name(m->graph, "move_rows")->n_input, 5, "the steps input is gone");
+	expect_moved(m->graph, "move_batch", "A3", "B");
+	expect_moved(subgraph(m->graph, "If", "then_branch"), "move_nested", "A", "B");
+	expect_node(m->graph, "r_last", "MatMul", "s3", "B2");
+	EXPECT_LEFT("r_last", "sums over");
+	expect_node(m->graph, "r_batch", "MatMul", "s4", "B4");
+	EXPECT_LEFT("r_batch", "batch axis 0");
+	expect_node(m->graph, "r_twice", "MatMul", "s5", "B");
+	EXPECT_LEFT("r_twice", "other readers");
+	expect_node(m->graph, "k_noaxes", "MatMul", "s6", "B");
+	cr_expect_null(by_name(m->graph, "slice_rows"), "the first Slice stays");
+	free_proto(m);
+	expect_same("extra_slice.onnx", 1, EINSUM_TOL);
+}
+
+/* opset 9's Slice has attributes, not the axes input onnxoptimizer's pattern names: left alone */
+Test(extra, adjust_slice_and_matmul_leaves_the_attribute_form)
+{
+	Onnx__ModelProto *m = optimize("extra_slice_op9.onnx", "adjust_slice_and_matmul");
+
+	expect_node(m->graph, "k_attr", "MatMul", "s", "B");
+	cr_expect_eq(rep.changes.n, 0);
+	free_proto(m);
+	expect_same("extra_slice_op9.onnx", 1, NULL);
+}
+
+/* ---- set_unique_name_for_nodes ---- */
+
+typedef struct name_seen {
+	const char *names[64];
+	size_t n;
+} name_seen;
+
+static void
+expect_named(const Onnx__GraphProto *g, name_seen *seen)
+{
+	for (size_t i = 0; i < g->n_node; i++) {
+		const Onnx__NodeProto *n = g->node[i];
+
+		cr_assert(n->name && n->name[0], "a %s node has no name", n->op_type);
+		for (size_t k = 0; k < seen->n; k++)
+			cr_assert_str_neq(seen->names[k], n->name, "two nodes are named '%s'", n->name);
+		cr_assert_lt(seen->n, 64);
+		seen->names[seen->n++] = n->name;
+		for (size_t a = 0; a < n->n_attribute; a++)
+			if (n->attribute[a]->g)
+				expect_named(n->attribute[a]->g, seen);
+	}
+}
+
+/* onnxoptimizer's case (an Add and an Identity without names), a name already taken, nodes in If branches */
+Test(extra, set_unique_name_for_nodes_names_every_node_once)
+{
+	Onnx__ModelProto *m = optimize("extra_names.onnx", "set_unique_name_for_nodes");
+	name_seen seen = { .n = 0 };
+
+	expect_named(m->graph, &seen);
+	cr_expect_eq(seen.n, 9);
+	cr_expect_str_eq(find_node_by_output(m->graph, "X3")->name, "Add_1", "the name there was changed");
+	free_proto(m);
+	expect_same("extra_names.onnx", 1, NULL);
+}
