@@ -272,3 +272,165 @@ Test(extra, set_unique_name_for_nodes_names_every_node_once)
 	free_proto(m);
 	expect_same("extra_names.onnx", 1, NULL);
 }
+
+/* ---- rename_input_output ---- */
+
+/* The output passes onnx.checker and, run between adapters that rename by position (iface_chain.py), computes in
+ * ONNX Runtime what fixture @name does, bit for bit. */
+static void
+expect_same_renamed(const char *name)
+{
+	char *in = fixture(name), *chain, *text;
+
+	cr_assert_eq(onnx_check(&text, out), 0, "%s: onnx.checker: %s", name, text);
+	free(text);
+	cr_assert_eq(run(&chain, "/usr/bin/python3 '%s/tests/e2e/iface_chain.py' '%s' '%s' '%s'", SCS_TEST_SRC_DIR, in,
+	    out, dir), 0, "%s: %s", name, chain);
+	chain[strcspn(chain, "\n")] = '\0';
+	cr_assert_eq(run(&text, "node '%s/tests/e2e/ort_compare.mjs' '%s' %s --chain --runs 4", SCS_TEST_SRC_DIR, in,
+	    chain), 0, "%s: ONNX Runtime: %s", name, text);
+	cr_assert_not_null(strstr(text, "identical"), "%s: %s", name, text);
+	free(text);
+	free(chain);
+	free(in);
+}
+
+static void
+expect_io(const Onnx__GraphProto *g, int input, size_t i, const char *name)
+{
+	Onnx__ValueInfoProto *const *v = input ? g->input : g->output;
+	size_t n = input ? g->n_input : g->n_output;
+
+	cr_assert_lt(i, n, "no %s %zu", input ? "input" : "output", i);
+	cr_expect_str_eq(v[i]->name, name, "%s %zu is '%s', want '%s'", input ? "input" : "output", i, v[i]->name, name);
+}
+
+/* onnxoptimizer's case */
+Test(extra, rename_input_output_names_by_position)
+{
+	Onnx__ModelProto *m = optimize("extra_rename.onnx", "rename_input_output");
+
+	expect_io(m->graph, 1, 0, "input_0");
+	expect_io(m->graph, 0, 0, "output_0");
+	cr_expect_str_eq(find_node_by_output(m->graph, "output_0")->op_type, "Identity");
+	cr_expect_str_eq(m->graph->node[0]->input[0], "input_0");
+	free_proto(m);
+	expect_same_renamed("extra_rename.onnx");
+}
+
+/* onnxoptimizer's case for the patterns it reads from the environment */
+Test(extra, rename_input_output_takes_the_patterns_of_the_environment)
+{
+	Onnx__ModelProto *m;
+
+	setenv("OPTIMIZER_RENAME_INPUT_PATTERN", "INPUT__%d_", 1);
+	setenv("OPTIMIZER_RENAME_OUTPUT_PATTERN", "OUTPUT__%d_", 1);
+	m = optimize("extra_rename_env.onnx", "rename_input_output");
+	unsetenv("OPTIMIZER_RENAME_INPUT_PATTERN");
+	unsetenv("OPTIMIZER_RENAME_OUTPUT_PATTERN");
+	expect_io(m->graph, 1, 0, "INPUT__0_");
+	expect_io(m->graph, 1, 1, "INPUT__1_");
+	expect_io(m->graph, 0, 0, "OUTPUT__0_");
+	free_proto(m);
+	expect_same_renamed("extra_rename_env.onnx");
+}
+
+/* a default keeps its name (and counts for the positions); references in an If branch and value_info follow */
+Test(extra, rename_input_output_reaches_nested_readers_and_leaves_defaults)
+{
+	Onnx__ModelProto *m = optimize("extra_rename_more.onnx", "rename_input_output");
+	Onnx__NodeProto *mul = subgraph(m->graph, "If", "then_branch")->node[0];
+
+	expect_io(m->graph, 1, 0, "input_0");
+	expect_io(m->graph, 1, 1, "D");
+	expect_io(m->graph, 1, 2, "input_2");
+	expect_io(m->graph, 0, 0, "output_0");
+	expect_io(m->graph, 0, 1, "output_1");
+	expect_io(m->graph, 0, 2, "output_2");
+	cr_expect_str_eq(mul->input[0], "output_0");
+	cr_expect_str_eq(mul->input[1], "input_0");
+	cr_expect_not_null(find_init(m->graph, "D"), "the default lost its initializer");
+	free_proto(m);
+	expect_same_renamed("extra_rename_more.onnx");
+}
+
+/* a name another value has, and a value that is both an input and an output, stay */
+Test(extra, rename_input_output_refuses_taken_names_and_shared_values)
+{
+	Onnx__ModelProto *m = optimize("extra_rename_clash.onnx", "rename_input_output");
+
+	expect_io(m->graph, 1, 0, "X");
+	expect_io(m->graph, 1, 1, "Q");
+	expect_io(m->graph, 0, 0, "output_0");
+	expect_io(m->graph, 0, 1, "Q");
+	cr_expect(strstr(left_all(), "'X': not renamed: another value is called 'input_0'"), "left:%s", left_all());
+	cr_expect(strstr(left_all(), "'Q': not renamed: it is a graph output too"), "left:%s", left_all());
+	free_proto(m);
+	expect_same_renamed("extra_rename_clash.onnx");
+}
+
+/* ---- rewrite_input_dtype ---- */
+
+static int
+elem_of(const Onnx__GraphProto *g, const char *name)
+{
+	for (size_t i = 0; i < g->n_input; i++)
+		if (strcmp(g->input[i]->name, name) == 0)
+			return g->input[i]->type->tensor_type->elem_type;
+	cr_assert_fail("no input '%s'", name);
+	return -1;
+}
+
+/* int64 inputs (read by a Gather, a Loop's trip count and a Loop body, or by nothing) become int32; a default and a
+ * graph output stay; ONNX Runtime gets the same values (up to int32's largest) as int64 and int32 */
+Test(extra, rewrite_input_dtype_makes_int64_inputs_int32)
+{
+	Onnx__ModelProto *m = optimize("extra_dtype.onnx", "rewrite_input_dtype");
+	Onnx__GraphProto *body = subgraph(m->graph, "Loop", "body");
+	char *in = fixture("extra_dtype.onnx"), *text, feeds[4096];
+	size_t used = 0;
+
+	cr_expect_eq(elem_of(m->graph, "ids"), 6);
+	cr_expect_eq(elem_of(m->graph, "n"), 6);
+	cr_expect_eq(elem_of(m->graph, "u"), 6);
+	cr_expect_eq(elem_of(m->graph, "x"), 1);
+	cr_expect_eq(elem_of(m->graph, "d"), 7, "the default was retyped");
+	cr_expect_eq(elem_of(m->graph, "p"), 7, "the input that is an output was retyped");
+	cr_expect(strstr(left_all(), "'p': left int64: it is a graph output too"), "left:%s", left_all());
+	cr_expect_eq(count_ops(m->graph, "Cast"), 2);
+	cr_expect_str_eq(find_node_by_output(m->graph, body->node[0]->input[0])->op_type, "Cast",
+	    "the Loop body reads '%s'", body->node[0]->input[0]);
+	cr_expect_str_eq(find_node_by_output(m->graph, by_name(m->graph, "gather")->input[1])->input[0], "ids");
+	cr_expect_str_eq(find_node_by_output(m->graph, by_name(m->graph, "loop")->input[0])->input[0], "n");
+	free_proto(m);
+	cr_assert_eq(onnx_check(&text, out), 0, "onnx.checker: %s", text);
+	free(text);
+	for (const char *const *n = (const char *const[]){ "ids", "n", "u", NULL }; *n; n++) {
+		char *a, *b;
+
+		snprintf(feeds + used, sizeof(feeds) - used, "extra_dtype_%s64.npy", *n);
+		a = fixture(feeds + used);
+		snprintf(feeds + used, sizeof(feeds) - used, "extra_dtype_%s32.npy", *n);
+		b = fixture(feeds + used);
+		used += (size_t)snprintf(feeds + used, sizeof(feeds) - used, " --feed-both %s='%s' --feed %s='%s'", *n, a,
+		    *n, b);
+		free(a);
+		free(b);
+	}
+	cr_assert_eq(ort_same(&text, in, out, feeds), 0, "ONNX Runtime: %s", text);
+	cr_assert_not_null(strstr(text, "identical"), "%s", text);
+	free(text);
+	free(in);
+}
+
+/* before opset 6 Cast's type is a string: refused, the model as it was */
+Test(extra, rewrite_input_dtype_before_opset_6_is_refused)
+{
+	Onnx__ModelProto *m = optimize("extra_dtype_op5.onnx", "rewrite_input_dtype");
+
+	cr_expect_eq(elem_of(m->graph, "ids"), 7);
+	cr_expect_eq(count_ops(m->graph, "Cast"), 0);
+	cr_expect(strstr(left_all(), "before opset 6"), "left:%s", left_all());
+	free_proto(m);
+	expect_same("extra_dtype_op5.onnx", 1, NULL);
+}

@@ -35,6 +35,24 @@ deterministic. Node names say what the test expects of each node.
                      with no axes input left alone (k_noaxes); one in an If
                      branch
   extra_slice_op9    x  opset 9: Slice with attributes (left alone)
+  extra_rename       rename_input_output: onnxoptimizer's case (X -> Expand ->
+                     Identity -> Y, an initializer beside)
+  extra_rename_env   onnxoptimizer's case for the patterns of the environment:
+                     Add(X, X1) -> Identity -> Y
+  extra_rename_more  inputs X, X1 and D (with a default: keeps its name), X read
+                     in an If branch too, output Y read by another node and
+                     described in value_info, outputs Y, Z, W
+  extra_rename_clash refusals: a value already called input_0 (X keeps its
+                     name), Q both an input and an output (both keep it);
+                     output Y is renamed
+  extra_dtype        rewrite_input_dtype: int64 ids read by a Gather and inside
+                     a Loop body, int64 trip count n, a float input (left), an
+                     int64 input with a default (left), an int64 input that is
+                     also a graph output (refused), one nothing reads; the
+                     values ONNX Runtime gets, as int64 for the model and int32
+                     for its rewrite: extra_dtype_{ids,n,u}{64,32}.npy
+  extra_dtype_op5    x  opset 5 (IR 3): Cast names its type as a string there:
+                     refused
   extra_names        set_unique_name_for_nodes: onnxoptimizer's Add + Identity
                      without names; a node already named "Add_1" (kept, and no
                      other node takes it), unnamed nodes in an If branch
@@ -229,6 +247,76 @@ def extra_names(outdir):
     save(make_model(g), outdir, "extra_names")
 
 
+# ------------------------------------------------------------------ interface
+def extra_rename(outdir):
+    g = helper.make_graph(
+        [node("Expand", ["X", "shape"], ["X2"]), node("Identity", ["X2"], ["Y"])],
+        "extra_rename", [vi("X", FLOAT, [3, 2])], [vi("Y", FLOAT, [3, 2])], [i64("shape", [1, 1])])
+    save(make_model(g), outdir, "extra_rename")
+
+
+def extra_rename_env(outdir):
+    g = helper.make_graph(
+        [node("Add", ["X", "X1"], ["X2"]), node("Identity", ["X2"], ["Y"])],
+        "extra_rename_env", [vi("X", FLOAT, [3, 2]), vi("X1", FLOAT, [3, 2])], [vi("Y", FLOAT, [3, 2])])
+    save(make_model(g), outdir, "extra_rename_env")
+
+
+def extra_rename_more(outdir):
+    then_g = helper.make_graph([node("Mul", ["Y", "X"], ["t"], name="t_mul")], "then", [], [vi("t", FLOAT, [3, 2])])
+    else_g = helper.make_graph([node("Neg", ["X1"], ["e"], name="e_neg")], "else", [], [vi("e", FLOAT, [3, 2])])
+    g = helper.make_graph(
+        [node("Add", ["X", "X1"], ["A"], name="add"),
+         node("Relu", ["A"], ["Y"], name="relu"),
+         node("ReduceSum", ["Y"], ["s"], name="sum", keepdims=0),
+         node("Greater", ["s", "zero"], ["cond"], name="gt"),
+         node("If", ["cond"], ["Z"], name="if", then_branch=then_g, else_branch=else_g),
+         node("Add", ["Y", "D"], ["W"], name="add_d")],
+        "extra_rename_more", [vi("X", FLOAT, [3, 2]), vi("D", FLOAT, [2]), vi("X1", FLOAT, [3, 2])],
+        [vi("Y", FLOAT, [3, 2]), vi("Z", FLOAT, [3, 2]), vi("W", FLOAT, [3, 2])],
+        [init("D", rnd(30, [2])), init("zero", np.float32(0))], value_info=[vi("A", FLOAT, [3, 2])])
+    save(make_model(g), outdir, "extra_rename_more")
+
+
+def extra_rename_clash(outdir):
+    g = helper.make_graph(
+        [node("Relu", ["X"], ["input_0"], name="relu"), node("Add", ["input_0", "Q"], ["Y"], name="add")],
+        "extra_rename_clash", [vi("X", FLOAT, [3, 2]), vi("Q", FLOAT, [3, 2])],
+        [vi("Y", FLOAT, [3, 2]), vi("Q", FLOAT, [3, 2])])
+    save(make_model(g), outdir, "extra_rename_clash")
+
+
+def extra_dtype(outdir):
+    body = helper.make_graph(
+        [node("Cast", ["ids"], ["idf"], name="b_cast", to=FLOAT),
+         node("Add", ["carry", "idf"], ["next"], name="b_add"),
+         node("Identity", ["cond_in"], ["cond_out"], name="b_cond")],
+        "body", [vi("iter", INT64, []), vi("cond_in", TensorProto.BOOL, []), vi("carry", FLOAT, [4])],
+        [vi("cond_out", TensorProto.BOOL, []), vi("next", FLOAT, [4])])
+    g = helper.make_graph(
+        [node("Gather", ["emb", "ids"], ["E"], name="gather"),
+         node("Loop", ["n", "", "x"], ["L"], name="loop", body=body),
+         node("Add", ["d", "one"], ["DD"], name="add_d")],
+        "extra_dtype",
+        [vi("ids", INT64, [4]), vi("n", INT64, []), vi("x", FLOAT, [4]), vi("d", INT64, [2]), vi("p", INT64, [2]),
+         vi("u", INT64, [3])],
+        [vi("E", FLOAT, [4, 3]), vi("L", FLOAT, [4]), vi("DD", INT64, [2]), vi("p", INT64, [2])],
+        [init("emb", rnd(31, [5, 3])), init("d", np.array([3, 4], dtype=np.int64)), init("one", np.int64(1))])
+    save(make_model(g), outdir, "extra_dtype")
+    for name, values in (("ids", [-1, 4, 2, 0]), ("n", 3), ("u", [7, -8, 2147483647])):
+        for bits in (64, 32):
+            np.save(os.path.join(outdir, "extra_dtype_%s%d.npy" % (name, bits)),
+                    np.array(values, dtype=np.int64 if bits == 64 else np.int32))
+
+
+def extra_dtype_op5(outdir):
+    g = helper.make_graph(
+        [node("Gather", ["emb", "ids"], ["E"], name="gather")],
+        "extra_dtype_op5", [vi("ids", INT64, [4]), vi("emb", FLOAT, [5, 3])], [vi("E", FLOAT, [4, 3])],
+        [init("emb", rnd(32, [5, 3]))])
+    save(make_model(g, opset=5, ir=3), outdir, "extra_dtype_op5")
+
+
 def main():
     outdir = sys.argv[1]
     os.makedirs(outdir, exist_ok=True)
@@ -240,6 +328,12 @@ def main():
     extra_slice(outdir)
     extra_slice_op9(outdir)
     extra_names(outdir)
+    extra_rename(outdir)
+    extra_rename_env(outdir)
+    extra_rename_more(outdir)
+    extra_rename_clash(outdir)
+    extra_dtype(outdir)
+    extra_dtype_op5(outdir)
 
 
 if __name__ == "__main__":
