@@ -434,3 +434,120 @@ Test(extra, rewrite_input_dtype_before_opset_6_is_refused)
 	free_proto(m);
 	expect_same("extra_dtype_op5.onnx", 1, NULL);
 }
+
+/* ---- split_init, split_predict ---- */
+
+/* @list (@n entries) names exactly the NULL-terminated @names, in that order. */
+static void
+expect_names(Onnx__ValueInfoProto *const *list, size_t n, const char *const *names, const char *what)
+{
+	size_t k = 0;
+
+	for (; names[k]; k++) {
+		cr_assert_lt(k, n, "%s: %zu entries, want '%s' at %zu", what, n, names[k], k);
+		cr_expect_str_eq(list[k]->name, names[k], "%s %zu is '%s', want '%s'", what, k, list[k]->name, names[k]);
+	}
+	cr_expect_eq(n, k, "%s: %zu entries, want %zu", what, n, k);
+}
+
+/* Every node of @g (not nested) has a name starting with @prefix. */
+static void
+expect_side(const Onnx__GraphProto *g, const char *prefix, size_t n)
+{
+	for (size_t i = 0; i < g->n_node; i++)
+		cr_expect(strncmp(g->node[i]->name, prefix, strlen(prefix)) == 0, "node '%s' is on the other side",
+		    g->node[i]->name);
+	cr_expect_eq(g->n_node, n, "%zu nodes, want %zu", g->n_node, n);
+}
+
+/* split_init, then split_predict, on fixture @name: both pass onnx.checker, and run one after the other in ONNX
+ * Runtime they compute what @name does, bit for bit. The init model is left at dir/init.onnx, the predict one at out. */
+static void
+split_both(const char *name, Onnx__ModelProto **init, Onnx__ModelProto **predict)
+{
+	char *in = fixture(name), *first = path_in(dir, "init.onnx"), *text;
+
+	*init = optimize(name, "split_init");
+	cr_assert_eq(rename(out, first), 0);
+	cr_assert_eq(onnx_check(&text, first), 0, "%s: init: onnx.checker: %s", name, text);
+	free(text);
+	*predict = optimize(name, "split_predict");
+	cr_assert_eq(onnx_check(&text, out), 0, "%s: predict: onnx.checker: %s", name, text);
+	free(text);
+	cr_assert_eq(run(&text, "node '%s/tests/e2e/ort_compare.mjs' '%s' '%s' '%s' --chain --runs 4", SCS_TEST_SRC_DIR,
+	    in, first, out), 0, "%s: ONNX Runtime: %s", name, text);
+	cr_assert_not_null(strstr(text, "identical"), "%s: %s", name, text);
+	free(text);
+	free(first);
+	free(in);
+}
+
+/*
+ * The cut: W read by the predict side directly, chains of initializers and a Constant node, an init-side graph
+ * output (C), a default read by the predict side (D: an input of both, with its initializer in the init model only),
+ * a value read only inside an If branch (k)
+ */
+Test(extra, split_init_and_split_predict_cut_the_model_in_two)
+{
+	static const char *const init_in[] = { "D", NULL };
+	static const char *const init_out[] = { "C", "W", "D", "zero", "w2", "bs", "k", NULL };
+	static const char *const pred_in[] = { "X", "D", "W", "zero", "w2", "bs", "C", "k", NULL };
+	static const char *const pred_out[] = { "Y", "Z", "C", "DD", "I", NULL };
+	Onnx__ModelProto *init, *predict;
+
+	split_both("extra_split.onnx", &init, &predict);
+	expect_side(init->graph, "i_", 7);
+	expect_names(init->graph->input, init->graph->n_input, init_in, "init input");
+	expect_names(init->graph->output, init->graph->n_output, init_out, "init output");
+	cr_expect_eq(init->graph->n_initializer, 5);
+	expect_side(predict->graph, "p_", 7);
+	expect_names(predict->graph->input, predict->graph->n_input, pred_in, "predict input");
+	expect_names(predict->graph->output, predict->graph->n_output, pred_out, "predict output");
+	cr_expect_eq(predict->graph->n_initializer, 0);
+	free_proto(init);
+	free_proto(predict);
+}
+
+/* IR 3: the initializers are inputs too, in the init model; the predict model has none */
+Test(extra, split_at_ir_3)
+{
+	static const char *const init_in[] = { "W", NULL };
+	static const char *const pred_in[] = { "X", "wt", NULL };
+	Onnx__ModelProto *init, *predict;
+
+	split_both("extra_split_ir3.onnx", &init, &predict);
+	expect_side(init->graph, "i_", 1);
+	expect_names(init->graph->input, init->graph->n_input, init_in, "init input");
+	expect_side(predict->graph, "p_", 1);
+	expect_names(predict->graph->input, predict->graph->n_input, pred_in, "predict input");
+	free_proto(init);
+	free_proto(predict);
+}
+
+/* a random node stays on the predict side although it reads no input (ONNX Runtime seeds it: the chain compares) */
+Test(extra, split_keeps_random_nodes_on_the_predict_side)
+{
+	Onnx__ModelProto *init, *predict;
+
+	split_both("extra_split_random.onnx", &init, &predict);
+	expect_side(init->graph, "i_", 1);
+	expect_side(predict->graph, "p_", 2);
+	free_proto(init);
+	free_proto(predict);
+}
+
+/* nothing comes from constants: split_init refuses (the init model would compute nothing); split_predict has nothing
+ * to cut */
+Test(extra, split_of_a_model_without_constants)
+{
+	Onnx__ModelProto *m = optimize("extra_split_none.onnx", "split_init");
+
+	cr_expect_eq(m->graph->n_node, 1);
+	cr_expect(strstr(left_all(), "the init model would compute nothing"), "left:%s", left_all());
+	free_proto(m);
+	expect_same("extra_split_none.onnx", 1, NULL);
+	m = optimize("extra_split_none.onnx", "split_predict");
+	cr_expect_eq(rep.changes.n, 0);
+	cr_expect_eq(m->graph->n_node, 1);
+	free_proto(m);
+}

@@ -53,6 +53,18 @@ deterministic. Node names say what the test expects of each node.
                      for its rewrite: extra_dtype_{ids,n,u}{64,32}.npy
   extra_dtype_op5    x  opset 5 (IR 3): Cast names its type as a string there:
                      refused
+  extra_split        split_init / split_predict: an initializer read by the
+                     predict side directly (W), init-side chains (Transpose,
+                     Mul by a Constant node; Add of two initializers) read by
+                     predict-side nodes, an init-side graph output (C), a
+                     default read by the predict side (D), an init-side value
+                     read only inside an If branch (k, by a node there that
+                     reads nothing of the predict side), the If itself
+  extra_split_ir3    IR 3, opset 8: every initializer is also an input
+  extra_split_random x  a RandomUniform (predict side, though it reads no
+                     input) and what it feeds
+  extra_split_none   nothing comes from constants: split_init refuses,
+                     split_predict changes nothing
   extra_names        set_unique_name_for_nodes: onnxoptimizer's Add + Identity
                      without names; a node already named "Add_1" (kept, and no
                      other node takes it), unnamed nodes in an If branch
@@ -317,6 +329,57 @@ def extra_dtype_op5(outdir):
     save(make_model(g, opset=5, ir=3), outdir, "extra_dtype_op5")
 
 
+# ------------------------------------------------------------------ split
+def extra_split(outdir):
+    then_g = helper.make_graph([node("Add", ["k", "z23"], ["t"], name="t_add")], "then", [], [vi("t", FLOAT, [2, 3])],
+                               [init("z23", rnd(46, [2, 3]))])
+    else_g = helper.make_graph([node("Add", ["h", "bs"], ["e"], name="e_add")], "else", [], [vi("e", FLOAT, [2, 3])])
+    g = helper.make_graph(
+        [node("Transpose", ["W"], ["wt"], name="i_tr"),
+         node("Constant", [], ["two"], name="i_two", value=helper.make_tensor("two", FLOAT, [], [2.0])),
+         node("Mul", ["wt", "two"], ["w2"], name="i_mul"),
+         node("Add", ["b", "s"], ["bs"], name="i_add"),
+         node("Neg", ["bs"], ["C"], name="i_neg"),
+         node("Abs", ["b"], ["ab"], name="i_abs"),
+         node("Sqrt", ["ab"], ["k"], name="i_sqrt"),
+         node("MatMul", ["X", "W"], ["h"], name="p_mm"),
+         node("Add", ["h", "bs"], ["Y"], name="p_add"),
+         node("Gemm", ["X", "w2"], ["Z"], name="p_gemm", transB=1),
+         node("Add", ["X", "D"], ["DD"], name="p_addd"),
+         node("ReduceSum", ["X"], ["xs"], name="p_sum", keepdims=0),
+         node("Greater", ["xs", "zero"], ["cond"], name="p_gt"),
+         node("If", ["cond"], ["I"], name="p_if", then_branch=then_g, else_branch=else_g)],
+        "extra_split", [vi("X", FLOAT, [2, 4]), vi("D", FLOAT, [4])],
+        [vi("Y", FLOAT, [2, 3]), vi("Z", FLOAT, [2, 3]), vi("C", FLOAT, [3]), vi("DD", FLOAT, [2, 4]),
+         vi("I", FLOAT, [2, 3])],
+        [init("W", rnd(40, [4, 3])), init("b", rnd(41, [3])), init("s", rnd(42, [3])), init("D", rnd(43, [4])),
+         init("zero", np.float32(0))])
+    save(make_model(g), outdir, "extra_split")
+
+
+def extra_split_ir3(outdir):
+    g = helper.make_graph(
+        [node("Transpose", ["W"], ["wt"], name="i_tr"), node("MatMul", ["X", "wt"], ["Y"], name="p_mm")],
+        "extra_split_ir3", [vi("X", FLOAT, [2, 4]), vi("W", FLOAT, [3, 4])], [vi("Y", FLOAT, [2, 3])],
+        [init("W", rnd(44, [3, 4]))])
+    save(make_model(g, opset=8, ir=3), outdir, "extra_split_ir3")
+
+
+def extra_split_random(outdir):
+    g = helper.make_graph(
+        [node("RandomUniform", [], ["r"], name="p_rand", shape=[2, 3], seed=1.0),
+         node("Abs", ["W"], ["aw"], name="i_abs"),
+         node("Mul", ["r", "aw"], ["Y"], name="p_mul")],
+        "extra_split_random", [], [vi("Y", FLOAT, [2, 3])], [init("W", rnd(45, [2, 3]))])
+    save(make_model(g), outdir, "extra_split_random")
+
+
+def extra_split_none(outdir):
+    g = helper.make_graph([node("Relu", ["X"], ["Y"], name="p_relu")], "extra_split_none",
+                          [vi("X", FLOAT, [2, 4])], [vi("Y", FLOAT, [2, 4])])
+    save(make_model(g), outdir, "extra_split_none")
+
+
 def main():
     outdir = sys.argv[1]
     os.makedirs(outdir, exist_ok=True)
@@ -334,6 +397,10 @@ def main():
     extra_rename_clash(outdir)
     extra_dtype(outdir)
     extra_dtype_op5(outdir)
+    extra_split(outdir)
+    extra_split_ir3(outdir)
+    extra_split_random(outdir)
+    extra_split_none(outdir)
 
 
 if __name__ == "__main__":
