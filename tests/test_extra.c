@@ -551,3 +551,68 @@ Test(extra, split_of_a_model_without_constants)
 	cr_expect_eq(m->graph->n_node, 1);
 	free_proto(m);
 }
+
+/* ---- lift_lexical_references ---- */
+
+/* No node of @g, at any depth, has an attribute named @name. */
+static void
+expect_no_attr(const Onnx__GraphProto *g, const char *name)
+{
+	for (size_t i = 0; i < g->n_node; i++)
+		for (size_t a = 0; a < g->node[i]->n_attribute; a++) {
+			cr_expect_str_neq(g->node[i]->attribute[a]->name, name, "node '%s' has '%s'", g->node[i]->name, name);
+			if (g->node[i]->attribute[a]->g)
+				expect_no_attr(g->node[i]->attribute[a]->g, name);
+		}
+}
+
+/*
+ * onnxoptimizer's example: its mark ('__control_inputs') is no ONNX attribute, so nothing is marked; each node
+ * whose bodies read outer values is reported with them (the Loop: X and Y, and W5 that the If in its body reads; the
+ * If: the body's own _Y3 and W5), and the model computes what it did
+ */
+Test(extra, lift_lexical_references_reports_and_marks_nothing)
+{
+	Onnx__ModelProto *m = optimize("extra_lift.onnx", "lift_lexical_references");
+
+	expect_no_attr(m->graph, "__control_inputs");
+	cr_expect_eq(rep.changes.n, 0);
+	EXPECT_LEFT("loop", "read 3 values of enclosing graphs ('X', 'Y', 'W5')");
+	EXPECT_LEFT("inner_if", "read 2 values of enclosing graphs ('_Y3', 'W5')");
+	EXPECT_LEFT("loop", "no ONNX operator has");
+	free_proto(m);
+	expect_same("extra_lift.onnx", 1, NULL);
+}
+
+/*
+ * onnxoptimizer's test of split_predict with lift_lexical_references on an exported model whose Loop body reads the
+ * Constant "2" of the main graph: the predict model takes "1" and "2" as inputs, passes onnx.checker (onnxoptimizer's
+ * output does not: its test skips the check), and after the init model it computes what the model did
+ */
+Test(extra, split_predict_with_lift_lexical_references_on_onnxoptimizers_model)
+{
+	static const char *const passes[] = { "lift_lexical_references", "split_predict" };
+	static const char *const pred_in[] = { "x.1", "1", "2", NULL };
+	scs_optimize_options o = { .version = SCS_OPTIMIZE_OPTIONS_VERSION, .passes = passes, .n_passes = 2 };
+	char *in = fixture("extra_caffe2.onnx"), *first = path_in(dir, "init.onnx"), *text;
+	Onnx__ModelProto *m = optimize("extra_caffe2.onnx", "split_init");
+
+	cr_assert_eq(rename(out, first), 0);
+	free_proto(m);
+	m = run_optimize("extra_caffe2.onnx", &o);
+	expect_names(m->graph->input, m->graph->n_input, pred_in, "predict input");
+	cr_expect_eq(count_ops(m->graph, "Loop"), 1);
+	cr_expect_eq(count_ops(m->graph, "Constant"), 0);
+	expect_no_attr(m->graph, "__control_inputs");
+	cr_expect(strstr(left_all(), "Loop node writing '3': not marked: its bodies read 1 value of enclosing graphs ('2')"),
+	    "left:%s", left_all());
+	free_proto(m);
+	cr_assert_eq(onnx_check(&text, out), 0, "onnx.checker: %s", text);
+	free(text);
+	cr_assert_eq(run(&text, "node '%s/tests/e2e/ort_compare.mjs' '%s' '%s' '%s' --chain --runs 4", SCS_TEST_SRC_DIR,
+	    in, first, out), 0, "ONNX Runtime: %s", text);
+	cr_assert_not_null(strstr(text, "identical"), "%s", text);
+	free(text);
+	free(first);
+	free(in);
+}

@@ -65,6 +65,13 @@ deterministic. Node names say what the test expects of each node.
                      input) and what it feeds
   extra_split_none   nothing comes from constants: split_init refuses,
                      split_predict changes nothing
+  extra_lift         lift_lexical_references: onnxoptimizer's example (a Loop
+                     whose body reads X and Y of the main graph), and an If
+                     inside that body reading W5 of the main graph (which the
+                     Loop reads then too) and the body's own _Y3
+  extra_caffe2       onnxoptimizer's model for split_predict with
+                     lift_lexical_references (its bytes, as its test has them:
+                     a Loop whose body reads the Constant "2" of the main graph)
   extra_names        set_unique_name_for_nodes: onnxoptimizer's Add + Identity
                      without names; a node already named "Add_1" (kept, and no
                      other node takes it), unnamed nodes in an If branch
@@ -380,6 +387,43 @@ def extra_split_none(outdir):
     save(make_model(g), outdir, "extra_split_none")
 
 
+# ------------------------------------------------------------------ lift_lexical_references
+def extra_lift(outdir):
+    then_g = helper.make_graph([node("Add", ["W5", "_Y3"], ["it"], name="in_add")], "then", [],
+                               [vi("it", FLOAT, [5])])
+    else_g = helper.make_graph([node("Neg", ["_Y3"], ["ie"], name="in_neg")], "else", [], [vi("ie", FLOAT, [5])])
+    body = helper.make_graph(
+        [node("Identity", ["X"], ["_Y2"], name="b_id2"),
+         node("Identity", ["Y"], ["_Y3"], name="b_id3"),
+         node("If", ["cond"], ["_Y4"], name="inner_if", then_branch=then_g, else_branch=else_g)],
+        "body_graph", [vi("i", INT64, []), vi("cond", TensorProto.BOOL, [])],
+        [vi("cond", TensorProto.BOOL, []), vi("_Y2", FLOAT, [5]), vi("_Y3", FLOAT, [5]), vi("_Y4", FLOAT, [5])])
+    g = helper.make_graph(
+        [node("Identity", ["X"], ["Y"], name="id"),
+         node("Constant", [], ["trip_count"], name="trips", value=helper.make_tensor("t", INT64, [], [10])),
+         node("Constant", [], ["condition"], name="cond", value=helper.make_tensor("c", TensorProto.BOOL, [], [1])),
+         node("Loop", ["trip_count", "condition"], ["Y2", "Y3", "Y4"], name="loop", body=body)],
+        "test", [vi("X", FLOAT, [5]), vi("W5", FLOAT, [5])],
+        [vi("Y", FLOAT, [5]), vi("Y2", FLOAT, [None, 5]), vi("Y3", FLOAT, [None, 5]), vi("Y4", FLOAT, [None, 5])])
+    save(make_model(g), outdir, "extra_lift")
+
+
+CAFFE2 = (b'\x08\x06\x12\x07pytorch\x1a\x031.9:\xe5\x02\n\'\x12\x011"\x08Constant*\x18\n\x05value*\x0c\x10\x07J\x08'
+          b'\x05\x00\x00\x00\x00\x00\x00\x00\xa0\x01\x04\n \x12\x012"\x08Constant*\x11\n\x05value*\x05\x10\tJ\x01\x01'
+          b'\xa0\x01\x04\n\xd1\x01\n\x011\n\x012\n\x03x.1\x12\x013"\x04Loop*\xba\x01\n\x04body2\xae\x01\n\x1a\n\x04x.11'
+          b'\n\x03i.1\x12\x017\x1a\x05Add_0"\x03Add\n\x1c\n\x012\x12\x018\x1a\nIdentity_1"\x08Identity\x12\x11'
+          b'torch-jit-export1Z\r\n\x03i.1\x12\x06\n\x04\x08\x07\x12\x00Z\x0e\n\x04cond\x12\x06\n\x04\x08\t\x12\x00Z\x1a'
+          b'\n\x04x.11\x12\x12\n\x10\x08\x07\x12\x0c\n\x02\x08\x01\n\x02\x08\x02\n\x02\x08\x03b\x0b\n\x018\x12\x06\n'
+          b'\x04\x08\t\x12\x00b\x17\n\x017\x12\x12\n\x10\x08\x07\x12\x0c\n\x02\x08\x01\n\x02\x08\x02\n\x02\x08\x03'
+          b'\xa0\x01\x05\x12\x10torch-jit-exportZ\x19\n\x03x.1\x12\x12\n\x10\x08\x07\x12\x0c\n\x02\x08\x01\n\x02\x08'
+          b'\x02\n\x02\x08\x03b\x17\n\x013\x12\x12\n\x10\x08\x07\x12\x0c\n\x02\x08\x01\n\x02\x08\x02\n\x02\x08\x03'
+          b'B\x02\x10\t')
+
+
+def extra_caffe2(outdir):
+    save(onnx.load_from_string(CAFFE2), outdir, "extra_caffe2")
+
+
 def main():
     outdir = sys.argv[1]
     os.makedirs(outdir, exist_ok=True)
@@ -401,6 +445,8 @@ def main():
     extra_split_ir3(outdir)
     extra_split_random(outdir)
     extra_split_none(outdir)
+    extra_lift(outdir)
+    extra_caffe2(outdir)
 
 
 if __name__ == "__main__":
