@@ -57,7 +57,9 @@ usage(FILE *f)
 	    "nothing changes: no-op nodes removed, transposes composed, constant Ifs\n"
 	    "replaced by their branch, dead nodes and unread initializers removed, in every\n"
 	    "graph and nested body. Graph inputs and outputs keep their names, order, types\n"
-	    "and shapes. The summary gives the nodes before and after, each pass's changes,\n"
+	    "and shapes, but for the passes that change them when -p names them\n"
+	    "(rename_input_output, rewrite_input_dtype, split_init, split_predict).\n"
+	    "The summary gives the nodes before and after, each pass's changes,\n"
 	    "and what was left alone counted by reason; --verbose lists each change and\n"
 	    "each node left alone with its reason.\n"
 	    "\n");

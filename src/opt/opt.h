@@ -283,6 +283,14 @@ int scs_opt_fresh_name(const char **out, scs_opt_ctx *ctx, const char *base);
  */
 int scs_opt_facts(scs_opt_ctx *ctx, int scope, const char *name, scs_vfacts *out);
 
+/*
+ * A declaration of main-graph value @name for a graph input or output: its
+ * element type and what inference knows of its dims (named dims by name).
+ * 1 and *@out (the caller's: put it into the model, or free it with
+ * scs_model_free_part), 0 when its element type is not known.
+ */
+int scs_opt_declare(Onnx__ValueInfoProto **out, scs_opt_ctx *ctx, const char *name);
+
 /* A constant value: an initializer (not a graph input) or a Constant node's value. */
 typedef struct scs_opt_const {
 	Onnx__TensorProto *t;               /* the tensor; NULL for value_float(s) / value_int(s) */

@@ -749,3 +749,16 @@ scs_opt_facts(scs_opt_ctx *ctx, int scope, const char *name, scs_vfacts *out)
 	return out->elem > 0 || out->rank >= 0;
 }
 
+int
+scs_opt_declare(Onnx__ValueInfoProto **out, scs_opt_ctx *ctx, const char *name)
+{
+	scs_vfacts f;
+	int rc;
+
+	*out = NULL;
+	if ((rc = scs_opt_facts(ctx, 0, name, &f)) <= 0 || f.elem <= 0 || !ctx->st->have_infer)
+		return rc < 0 ? rc : 0;
+	if ((*out = scs_infer_value_info(&ctx->st->infer, name)) == NULL)
+		return scs_err_set(SCS_ENOMEM, "optimizer: cannot declare '%s'", name);
+	return 1;
+}

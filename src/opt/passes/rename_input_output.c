@@ -1,0 +1,157 @@
+/*
+ * rename_input_output.c: the main graph's inputs and outputs take names from
+ * a pattern by their position: "input_%d" and "output_%d", or the patterns
+ * in the environment variables OPTIMIZER_RENAME_INPUT_PATTERN and
+ * OPTIMIZER_RENAME_OUTPUT_PATTERN (onnxoptimizer's names and defaults; a
+ * pattern without "%d" is ignored). This changes the model's interface,
+ * which is what asking for the pass means; what it computes stays, and
+ * every reference follows the rename (nested bodies, annotations).
+ *
+ * Left alone, with the reason: an input with an initializer (a default a
+ * caller may override: onnxoptimizer leaves it too), a value that is both an
+ * input and an output or an output twice (one value has one name), an
+ * output that is an initializer or comes from nowhere, and a new name some
+ * other value already has (or that a nested body defines again). Below IR
+ * version 4, initializers are not among the inputs the pass sees, so the
+ * positions count the other inputs only.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model/rename.h"
+#include "opt/opt.h"
+
+/* The name for position @i: @pattern (or @dflt when it has no "%d") with its first "%d" replaced by @i. */
+static void
+pattern_name(char *buf, size_t len, const char *pattern, const char *dflt, size_t i)
+{
+	const char *p = pattern ? strstr(pattern, "%d") : NULL;
+
+	if (p == NULL) {
+		pattern = dflt;
+		p = strstr(pattern, "%d");
+	}
+	snprintf(buf, len, "%.*s%zu%s", (int)(p - pattern), pattern, i, p + 2);
+}
+
+/* 1 when @name is an output of @g other than position @skip. */
+static int
+is_output(const Onnx__GraphProto *g, const char *name, size_t skip)
+{
+	for (size_t j = 0; j < g->n_output; j++)
+		if (j != skip && g->output[j]->name && strcmp(g->output[j]->name, name) == 0)
+			return 1;
+	return 0;
+}
+
+/* @to free for @name: 1; else the refusal (0) or an error. */
+static int
+free_name(scs_opt_ctx *ctx, const char *name, const char *to)
+{
+	const char *fresh;
+	int r;
+
+	if ((r = scs_opt_fresh_name(&fresh, ctx, to)) < 0)
+		return r;
+	if (strcmp(fresh, to) == 0)
+		return 1;
+	return scs_opt_refuse_value(ctx, 0, name, "not renamed: another value is called '%s'", to);
+}
+
+/* Queue the rename of the value defined at *@slot to @to; 1 when queued. */
+static int
+rename_at(scs_opt_ctx *ctx, char **slot, const char *what, size_t pos, const char *to)
+{
+	char why[512], *from = *slot;
+	int r;
+
+	if ((r = free_name(ctx, from, to)) <= 0)
+		return r;
+	if ((r = scs_opt_rename_def(ctx, 0, slot, to, why, sizeof(why))) <= 0)
+		return r < 0 ? r : why[0] ? scs_opt_refuse_value(ctx, 0, from, "not renamed: %s", why) : 0;
+	return scs_opt_did_value(ctx, 0, from, "%s %zu renamed '%s'", what, pos, to) < 0 ? -1 : 1;
+}
+
+static int
+inputs(scs_opt_ctx *ctx, Onnx__GraphProto *g, int *changed)
+{
+	const char *pattern = getenv("OPTIMIZER_RENAME_INPUT_PATTERN");
+	char to[512];
+	int r;
+
+	for (size_t i = 0; i < g->n_input; i++) {
+		char *name = g->input[i]->name;
+
+		pattern_name(to, sizeof(to), pattern, "input_%d", i);
+		if (name == NULL || strcmp(name, to) == 0 || scs_opt_initializer(ctx, 0, name))
+			continue;
+		if (is_output(g, name, (size_t)-1)) {
+			if (scs_opt_refuse_value(ctx, 0, name, "not renamed: it is a graph output too, which has a name of "
+			    "its own") < 0)
+				return -1;
+			continue;
+		}
+		if ((r = rename_at(ctx, &g->input[i]->name, "input", i, to)) < 0)
+			return r;
+		*changed |= r;
+	}
+	return SCS_OK;
+}
+
+static int
+outputs(scs_opt_ctx *ctx, Onnx__GraphProto *g, int *changed)
+{
+	const char *pattern = getenv("OPTIMIZER_RENAME_OUTPUT_PATTERN"), *why = NULL;
+	Onnx__NodeProto *p;
+	char to[512], **slot = NULL;
+	int r;
+
+	for (size_t j = 0; j < g->n_output; j++) {
+		const char *name = g->output[j]->name;
+
+		pattern_name(to, sizeof(to), pattern, "output_%d", j);
+		if (name == NULL || strcmp(name, to) == 0)
+			continue;
+		slot = NULL;
+		if (scs_opt_is_input(ctx, 0, name))
+			why = "it is a graph input too, which has a name of its own";
+		else if (is_output(g, name, j))
+			why = "it is another graph output too";
+		else if (scs_opt_initializer(ctx, 0, name))
+			why = "it is an initializer";
+		else if ((p = scs_opt_producer(ctx, 0, name)) == NULL)
+			why = "nothing in the graph makes it";
+		else
+			for (size_t k = 0; k < p->n_output; k++)
+				if (strcmp(p->output[k], name) == 0)
+					slot = &p->output[k];
+		if (slot == NULL) {
+			if (scs_opt_refuse_value(ctx, 0, name, "not renamed: %s", why ? why : "its node does not make it") < 0)
+				return -1;
+			continue;
+		}
+		if ((r = rename_at(ctx, slot, "output", j, to)) < 0)
+			return r;
+		/* the main graph's output list is not among the references a rename rewrites */
+		if (r > 0 && scs_name_swap(&g->output[j]->name, to) < 0)
+			return SCS_ENOMEM;
+		*changed |= r;
+	}
+	return SCS_OK;
+}
+
+int
+scs_opt_rename_input_output(scs_opt_ctx *ctx, int *changed)
+{
+	Onnx__GraphProto *g = ctx->scopes.n ? ctx->scopes.items[0].graph : NULL;
+	int r;
+
+	if (g == NULL)
+		return SCS_OK;
+	if ((r = inputs(ctx, g, changed)) < 0)
+		return r;
+	return outputs(ctx, g, changed);
+}
