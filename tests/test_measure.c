@@ -8,8 +8,9 @@
  * original computes (bit for bit for the transformer-like models, whose
  * passes are structural; within the script's tolerance for the CNNs, whose
  * BatchNormalization fusions round differently), passes onnx.checker, and
- * has no more compute nodes than the original; and the script itself says
- * DIFF and fails when an output computes something else. The node counts
+ * has no more compute nodes than the original; the script itself says DIFF
+ * and fails when an output computes something else; its counter reaches
+ * nested graphs and leaves Constant nodes out. The node counts
  * against ONNX Runtime's are a figure, printed, not asserted.
  *
  * SPDX-License-Identifier: MIT
@@ -165,4 +166,23 @@ Test(measure, the_bench_models_are_deterministic, .init = setup, .fini = teardow
 		free(b);
 		free(a);
 	}
+}
+
+/*
+ * The script's counter: nodes of nested graphs count, Constant nodes do not
+ * (nested_if.onnx: two Ifs, one inside the other, and four Constants in
+ * their branches); a model with float16 values is marked for float16's
+ * tolerance.
+ */
+Test(measure, the_counts_reach_nested_graphs_and_leave_constants_out, .init = setup, .fini = teardown)
+{
+	char *a = fixture("nested_if.onnx"), *b = fixture("h16_nop_cast_conv.onnx"), *text;
+
+	cr_assert_eq(run(&text, "/usr/bin/python3 '%s/tests/e2e/node_counts.py' '%s' '%s'", SCS_TEST_SRC_DIR, a, b), 0,
+	    "%s", text);
+	cr_assert_not_null(strstr(text, "nested_if.onnx\t7\tAdd=3,If=2,Mul=1,Sub=1\t0\n"), "%s", text);
+	cr_assert_not_null(strstr(text, "h16_nop_cast_conv.onnx\t4\tAdd=1,Cast=1,Conv=1,Transpose=1\t1\n"), "%s", text);
+	free(text);
+	free(b);
+	free(a);
 }
