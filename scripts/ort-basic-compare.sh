@@ -14,7 +14,8 @@
 #                folder: $ORT_COMPARE_MODELS, default ~/.cache/scs4onnx-models
 #                (never the repository)
 #   --quiet      print only the rows where ONNX Runtime leaves fewer compute
-#                nodes or our outputs are not identical
+#                nodes or our outputs are neither identical nor within the
+#                tolerance
 #   --no-conformance  leave ONNX's conformance models out of the default set
 #   --tol REL,ABS     the tolerance for outputs that are not bit for bit
 #                (default 1e-4,1e-4)
