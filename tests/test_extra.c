@@ -616,3 +616,18 @@ Test(extra, split_predict_with_lift_lexical_references_on_onnxoptimizers_model)
 	free(first);
 	free(in);
 }
+
+/* both halves asked for at once: each would cut the other's result; both refuse, the model stays as it was */
+Test(extra, split_init_with_split_predict_is_refused)
+{
+	static const char *const passes[] = { "split_init", "split_predict" };
+	scs_optimize_options o = { .version = SCS_OPTIMIZE_OPTIONS_VERSION, .passes = passes, .n_passes = 2 };
+	Onnx__ModelProto *m = run_optimize("extra_split.onnx", &o);
+
+	cr_expect_eq(rep.changes.n, 0);
+	cr_expect_eq(m->graph->n_node, 14);
+	cr_expect_eq(m->graph->n_initializer, 5);
+	cr_expect(strstr(left_all(), "run them one at a time"), "left:%s", left_all());
+	free_proto(m);
+	expect_same("extra_split.onnx", 1, NULL);
+}
