@@ -103,6 +103,26 @@ expect_same(const char *name, int checked, const char *tol)
 	free(in);
 }
 
+/* onnxoptimizer's test_get_available_passes: each pass takes a graph of nothing, and changes nothing */
+Test(extra, every_pass_takes_an_empty_graph)
+{
+	static const char *const passes[] = { "adjust_add", "adjust_slice_and_matmul", "replace_einsum_with_matmul",
+		"set_unique_name_for_nodes", "rename_input_output", "rewrite_input_dtype", "split_init", "split_predict",
+		"lift_lexical_references" };
+	char *text;
+
+	for (size_t i = 0; i < sizeof(passes) / sizeof(passes[0]); i++) {
+		Onnx__ModelProto *m = optimize("extra_empty.onnx", passes[i]);
+
+		cr_expect_eq(m->graph->n_node + m->graph->n_input + m->graph->n_output, 0, "%s", passes[i]);
+		cr_expect_eq(rep.changes.n + rep.left.n, 0, "%s: %zu changes, %zu left", passes[i], rep.changes.n,
+		    rep.left.n);
+		free_proto(m);
+		cr_assert_eq(onnx_check(&text, out), 0, "%s: onnx.checker: %s", passes[i], text);
+		free(text);
+	}
+}
+
 /* ---- adjust_add ---- */
 
 /* onnxoptimizer's case (bias + MatMul) and one in an If branch swap; the rest stay as they were */

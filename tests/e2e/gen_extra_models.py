@@ -72,6 +72,8 @@ deterministic. Node names say what the test expects of each node.
   extra_caffe2       onnxoptimizer's model for split_predict with
                      lift_lexical_references (its bytes, as its test has them:
                      a Loop whose body reads the Constant "2" of the main graph)
+  extra_empty        onnxoptimizer's test_get_available_passes: a graph of
+                     nothing, which every pass takes
   extra_names        set_unique_name_for_nodes: onnxoptimizer's Add + Identity
                      without names; a node already named "Add_1" (kept, and no
                      other node takes it), unnamed nodes in an If branch
@@ -424,6 +426,10 @@ def extra_caffe2(outdir):
     save(onnx.load_from_string(CAFFE2), outdir, "extra_caffe2")
 
 
+def extra_empty(outdir):
+    save(make_model(helper.make_graph([], "dummy_graph", [], [])), outdir, "extra_empty")
+
+
 def main():
     outdir = sys.argv[1]
     os.makedirs(outdir, exist_ok=True)
@@ -447,6 +453,7 @@ def main():
     extra_split_none(outdir)
     extra_lift(outdir)
     extra_caffe2(outdir)
+    extra_empty(outdir)
 
 
 if __name__ == "__main__":
