@@ -389,6 +389,22 @@ Test(extra, rename_input_output_refuses_taken_names_and_shared_values)
 	expect_same_renamed("extra_rename_clash.onnx");
 }
 
+/* names the model has already, at other positions, are reached over rounds through fresh ones: nothing is refused */
+Test(extra, rename_input_output_swaps_names_over_rounds)
+{
+	Onnx__ModelProto *m = optimize("extra_rename_swap.onnx", "rename_input_output");
+
+	expect_io(m->graph, 1, 0, "input_0");
+	expect_io(m->graph, 1, 1, "input_1");
+	expect_io(m->graph, 0, 0, "output_0");
+	expect_io(m->graph, 0, 1, "output_1");
+	cr_expect_eq(rep.left.n, 0, "left:%s", left_all());
+	cr_expect_str_eq(by_name(m->graph, "relu")->input[0], "input_0");
+	cr_expect_str_eq(by_name(m->graph, "relu")->output[0], "output_0");
+	free_proto(m);
+	expect_same_renamed("extra_rename_swap.onnx");
+}
+
 /* ---- rewrite_input_dtype ---- */
 
 static int

@@ -45,6 +45,9 @@ deterministic. Node names say what the test expects of each node.
   extra_rename_clash refusals: a value already called input_0 (X keeps its
                      name), Q both an input and an output (both keep it);
                      output Y is renamed
+  extra_rename_swap  inputs named input_1, input_0 and outputs output_1,
+                     output_0: each ends with the name of its position, over
+                     rounds (through fresh names), with no refusal
   extra_dtype        rewrite_input_dtype: int64 ids read by a Gather and inside
                      a Loop body, int64 trip count n, a float input (left), an
                      int64 input with a default (left), an int64 input that is
@@ -307,6 +310,14 @@ def extra_rename_clash(outdir):
     save(make_model(g), outdir, "extra_rename_clash")
 
 
+def extra_rename_swap(outdir):
+    g = helper.make_graph(
+        [node("Relu", ["input_1"], ["output_1"], name="relu"), node("Neg", ["input_0"], ["output_0"], name="neg")],
+        "extra_rename_swap", [vi("input_1", FLOAT, [3, 2]), vi("input_0", FLOAT, [3, 2])],
+        [vi("output_1", FLOAT, [3, 2]), vi("output_0", FLOAT, [3, 2])])
+    save(make_model(g), outdir, "extra_rename_swap")
+
+
 def extra_dtype(outdir):
     body = helper.make_graph(
         [node("Cast", ["ids"], ["idf"], name="b_cast", to=FLOAT),
@@ -445,6 +456,7 @@ def main():
     extra_rename_env(outdir)
     extra_rename_more(outdir)
     extra_rename_clash(outdir)
+    extra_rename_swap(outdir)
     extra_dtype(outdir)
     extra_dtype_op5(outdir)
     extra_split(outdir)
