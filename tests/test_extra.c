@@ -103,6 +103,26 @@ expect_same(const char *name, int checked, const char *tol)
 	free(in);
 }
 
+/* onnxoptimizer's test_get_available_passes: each pass takes a graph of nothing, and changes nothing */
+Test(extra, every_pass_takes_an_empty_graph)
+{
+	static const char *const passes[] = { "adjust_add", "adjust_slice_and_matmul", "replace_einsum_with_matmul",
+		"set_unique_name_for_nodes", "rename_input_output", "rewrite_input_dtype", "split_init", "split_predict",
+		"lift_lexical_references" };
+	char *text;
+
+	for (size_t i = 0; i < sizeof(passes) / sizeof(passes[0]); i++) {
+		Onnx__ModelProto *m = optimize("extra_empty.onnx", passes[i]);
+
+		cr_expect_eq(m->graph->n_node + m->graph->n_input + m->graph->n_output, 0, "%s", passes[i]);
+		cr_expect_eq(rep.changes.n + rep.left.n, 0, "%s: %zu changes, %zu left", passes[i], rep.changes.n,
+		    rep.left.n);
+		free_proto(m);
+		cr_assert_eq(onnx_check(&text, out), 0, "%s: onnx.checker: %s", passes[i], text);
+		free(text);
+	}
+}
+
 /* ---- adjust_add ---- */
 
 /* onnxoptimizer's case (bias + MatMul) and one in an If branch swap; the rest stay as they were */
@@ -369,6 +389,22 @@ Test(extra, rename_input_output_refuses_taken_names_and_shared_values)
 	expect_same_renamed("extra_rename_clash.onnx");
 }
 
+/* names the model has already, at other positions, are reached over rounds through fresh ones: nothing is refused */
+Test(extra, rename_input_output_swaps_names_over_rounds)
+{
+	Onnx__ModelProto *m = optimize("extra_rename_swap.onnx", "rename_input_output");
+
+	expect_io(m->graph, 1, 0, "input_0");
+	expect_io(m->graph, 1, 1, "input_1");
+	expect_io(m->graph, 0, 0, "output_0");
+	expect_io(m->graph, 0, 1, "output_1");
+	cr_expect_eq(rep.left.n, 0, "left:%s", left_all());
+	cr_expect_str_eq(by_name(m->graph, "relu")->input[0], "input_0");
+	cr_expect_str_eq(by_name(m->graph, "relu")->output[0], "output_0");
+	free_proto(m);
+	expect_same_renamed("extra_rename_swap.onnx");
+}
+
 /* ---- rewrite_input_dtype ---- */
 
 static int
@@ -615,4 +651,19 @@ Test(extra, split_predict_with_lift_lexical_references_on_onnxoptimizers_model)
 	free(text);
 	free(first);
 	free(in);
+}
+
+/* both halves asked for at once: each would cut the other's result; both refuse, the model stays as it was */
+Test(extra, split_init_with_split_predict_is_refused)
+{
+	static const char *const passes[] = { "split_init", "split_predict" };
+	scs_optimize_options o = { .version = SCS_OPTIMIZE_OPTIONS_VERSION, .passes = passes, .n_passes = 2 };
+	Onnx__ModelProto *m = run_optimize("extra_split.onnx", &o);
+
+	cr_expect_eq(rep.changes.n, 0);
+	cr_expect_eq(m->graph->n_node, 14);
+	cr_expect_eq(m->graph->n_initializer, 5);
+	cr_expect(strstr(left_all(), "run them one at a time"), "left:%s", left_all());
+	free_proto(m);
+	expect_same("extra_split.onnx", 1, NULL);
 }

@@ -45,6 +45,9 @@ deterministic. Node names say what the test expects of each node.
   extra_rename_clash refusals: a value already called input_0 (X keeps its
                      name), Q both an input and an output (both keep it);
                      output Y is renamed
+  extra_rename_swap  inputs named input_1, input_0 and outputs output_1,
+                     output_0: each ends with the name of its position, over
+                     rounds (through fresh names), with no refusal
   extra_dtype        rewrite_input_dtype: int64 ids read by a Gather and inside
                      a Loop body, int64 trip count n, a float input (left), an
                      int64 input with a default (left), an int64 input that is
@@ -72,6 +75,8 @@ deterministic. Node names say what the test expects of each node.
   extra_caffe2       onnxoptimizer's model for split_predict with
                      lift_lexical_references (its bytes, as its test has them:
                      a Loop whose body reads the Constant "2" of the main graph)
+  extra_empty        onnxoptimizer's test_get_available_passes: a graph of
+                     nothing, which every pass takes
   extra_names        set_unique_name_for_nodes: onnxoptimizer's Add + Identity
                      without names; a node already named "Add_1" (kept, and no
                      other node takes it), unnamed nodes in an If branch
@@ -305,6 +310,14 @@ def extra_rename_clash(outdir):
     save(make_model(g), outdir, "extra_rename_clash")
 
 
+def extra_rename_swap(outdir):
+    g = helper.make_graph(
+        [node("Relu", ["input_1"], ["output_1"], name="relu"), node("Neg", ["input_0"], ["output_0"], name="neg")],
+        "extra_rename_swap", [vi("input_1", FLOAT, [3, 2]), vi("input_0", FLOAT, [3, 2])],
+        [vi("output_1", FLOAT, [3, 2]), vi("output_0", FLOAT, [3, 2])])
+    save(make_model(g), outdir, "extra_rename_swap")
+
+
 def extra_dtype(outdir):
     body = helper.make_graph(
         [node("Cast", ["ids"], ["idf"], name="b_cast", to=FLOAT),
@@ -424,6 +437,10 @@ def extra_caffe2(outdir):
     save(onnx.load_from_string(CAFFE2), outdir, "extra_caffe2")
 
 
+def extra_empty(outdir):
+    save(make_model(helper.make_graph([], "dummy_graph", [], [])), outdir, "extra_empty")
+
+
 def main():
     outdir = sys.argv[1]
     os.makedirs(outdir, exist_ok=True)
@@ -439,6 +456,7 @@ def main():
     extra_rename_env(outdir)
     extra_rename_more(outdir)
     extra_rename_clash(outdir)
+    extra_rename_swap(outdir)
     extra_dtype(outdir)
     extra_dtype_op5(outdir)
     extra_split(outdir)
@@ -447,6 +465,7 @@ def main():
     extra_split_none(outdir)
     extra_lift(outdir)
     extra_caffe2(outdir)
+    extra_empty(outdir)
 
 
 if __name__ == "__main__":

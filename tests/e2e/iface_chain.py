@@ -8,10 +8,11 @@ Usage:
     /usr/bin/python3 iface_chain.py REFERENCE.onnx CANDIDATE.onnx OUTDIR
 
 Graph inputs and outputs are paired by position (their types must be the
-same). OUTDIR/pre.onnx takes each reference input that the candidate names
-otherwise and makes the candidate's (Identity); OUTDIR/post.onnx
-takes each candidate output named otherwise and makes the reference's
-(Identity). Prints the models to run in order, the candidate among them
+same). OUTDIR/pre1.onnx and pre2.onnx take each reference input that the
+candidate names otherwise and make the candidate's (Identity nodes, through
+names of their own, so that names the two models use at other positions
+work); OUTDIR/post1.onnx and post2.onnx take each candidate output named
+otherwise and make the reference's. Prints the models to run in order, the candidate among them
 (an adapter with nothing to do is left out), for
     node ort_compare.mjs REFERENCE.onnx $(iface_chain.py ...) --chain
 """
@@ -35,35 +36,40 @@ def main(argv):
         sys.stderr.write("iface_chain: the models have different numbers of inputs or outputs\n")
         return 1
     chain = []
-    nodes, ins, outs = [], [], []
+    opset = [helper.make_opsetid("", 13)]
+
+    def stage(name, pairs, types):
+        """A model of Identity nodes from each pair's first name to its second."""
+        nodes = [helper.make_node("Identity", [a], [b]) for a, b in pairs]
+        ins = [helper.make_tensor_value_info(a, types[a], None) for a, _ in pairs]
+        outs = [helper.make_tensor_value_info(b, types[a], None) for a, b in pairs]
+        m = helper.make_model(helper.make_graph(nodes, name, ins, outs), opset_imports=opset)
+        m.ir_version = 8
+        chain.append(os.path.join(outdir, name + ".onnx"))
+        onnx.save(m, chain[-1])
+
+    # two stages each way, through names of their own, so that a name both models use at other positions works
+    def adapt(name, pairs):
+        if not pairs:
+            return
+        types = {a: t for a, _, t in pairs}
+        types.update({"iface_%s_%d" % (name, k): t for k, (_, _, t) in enumerate(pairs)})
+        mid = ["iface_%s_%d" % (name, k) for k in range(len(pairs))]
+        stage(name + "1", [(a, m) for (a, _, _), m in zip(pairs, mid)], types)
+        stage(name + "2", [(m, b) for (_, b, _), m in zip(pairs, mid)], types)
+
+    pairs = []
     for r, c in zip(r_in, c_in):
         if r.type != c.type:
             sys.stderr.write("iface_chain: input %s (%s in the candidate) changed type\n" % (r.name, c.name))
             return 1
-        if r.name == c.name:
-            continue
-        ins.append(r)
-        outs.append(helper.make_tensor_value_info(c.name, c.type.tensor_type.elem_type, None))
-        nodes.append(helper.make_node("Identity", [r.name], [c.name]))
-    opset = [helper.make_opsetid("", 13)]
-    if nodes:
-        pre = helper.make_model(helper.make_graph(nodes, "pre", ins, outs), opset_imports=opset)
-        pre.ir_version = 8
-        chain.append(os.path.join(outdir, "pre.onnx"))
-        onnx.save(pre, chain[-1])
+        if r.name != c.name:
+            pairs.append((r.name, c.name, r.type.tensor_type.elem_type))
+    adapt("pre", pairs)
     chain.append(argv[2])
-    nodes, ins, outs = [], [], []
-    for r, c in zip(ref.graph.output, cand.graph.output):
-        if r.name == c.name:
-            continue
-        ins.append(c)
-        outs.append(r)
-        nodes.append(helper.make_node("Identity", [c.name], [r.name]))
-    if nodes:
-        post = helper.make_model(helper.make_graph(nodes, "post", ins, outs), opset_imports=opset)
-        post.ir_version = 8
-        chain.append(os.path.join(outdir, "post.onnx"))
-        onnx.save(post, chain[-1])
+    pairs = [(c.name, r.name, c.type.tensor_type.elem_type)
+             for r, c in zip(ref.graph.output, cand.graph.output) if r.name != c.name]
+    adapt("post", pairs)
     print(" ".join("'%s'" % p for p in chain))
     return 0
 

@@ -23,7 +23,8 @@
  * change only between runs of the init model). A boundary value whose
  * element type is not known cannot be declared: the pass refuses then, and
  * split_init refuses a cut that would leave it no output. Not in the
- * default set; run one of the two, not both.
+ * default set; asked for together, both refuse (each makes its half from
+ * the whole model).
  *
  * SPDX-License-Identifier: MIT
  */
@@ -230,6 +231,17 @@ keep_where(Onnx__ValueInfoProto **list, size_t n, int (*keep)(scs_opt_ctx *, con
 	return k;
 }
 
+/* 1 (and the refusal reported) when @other runs too: each pass makes one half of the cut, from the whole model. */
+static int
+both_asked(scs_opt_ctx *ctx, const char *other)
+{
+	for (size_t i = 0; i < ctx->res->n_passes; i++)
+		if (strcmp(ctx->res->passes[i].name, other) == 0)
+			return scs_opt_refuse(ctx, 0, NULL, "the graph is not split: split_init and split_predict each make "
+			    "one half of the cut from the whole model; run them one at a time") < 0 ? -1 : 1;
+	return 0;
+}
+
 /* How many entries of @list @keep says 1 to. */
 static size_t
 count_kept(Onnx__ValueInfoProto *const *list, size_t n, int (*keep)(scs_opt_ctx *, const cut *, const char *),
@@ -304,10 +316,10 @@ scs_opt_split_init(scs_opt_ctx *ctx, int *changed)
 	Onnx__ValueInfoProto **add = NULL;
 	size_t n_add = 0, n_out_kept, n_in_kept;
 	cut c;
-	int rc;
+	int rc = SCS_OK;
 
-	if (ctx->scopes.n == 0 || ctx->scopes.items[0].graph == NULL)
-		return SCS_OK;
+	if (ctx->scopes.n == 0 || ctx->scopes.items[0].graph == NULL || (rc = both_asked(ctx, "split_predict")) != 0)
+		return rc < 0 ? rc : SCS_OK;
 	if ((rc = cut_begin(ctx, &c, 1, &add, &n_add)) != 0)
 		goto done;
 	n_out_kept = count_kept(c.g->output, c.g->n_output, init_keeps, ctx, &c);
@@ -348,10 +360,10 @@ scs_opt_split_predict(scs_opt_ctx *ctx, int *changed)
 	Onnx__ValueInfoProto **add = NULL;
 	size_t n_add = 0, n_in_kept;
 	cut c;
-	int rc;
+	int rc = SCS_OK;
 
-	if (ctx->scopes.n == 0 || ctx->scopes.items[0].graph == NULL)
-		return SCS_OK;
+	if (ctx->scopes.n == 0 || ctx->scopes.items[0].graph == NULL || (rc = both_asked(ctx, "split_init")) != 0)
+		return rc < 0 ? rc : SCS_OK;
 	if ((rc = cut_begin(ctx, &c, 0, &add, &n_add)) != 0)
 		goto done;
 	n_in_kept = count_kept(c.g->input, c.g->n_input, predict_keeps, ctx, &c);
