@@ -609,6 +609,19 @@ expect_split_merge_big(const char *model, const char *max_shard_size, int min_sh
 	tmpdir_remove(dir);
 }
 
+const char *
+report_left_all(const scs_report *rep)
+{
+	static char buf[16384];
+	size_t used = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < rep->left.n && used < sizeof(buf); i++)
+		used += (size_t)snprintf(buf + used, sizeof(buf) - used, "\n  %s: %s", rep->left.items[i].name,
+		    rep->left.items[i].detail);
+	return buf;
+}
+
 int
 report_left_has(const scs_report *rep, const char *node, const char *what)
 {
