@@ -188,6 +188,17 @@ Test(consec, three_squeezes_become_one)
 	free_proto(m);
 }
 
+/* onnxoptimizer's test_fuse_consecutive_squeezes_random, one draw: the first axes unsorted */
+Test(consec, squeezes_with_unsorted_axes)
+{
+	Onnx__ModelProto *m = optimize("consec_sq13_random.onnx", "fuse_consecutive_squeezes");
+
+	cr_assert_eq(m->graph->n_node, 1, "%zu nodes:%s", m->graph->n_node, left_all());
+	expect_input_ints(m->graph, m->graph->node[0], 1, INTS(0, 1, 2, 5, 7, 8));
+	expect_same("consec_sq13_random.onnx", 1, NULL, NULL);
+	free_proto(m);
+}
+
 /* onnxoptimizer's test_fuse_consecutive_squeezes_multi_uses: the first stays for its other reader */
 Test(consec, a_squeeze_read_elsewhere_stays_and_the_second_reads_x)
 {
@@ -308,12 +319,15 @@ Test(consec, squeeze_then_unsqueeze_and_back_at_opset_21)
 	squeeze_unsqueeze_at("consec_su21.onnx");
 }
 
-Test(consec, squeeze_without_axes_then_unsqueeze_at_opset_11)
+Test(consec, squeeze_without_axes_next_to_an_unsqueeze_at_opset_11)
 {
 	Onnx__ModelProto *m = optimize("consec_su11.onnx", "fuse_consecutive_squeeze_unsqueeze");
 
-	cr_assert_eq(m->graph->n_node, 1, "left:%s", left_all());
-	cr_assert_str_eq(m->graph->node[0]->input[0], "X");
+	cr_assert_str_eq(node_must(m->graph, "relu")->input[0], "X", "left:%s", left_all());
+	cr_assert_str_eq(node_must(m->graph, "relu2")->input[0], "X2");
+	cr_assert_not_null(node_named(m->graph, "un3"));
+	cr_assert_not_null(node_named(m->graph, "sq3"));
+	cr_assert_eq(m->graph->n_node, 4);
 	expect_same("consec_su11.onnx", 1, NULL, NULL);
 	free_proto(m);
 }

@@ -22,6 +22,8 @@ Files (opset in the name):
                      and the same in a Loop body on the Loop's input, the axes
                      from the main graph (onnxoptimizer's test)
   consec_sq13_default  three Squeezes in a row -> one of [0,1,4,5,6,7]
+  consec_sq13_random onnxoptimizer's random case with one draw: Squeeze [7,0,5]
+                     (unsorted) then [0,1,5] of [1,1,1,3,4,1,6,1,1,9]
   consec_sq13_multi  the first Squeeze's output also read by an Add
   consec_sq13_inputs the axes are graph inputs with defaults (refused)
   consec_sq11        attributes: axes [-10,4,5] then [0,-4] (rank known);
@@ -36,7 +38,10 @@ Files (opset in the name):
                      [1,-1] -> Squeeze [1,3] whose output Z is a graph output
                      (an Identity stays); Squeeze [1] -> Unsqueeze [2] (not
                      the identity: stays)
-  consec_su11        attributes: Squeeze without axes of [2,1,3,1] -> Unsqueeze [1,3]
+  consec_su11        attributes: Squeeze without axes of [2,1,3,1] -> Unsqueeze [1,3];
+                     Unsqueeze [0,2] of [2,3] -> Squeeze without axes (the
+                     identity); Unsqueeze [0] of [2,1,3] -> Squeeze without
+                     axes (also removes X3's own 1: stays)
   consec_su21        as consec_su13 at opset 21
   consec_ru11, consec_ru13, consec_ru18, consec_ru21
                      onnxoptimizer's test: each of the ten reductions of
@@ -154,6 +159,12 @@ def squeezes(outdir):
     save(outdir, "consec_sq13_default.onnx", nodes, [vi("X", F, XSQ)], [vi("A", F, [2, 3, 8, 9])],
          [ints("X_axes", [0, 4, 5]), ints("Y_axes", [0, 3]), ints("Z_axes", [2], typed=True)], 13)
 
+    # onnxoptimizer's test_fuse_consecutive_squeezes_random with one draw of its first axes, unsorted
+    nodes = [helper.make_node("Squeeze", ["X", "X_axes"], ["Y"], name="s1"),
+             helper.make_node("Squeeze", ["Y", "Y_axes"], ["Z"], name="s2")]
+    save(outdir, "consec_sq13_random.onnx", nodes, [vi("X", F, [1, 1, 1, 3, 4, 1, 6, 1, 1, 9])],
+         [vi("Z", F, [3, 4, 6, 9])], [ints("X_axes", [7, 0, 5]), ints("Y_axes", [0, 1, 5])], 13)
+
     nodes = [helper.make_node("Squeeze", ["X", "X_axes"], ["Y"], name="s1"),
              helper.make_node("Add", ["Y", "A"], ["Z2"], name="add"),
              helper.make_node("Squeeze", ["Y", "Y_axes"], ["Z"], name="s2")]
@@ -213,8 +224,14 @@ def squeeze_unsqueeze(outdir):
              [ints("a13", [1, 3]), ints("a1m", [1, -1], typed=True), ints("a1", [1]), ints("a2", [2])], opset)
     nodes = [helper.make_node("Squeeze", ["X"], ["S"], name="sq"),
              helper.make_node("Unsqueeze", ["S"], ["U"], name="un", axes=[1, 3]),
-             helper.make_node("Relu", ["U"], ["Y"], name="relu")]
-    save(outdir, "consec_su11.onnx", nodes, [vi("X", F, [2, 1, 3, 1])], [vi("Y", F, [2, 1, 3, 1])], [], 11)
+             helper.make_node("Relu", ["U"], ["Y"], name="relu"),
+             helper.make_node("Unsqueeze", ["X2"], ["V"], name="un2", axes=[0, 2]),
+             helper.make_node("Squeeze", ["V"], ["W"], name="sq2"),
+             helper.make_node("Relu", ["W"], ["Y2"], name="relu2"),
+             helper.make_node("Unsqueeze", ["X3"], ["T"], name="un3", axes=[0]),
+             helper.make_node("Squeeze", ["T"], ["Y3"], name="sq3")]
+    save(outdir, "consec_su11.onnx", nodes, [vi("X", F, [2, 1, 3, 1]), vi("X2", F, [2, 3]), vi("X3", F, [2, 1, 3])],
+         [vi("Y", F, [2, 1, 3, 1]), vi("Y2", F, [2, 3]), vi("Y3", F, [2, 3])], [], 11)
 
 
 REDUCTIONS = ["ReduceL1", "ReduceL2", "ReduceLogSum", "ReduceLogSumExp", "ReduceMax", "ReduceMean", "ReduceMin",
