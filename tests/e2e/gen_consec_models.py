@@ -63,11 +63,18 @@ Files (opset in the name):
                      output also read by an Exp
   consec_ls11        Softmax without axis (1: flattening) and axis 2 -> Log
   consec_sl13        Slice [1:3] of axis 0 -> Slice [-5:100:2] of axis 2;
-                     two Slices of axis 1 (refused); int32 starts and ends
-                     (int32_data); axes [-1] then [0]; no axes (0, 1) then
-                     axis 2
+                     [1:3] of axis 1 twice (composed: [2:3]); int32 starts
+                     and ends (int32_data); axes [-1] then [0]; no axes
+                     (0, 1) then axis 2; [1:max:2] then [-3:-1] of axis 2
+                     (composed: [3:7:2]); a negative step then axis 1 again
+                     (refused); axis 0 of XN [N,6,8] twice (refused: the
+                     dim is not known)
   consec_sl9         attributes: Slice axes [0] then axes [-1]; one of
-                     [0,1] (no axes attribute) then [2]
+                     [0,1] (no axes attribute) then [2]; [1:6] then [-2:100]
+                     of axis 1 (composed: [4:6])
+  consec_sl_grid     64 pairs of Slices of axis 2 (then -1) of X [4,6,8]: starts
+                     and ends drawn from -10 ... 12 and the int64 extremes,
+                     steps 1 to 3: every pair composes into one
   consec_sl21        as the first two of consec_sl13 at opset 21
   consec_tg13        onnxoptimizer's test: Gemm(T(X), T(Y), C), and the same
                      in a Loop body reading Y and C from the main graph
@@ -353,14 +360,45 @@ def slices(outdir):
             inits += [ints("i1", [1], typed=True, dtype=np.int32), ints("i2", [-1], typed=True, dtype=np.int32),
                       ints("axm", [-1], typed=True, dtype=np.int32), ints("ax032", [0], typed=True, dtype=np.int32),
                       ints("s01", [1, 0]), ints("e01", [3, 6]), ints("stm", [-1])]
-            outs += [vi("Z3", F, [2, 6, 6]), vi("Z4", F, None)]
-        save(outdir, "consec_sl%d.onnx" % opset, nodes, [vi("X", F, [4, 6, 8])], outs, inits, opset)
+            # one axis twice: step 2 then [-3:-1] (composed: 3,5); a negative step; a dim not known
+            nodes += [helper.make_node("Slice", ["X", "s1", "big", "ax2", "two"], ["Y5"], name="f1"),
+                      helper.make_node("Slice", ["Y5", "m3", "m1", "axm64"], ["Z5"], name="f2"),
+                      helper.make_node("Slice", ["X", "s5", "e0", "ax1", "stm"], ["Y6"], name="g1"),
+                      helper.make_node("Slice", ["Y6", "e0", "two", "ax1"], ["Z6"], name="g2"),
+                      helper.make_node("Slice", ["XN", "e0", "two", "ax0"], ["Y7"], name="h1"),
+                      helper.make_node("Slice", ["Y7", "e0", "s1", "ax0"], ["Z7"], name="h2")]
+            inits += [ints("big", [np.iinfo(np.int64).max]), ints("two", [2]), ints("m3", [-3]), ints("m1", [-1]),
+                      ints("s5", [5]), ints("e0", [0]), ints("axm64", [-1])]
+            outs += [vi("Z3", F, [2, 6, 6]), vi("Z4", F, None), vi("Z5", F, [4, 6, 2]), vi("Z6", F, [4, 2, 8]),
+                     vi("Z7", F, None)]
+        ins = [vi("X", F, [4, 6, 8])] + ([vi("XN", F, ["N", 6, 8])] if opset == 13 else [])
+        save(outdir, "consec_sl%d.onnx" % opset, nodes, ins, outs, inits, opset)
     nodes = [helper.make_node("Slice", ["X"], ["Y"], name="a1", starts=[1], ends=[3], axes=[0]),
              helper.make_node("Slice", ["Y"], ["Z"], name="a2", starts=[-5], ends=[100], axes=[-1]),
              helper.make_node("Slice", ["X"], ["Y2"], name="b1", starts=[1, 0], ends=[3, 4]),
-             helper.make_node("Slice", ["Y2"], ["Z2"], name="b2", starts=[2], ends=[7], axes=[2])]
-    save(outdir, "consec_sl9.onnx", nodes, [vi("X", F, [4, 6, 8])], [vi("Z", F, [2, 6, 5]), vi("Z2", F, [2, 4, 5])],
-         [], 9)
+             helper.make_node("Slice", ["Y2"], ["Z2"], name="b2", starts=[2], ends=[7], axes=[2]),
+             helper.make_node("Slice", ["X"], ["Y3"], name="c1", starts=[1], ends=[6], axes=[1]),
+             helper.make_node("Slice", ["Y3"], ["Z3"], name="c2", starts=[-2], ends=[100], axes=[1])]
+    save(outdir, "consec_sl9.onnx", nodes, [vi("X", F, [4, 6, 8])],
+         [vi("Z", F, [2, 6, 5]), vi("Z2", F, [2, 4, 5]), vi("Z3", F, [4, 2, 8])], [], 9)
+
+
+def slice_grid(outdir):
+    rng = np.random.default_rng(23)
+    ends = [-10, -9, -3, -1, 0, 1, 2, 5, 7, 8, 9, 12, np.iinfo(np.int64).max, np.iinfo(np.int64).min]
+    nodes, inits, outs = [], [], []
+    for k in range(64):
+        s1, e1, s2, e2 = (int(rng.choice(ends)) for _ in range(4))
+        p1, p2 = (int(rng.integers(1, 4)) for _ in range(2))
+        for name, val in (("s1", s1), ("e1", e1), ("p1", p1), ("s2", s2), ("e2", e2), ("p2", p2)):
+            inits.append(ints("%s_%d" % (name, k), [val]))
+        nodes += [helper.make_node("Slice", ["X", "s1_%d" % k, "e1_%d" % k, "ax", "p1_%d" % k], ["y%d" % k],
+                                   name="p%d" % k),
+                  helper.make_node("Slice", ["y%d" % k, "s2_%d" % k, "e2_%d" % k, "axn", "p2_%d" % k], ["z%d" % k],
+                                   name="q%d" % k)]
+        outs.append(vi("z%d" % k, F, None))
+    inits += [ints("ax", [2]), ints("axn", [-1])]
+    save(outdir, "consec_sl_grid.onnx", nodes, [vi("X", F, [4, 6, 8])], outs, inits, 13)
 
 
 def transpose_into_gemm(outdir):
@@ -454,6 +492,7 @@ def main(argv):
     concats(outdir)
     log_softmax(outdir)
     slices(outdir)
+    slice_grid(outdir)
     transpose_into_gemm(outdir)
     norank(outdir)
     nested(outdir)
