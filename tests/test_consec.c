@@ -248,6 +248,27 @@ Test(consec, squeezes_at_opset_21_and_no_axes_of_unknown_dims_refused)
 	free_proto(m);
 }
 
+/*
+ * 32 Squeeze pairs and 32 Unsqueeze pairs with drawn axes, each written as
+ * itself or as its negative form, as attributes (opset 11) and as inputs
+ * (13): every pair joins, and the shapes and values stay the same
+ */
+Test(consec, drawn_squeeze_and_unsqueeze_pairs_join_exactly)
+{
+	static const char *const names[] = { "consec_axes11.onnx", "consec_axes13.onnx" };
+	const char *passes[] = { "fuse_consecutive_squeezes", "fuse_consecutive_unsqueezes" };
+	scs_optimize_options o = { .version = SCS_OPTIMIZE_OPTIONS_VERSION, .passes = passes, .n_passes = 2 };
+
+	for (size_t i = 0; i < 2; i++) {
+		Onnx__ModelProto *m = run_optimize(names[i], &o);
+
+		cr_assert_eq(m->graph->n_node, 64, "%s: %zu nodes:%s", names[i], m->graph->n_node, left_all());
+		cr_assert_eq(rep.left.n, 0, "%s: left:%s", names[i], left_all());
+		expect_same(names[i], 1, NULL, NULL);
+		free_proto(m);
+	}
+}
+
 /* ---- fuse_consecutive_unsqueezes ---- */
 
 static void

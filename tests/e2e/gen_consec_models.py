@@ -30,6 +30,10 @@ Files (opset in the name):
                      Squeeze [0] then a Squeeze without axes of W [1,3,1,2,1]
   consec_sq21        three Squeezes; a Squeeze without axes of X2 [N,1,3]
                      (refused: the dims are not known)
+  consec_axes11, consec_axes13
+                     32 Squeeze pairs of X [1,2,1,1,3,1,1,4] and 32 Unsqueeze
+                     pairs of W [2,3] with drawn axes, each written as itself
+                     or as its negative form: every pair joins
   consec_un13        Unsqueeze [1] then [0,3] of X [2,3]; Unsqueeze [0] whose
                      output M is a graph output, then Unsqueeze [0]
   consec_un11        attributes: Unsqueeze [-1] then [-4]
@@ -401,6 +405,43 @@ def slice_grid(outdir):
     save(outdir, "consec_sl_grid.onnx", nodes, [vi("X", F, [4, 6, 8])], outs, inits, 13)
 
 
+def axes_grid(outdir):
+    """Squeeze and Unsqueeze pairs with drawn axes, each written as itself or
+    as its negative form (the rank is known): every pair joins."""
+    rng = np.random.default_rng(29)
+    xs = [1, 2, 1, 1, 3, 1, 1, 4]
+    for opset in (11, 13):
+        nodes, inits, outs = [], [], []
+
+        def axes_of(node_in, out, op, axes, k, tag):
+            if opset >= 13:
+                inits.append(ints("%s%d" % (tag, k), axes, typed=k % 2 == 1))
+                return helper.make_node(op, [node_in, "%s%d" % (tag, k)], [out], name="%s%d" % (tag, k))
+            return helper.make_node(op, [node_in], [out], name="%s%d" % (tag, k), axes=axes)
+
+        def signed(axes, rank):
+            return [int(a) - rank if rng.integers(2) else int(a) for a in axes]
+
+        for k in range(32):
+            ones = [i for i, d in enumerate(xs) if d == 1]
+            a1 = sorted(rng.choice(ones, size=int(rng.integers(1, len(ones))), replace=False).tolist())
+            mid = [d for i, d in enumerate(xs) if i not in a1]
+            ones2 = [i for i, d in enumerate(mid) if d == 1]
+            a2 = sorted(rng.choice(ones2, size=int(rng.integers(1, len(ones2) + 1)), replace=False).tolist())
+            nodes += [axes_of("X", "sy%d" % k, "Squeeze", signed(a1, len(xs)), k, "sa"),
+                      axes_of("sy%d" % k, "sz%d" % k, "Squeeze", signed(a2, len(mid)), k, "sb")]
+            outs.append(vi("sz%d" % k, F, None))
+        for k in range(32):
+            r1 = 2 + int(rng.integers(1, 4))
+            a1 = sorted(rng.choice(r1, size=r1 - 2, replace=False).tolist())
+            r2 = r1 + int(rng.integers(1, 4))
+            a2 = sorted(rng.choice(r2, size=r2 - r1, replace=False).tolist())
+            nodes += [axes_of("W", "uy%d" % k, "Unsqueeze", signed(a1, r1), k, "ua"),
+                      axes_of("uy%d" % k, "uz%d" % k, "Unsqueeze", signed(a2, r2), k, "ub")]
+            outs.append(vi("uz%d" % k, F, None))
+        save(outdir, "consec_axes%d.onnx" % opset, nodes, [vi("X", F, xs), vi("W", F, [2, 3])], outs, inits, opset)
+
+
 def transpose_into_gemm(outdir):
     main = [helper.make_node("Transpose", ["X"], ["A"], name="ta", perm=[1, 0]),
             helper.make_node("Transpose", ["Y"], ["B"], name="tb", perm=[1, 0]),
@@ -493,6 +534,7 @@ def main(argv):
     log_softmax(outdir)
     slices(outdir)
     slice_grid(outdir)
+    axes_grid(outdir)
     transpose_into_gemm(outdir)
     norank(outdir)
     nested(outdir)
