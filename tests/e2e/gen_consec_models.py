@@ -64,7 +64,9 @@ Files (opset in the name):
   consec_cc21        three levels of Concat on axis 1
   consec_ls13        onnxoptimizer's tests: Softmax axis 0, 1, 2 -> Log;
                      the Softmax output a graph output (refused); the Log
-                     output also read by an Exp
+                     output also read by an Exp; a double Softmax -> Log
+  consec_ls_f16   x  a float16 Softmax -> Log (refused: ONNX Runtime's CPU
+                     LogSoftmax takes float and double; not run)
   consec_ls11        Softmax without axis (1: flattening) and axis 2 -> Log
   consec_sl13        Slice [1:3] of axis 0 -> Slice [-5:100:2] of axis 2;
                      [1:3] of axis 1 twice (composed: [2:3]); int32 starts
@@ -338,7 +340,15 @@ def log_softmax(outdir):
               helper.make_node("Log", ["Ym"], ["Zm"], name="log_multi"),
               helper.make_node("Exp", ["Zm"], ["Zm1"], name="exp_multi")]
     outs += [vi("Zs", F, [5, 7, 11]), vi("Ys", F, [5, 7, 11]), vi("Zm", F, [5, 7, 11]), vi("Zm1", F, [5, 7, 11])]
-    save(outdir, "consec_ls13.onnx", nodes, [vi("X", F, [5, 7, 11])], outs, [], 13)
+    nodes += [helper.make_node("Softmax", ["XD"], ["Yd"], name="sm_double", axis=1),
+              helper.make_node("Log", ["Yd"], ["Zd"], name="log_double")]
+    outs.append(vi("Zd", TensorProto.DOUBLE, [3, 4]))
+    save(outdir, "consec_ls13.onnx", nodes, [vi("X", F, [5, 7, 11]), vi("XD", TensorProto.DOUBLE, [3, 4])], outs, [],
+         13)
+    nodes = [helper.make_node("Softmax", ["XH"], ["Y"], name="sm_half", axis=1),
+             helper.make_node("Log", ["Y"], ["Z"], name="log_half")]
+    save(outdir, "consec_ls_f16.onnx", nodes, [vi("XH", TensorProto.FLOAT16, [3, 4])],
+         [vi("Z", TensorProto.FLOAT16, [3, 4])], [], 13)
     nodes = [helper.make_node("Softmax", ["X"], ["Y"], name="sm_dflt"),
              helper.make_node("Log", ["Y"], ["Z"], name="log_dflt"),
              helper.make_node("Softmax", ["X"], ["Y2"], name="sm2", axis=2),
