@@ -120,16 +120,10 @@ one(scs_opt_ctx *ctx, int scope, Onnx__NodeProto *n2, void *payload)
 	return 1;
 }
 
-static int
-visit(scs_opt_ctx *ctx, int scope, Onnx__NodeProto *node, void *payload)
-{
-	return one(ctx, scope, node, payload);
-}
-
 int
 scs_opt_fuse_consecutive_squeeze_unsqueeze(scs_opt_ctx *ctx, int *changed)
 {
-	int r = scs_opt_each_op(ctx, "Unsqueeze", visit, changed);
+	int r = scs_opt_each_op(ctx, "Unsqueeze", one, changed);
 
-	return r < 0 ? r : scs_opt_each_op(ctx, "Squeeze", visit, changed);
+	return r < 0 ? r : scs_opt_each_op(ctx, "Squeeze", one, changed);
 }
