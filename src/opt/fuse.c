@@ -1,7 +1,8 @@
 /*
  * fuse.c: what the numeric fusion passes share (see fuse.h): windows over
  * constants, per-channel factors, new weights and biases written in
- * pieces, the BatchNormalization check, and putting new constants in.
+ * pieces, the BatchNormalization check, putting new constants in, and the
+ * chains of two nodes with their axes lists.
  *
  * It holds no whole tensor: every loop here runs over windows of
  * SCS_FUSE_WIN elements or channels.
@@ -670,4 +671,204 @@ scs_fuse_put_input(const char **name, scs_opt_ctx *ctx, int scope, Onnx__NodePro
 		return rc;
 	*name = fresh;
 	return SCS_OK;
+}
+
+/* ---- chains of two nodes; axes lists ---- */
+
+Onnx__NodeProto *
+scs_fuse_prev(scs_opt_ctx *ctx, int scope, Onnx__NodeProto *node, size_t slot, const char *const *ops, int *rc)
+{
+	const char *x = slot < node->n_input ? node->input[slot] : "";
+	Onnx__NodeProto *p;
+	int d;
+
+	*rc = 0;
+	if (!x[0] || (d = scs_opt_def_scope(ctx, scope, x)) < 0 || (p = scs_opt_producer(ctx, d, x)) == NULL ||
+	    scs_opt_is_dropped(ctx, d, p))
+		return NULL;
+	for (; *ops; ops++) {
+		if (!scs_fuse_op_is(p, *ops))
+			continue;
+		if ((*rc = scs_opt_is_op(ctx, d, p, *ops)) <= 0)
+			return NULL;
+		if (d != scope) {
+			*rc = scs_opt_refuse(ctx, scope, node, "the %s before it is in an enclosing graph", *ops);
+			*rc = *rc < 0 ? *rc : 0;
+			return NULL;
+		}
+		return p;
+	}
+	return NULL;
+}
+
+int
+scs_fuse_axes_as_input(const char *op_type, int64_t opset)
+{
+	if (strcmp(op_type, "Squeeze") == 0 || strcmp(op_type, "Unsqueeze") == 0 || strcmp(op_type, "ReduceSum") == 0)
+		return opset >= 13;
+	return opset >= 18;
+}
+
+int
+scs_fuse_axes_read(scs_fuse_axes *a, scs_opt_ctx *ctx, int scope, const Onnx__NodeProto *node, size_t slot,
+    int as_input, char *why, size_t why_len)
+{
+	const Onnx__AttributeProto *at;
+	char reason[512];
+	int r;
+
+	memset(a, 0, sizeof(*a));
+	a->as_input = as_input;
+	if (!as_input) {
+		if ((at = scs_attr_find(node, "axes")) == NULL)
+			return 1;
+		if (at->n_ints > SCS_INFER_MAX_RANK) {
+			snprintf(why, why_len, "it has %zu axes, more than %d", at->n_ints, SCS_INFER_MAX_RANK);
+			return 0;
+		}
+		a->given = at->n_ints > 0;
+		a->n = at->n_ints;
+		if (a->n)
+			memcpy(a->v, at->ints, a->n * sizeof(*a->v));
+		return 1;
+	}
+	if (slot >= node->n_input || !node->input[slot][0])
+		return 1;
+	if (scs_opt_def_scope(ctx, scope, node->input[slot]) < 0) {
+		/* a constant a pass put in since the last commit: the next round reads it */
+		why[0] = '\0';
+		scs_opt_defer(ctx);
+		return 0;
+	}
+	if ((r = scs_opt_constant(&a->c, ctx, scope, node->input[slot], reason, sizeof(reason))) <= 0) {
+		if (r == 0)
+			snprintf(why, why_len, "its axes '%s' are not a constant: %s", node->input[slot], reason);
+		return r;
+	}
+	if (a->c.dtype != SCS_DT_INT64 || a->c.rank != 1 || a->c.n_elems > SCS_INFER_MAX_RANK) {
+		snprintf(why, why_len, "its axes '%s' are not a list of at most %d int64", node->input[slot],
+		    SCS_INFER_MAX_RANK);
+		return 0;
+	}
+	a->have_c = 1;
+	a->n = (size_t)a->c.n_elems;
+	a->given = a->n > 0;
+	if (a->n && (r = scs_opt_read_int64s(ctx, &a->c, 0, a->n, a->v)) < 0)
+		return r;
+	return 1;
+}
+
+static int
+cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+int
+scs_fuse_axes_norm(int64_t *v, size_t n, int64_t rank, char *why, size_t why_len)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (v[i] < 0 && rank < 0) {
+			snprintf(why, why_len, "axis %lld is negative and the rank it counts from is not known",
+			    (long long)v[i]);
+			return 0;
+		}
+		if (rank >= 0 && (v[i] < -rank || v[i] >= rank)) {
+			snprintf(why, why_len, "axis %lld is out of range for rank %lld", (long long)v[i], (long long)rank);
+			return 0;
+		}
+		if (v[i] < 0)
+			v[i] += rank;
+	}
+	qsort(v, n, sizeof(*v), cmp_i64);
+	for (size_t i = 1; i < n; i++)
+		if (v[i] == v[i - 1]) {
+			snprintf(why, why_len, "axis %lld is named twice", (long long)v[i]);
+			return 0;
+		}
+	return 1;
+}
+
+int
+scs_fuse_put_int64s(scs_opt_ctx *ctx, int scope, Onnx__NodeProto *node, size_t slot, const scs_opt_const *old,
+    const int64_t *v, size_t n, const char *base)
+{
+	scs_opt_writer w;
+	uint32_t payload;
+	int64_t dim = (int64_t)n;
+	const char *name;
+	int rc;
+
+	if ((rc = scs_opt_writer_open(&w, ctx, SCS_DT_INT64)) < 0)
+		return rc;
+	if ((rc = scs_opt_writer_put_int64s(&w, v, n)) < 0) {
+		scs_opt_writer_abort(&w);
+		return rc;
+	}
+	if ((rc = scs_opt_writer_finish(&payload, &w)) < 0)
+		return rc;
+	return scs_fuse_put_input(&name, ctx, scope, node, slot, old, SCS_DT_INT64, &dim, 1, payload, base);
+}
+
+int
+scs_fuse_axes_write(scs_opt_ctx *ctx, int scope, Onnx__NodeProto *node, const scs_fuse_axes *a, size_t slot,
+    const int64_t *v, size_t n)
+{
+	char base[256];
+
+	if (!a->as_input)
+		return scs_opt_set_attr_ints(node, "axes", v, n);
+	snprintf(base, sizeof(base), "%s_axes", node->output[0]);
+	return scs_fuse_put_int64s(ctx, scope, node, slot, a->have_c ? &a->c : NULL, v, n, base);
+}
+
+int64_t
+scs_fuse_nth_other(const int64_t *skip, size_t n, int64_t j)
+{
+	int64_t ax, seen = 0;
+	size_t k = 0;
+
+	for (ax = 0;; ax++) {
+		if (k < n && skip[k] == ax)
+			k++;
+		else if (seen++ == j)
+			return ax;
+	}
+}
+
+int
+scs_fuse_axes_join(scs_opt_ctx *ctx, int scope, Onnx__NodeProto *first, const scs_fuse_axes *a1,
+    Onnx__NodeProto *second, const scs_fuse_axes *a2, const int64_t *v, size_t n, const char *verb)
+{
+	const char *x = first->input[0], *mid = second->input[0];
+	char txt[200];
+	int r;
+
+	scs_fuse_ints(txt, sizeof(txt), v, n);
+	if ((r = scs_opt_set_input(ctx, second, 0, x)) < 0 || (r = scs_fuse_axes_write(ctx, scope, second, a2, 1, v, n)) < 0)
+		return r;
+	if (scs_fuse_live_readers(ctx, scope, mid, NULL) == 0) {
+		if ((r = scs_opt_drop_node(ctx, scope, first)) < 0 ||
+		    (a1->have_c && (r = scs_fuse_drop_unread(ctx, &a1->c, first->input[1], first)) < 0))
+			return r;
+		r = scs_opt_did(ctx, scope, second, "%s '%s' at axes %s; the %s before it is removed", verb, x, txt,
+		    first->op_type);
+	} else {
+		r = scs_opt_did(ctx, scope, second, "%s '%s' at axes %s; the %s before it stays for its other readers", verb,
+		    x, txt, first->op_type);
+	}
+	return r < 0 ? r : 1;
+}
+
+void
+scs_fuse_ints(char *out, size_t len, const int64_t *v, size_t n)
+{
+	size_t used = (size_t)snprintf(out, len, "[");
+
+	for (size_t i = 0; i < n && used < len; i++)
+		used += (size_t)snprintf(out + used, len - used, "%s%lld", i ? "," : "", (long long)v[i]);
+	if (used < len)
+		snprintf(out + used, len - used, "]");
 }

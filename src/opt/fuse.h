@@ -7,6 +7,11 @@
  * streamed into the store rounded once, and putting a new constant where
  * the old one was.
  *
+ * The passes that join two nodes in a row (fuse_consecutive_*,
+ * fuse_transpose_into_gemm) share finding the node before, reading and
+ * composing axes lists (an attribute, or a constant input from some
+ * opset on) and writing the joined list back.
+ *
  * Nothing here holds a whole tensor: constants are read in windows of
  * SCS_FUSE_WIN elements, per-channel factors are computed for a window of
  * channels at a time, new biases go out through scs_opt_writer, and a new
@@ -216,5 +221,76 @@ int scs_fuse_put_input(const char **name, scs_opt_ctx *ctx, int scope, Onnx__Nod
 
 /* Drop constant @c (read as @name) when no live reader but those of @gone is left and it is no graph output. */
 int scs_fuse_drop_unread(scs_opt_ctx *ctx, const scs_opt_const *c, const char *name, const Onnx__NodeProto *gone);
+
+/* ---- chains of two nodes; axes lists ---- */
+
+/*
+ * The node of scope @scope that makes input @slot of @node when it is
+ * default-domain, one of @ops (NULL-terminated), and
+ * passes may touch it (scs_opt_is_op); NULL when not (*rc < 0 on error).
+ * One in an enclosing graph is not taken: the refusal is reported by
+ * @node. Borrowed from the model, valid until the commit that drops it.
+ */
+Onnx__NodeProto *scs_fuse_prev(scs_opt_ctx *ctx, int scope, Onnx__NodeProto *node, size_t slot, const char *const *ops,
+    int *rc);
+
+/* 1 when @op_type (Squeeze, Unsqueeze, Reduce*) takes its axes as input 1 at @opset, not as an attribute. */
+int scs_fuse_axes_as_input(const char *op_type, int64_t opset);
+
+/* A list of axes as a node has it: the attribute, or a constant input. */
+typedef struct scs_fuse_axes {
+	int64_t v[SCS_INFER_MAX_RANK];
+	size_t n;
+	int given;                          /* 0: no axes (attribute or input absent, "" or empty) */
+	int as_input;                       /* 1: input @slot, 0: attribute */
+	int have_c;                         /* c is the constant read (as_input) */
+	scs_opt_const c;
+} scs_fuse_axes;
+
+/*
+ * Read the axes of @node: attribute "axes", or (@as_input) its input @slot,
+ * which must be an int64 1-D constant (not a graph input). 1 when read
+ * (a->given 0 when absent); 0 when not readable, with the reason in @why,
+ * or with @why empty when the input is a constant put in since the last
+ * commit (another round is asked for); < 0 on error.
+ */
+int scs_fuse_axes_read(scs_fuse_axes *a, scs_opt_ctx *ctx, int scope, const Onnx__NodeProto *node, size_t slot,
+    int as_input, char *why, size_t why_len);
+
+/*
+ * @n axes @v made non-negative against @rank (< 0: unknown), checked and
+ * sorted: 1; 0 with the reason in @why for a negative axis of unknown rank,
+ * an axis out of range or one named twice.
+ */
+int scs_fuse_axes_norm(int64_t *v, size_t n, int64_t rank, char *why, size_t why_len);
+
+/*
+ * Make input @slot of @node read a new 1-D int64 constant of @n values @v
+ * (named from @base); @old (NULL: none) is the constant it reads now
+ * (scs_fuse_put_input's rule: it takes the values when @node alone reads it).
+ */
+int scs_fuse_put_int64s(scs_opt_ctx *ctx, int scope, Onnx__NodeProto *node, size_t slot, const scs_opt_const *old,
+    const int64_t *v, size_t n, const char *base);
+
+/* Set the axes of @node as @a holds them (attribute or input): @n values @v. */
+int scs_fuse_axes_write(scs_opt_ctx *ctx, int scope, Onnx__NodeProto *node, const scs_fuse_axes *a, size_t slot,
+    const int64_t *v, size_t n);
+
+/* The @j-th (from 0) of the axes 0, 1, 2, ... that are not among the @n sorted axes @skip. */
+int64_t scs_fuse_nth_other(const int64_t *skip, size_t n, int64_t j);
+
+/*
+ * Join @first into @second, the node reading its output (same op, both
+ * with axes; @a1, @a2 their axes as read): @second reads @x, the input of
+ * @first, with the @n axes @v (as @a2 holds them: attribute or input 1);
+ * @first goes when nothing else reads its output (and its axes constant
+ * with it when nothing else reads that); the change is reported as
+ * "@verb 'x' at axes [...]". 1, or < 0 on error.
+ */
+int scs_fuse_axes_join(scs_opt_ctx *ctx, int scope, Onnx__NodeProto *first, const scs_fuse_axes *a1,
+    Onnx__NodeProto *second, const scs_fuse_axes *a2, const int64_t *v, size_t n, const char *verb);
+
+/* "[0,2,-1]" for @n values @v into @out. */
+void scs_fuse_ints(char *out, size_t len, const int64_t *v, size_t n);
 
 #endif
