@@ -57,8 +57,11 @@ Files written to OUTDIR:
                       two dims to copy), r_nameless (the input's dims have
                       no names: nothing proves them the data's), r_narrow
                       (dims through Cast to int32 and another dim that may
-                      be 0); and one done: r_allowone (allowzero, one
-                      unknown dim and 64 beside it: [-1, 64]).
+                      be 0), r_default (the dims of dflt, a graph input with
+                      an initializer: an overridable default, whose dims are
+                      not folded into anything); and one done: r_allowone
+                      (allowzero, one unknown dim and 64 beside it:
+                      [-1, 64]).
 
   Feeds (.npy, for ort_compare --feed-both): x_b1.npy [1,5,64], x_b3.npy
   [3,7,64], x_b6.npy [6,1,64], x_b4s8.npy [4,8,64];
@@ -172,8 +175,8 @@ class Builder:
         return self.unsqueeze0(g, out)
 
 
-def attention(b, x):
-    """Self-attention on x [batch, seq, 64]: 4 heads of 16."""
+def attention(b, x, flatten=True):
+    """Self-attention on x [batch, seq, 64]: 4 heads of 16 (then flattened per batch when @flatten)."""
     op = b.opset
     bt = b.dim(x, 0, "bt")
     sq = b.dim(x, 1, "sq")
@@ -197,6 +200,8 @@ def attention(b, x):
     a = b.n("MatMul", [b.n("Softmax", [s], "sm", axis=-1), heads_of["v"]], "av")
     m = b.n("Reshape", [b.n("Transpose", [a], "at", perm=[0, 2, 1, 3]), merge], "am")
     o = b.n("MatMul", [m, b.w("Wo", [64, 64])], "o")
+    if not flatten:
+        return o
     # flattened per batch: [batch, -1]
     flat = b.n("Concat", [bt, b.c("m1", [-1])], "flat", axis=0)
     return b.n("Reshape", [o, flat], "of")
@@ -296,10 +301,14 @@ def refusals(outdir):
     c32 = b.n("Cast", [b.n("Concat", [bt, sq], "t_bs", axis=0)], "t_bs32", to=I32)
     c32 = b.n("Concat", [c32, b.c("c64i", [64], np.int32)], "t_n32", axis=0)
     b.n("Reshape", ["x", b.n("Cast", [c32], "t_n64", to=I64)], "r_narrow")
-    outs = ["r_two", "r_minus", "r_zero", "r_allowzero", "r_allowone", "r_nameless", "r_narrow"]
+    # an overridable default (a graph input with an initializer): its declared dims are not folded into anything
+    dd = b.dim("dflt", 0, "dd")
+    b.n("Reshape", ["dflt", b.n("Concat", [dd, b.c("m1b", [-1])], "t_default", axis=0)], "r_default")
+    outs = ["r_two", "r_minus", "r_zero", "r_allowzero", "r_allowone", "r_nameless", "r_narrow", "r_default"]
     m = model_of(b.nodes, [vi("x", F, ["batch", "seq", 64]), vi("y", F, ["n", 64]), vi("z", F, ["batch", "m", 64]),
-                           vi("u", F, [None, None, 64])],
-                 [vi(o, F, [None] * (2 if o == "r_allowone" else 4 if o == "r_nameless" else 3)) for o in outs], b.inits, 14)
+                           vi("u", F, [None, None, 64]), vi("dflt", F, [2, 8])],
+                 [vi(o, F, [None] * (2 if o in ("r_allowone", "r_default") else 4 if o == "r_nameless" else 3))
+                  for o in outs], b.inits + [numpy_helper.from_array(np.ones((2, 8), np.float32), "dflt")], 14)
     save(m, outdir, "sh_refuse.onnx", 14)
 
 
