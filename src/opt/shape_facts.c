@@ -486,8 +486,15 @@ same_dim(scs_opt_ctx *ctx, int scope, const char *data, const scs_vfacts *f, con
 	return e->sym < -1 && f->rank > (int)i && f->dims[i] == e->sym;
 }
 
+/* Refused for @why (a format), reported only when @explain: 0, or the error. */
+#define REFUSE(explain, ...) \
+	do { \
+		int rc_ = (explain) ? scs_opt_refuse(__VA_ARGS__) : 0; \
+		return rc_ < 0 ? rc_ : 0; \
+	} while (0)
+
 int
-scs_shape_reshape(scs_opt_ctx *ctx, int scope, Onnx__NodeProto *node)
+scs_shape_reshape(scs_opt_ctx *ctx, int scope, Onnx__NodeProto *node, int explain)
 {
 	int64_t opset = scs_opt_opset(ctx, scope, ""), nums[SCS_SHAPE_MAX], dims[1];
 	int allowzero = opset >= 14 && scs_attr_int(node, "allowzero", 0) != 0, r;
@@ -520,7 +527,7 @@ scs_shape_reshape(scs_opt_ctx *ctx, int scope, Onnx__NodeProto *node)
 			continue;
 		}
 		if (e->narrowed && !others_nonzero(&v, i, &f, allowzero))
-			return scs_opt_refuse(ctx, scope, node, "target %s not made constant: element %zu went through a Cast to "
+			REFUSE(explain, ctx, scope, node, "target %s not made constant: element %zu went through a Cast to "
 			    "int32 and another output dim may be 0", text, i);
 		if (!allowzero && same_dim(ctx, scope, node->input[0], &f, e, i)) {
 			nums[i] = 0;     /* copies the data's dim, which it is */
@@ -530,14 +537,14 @@ scs_shape_reshape(scs_opt_ctx *ctx, int scope, Onnx__NodeProto *node)
 		last = i;
 	}
 	if (unknown > 1)
-		return scs_opt_refuse(ctx, scope, node, "target %s not made constant: %zu of its dims are unknown and not "
+		REFUSE(explain, ctx, scope, node, "target %s not made constant: %zu of its dims are unknown and not "
 		    "the data's own, and one -1 can stand for one only", text, unknown);
 	if (unknown == 1) {
 		if (minus)
-			return scs_opt_refuse(ctx, scope, node, "target %s not made constant: it has a -1 already and dim %zu "
+			REFUSE(explain, ctx, scope, node, "target %s not made constant: it has a -1 already and dim %zu "
 			    "is unknown", text, last);
 		if (!others_nonzero(&v, last, &f, allowzero))
-			return scs_opt_refuse(ctx, scope, node, "target %s not made constant: dim %zu would be -1, but another "
+			REFUSE(explain, ctx, scope, node, "target %s not made constant: dim %zu would be -1, but another "
 			    "output dim may be 0, and -1 cannot be told then", text, last);
 		nums[last] = -1;
 	}

@@ -91,9 +91,9 @@ int scs_shape_fold(scs_opt_ctx *ctx, int scope, Onnx__NodeProto *node, int expla
  * and every other output dim is provably not 0 (else -1 could not tell
  * it). An element that went through a Cast to int32 needs the same proof
  * for the others (then a wrapped dim would have made the original fail).
- * 1 when done (reported), 0 when not (a refusal reported when the target
- * is such a value), < 0 on error.
+ * 1 when done (reported), 0 when not (with @explain, a refusal reported
+ * when the target is such a value), < 0 on error.
  */
-int scs_shape_reshape(scs_opt_ctx *ctx, int scope, Onnx__NodeProto *node);
+int scs_shape_reshape(scs_opt_ctx *ctx, int scope, Onnx__NodeProto *node, int explain);
 
 #endif

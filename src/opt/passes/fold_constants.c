@@ -603,7 +603,7 @@ fold_dims(scs_opt_ctx *ctx, int scope, Onnx__NodeProto *node, fold_io *io)
 		/* a target folded in this walk is a constant already (the rename reaches the Reshape at the commit) */
 		if (node->n_input > 1 && made_constant(ctx, io->made, scope, node->input[1], &c))
 			return 0;
-		return scs_shape_reshape(ctx, scope, node);
+		return scs_shape_reshape(ctx, scope, node, 0);     /* refusals: fuse_concat_into_reshape's to report */
 	}
 	if ((r = scs_shape_fold(ctx, scope, node, 0, &t)) <= 0)
 		return r;

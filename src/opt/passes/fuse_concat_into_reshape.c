@@ -18,7 +18,7 @@ static int
 one(scs_opt_ctx *ctx, int scope, Onnx__NodeProto *node, void *payload)
 {
 	(void)payload;
-	return scs_shape_reshape(ctx, scope, node);
+	return scs_shape_reshape(ctx, scope, node, 1);
 }
 
 int
