@@ -39,10 +39,10 @@ Files written to OUTDIR:
                      iteration number (stays: it changes with the
                      iteration); a call of a model-local function whose
                      body squares a Constant (folds into a Constant node).
-  fold_dynamic.onnx  the reshape of fold_reshape.onnx on X [N,3,4] (N a
-                     symbolic dim): Shape(X) -> Slice [1:] -> ReduceProd ->
-                     Concat with [-1] -> Reshape(X) -> Y [N,12].
-                     Nothing folds unless --input-shape X=2,3,4 is given.
+  fold_dynamic.onnx  a flattening reshape of X [N,3,4] (N a symbolic dim):
+                     Shape(X) -> Slice [0:] -> ReduceProd -> Concat after
+                     [-1] -> Reshape(X) -> Y [1,N*12]. The product reads
+                     N: nothing folds unless --input-shape X=2,3,4 is given.
   fold_inexact.onnx  results a runtime may round otherwise: Exp, Log, Tanh,
                      Sigmoid, Erf, Sin, Cos, Pow of a [2,8] float constant
                      A (positive), and ReduceSum of A over its 8 columns,
@@ -216,15 +216,15 @@ def tile(outdir):
 def dynamic(outdir):
     nodes = [
         helper.make_node("Shape", ["X"], ["s"], name="shape"),
-        helper.make_node("Slice", ["s", "one", "big"], ["tail"], name="slice"),
+        helper.make_node("Slice", ["s", "zero", "big"], ["tail"], name="slice"),
         helper.make_node("ReduceProd", ["tail"], ["prod"], name="prod", keepdims=1),
         helper.make_node("Concat", ["m1", "prod"], ["c"], name="concat", axis=0),
         helper.make_node("Reshape", ["X", "c"], ["r"], name="reshape"),
         helper.make_node("Relu", ["r"], ["Y"], name="relu"),
     ]
-    inits = [const("one", np.array([1], np.int64)), const("big", np.array([100], np.int64)),
+    inits = [const("zero", np.array([0], np.int64)), const("big", np.array([100], np.int64)),
              const("m1", np.array([-1], np.int64))]
-    save(model_of(nodes, [vi("X", TensorProto.FLOAT, ["N", 3, 4])], [vi("Y", TensorProto.FLOAT, ["N", 12])], inits),
+    save(model_of(nodes, [vi("X", TensorProto.FLOAT, ["N", 3, 4])], [vi("Y", TensorProto.FLOAT, [1, "N12"])], inits),
          outdir, "fold_dynamic.onnx")
 
 

@@ -2,8 +2,13 @@
  * fold_constants.c: a node whose inputs are all constants (initializers
  * that are not graph inputs, Constant nodes), computed once by the
  * evaluator (eval.h) and replaced by constants; Shape and Size also when
- * the input's dims are all known (declarations, inference). The new
- * constants are written to the store in pieces.
+ * the input's dims are all known (declarations, inference). Where some
+ * dims are not known (the batch), a Shape from start to end, a Gather or
+ * Slice of a Shape (through Concat, Unsqueeze, Squeeze, Cast, Identity)
+ * still folds when the dims it reads are, and a Reshape whose target is
+ * made from them gets a constant target where that is exact (0 copying the
+ * data's own dim, one -1): shape_facts.h, which the shape passes share.
+ * The new constants are written to the store in pieces.
  *
  * Left alone, and reported with the reason: random operators, nodes that
  * read an overridable default (an initializer that is also a graph input),
@@ -42,6 +47,7 @@
 #include "eval/eval.h"
 #include "util/num.h"
 #include "opt/opt.h"
+#include "opt/shape_facts.h"
 
 #define SMALL 64
 #define MAX_IO 64
@@ -300,25 +306,12 @@ static int
 install_output(scs_opt_ctx *ctx, int scope, Onnx__NodeProto *node, fold_io *io, size_t j, uint32_t payload,
     int dtype, const int64_t *dims, size_t rank)
 {
-	const char *out = node->output[j], *name, *in[1];
 	Onnx__TensorProto *tp;
-	Onnx__NodeProto *id;
-	char why[256];
 	int rc;
 
-	if ((rc = scs_opt_fresh_name(&name, ctx, out)) < 0)
+	if ((rc = scs_shape_install(ctx, scope, node, j, payload, dtype, dims, rank, &tp)) < 0)
 		return rc;
-	if ((tp = scs_opt_tensor_new(ctx, name, dtype, dims, rank, payload)) == NULL)
-		return scs_err_set(SCS_ENOMEM, "optimizer: cannot allocate a folded constant");
-	if ((rc = scs_opt_add_constant(ctx, scope, tp, node)) < 0 || (rc = made_add(io->made, scope, out, tp)) < 0)
-		return rc;
-	if (!scs_opt_is_pinned(ctx, scope, out) && (rc = scs_opt_rename(ctx, scope, out, name, why, sizeof(why))) != 0)
-		return rc < 0 ? rc : SCS_OK;
-	/* a name that must stay (a graph output), or a rename refused: an Identity of the constant makes it */
-	in[0] = name;
-	if ((id = scs_opt_node_new("Identity", NULL, in, 1, &out, 1)) == NULL)
-		return scs_err_set(SCS_ENOMEM, "optimizer: cannot allocate a node");
-	return scs_opt_insert_node(ctx, scope, node, id);
+	return made_add(io->made, scope, node->output[j], tp);
 }
 
 /* Output @j (in memory) written to the store and installed. */
@@ -583,6 +576,40 @@ is_qdq(const char *op)
 	    strcmp(op, "DynamicQuantizeLinear") == 0;
 }
 
+/* Operators whose value shape_facts.c follows when some of their inputs are not constants. */
+static const char *const dims_ops[] = { "Shape", "Gather", "Slice", "Concat", "Unsqueeze", "Squeeze", "Cast",
+	"Identity", "Reshape", NULL };
+
+/*
+ * A node that reads a value not known as a whole: folded still when it
+ * picks only known dims (Shape from start to end, Gather or Slice of a
+ * Shape, ...); a Reshape whose target is made from dims gets a constant
+ * target where that is exact (shape_facts.h). 1 when done, else 0.
+ */
+static int
+fold_dims(scs_opt_ctx *ctx, int scope, Onnx__NodeProto *node, fold_io *io)
+{
+	Onnx__TensorProto *t;
+	int r;
+
+	if (!is_in(dims_ops, node->op_type) ||
+	    (strcmp(node->op_type, "Identity") == 0 && node->n_output && scs_opt_is_pinned(ctx, scope, node->output[0])))
+		return 0;     /* an Identity making a graph output is what folding leaves */
+	if ((r = scs_opt_is_op(ctx, scope, node, node->op_type)) <= 0)
+		return r;
+	if (strcmp(node->op_type, "Reshape") == 0) {
+		scs_opt_const c;
+
+		/* a target folded in this walk is a constant already (the rename reaches the Reshape at the commit) */
+		if (node->n_input > 1 && made_constant(ctx, io->made, scope, node->input[1], &c))
+			return 0;
+		return scs_shape_reshape(ctx, scope, node, 0);     /* refusals: fuse_concat_into_reshape's to report */
+	}
+	if ((r = scs_shape_fold(ctx, scope, node, 0, &t)) <= 0)
+		return r;
+	return (r = made_add(io->made, scope, node->output[0], t)) < 0 ? r : 1;
+}
+
 static int
 fold(scs_opt_ctx *ctx, int scope, Onnx__NodeProto *node, fold_io *io)
 {
@@ -610,7 +637,7 @@ fold(scs_opt_ctx *ctx, int scope, Onnx__NodeProto *node, fold_io *io)
 			return refused(scs_opt_refuse(ctx, scope, node, "not folded: reads '%s', a graph input with a default",
 			    node->input[i]));
 		if (kind == 0)
-			return 0;
+			return fold_dims(ctx, scope, node, io);
 		io->is_const[i] = kind == 1 || kind == 3;
 		io->kind[i] = kind;
 	}
@@ -621,7 +648,7 @@ fold(scs_opt_ctx *ctx, int scope, Onnx__NodeProto *node, fold_io *io)
 		return refused(scs_opt_refuse(ctx, scope, node, "not folded: a quantization node, which runtimes match "
 		    "(DequantizeLinear -> op -> QuantizeLinear) to run quantized kernels (--fold-qdq folds it)"));
 	/* an Identity making a graph output of a constant is what folding leaves */
-	if (strcmp(node->op_type, "Identity") == 0 && scs_opt_is_pinned(ctx, scope, node->output[0]))
+	if (strcmp(node->op_type, "Identity") == 0 && node->n_output && scs_opt_is_pinned(ctx, scope, node->output[0]))
 		return 0;
 	if ((r = scs_opt_is_op(ctx, scope, node, node->op_type)) <= 0)
 		return r;
