@@ -620,3 +620,16 @@ report_left_has(const scs_report *rep, const char *node, const char *what)
 			return 1;
 	return 0;
 }
+
+const char *
+report_left_all(const scs_report *rep)
+{
+	static char buf[16384];
+	size_t used = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < rep->left.n && used < sizeof(buf); i++)
+		used += (size_t)snprintf(buf + used, sizeof(buf) - used, "\n  %s: %s", rep->left.items[i].name,
+		    rep->left.items[i].detail);
+	return buf;
+}

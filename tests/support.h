@@ -91,6 +91,8 @@ void free_proto(Onnx__ModelProto *m);
 
 /* 1 when @rep's optimizer part lists node @node as left alone for a reason containing @what. */
 int report_left_has(const scs_report *rep, const char *node, const char *what);
+/* Every node @rep's optimizer part lists as left alone, one "\n  name: why" each (a static buffer, for messages). */
+const char *report_left_all(const scs_report *rep);
 
 /* Lookups in a graph; NULL when absent. */
 Onnx__TensorProto *find_init(const Onnx__GraphProto *g, const char *name);

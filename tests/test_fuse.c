@@ -80,17 +80,10 @@ left_has(const char *node, const char *what)
 	return report_left_has(&rep, node, what);
 }
 
-static char *
+static const char *
 left_all(void)
 {
-	static char buf[16384];
-	size_t used = 0;
-
-	buf[0] = '\0';
-	for (size_t i = 0; i < rep.left.n && used < sizeof(buf); i++)
-		used += (size_t)snprintf(buf + used, sizeof(buf) - used, "\n  %s: %s", rep.left.items[i].name,
-		    rep.left.items[i].detail);
-	return buf;
+	return report_left_all(&rep);
 }
 
 #define EXPECT_LEFT(node, what) cr_expect(left_has(node, what), "no refusal of '%s' saying \"%s\"; left:%s", node, \

@@ -624,6 +624,8 @@ Test(optimize, the_summary_comes_first_and_each_change_only_with_verbose, .init 
 	    "INFO: 33% smaller: 484 bytes -> 325 bytes\n"
 	    "INFO: passes: eliminate_identity, eliminate_if_with_const_cond, eliminate_nop_cast, eliminate_nop_dropout, "
 	    "eliminate_nop_pad, eliminate_nop_reshape, fuse_consecutive_transposes, eliminate_nop_transpose, "
+	    "eliminate_nop_concat, eliminate_nop_expand, eliminate_nop_flatten, eliminate_nop_monotone_argmax, "
+	    "eliminate_nop_split, eliminate_nop_with_unit, eliminate_consecutive_idempotent_ops, eliminate_nop_slice, nop, "
 	    "fold_constants, fuse_bn_into_conv, fuse_bn_into_gemm, fuse_add_bias_into_conv, "
 	    "fuse_matmul_add_bias_into_gemm, eliminate_deadend, eliminate_unused_initializer\n"
 	    "INFO: nodes: 9 -> 5 (2 rounds)\n"

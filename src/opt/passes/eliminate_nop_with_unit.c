@@ -1,0 +1,143 @@
+/*
+ * eliminate_nop_with_unit.c: an arithmetic node with a constant unit
+ * removed, its readers reading the other input, where that gives the same
+ * bytes for every input (IEEE 754 arithmetic, round to nearest):
+ *
+ *   x * 1, 1 * x, x / 1, x ^ 1     x, every x (NaN stays NaN, -0 stays -0)
+ *   x + 0, 0 + x, x - 0            x for integers
+ *   x + (-0.0), (-0.0) + x         x for floating point, every x
+ *   x - (+0.0)                     x for floating point, every x
+ *   x and true, x or false         x (bool)
+ *
+ * and refused otherwise, with the reason: for floating point x + (+0.0) is
+ * +0.0 where x is -0.0, and so is x - (-0.0); 0 - x (which onnxoptimizer
+ * turns into Neg) is not x. Every element of the constant must be the unit
+ * (read in pieces). The constant must broadcast to the kept input's shape
+ * (at most its rank, each dim 1 or the same as the input's known dim), so
+ * that the output is neither bigger than the input nor of another rank;
+ * the output's element type is the kept input's (the same type, or for Pow
+ * the base's). Before opset 7 (broadcast attribute, the second input
+ * fitted to the first) only a constant second input is taken: the output
+ * then has the first's shape.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include <math.h>
+#include <string.h>
+
+#include "onnx/dtype.h"
+#include "opt/opt.h"
+
+enum { UNIT_NO, UNIT_YES, UNIT_WRONG_ZERO };
+
+static int
+is_float(int dtype)
+{
+	return dtype == SCS_DT_FLOAT || dtype == SCS_DT_DOUBLE || dtype == SCS_DT_FLOAT16 || dtype == SCS_DT_BFLOAT16;
+}
+
+/* The unit @op needs: 1 (Mul, Div, Pow, And) or 0 (Add, Sub, Or). */
+static int
+unit_of(const char *op)
+{
+	return strcmp(op, "Add") != 0 && strcmp(op, "Sub") != 0 && strcmp(op, "Or") != 0;
+}
+
+/* Whether every element of @c is @op's unit; UNIT_WRONG_ZERO when each is a zero and some has the
+ * sign that changes -0 (floating point). < 0 on error. */
+static int
+all_unit(scs_opt_ctx *ctx, const scs_opt_const *c, const char *op)
+{
+	double v[1024];
+	int one = unit_of(op), fl = is_float(c->dtype), wrong = 0, r;
+	int want_neg = strcmp(op, "Add") == 0;     /* Add keeps -0 with -0.0; Sub with +0.0 */
+
+	for (int64_t at = 0; at < c->n_elems; at += 1024) {
+		size_t k = (size_t)(c->n_elems - at < 1024 ? c->n_elems - at : 1024);
+
+		if ((r = scs_opt_read_doubles(ctx, c, (uint64_t)at, k, v)) < 0)
+			return r;
+		for (size_t i = 0; i < k; i++) {
+			if (v[i] != (one ? 1.0 : 0.0))
+				return UNIT_NO;
+			if (!one && fl && (signbit(v[i]) != 0) != want_neg)
+				wrong = 1;
+		}
+	}
+	return wrong ? UNIT_WRONG_ZERO : UNIT_YES;
+}
+
+/* Try input @ci of @node as the unit and the other as what remains: 1 done, 0 not, < 0 error. */
+static int
+try_side(scs_opt_ctx *ctx, int scope, Onnx__NodeProto *node, size_t ci)
+{
+	size_t xi = 1 - ci;
+	int64_t dims[SCS_INFER_MAX_RANK];
+	scs_opt_const c;
+	scs_vfacts f;
+	char why[512];
+	int r, at;
+
+	if ((r = scs_opt_constant(&c, ctx, scope, node->input[ci], why, sizeof(why))) <= 0)
+		return r;     /* not a constant: an ordinary node */
+	if (!scs_opt_readable(c.dtype))
+		return 0;
+	if (strcmp(node->op_type, "And") != 0 && strcmp(node->op_type, "Or") != 0 && c.dtype == SCS_DT_BOOL)
+		return 0;
+	if ((r = all_unit(ctx, &c, node->op_type)) <= 0)
+		return r;
+	if (r == UNIT_WRONG_ZERO)
+		return scs_opt_refuse(ctx, scope, node, "'%s' is 0 with the sign that turns -0.0 into +0.0 (x %s %s0.0 is "
+		    "not x for x = -0.0)", node->input[ci], strcmp(node->op_type, "Add") == 0 ? "+" : "-",
+		    strcmp(node->op_type, "Add") == 0 ? "+" : "-");
+	if (scs_opt_opset(ctx, scope, "") < 7)
+		return scs_opt_forward(ctx, scope, node, xi, 0);     /* the second fits the first: the first's shape */
+	if (c.rank > SCS_INFER_MAX_RANK)
+		return 0;
+	for (size_t i = 0; i < c.rank; i++)
+		dims[i] = scs_opt_const_dim(&c, i);
+	if ((r = scs_opt_facts(ctx, scope, node->input[xi], &f)) < 0)
+		return r;
+	switch (scs_opt_broadcast_keeps(&f, dims, c.rank, &at)) {
+	case 1:
+		return scs_opt_forward(ctx, scope, node, xi, 0);
+	case 0:
+		return scs_opt_refuse(ctx, scope, node, "'%s' broadcasts '%s' to another shape", node->input[ci],
+		    node->input[xi]);
+	default:
+		if (at < 0)
+			return scs_opt_refuse(ctx, scope, node, "the rank of '%s' is not known, so '%s' may broadcast it to "
+			    "another shape", node->input[xi], node->input[ci]);
+		return scs_opt_refuse(ctx, scope, node, "dim %d of '%s' is not known, so '%s' may broadcast it to another "
+		    "shape", at, node->input[xi], node->input[ci]);
+	}
+}
+
+static int
+one(scs_opt_ctx *ctx, int scope, Onnx__NodeProto *node, void *payload)
+{
+	int either = strcmp(node->op_type, "Sub") != 0 && strcmp(node->op_type, "Div") != 0 &&
+	    strcmp(node->op_type, "Pow") != 0;
+	int r;
+
+	(void)payload;
+	if (node->n_input != 2 || !node->input[0][0] || !node->input[1][0] || node->n_output != 1)
+		return 0;
+	if ((r = try_side(ctx, scope, node, 1)) != 0)
+		return r;
+	if (!either || scs_opt_opset(ctx, scope, "") < 7)
+		return 0;
+	return try_side(ctx, scope, node, 0);
+}
+
+int
+scs_opt_eliminate_nop_with_unit(scs_opt_ctx *ctx, int *changed)
+{
+	static const char *const ops[] = { "Add", "Sub", "Mul", "Div", "Pow", "And", "Or" };
+	int r;
+
+	for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++)
+		if ((r = scs_opt_each_op(ctx, ops[i], one, changed)) < 0)
+			return r;
+	return 0;
+}
