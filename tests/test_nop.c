@@ -122,8 +122,8 @@ Test(nop, eliminate_nop_expand)
 
 /*
  * onnxoptimizer leaves Neg, Cast, Identity; here both Adds of +0.0 stay
- * (x + 0.0 is +0.0 for x = -0.0) and so does Sub(+0.0, x) (it is not
- * Neg(x) for x = +0.0); everything else goes
+ * (x + 0.0 is +0.0 for x = -0.0) and Sub(+0.0, x) is not made Neg(x) (+0.0
+ * where Neg gives -0.0 for x = +0.0); everything else goes
  */
 Test(nop, eliminate_nop_with_unit_keeps_what_changes_minus_zero)
 {
@@ -141,6 +141,8 @@ Test(nop, eliminate_nop_with_unit_keeps_what_changes_minus_zero)
 	KEPT(g, "add1");
 	KEPT(g, "add2");
 	KEPT(g, "sub2");
+	cr_expect_str_eq(node_named(g, "sub2")->op_type, "Sub", "+0.0 - x is not Neg(x) for x = +0.0");
+	EXPECT_LEFT("sub2", "+0.0 - y is +0.0 for y = +0.0");
 	EXPECT_LEFT("add1", "turns -0.0 into +0.0");
 	EXPECT_LEFT("add2", "turns -0.0 into +0.0");
 	same("nop_with_unit.onnx", NULL);
@@ -239,9 +241,10 @@ Test(nop, flatten_by_axis_and_known_dims)
 }
 
 /*
- * x + (-0.0) and x - (+0.0) go, x + (+0.0) and x - (-0.0) stay; fed
- * -0.0, +0.0 and NaN the outputs (each read through Neg, which shows the
- * sign) are the same bytes
+ * x + (-0.0) and x - (+0.0) go, x + (+0.0) and x - (-0.0) stay; integer
+ * 0 - x becomes Neg(x), (+0.0) - x and (-0.0) - x stay (the second keeps a
+ * NaN's sign, Neg flips it); fed -0.0, +0.0 and NaN the outputs (read
+ * through Neg, which shows the sign) are the same bytes
  */
 Test(nop, unit_zero_by_its_sign)
 {
@@ -256,7 +259,11 @@ Test(nop, unit_zero_by_its_sign)
 	GONE(g, "add_neg_first");
 	GONE(g, "add_int");
 	GONE(g, "sub_int");
-	KEPT(g, "zero_minus");
+	cr_expect_str_eq(node_named(g, "zero_minus")->op_type, "Neg");
+	cr_expect_str_eq(node_named(g, "neg_zero_minus")->op_type, "Sub");
+	EXPECT_LEFT("neg_zero_minus", "-0.0 - y keeps the sign of a NaN y where Neg(y) flips it");
+	cr_expect_str_eq(node_named(g, "pos_zero_minus")->op_type, "Sub");
+	EXPECT_LEFT("pos_zero_minus", "+0.0 - y is +0.0 for y = +0.0 where Neg(y) is -0.0");
 	EXPECT_LEFT("add_pos", "x + +0.0 is not x for x = -0.0");
 	EXPECT_LEFT("sub_neg", "x - -0.0 is not x for x = -0.0");
 	snprintf(extra, sizeof(extra), "--feed-both 'X=%s'", npy);

@@ -47,7 +47,8 @@ Ours:
   unit_zero           float Add(X, +0.0) (stays), Add(X, -0.0) (goes),
                       Sub(X, +0.0) (goes), Sub(X, -0.0) (stays),
                       Add(-0.0, X) (goes), int64 Add(I, 0) and Sub(I, 0)
-                      (go), Sub(0, I) (stays); feeds with -0.0:
+                      (go), Sub(0, I) (Neg), Sub(-0.0, X) and
+                      Sub(+0.0, X) (stay); feeds with -0.0 and NaN:
                       nop_unit_zero.X.npy
   unit_shape          Mul(X [3,1], ones [3,4]) (bigger: stays),
                       Mul(X [2], ones [1,2]) (another rank: stays),
@@ -201,9 +202,11 @@ def our_cases(out):
           node("Add", ["nz", "X"], ["a5"], "add_neg_first"), node("Neg", ["a5"], ["Y5"], "r5"),
           node("Add", ["I", "iz"], ["b1"], "add_int"), node("Neg", ["b1"], ["Y6"], "r6"),
           node("Sub", ["I", "iz"], ["b2"], "sub_int"), node("Neg", ["b2"], ["Y7"], "r7"),
-          node("Sub", ["iz", "I"], ["b3"], "zero_minus"), node("Neg", ["b3"], ["Y8"], "r8")],
+          node("Sub", ["iz", "I"], ["b3"], "zero_minus"), node("Neg", ["b3"], ["Y8"], "r8"),
+          node("Sub", ["nz", "X"], ["a6"], "neg_zero_minus"), node("Neg", ["a6"], ["Y9"], "r9"),
+          node("Sub", ["pz", "X"], ["a7"], "pos_zero_minus"), node("Neg", ["a7"], ["Y10"], "r10")],
          [vi("X", F, (2, 3)), vi("I", I64, (2, 3))],
-         [vi("Y%d" % i, F if i <= 5 else I64, (2, 3)) for i in range(1, 9)],
+         [vi("Y%d" % i, I64 if i in (6, 7, 8) else F, (2, 3)) for i in range(1, 11)],
          [zf("pz", [0.0, 0.0, 0.0]), zf("nz", -0.0), init("iz", np.array(0, np.int64))])
     np.save(os.path.join(out, "nop_unit_zero.X.npy"),
             np.array([[-0.0, 0.0, 1.5], [-2.0, float("nan"), -0.0]], np.float32))

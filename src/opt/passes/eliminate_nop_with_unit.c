@@ -3,15 +3,21 @@
  * removed, its readers reading the other input, where that gives the same
  * bytes for every input (IEEE 754 arithmetic, round to nearest):
  *
- *   x * 1, 1 * x, x / 1, x ^ 1     x, every x (NaN stays NaN, -0 stays -0)
+ *   x * 1, 1 * x, x / 1, x ^ 1     x, every x (-0 stays -0)
  *   x + 0, 0 + x, x - 0            x for integers
  *   x + (-0.0), (-0.0) + x         x for floating point, every x
  *   x - (+0.0)                     x for floating point, every x
  *   x and true, x or false         x (bool)
  *
  * and refused otherwise, with the reason: for floating point x + (+0.0) is
- * +0.0 where x is -0.0, and so is x - (-0.0); 0 - x (which onnxoptimizer
- * turns into Neg) is not x. Every element of the constant must be the unit
+ * +0.0 where x is -0.0, and so is x - (-0.0). (A NaN x comes out NaN; its
+ * bits stay for a quiet NaN, a signaling one comes out quiet.) Sub(0, y)
+ * becomes Neg(y) (as onnxoptimizer does) where that is exact: for signed
+ * integers (0 - y wraps as Neg does), where ONNX Runtime has a Neg kernel
+ * for the type. For floating point it is refused: (+0.0) - y is +0.0 for
+ * y = +0.0 where Neg(y) is -0.0, and (-0.0) - y, equal to -y elsewhere,
+ * keeps the sign of a NaN y where Neg flips it. Every element of the
+ * constant must be the unit
  * (read in pieces). The constant must broadcast to the kept input's shape
  * (at most its rank, each dim 1 or the same as the input's known dim), so
  * that the output is neither bigger than the input nor of another rank;
@@ -26,6 +32,7 @@
 #include <string.h>
 
 #include "onnx/dtype.h"
+#include "opt/fuse.h"
 #include "opt/opt.h"
 
 enum { UNIT_NO, UNIT_YES, UNIT_WRONG_ZERO };
@@ -67,16 +74,43 @@ all_unit(scs_opt_ctx *ctx, const scs_opt_const *c, const char *op)
 	return wrong ? UNIT_WRONG_ZERO : UNIT_YES;
 }
 
+/* Constant @c (input @ci of @node) broadcasts to the other input's shape: 1 yes, 0 not (refused), < 0 error. */
+static int
+keeps_shape(scs_opt_ctx *ctx, int scope, Onnx__NodeProto *node, const scs_opt_const *c, size_t ci)
+{
+	const char *x = node->input[1 - ci];
+	int64_t dims[SCS_INFER_MAX_RANK];
+	scs_vfacts f;
+	int r, at;
+
+	if (c->rank > SCS_INFER_MAX_RANK)
+		return 0;
+	for (size_t i = 0; i < c->rank; i++)
+		dims[i] = scs_opt_const_dim(c, i);
+	if ((r = scs_opt_facts(ctx, scope, x, &f)) < 0)
+		return r;
+	switch (scs_opt_broadcast_keeps(&f, dims, c->rank, &at)) {
+	case 1:
+		return 1;
+	case 0:
+		return scs_opt_refuse(ctx, scope, node, "'%s' broadcasts '%s' to another shape", node->input[ci], x);
+	default:
+		if (at < 0)
+			return scs_opt_refuse(ctx, scope, node, "the rank of '%s' is not known, so '%s' may broadcast it to "
+			    "another shape", x, node->input[ci]);
+		return scs_opt_refuse(ctx, scope, node, "dim %d of '%s' is not known, so '%s' may broadcast it to another "
+		    "shape", at, x, node->input[ci]);
+	}
+}
+
 /* Try input @ci of @node as the unit and the other as what remains: 1 done, 0 not, < 0 error. */
 static int
 try_side(scs_opt_ctx *ctx, int scope, Onnx__NodeProto *node, size_t ci)
 {
 	size_t xi = 1 - ci;
-	int64_t dims[SCS_INFER_MAX_RANK];
 	scs_opt_const c;
-	scs_vfacts f;
 	char why[512];
-	int r, at;
+	int r;
 
 	if ((r = scs_opt_constant(&c, ctx, scope, node->input[ci], why, sizeof(why))) <= 0)
 		return r;     /* not a constant: an ordinary node */
@@ -92,25 +126,46 @@ try_side(scs_opt_ctx *ctx, int scope, Onnx__NodeProto *node, size_t ci)
 		    strcmp(node->op_type, "Add") == 0 ? "+" : "-");
 	if (scs_opt_opset(ctx, scope, "") < 7)
 		return scs_opt_forward(ctx, scope, node, xi, 0);     /* the second fits the first: the first's shape */
-	if (c.rank > SCS_INFER_MAX_RANK)
-		return 0;
-	for (size_t i = 0; i < c.rank; i++)
-		dims[i] = scs_opt_const_dim(&c, i);
-	if ((r = scs_opt_facts(ctx, scope, node->input[xi], &f)) < 0)
+	if ((r = keeps_shape(ctx, scope, node, &c, ci)) <= 0)
 		return r;
-	switch (scs_opt_broadcast_keeps(&f, dims, c.rank, &at)) {
-	case 1:
-		return scs_opt_forward(ctx, scope, node, xi, 0);
-	case 0:
-		return scs_opt_refuse(ctx, scope, node, "'%s' broadcasts '%s' to another shape", node->input[ci],
-		    node->input[xi]);
-	default:
-		if (at < 0)
-			return scs_opt_refuse(ctx, scope, node, "the rank of '%s' is not known, so '%s' may broadcast it to "
-			    "another shape", node->input[xi], node->input[ci]);
-		return scs_opt_refuse(ctx, scope, node, "dim %d of '%s' is not known, so '%s' may broadcast it to another "
-		    "shape", at, node->input[xi], node->input[ci]);
-	}
+	return scs_opt_forward(ctx, scope, node, xi, 0);
+}
+
+/* Sub(@node's first input, y) as Neg(y): 1 done, 0 not (or refused), < 0 error. */
+static int
+sub_from_zero(scs_opt_ctx *ctx, int scope, Onnx__NodeProto *node)
+{
+	scs_opt_const c;
+	Onnx__NodeProto *neg;
+	char why[512];
+	int r = 0;
+
+	if (scs_opt_opset(ctx, scope, "") < 7 || (r = scs_opt_constant(&c, ctx, scope, node->input[0], why,
+	    sizeof(why))) <= 0)
+		return r < 0 ? r : 0;
+	if (!scs_opt_readable(c.dtype) || (!is_float(c.dtype) && c.dtype != SCS_DT_INT8 && c.dtype != SCS_DT_INT16 &&
+	    c.dtype != SCS_DT_INT32 && c.dtype != SCS_DT_INT64))
+		return 0;     /* Neg takes no unsigned type */
+	if ((r = all_unit(ctx, &c, "Add")) <= 0)     /* Add's unit: 0, and -0.0 in floating point */
+		return r;
+	if (r == UNIT_WRONG_ZERO)
+		return scs_opt_refuse(ctx, scope, node, "'%s' is +0.0, and +0.0 - y is +0.0 for y = +0.0 where Neg(y) is "
+		    "-0.0", node->input[0]);
+	if (is_float(c.dtype))
+		return scs_opt_refuse(ctx, scope, node, "'%s' is -0.0, and -0.0 - y keeps the sign of a NaN y where Neg(y) "
+		    "flips it", node->input[0]);
+	if ((r = keeps_shape(ctx, scope, node, &c, 0)) <= 0)
+		return r;
+	if (!scs_fuse_ort_kernel(ctx, scope, "Neg", "T", c.dtype, why, sizeof(why)))
+		return scs_opt_refuse(ctx, scope, node, "as Neg: %s", why);
+	if ((neg = scs_opt_node_new("Neg", node->name, (const char *const *)&node->input[1], 1,
+	    (const char *const *)node->output, 1)) == NULL)
+		return scs_err_set(SCS_ENOMEM, "optimizer: cannot make a Neg node");
+	if ((r = scs_opt_insert_node(ctx, scope, node, neg)) < 0 || (r = scs_opt_drop_node(ctx, scope, node)) < 0)
+		return r;
+	r = scs_opt_did(ctx, scope, node, "now Neg('%s'): '%s' is all zeros of the sign that keeps every y",
+	    node->input[1], node->input[0]);
+	return r < 0 ? r : 1;
 }
 
 static int
@@ -125,6 +180,8 @@ one(scs_opt_ctx *ctx, int scope, Onnx__NodeProto *node, void *payload)
 		return 0;
 	if ((r = try_side(ctx, scope, node, 1)) != 0)
 		return r;
+	if (strcmp(node->op_type, "Sub") == 0)
+		return sub_from_zero(ctx, scope, node);
 	if (!either || scs_opt_opset(ctx, scope, "") < 7)
 		return 0;
 	return try_side(ctx, scope, node, 0);
