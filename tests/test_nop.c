@@ -277,6 +277,7 @@ Test(nop, unit_that_broadcasts_stays_and_every_element_is_read)
 {
 	Onnx__ModelProto *m = optimize("nop_unit_shape.onnx", "eliminate_nop_with_unit");
 	Onnx__GraphProto *g = m->graph;
+	char *npy = fixture("nop_unit_shape.L.npy"), extra[1024];
 
 	KEPT(g, "grow");
 	KEPT(g, "rank");
@@ -290,7 +291,12 @@ Test(nop, unit_that_broadcasts_stays_and_every_element_is_read)
 	EXPECT_LEFT("grow", "'ones34' broadcasts 'X31' to another shape");
 	EXPECT_LEFT("rank", "'ones12' broadcasts 'X2' to another shape");
 	EXPECT_LEFT("unknown_n", "dim 0 of 'N' is not known");
+	KEPT(g, "pow_i64");
+	EXPECT_LEFT("pow_i64", "the element type of 'L' is int64");
+	snprintf(extra, sizeof(extra), "--feed-both 'L=%s'", npy);
+	same("nop_unit_shape.onnx", extra);
 	same("nop_unit_shape.onnx", NULL);
+	free(npy);
 	free_proto(m);
 }
 

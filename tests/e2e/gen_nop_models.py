@@ -56,7 +56,9 @@ Ours:
                       not known: stays), Div(one, X) (stays), float16
                       Mul by 1 in int32_data (goes), Pow(X, int64 1) (goes),
                       Mul by 1600 ones in float_data (goes), Mul by 1599 ones
-                      and a 2 at the end (stays)
+                      and a 2 at the end (stays), Pow(int64 L, 1) (stays:
+                      ONNX Runtime rounds it through double; feed
+                      nop_unit_shape.L.npy holds 3431000368545368591)
   unit_op6            opset 6 Mul(X [2,3], one [3], broadcast=1) (goes; IR 3;
                       ONNX Runtime has no Mul before opset 7: not run)
   idempotent          Relu -> Relu (second goes), Ceil -> Ceil whose first is
@@ -219,17 +221,20 @@ def our_cases(out):
           node("Mul", ["H", "h_one"], ["m6"], "half"), node("Relu", ["m6"], ["Y6"], "r6"),
           node("Pow", ["X2", "i_one"], ["m7"], "pow_int"), node("Relu", ["m7"], ["Y7"], "r7"),
           node("Mul", ["B", "big_ones"], ["m8"], "big"), node("Relu", ["m8"], ["Y8"], "r8"),
-          node("Mul", ["B", "big_last2"], ["m9"], "big_last"), node("Relu", ["m9"], ["Y9"], "r9")],
+          node("Mul", ["B", "big_last2"], ["m9"], "big_last"), node("Relu", ["m9"], ["Y9"], "r9"),
+          node("Pow", ["L", "i_one"], ["m10"], "pow_i64"), node("Neg", ["m10"], ["Y10"], "r10")],
          [vi("X31", F, (3, 1)), vi("X2", F, (2,)), vi("N", F, ("n", 3)), vi("H", TensorProto.FLOAT16, (2, 2)),
-          vi("B", F, (40, 40))],
+          vi("B", F, (40, 40)), vi("L", I64, (2,))],
          [vi("Y1", F, (3, 4)), vi("Y2", F, (1, 2)), vi("Y3", F, ("n", 3)), vi("Y4", F, (2, 3)), vi("Y5", F, (2,)),
-          vi("Y6", TensorProto.FLOAT16, (2, 2)), vi("Y7", F, (2,)), vi("Y8", F, (40, 40)), vi("Y9", F, (40, 40))],
+          vi("Y6", TensorProto.FLOAT16, (2, 2)), vi("Y7", F, (2,)), vi("Y8", F, (40, 40)), vi("Y9", F, (40, 40)),
+          vi("Y10", I64, (2,))],
          [zf("ones34", np.ones((3, 4))), zf("ones12", np.ones((1, 2))), zf("ones3", np.ones(3)),
           zf("ones23", np.ones((2, 3))), zf("one", 1.0),
           typed("h_one", TensorProto.FLOAT16, [], [1.0]),
           init("i_one", np.array(1, np.int64)),
           typed("big_ones", F, [40, 40], [1.0] * 1600),
           typed("big_last2", F, [40, 40], [1.0] * 1599 + [2.0])])
+    np.save(os.path.join(out, "nop_unit_shape.L.npy"), np.array([3431000368545368591, -7], np.int64))
     save(out, "unit_op6",
          [node("Mul", ["X", "one3"], ["m"], "mul_bcast", broadcast=1), node("Relu", ["m"], ["Y"], "relu")],
          [vi("X", F, (2, 3)), vi("one3", F, (3,))], [vi("Y", F, (2, 3))], [zf("one3", [1, 1, 1])], opset=6)

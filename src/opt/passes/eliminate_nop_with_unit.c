@@ -3,7 +3,9 @@
  * removed, its readers reading the other input, where that gives the same
  * bytes for every input (IEEE 754 arithmetic, round to nearest):
  *
- *   x * 1, 1 * x, x / 1, x ^ 1     x, every x (-0 stays -0)
+ *   x * 1, 1 * x, x / 1, x ^ 1     x, every x (-0 stays -0); x ^ 1 only for
+ *                                  floating point and int32 x (ONNX Runtime
+ *                                  takes int64 through double)
  *   x + 0, 0 + x, x - 0            x for integers
  *   x + (-0.0), (-0.0) + x         x for floating point, every x
  *   x - (+0.0)                     x for floating point, every x
@@ -74,6 +76,26 @@ all_unit(scs_opt_ctx *ctx, const scs_opt_const *c, const char *op)
 	return wrong ? UNIT_WRONG_ZERO : UNIT_YES;
 }
 
+/*
+ * Pow's base is of a type ONNX Runtime raises to the power 1 exactly: 1 yes,
+ * 0 not (refused), < 0 error. It computes Pow of int64 (and uint64) through
+ * double, so a base past 2^53 comes out rounded: x ^ 1 is not x there (seen:
+ * 3431000368545368591 ^ 1 gives 3431000368545368576).
+ */
+static int
+pow_base_exact(scs_opt_ctx *ctx, int scope, Onnx__NodeProto *node)
+{
+	scs_vfacts f;
+	int r;
+
+	if ((r = scs_opt_facts(ctx, scope, node->input[0], &f)) < 0)
+		return r;
+	if (is_float(f.elem) || f.elem == SCS_DT_INT32)
+		return 1;
+	return scs_opt_refuse(ctx, scope, node, "the element type of '%s' is %s: ONNX Runtime computes Pow of it through "
+	    "double, so x ^ 1 rounds x past 2^53", node->input[0], f.elem > 0 ? scs_dtype_name(f.elem) : "not known");
+}
+
 /* Constant @c (input @ci of @node) broadcasts to the other input's shape: 1 yes, 0 not (refused), < 0 error. */
 static int
 keeps_shape(scs_opt_ctx *ctx, int scope, Onnx__NodeProto *node, const scs_opt_const *c, size_t ci)
@@ -119,6 +141,8 @@ try_side(scs_opt_ctx *ctx, int scope, Onnx__NodeProto *node, size_t ci)
 	if (strcmp(node->op_type, "And") != 0 && strcmp(node->op_type, "Or") != 0 && c.dtype == SCS_DT_BOOL)
 		return 0;
 	if ((r = all_unit(ctx, &c, node->op_type)) <= 0)
+		return r;
+	if (strcmp(node->op_type, "Pow") == 0 && (r = pow_base_exact(ctx, scope, node)) <= 0)
 		return r;
 	if (r == UNIT_WRONG_ZERO)
 		return scs_opt_refuse(ctx, scope, node, "'%s' is 0 with the sign that turns -0.0 into +0.0 (x %s %s0.0 is "
