@@ -357,6 +357,19 @@ Test(nop, slice_that_keeps_everything)
 	free_proto(m);
 }
 
+/* a model ONNX Runtime refuses is left so (not made one it runs) */
+Test(nop, what_the_runtime_refuses_stays)
+{
+	Onnx__ModelProto *m = optimize("nop_bad.onnx", NULL);
+	char *text;
+
+	KEPT(m->graph, "cat_scalar");
+	KEPT(m->graph, "split_axis5");
+	cr_assert_eq(onnx_check(&text, out), 0, "%s", text);
+	free(text);
+	free_proto(m);
+}
+
 /* the default set reaches Loop and If bodies */
 Test(nop, nested_bodies)
 {

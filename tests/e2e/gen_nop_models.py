@@ -9,7 +9,7 @@ Usage:
 
 Needs python3-onnx and python3-numpy. Models are ir_version 8, opset 13
 unless named otherwise; each passes onnx.checker.check_model and runs in
-ONNX Runtime (but unit_op6). The graphs of onnxoptimizer's own test cases
+ONNX Runtime (but unit_op6 and bad). The graphs of onnxoptimizer's own test cases
 (onnxoptimizer/test/optimizer_test.py) come first, under the names of
 those tests; the others add the cases its tests leave out. Each NAME
 below is written as nop_NAME.onnx. The output is deterministic.
@@ -75,6 +75,8 @@ Ours:
                       (stays)
   slice_op9           opset 9 Slice with attributes: axis 1 [0, 3) of
                       [2,3] (goes), axis 1 [1, 3) (stays)
+  bad                 what ONNX Runtime refuses stays so: Concat of a scalar,
+                      Split on axis 5 of [2,3] (not run)
   nested              a Loop whose body holds Concat of one input, Split of
                       one output, Mul by a scalar 1, Relu -> Relu; an If
                       whose branch holds Flatten axis 1 of [2,3] (declared)
@@ -274,6 +276,10 @@ def our_cases(out):
          [node("Slice", ["X"], ["l1"], "attr_whole", starts=[0], ends=[3], axes=[1]), node("Relu", ["l1"], ["Y1"], "r1"),
           node("Slice", ["X"], ["l2"], "attr_cuts", starts=[1], ends=[3], axes=[1]), node("Relu", ["l2"], ["Y2"], "r2")],
          [vi("X", F, (2, 3))], [vi("Y1", F, (2, 3)), vi("Y2", F, (2, 2))], opset=9)
+    save(out, "bad",
+         [node("Concat", ["S"], ["c"], "cat_scalar", axis=0), node("Neg", ["c"], ["Y1"], "n1"),
+          node("Split", ["X"], ["s"], "split_axis5", axis=5), node("Neg", ["s"], ["Y2"], "n2")],
+         [vi("S", F, ()), vi("X", F, (2, 3))], [vi("Y1", F, ()), vi("Y2", F, (2, 3))])
     # a Loop of 2 iterations; its body's no-ops read the carried value
     body = helper.make_graph(
         [node("Concat", ["v_in"], ["b1"], "body_cat", axis=0), node("Split", ["b1"], ["b2"], "body_split", axis=0),

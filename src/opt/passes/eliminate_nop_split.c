@@ -3,7 +3,8 @@
  * the input). With split sizes given (the `split` attribute before opset
  * 13, the second input from opset 13, or either in opset 1) the one size
  * must be the input's dim on the axis, known (declarations, constants,
- * inference); a size that differs is a model ONNX Runtime refuses, left so.
+ * inference); a size that differs, or an axis out of the known rank, is a
+ * model ONNX Runtime refuses, left so.
  *
  * SPDX-License-Identifier: MIT
  */
@@ -44,7 +45,7 @@ one(scs_opt_ctx *ctx, int scope, Onnx__NodeProto *node, void *payload)
 {
 	int64_t axis = scs_attr_int(node, "axis", 0), size = 0;
 	scs_vfacts f;
-	int r;
+	int r, r2;
 
 	(void)payload;
 	if (node->n_input < 1 || !node->input[0][0] || node->n_output != 1 || !node->output[0][0])
@@ -53,15 +54,15 @@ one(scs_opt_ctx *ctx, int scope, Onnx__NodeProto *node, void *payload)
 		return 0;
 	if ((r = split_size(ctx, scope, node, &size)) < 0 || r == 2)
 		return r < 0 ? r : 0;
+	if ((r2 = scs_opt_facts(ctx, scope, node->input[0], &f)) < 0)
+		return r2;
+	if (f.rank >= 0 && (axis < -f.rank || axis >= f.rank))
+		return 0;     /* an axis out of range (or a scalar): ONNX Runtime refuses it, leave it so */
 	if (r == 1) {
-		if ((r = scs_opt_facts(ctx, scope, node->input[0], &f)) < 0)
-			return r;
 		if (f.rank < 0)
 			return scs_opt_refuse(ctx, scope, node, "the rank of '%s' is not known", node->input[0]);
 		if (axis < 0)
 			axis += f.rank;
-		if (axis < 0 || axis >= f.rank)
-			return 0;
 		if (f.dims[axis] < 0)
 			return scs_opt_refuse(ctx, scope, node, "dim %d of '%s' is not known, so the split of %lld need not "
 			    "be all of it", (int)axis, node->input[0], (long long)size);
