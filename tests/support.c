@@ -633,3 +633,4 @@ report_left_has(const scs_report *rep, const char *node, const char *what)
 			return 1;
 	return 0;
 }
+

@@ -141,6 +141,8 @@ const scs_ortkernel scs_ortkernels_table[] = {
 	{ "MatMul", 1, 8, TV1("T", F64 | F32), 0, NULL },
 	{ "MatMul", 9, 12, TV1("T", NUM6), 0, NULL },
 	{ "MatMul", 13, 0, TV1("T", NUM6), 0, NULL },
+	{ "Neg", 6, 12, TV1("T", F64 | F32 | I16 | I32 | I64 | I8), 0, NULL },
+	{ "Neg", 13, 0, TV1("T", F64 | F32 | I16 | I32 | I64 | I8), 0, NULL },
 	{ "NegativeLogLikelihoodLoss", 0, 0, { { NULL, 0 } }, 0, NULL },
 	{ "NonZero", 9, 12, TV1("T", BOOL | F32 | I32 | I64 | U8), 0, NULL },
 	{ "NonZero", 13, 0, TV1("T", BOOL | F32 | I32 | I64 | U8), 0, NULL },

@@ -291,6 +291,16 @@ int scs_opt_facts(scs_opt_ctx *ctx, int scope, const char *name, scs_vfacts *out
  */
 int scs_opt_declare(Onnx__ValueInfoProto **out, scs_opt_ctx *ctx, const char *name);
 
+/*
+ * Whether broadcasting a value of @n dims @dims against a value with facts
+ * @x (as Add, Expand, ... do) leaves @x's shape: 1 when it does (n <= the
+ * rank, each dim 1 or the same as @x's known dim); 0 when it provably does
+ * not (more dims, or a dim other than 1 where @x's known dim differs); -1
+ * when that depends on what is not known: *@at is the dim of @x (counted
+ * from the front) whose size is not known, or -1 for its rank.
+ */
+int scs_opt_broadcast_keeps(const scs_vfacts *x, const int64_t *dims, size_t n, int *at);
+
 /* A constant value: an initializer (not a graph input) or a Constant node's value. */
 typedef struct scs_opt_const {
 	Onnx__TensorProto *t;               /* the tensor; NULL for value_float(s) / value_int(s) */

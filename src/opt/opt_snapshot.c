@@ -762,3 +762,28 @@ scs_opt_declare(Onnx__ValueInfoProto **out, scs_opt_ctx *ctx, const char *name)
 		return scs_err_set(SCS_ENOMEM, "optimizer: cannot declare '%s'", name);
 	return 1;
 }
+
+int
+scs_opt_broadcast_keeps(const scs_vfacts *x, const int64_t *dims, size_t n, int *at)
+{
+	*at = -1;
+	if (n == 0)
+		return 1;
+	if (x->rank < 0)
+		return -1;
+	if (n > (size_t)x->rank)
+		return 0;
+	for (size_t i = 0; i < n; i++) {
+		int k = x->rank - (int)n + (int)i;
+
+		if (dims[i] == 1)
+			continue;
+		if (x->dims[k] < 0) {
+			*at = k;
+			return -1;
+		}
+		if (x->dims[k] != dims[i])
+			return 0;
+	}
+	return 1;
+}
