@@ -217,4 +217,40 @@ int scs_fuse_put_input(const char **name, scs_opt_ctx *ctx, int scope, Onnx__Nod
 /* Drop constant @c (read as @name) when no live reader but those of @gone is left and it is no graph output. */
 int scs_fuse_drop_unread(scs_opt_ctx *ctx, const scs_opt_const *c, const char *name, const Onnx__NodeProto *gone);
 
+/* ---- a Pad folded into the node it feeds (fuse_pad_into_conv, fuse_pad_into_pool) ---- */
+
+#define SCS_FUSE_PAD_MAX_RANK 16
+
+typedef struct scs_fuse_pad {
+	Onnx__NodeProto *pad;
+	size_t rank;                        /* of the padded data */
+	int64_t pads[2 * SCS_FUSE_PAD_MAX_RANK];   /* every axis: the begins, then the ends */
+	double value;                       /* the constant it pads with (0 when left out) */
+	int value_dtype;                    /* its element type; 0 for the attribute of opsets before 11 */
+	scs_opt_const c[3];                 /* pads, constant_value, axes when inputs (have[k]) */
+	int have[3];
+} scs_fuse_pad;
+
+/*
+ * 1 and *out when input 0 of @node (scope @scope, data of rank @rank)
+ * is made by a Pad in mode "constant" whose pads (the attribute before
+ * opset 11, else a constant input, with the constant axes input from
+ * opset 18) and constant value are known, whose output @node alone
+ * reads and is no graph output, with no negative pad and no pad on the
+ * first two axes (batch and channels). 0 when there is no Pad, or when
+ * there is one but it may not be folded (the refusal is reported by
+ * @node, with the reason). < 0 on error.
+ */
+int scs_fuse_pad_source(scs_fuse_pad *out, scs_opt_ctx *ctx, int scope, Onnx__NodeProto *node, size_t rank);
+
+/*
+ * Fold @p into @node: its "pads" attribute (spatial axes: begins, then
+ * ends) gets the Pad's, it reads the Pad's input, the Pad and its
+ * constants nothing else reads are dropped; reported.
+ */
+int scs_fuse_pad_apply(scs_opt_ctx *ctx, int scope, Onnx__NodeProto *node, const scs_fuse_pad *p);
+
+/* 1 when the spatial pads @node's "pads" attribute would hold with @p folded in are each below its kernel_shape's. */
+int scs_fuse_pad_below_kernel(const Onnx__NodeProto *node, const scs_fuse_pad *p, char *why, size_t why_len);
+
 #endif

@@ -1,0 +1,416 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: MIT
+"""Generate the models of the padfuse suite (tests/test_padfuse.c): a Pad
+folded into the Conv or pool it feeds, Where(Not(c), x, y) rewritten, and
+the rewrites ONNX Runtime's basic level makes that stay standard ONNX.
+
+Usage:
+    /usr/bin/python3 gen_padfuse_models.py OUTDIR
+
+Needs python3-onnx and python3-numpy. Models are ir_version 8 unless named
+otherwise; the output is
+deterministic (python3-onnx's checker knows opsets up to 17: the newer
+models are checked in ONNX Runtime alone). A model holds several cases side by side, each with its own
+input X_<case> and output Z_<case>, so that a test finds a case's last node
+by its output. The cases named after onnxoptimizer's tests
+(onnxoptimizer/test/optimizer_test.py) build the same graphs, with the pads
+an initializer that is no graph input (an overridable default is a case of
+its own) and the weights initializers.
+
+Files:
+
+  pad_conv10    opset 10, pads attribute: 2-D (c2d) -> Conv pads [0,0,1,1];
+                1-D (c1d) -> [1,1]; Conv with pads [1,1,0,0] (cexist) ->
+                [1,1,1,1]; refused: a pad on the channels (rfeat), a negative
+                pad (rneg), mode reflect (rrefl), value 1.5 (rval)
+  pad_conv2     opset 2 and 1: the pads attribute; "paddings" at opset 1
+                (pad_conv1)
+  pad_conv11    opset 11, pads input: no value (c2d), value 0 (cval0), 1-D
+                (c1d), Conv pads (cexist); refused: value 25 (rval), value -0
+                (rnegz), a pad on the channels (rfeat), negative (rneg),
+                reflect (rrefl), edge (redge), pads a graph input with a
+                default (rdflt, IR 4), pads computed (rcomp), the Pad read by a
+                Relu too (rtwo), the Pad a graph output (rout), Conv auto_pad
+                SAME_UPPER (rauto), a pad on the batch (rbatch)
+  pad_conv13    opset 13, typed encodings: pads in int64_data, the value a
+                Constant node in float_data (ctyped); pads and value Constant
+                nodes of raw data (cconst); strides and dilations (cstride)
+  pad_conv18    opset 18, axes input: axes [2,3] (caxes), axes [-1] (cneg),
+                axes [3,2] (cswap); refused: axes [1] with a pad
+                (raxch)
+  pad_conv19    opset 19: mode wrap refused (rwrap); a plain case (c2d)
+  pad_conv21    opset 21: c2d, and a 3-D Conv (c3d)
+  pad_pool      opset 13 MaxPool and AveragePool: MaxPool after a Pad of -inf
+                (cmax), AveragePool after a Pad of 0 (cavg), AveragePool whose
+                own pads count (cavgcnt), uint8 MaxPool after a Pad of 0 (cu8),
+                int8 MaxPool after -128 (ci8); refused: MaxPool after a Pad of
+                0 (rmax0), AveragePool after a Pad of 1 (ravg1), AveragePool
+                whose own pads do not count (ravgown), ceil_mode (rceil),
+                MaxPool Indices named (ridx), a pad not below the kernel
+                (rbig), int8 MaxPool after 0 (ri8), auto_pad SAME_LOWER (rauto)
+  pad_pool10    opset 10: MaxPool after a Pad of -inf (cmax), AveragePool (cavg)
+  pad_pool6     opset 6: AveragePool refused (no count_include_pad), MaxPool
+                fused (cmax)
+  pad_nested    opset 13: Pad -> Conv in an If's branches (pads and weight from
+                the main graph), Pad -> MaxPool in a Loop body
+  where         opset 13 (and where9, opset 9): Where(Not(c), x, y) (c1); one
+                Not read by two Where (c2); refused: Not a graph output too
+                (rout), Not read by an And too (rand), Not read by a Where in
+                a Loop body (rnest); Not -> Where inside an If branch (cif)
+"""
+
+import os
+import sys
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+FLOAT = TensorProto.FLOAT
+RNG = np.random.RandomState(23)
+
+
+def vi(name, elem, shape):
+    return helper.make_tensor_value_info(name, elem, shape)
+
+
+def init(name, array):
+    return numpy_helper.from_array(np.asarray(array), name)
+
+
+def i64(name, vals):
+    return init(name, np.array(vals, dtype=np.int64))
+
+
+def weights(name, shape):
+    return init(name, RNG.uniform(-1, 1, size=shape).astype(np.float32))
+
+
+class Graph:
+    """Cases side by side: nodes, initializers, inputs, outputs."""
+
+    def __init__(self):
+        self.nodes, self.inits, self.inputs, self.outputs = [], [], [], []
+
+    def case(self, c, xshape, zshape, pad_nodes, op_nodes, inits=(), elem=FLOAT, extra_inputs=()):
+        self.inputs.append(vi("X_" + c, elem, xshape))
+        self.inputs.extend(extra_inputs)
+        self.outputs.append(vi("Z_" + c, elem, zshape))
+        self.nodes.extend(pad_nodes)
+        self.nodes.extend(op_nodes)
+        self.inits.extend(inits)
+
+    def model(self, opset, name, ir=8):
+        inputs = list(self.inputs)
+        if ir < 4:
+            # before IR 4 every initializer is also a graph input
+            inputs += [vi(t.name, t.data_type, list(t.dims)) for t in self.inits]
+        g = helper.make_graph(self.nodes, name, inputs, self.outputs, self.inits)
+        m = helper.make_model(g, producer_name="scs4onnx-c-gen_padfuse_models",
+                              opset_imports=[helper.make_opsetid("", opset)])
+        m.ir_version = ir
+        return m
+
+
+def save(model, outdir, name):
+    path = os.path.join(outdir, name + ".onnx")
+    with open(path, "wb") as fh:
+        fh.write(model.SerializeToString())
+    if max(o.version for o in model.opset_import if o.domain in ("", "ai.onnx")) <= 17:
+        onnx.checker.check_model(path)   # python3-onnx's checker knows opsets up to 17
+
+
+def pad_attr(c, pads, mode="constant", value=None, key="pads"):
+    kw = {key: pads, "mode": mode}
+    if value is not None:
+        kw["value"] = value
+    return [helper.make_node("Pad", ["X_" + c], ["P_" + c], name="pad_" + c, **kw)]
+
+
+def pad_in(c, pads, mode="constant", value=None, axes=None, value_dt=np.float32):
+    """A Pad of opset 11+: pads (and value, axes) initializers named after the case."""
+    ins = ["X_" + c, "pads_" + c]
+    inits = [i64("pads_" + c, pads)]
+    if value is not None or axes is not None:
+        if value is None:
+            ins.append("")
+        else:
+            ins.append("value_" + c)
+            inits.append(init("value_" + c, np.array(value, dtype=value_dt)))
+    if axes is not None:
+        ins.append("axes_" + c)
+        inits.append(i64("axes_" + c, axes))
+    kw = {} if mode == "constant" else {"mode": mode}
+    return [helper.make_node("Pad", ins, ["P_" + c], name="pad_" + c, **kw)], inits
+
+
+def conv(c, wshape, **attrs):
+    return ([helper.make_node("Conv", ["P_" + c, "W_" + c], ["Z_" + c], name="conv_" + c, **attrs)],
+            [weights("W_" + c, wshape)])
+
+
+def add_conv(g, c, xshape, zshape, pad_nodes, pad_inits, wshape, **attrs):
+    nodes, inits = conv(c, wshape, **attrs)
+    g.case(c, xshape, zshape, pad_nodes, nodes, list(pad_inits) + inits)
+
+
+# ------------------------------------------------------------------ Conv
+def gen_conv10(outdir):
+    g = Graph()
+    add_conv(g, "c2d", (1, 5, 2, 2), (1, 16, 1, 1), pad_attr("c2d", [0, 0, 0, 0, 0, 0, 1, 1]), [], (16, 5, 3, 3))
+    add_conv(g, "c1d", (1, 5, 30), (1, 16, 1), pad_attr("c1d", [0, 0, 1, 0, 0, 1]), [], (16, 5, 32))
+    add_conv(g, "cexist", (1, 5, 2, 2), (1, 16, 1, 1), pad_attr("cexist", [0, 0, 0, 0, 0, 0, 1, 1]), [],
+             (16, 5, 4, 4), pads=[1, 1, 0, 0])
+    add_conv(g, "rfeat", (1, 4, 3, 3), (1, 16, 1, 1), pad_attr("rfeat", [0, 1, 0, 0, 0, 0, 0, 0]), [], (16, 5, 3, 3))
+    add_conv(g, "rneg", (1, 5, 4, 4), (1, 16, 1, 1), pad_attr("rneg", [0, 0, 0, 0, 0, 0, -1, -1]), [],
+             (16, 5, 3, 3))
+    add_conv(g, "rrefl", (1, 5, 2, 2), (1, 16, 1, 1), pad_attr("rrefl", [0, 0, 0, 0, 0, 0, 1, 1], mode="reflect"),
+             [], (16, 5, 2, 2))
+    add_conv(g, "rval", (1, 5, 2, 2), (1, 16, 1, 1), pad_attr("rval", [0, 0, 0, 0, 0, 0, 1, 1], value=1.5), [],
+             (16, 5, 3, 3))
+    save(g.model(10, "pad_conv10"), outdir, "pad_conv10")
+    for opset, key in ((2, "pads"), (1, "paddings")):
+        g = Graph()
+        add_conv(g, "c2d", (1, 5, 3, 3), (1, 4, 3, 3), pad_attr("c2d", [0, 0, 1, 1, 0, 0, 1, 1], key=key), [],
+                 (4, 5, 3, 3))
+        save(g.model(opset, "pad_conv%d" % opset, ir=3), outdir, "pad_conv%d" % opset)
+
+
+def gen_conv11(outdir):
+    g = Graph()
+    add_conv(g, "c2d", (1, 5, 2, 2), (1, 16, 1, 1), *pad_in("c2d", [0, 0, 0, 0, 0, 0, 1, 1]), (16, 5, 3, 3))
+    add_conv(g, "cval0", (1, 5, 2, 2), (1, 16, 1, 1), *pad_in("cval0", [0, 0, 0, 0, 0, 0, 1, 1], value=0.0),
+             (16, 5, 3, 3))
+    add_conv(g, "c1d", (1, 5, 30), (1, 16, 1), *pad_in("c1d", [0, 0, 1, 0, 0, 1]), (16, 5, 32))
+    add_conv(g, "cexist", (1, 5, 2, 2), (1, 16, 1, 1), *pad_in("cexist", [0, 0, 0, 0, 0, 0, 1, 1]), (16, 5, 4, 4),
+             pads=[1, 1, 0, 0])
+    add_conv(g, "rval", (1, 5, 2, 2), (1, 16, 1, 1), *pad_in("rval", [0, 0, 0, 0, 0, 0, 1, 1], value=25.0),
+             (16, 5, 3, 3))
+    add_conv(g, "rnegz", (1, 5, 2, 2), (1, 16, 1, 1), *pad_in("rnegz", [0, 0, 0, 0, 0, 0, 1, 1], value=-0.0),
+             (16, 5, 3, 3))
+    add_conv(g, "rfeat", (1, 4, 3, 3), (1, 16, 1, 1), *pad_in("rfeat", [0, 1, 0, 0, 0, 0, 0, 0]), (16, 5, 3, 3))
+    add_conv(g, "rbatch", (1, 5, 3, 3), (2, 16, 1, 1), *pad_in("rbatch", [0, 0, 0, 0, 1, 0, 0, 0]), (16, 5, 3, 3))
+    add_conv(g, "rneg", (1, 5, 4, 4), (1, 16, 1, 1), *pad_in("rneg", [0, 0, 0, 0, 0, 0, -1, -1]), (16, 5, 3, 3))
+    add_conv(g, "rrefl", (1, 5, 2, 2), (1, 16, 1, 1), *pad_in("rrefl", [0, 0, 0, 0, 0, 0, 1, 1], mode="reflect"),
+             (16, 5, 3, 3))
+    add_conv(g, "redge", (1, 5, 2, 2), (1, 16, 1, 1), *pad_in("redge", [0, 0, 0, 0, 0, 0, 1, 1], mode="edge"),
+             (16, 5, 3, 3))
+    add_conv(g, "rauto", (1, 5, 2, 2), (1, 16, 3, 3), *pad_in("rauto", [0, 0, 0, 0, 0, 0, 1, 1]), (16, 5, 3, 3),
+             auto_pad="SAME_UPPER")
+    # the pads computed: Identity of a constant
+    nodes, inits = pad_in("rcomp", [0, 0, 0, 0, 0, 0, 1, 1])
+    nodes[0].input[1] = "pads_rcomp_id"
+    nodes.insert(0, helper.make_node("Identity", ["pads_rcomp"], ["pads_rcomp_id"]))
+    add_conv(g, "rcomp", (1, 5, 2, 2), (1, 16, 1, 1), nodes, inits, (16, 5, 3, 3))
+    # the Pad read twice; the Pad a graph output
+    nodes, inits = pad_in("rtwo", [0, 0, 0, 0, 0, 0, 1, 1])
+    nodes.append(helper.make_node("Relu", ["P_rtwo"], ["R_rtwo"]))
+    add_conv(g, "rtwo", (1, 5, 2, 2), (1, 16, 1, 1), nodes, inits, (16, 5, 3, 3))
+    g.outputs.append(vi("R_rtwo", FLOAT, (1, 5, 3, 3)))
+    add_conv(g, "rout", (1, 5, 2, 2), (1, 16, 1, 1), *pad_in("rout", [0, 0, 0, 0, 0, 0, 1, 1]), (16, 5, 3, 3))
+    g.outputs.append(vi("P_rout", FLOAT, (1, 5, 3, 3)))
+    # pads a graph input with a default
+    add_conv(g, "rdflt", (1, 5, 2, 2), (1, 16, 1, 1), *pad_in("rdflt", [0, 0, 0, 0, 0, 0, 1, 1]), (16, 5, 3, 3))
+    g.inputs.append(vi("pads_rdflt", TensorProto.INT64, (8,)))
+    save(g.model(11, "pad_conv11"), outdir, "pad_conv11")
+
+
+def gen_conv13(outdir):
+    g = Graph()
+    # typed encodings: pads in int64_data, the value a Constant node in float_data
+    pads = helper.make_tensor("pads_ctyped", TensorProto.INT64, (8,), [0, 0, 1, 0, 0, 0, 1, 2])
+    value = helper.make_tensor("v", FLOAT, (), [0.0])
+    nodes = [helper.make_node("Constant", [], ["value_ctyped"], value=value),
+             helper.make_node("Pad", ["X_ctyped", "pads_ctyped", "value_ctyped"], ["P_ctyped"], name="pad_ctyped")]
+    add_conv(g, "ctyped", (1, 3, 4, 4), (1, 6, 3, 4), nodes, [pads], (6, 3, 3, 3))
+    # pads and value Constant nodes of raw data
+    pads = numpy_helper.from_array(np.array([0, 0, 2, 1, 0, 0, 0, 1], dtype=np.int64), "p")
+    value = numpy_helper.from_array(np.array(0.0, dtype=np.float32), "v")
+    nodes = [helper.make_node("Constant", [], ["pads_cconst"], value=pads),
+             helper.make_node("Constant", [], ["value_cconst"], value=value),
+             helper.make_node("Pad", ["X_cconst", "pads_cconst", "value_cconst"], ["P_cconst"], name="pad_cconst")]
+    add_conv(g, "cconst", (1, 3, 4, 4), (1, 6, 4, 4), nodes, [], (6, 3, 3, 3), pads=[0, 1, 0, 0])
+    add_conv(g, "cstride", (1, 3, 7, 7), (1, 6, 3, 2), *pad_in("cstride", [0, 0, 1, 0, 0, 0, 0, 0]), (6, 3, 3, 3),
+             strides=[2, 3], dilations=[1, 2])
+    save(g.model(13, "pad_conv13"), outdir, "pad_conv13")
+
+
+def gen_conv18(outdir):
+    g = Graph()
+    add_conv(g, "caxes", (1, 3, 4, 4), (1, 6, 4, 4), *pad_in("caxes", [1, 1, 1, 1], axes=[2, 3]), (6, 3, 3, 3))
+    add_conv(g, "cneg", (1, 3, 4, 4), (1, 6, 2, 4), *pad_in("cneg", [1, 1], axes=[-1]), (6, 3, 3, 3))
+    nodes, inits = pad_in("cswap", [2, 0, 0, 1], value=0.0, axes=[3, 2])
+    add_conv(g, "cswap", (1, 3, 4, 4), (1, 6, 3, 4), nodes, inits, (6, 3, 3, 3))
+    add_conv(g, "raxch", (1, 2, 4, 4), (1, 6, 2, 2), *pad_in("raxch", [1, 0], axes=[1]), (6, 3, 3, 3))
+    save(g.model(18, "pad_conv18"), outdir, "pad_conv18")
+
+
+def gen_conv19_21(outdir):
+    g = Graph()
+    add_conv(g, "c2d", (1, 3, 4, 4), (1, 6, 4, 4), *pad_in("c2d", [0, 0, 1, 1, 0, 0, 1, 1]), (6, 3, 3, 3))
+    add_conv(g, "rwrap", (1, 3, 4, 4), (1, 6, 4, 4), *pad_in("rwrap", [0, 0, 1, 1, 0, 0, 1, 1], mode="wrap"),
+             (6, 3, 3, 3))
+    save(g.model(19, "pad_conv19"), outdir, "pad_conv19")
+    g = Graph()
+    add_conv(g, "c2d", (1, 3, 4, 4), (1, 6, 4, 4), *pad_in("c2d", [0, 0, 1, 1, 0, 0, 1, 1]), (6, 3, 3, 3))
+    add_conv(g, "c3d", (1, 2, 3, 3, 3), (1, 4, 3, 3, 3), *pad_in("c3d", [0, 0, 1, 0, 1, 0, 0, 1, 0, 1]),
+             (4, 2, 2, 3, 2), pads=[0, 1, 0, 0, 0, 0])
+    save(g.model(21, "pad_conv21"), outdir, "pad_conv21")
+
+
+# ------------------------------------------------------------------ pools
+def pool(c, op, **attrs):
+    return [helper.make_node(op, ["P_" + c], ["Z_" + c], name="pool_" + c, **attrs)]
+
+
+def gen_pool(outdir):
+    g = Graph()
+    inf = float("-inf")
+    g.case("cmax", (1, 3, 5, 5), (1, 3, 3, 3), *reorder(pad_in("cmax", [0, 0, 1, 0, 0, 0, 0, 1], value=inf),
+                                                   pool("cmax", "MaxPool", kernel_shape=[3, 3], strides=[2, 2])))
+    g.case("cavg", (1, 3, 5, 5), (1, 3, 5, 5), *reorder(pad_in("cavg", [0, 0, 1, 1, 0, 0, 1, 1]),
+                                                   pool("cavg", "AveragePool", kernel_shape=[3, 3])))
+    g.case("cavgcnt", (1, 3, 5, 5), (1, 3, 5, 6), *reorder(pad_in("cavgcnt", [0, 0, 1, 0, 0, 0, 1, 1], value=0.0),
+                                                      pool("cavgcnt", "AveragePool", kernel_shape=[3, 3],
+                                                           pads=[0, 1, 0, 0], count_include_pad=1)))
+    g.case("cu8", (1, 2, 4, 4), (1, 2, 5, 5), *reorder(pad_in("cu8", [0, 0, 1, 1, 0, 0, 1, 1], value=0,
+                                                              value_dt=np.uint8),
+                                                       pool("cu8", "MaxPool", kernel_shape=[2, 2])),
+           elem=TensorProto.UINT8)
+    g.case("ci8", (1, 2, 4, 4), (1, 2, 5, 5), *reorder(pad_in("ci8", [0, 0, 1, 1, 0, 0, 1, 1], value=-128,
+                                                              value_dt=np.int8),
+                                                       pool("ci8", "MaxPool", kernel_shape=[2, 2])),
+           elem=TensorProto.INT8)
+    g.case("rmax0", (1, 3, 5, 5), (1, 3, 5, 5), *reorder(pad_in("rmax0", [0, 0, 1, 1, 0, 0, 1, 1]),
+                                                    pool("rmax0", "MaxPool", kernel_shape=[3, 3])))
+    g.case("ravg1", (1, 3, 5, 5), (1, 3, 5, 5), *reorder(pad_in("ravg1", [0, 0, 1, 1, 0, 0, 1, 1], value=1.0),
+                                                    pool("ravg1", "AveragePool", kernel_shape=[3, 3])))
+    g.case("ravgown", (1, 3, 5, 5), (1, 3, 5, 6), *reorder(pad_in("ravgown", [0, 0, 1, 0, 0, 0, 1, 1]),
+                                                      pool("ravgown", "AveragePool", kernel_shape=[3, 3],
+                                                           pads=[0, 1, 0, 0])))
+    g.case("rceil", (1, 3, 5, 5), (1, 3, 3, 3), *reorder(pad_in("rceil", [0, 0, 1, 1, 0, 0, 0, 0], value=inf),
+                                                    pool("rceil", "MaxPool", kernel_shape=[2, 2], strides=[2, 2],
+                                                         ceil_mode=1)))
+    nodes = [helper.make_node("MaxPool", ["P_ridx"], ["Z_ridx", "I_ridx"], name="pool_ridx", kernel_shape=[3, 3])]
+    g.case("ridx", (1, 3, 5, 5), (1, 3, 5, 5), *reorder(pad_in("ridx", [0, 0, 1, 1, 0, 0, 1, 1], value=inf), nodes))
+    g.outputs.append(vi("I_ridx", TensorProto.INT64, (1, 3, 5, 5)))
+    g.case("rbig", (1, 3, 5, 5), (1, 3, 6, 5), *reorder(pad_in("rbig", [0, 0, 2, 0, 0, 0, 0, 0], value=inf),
+                                                   pool("rbig", "MaxPool", kernel_shape=[2, 1])))
+    g.case("ri8", (1, 2, 4, 4), (1, 2, 5, 5), *reorder(pad_in("ri8", [0, 0, 1, 1, 0, 0, 1, 1], value=0,
+                                                              value_dt=np.int8),
+                                                       pool("ri8", "MaxPool", kernel_shape=[2, 2])),
+           elem=TensorProto.INT8)
+    g.case("rauto", (1, 3, 5, 5), (1, 3, 6, 6), *reorder(pad_in("rauto", [0, 0, 1, 1, 0, 0, 0, 0], value=inf),
+                                                    pool("rauto", "MaxPool", kernel_shape=[3, 3],
+                                                         auto_pad="SAME_LOWER")))
+    save(g.model(13, "pad_pool"), outdir, "pad_pool")
+
+    g = Graph()
+    g.case("cmax", (1, 3, 5, 5), (1, 3, 3, 3), pad_attr("cmax", [0, 0, 1, 0, 0, 0, 0, 1], value=inf),
+           pool("cmax", "MaxPool", kernel_shape=[3, 3], strides=[2, 2]))
+    g.case("cavg", (1, 3, 5, 5), (1, 3, 5, 5), pad_attr("cavg", [0, 0, 1, 1, 0, 0, 1, 1]),
+           pool("cavg", "AveragePool", kernel_shape=[3, 3]))
+    save(g.model(10, "pad_pool10"), outdir, "pad_pool10")
+    g = Graph()
+    g.case("cmax", (1, 3, 5, 5), (1, 3, 3, 3), pad_attr("cmax", [0, 0, 1, 0, 0, 0, 0, 1], value=inf),
+           pool("cmax", "MaxPool", kernel_shape=[3, 3], strides=[2, 2]))
+    g.case("ravg", (1, 3, 5, 5), (1, 3, 5, 5), pad_attr("ravg", [0, 0, 1, 1, 0, 0, 1, 1]),
+           pool("ravg", "AveragePool", kernel_shape=[3, 3]))
+    save(g.model(6, "pad_pool6", ir=3), outdir, "pad_pool6")
+
+
+def reorder(pad, op_nodes):
+    """(pad nodes, op nodes, inits) from pad_in's (nodes, inits) and the op's nodes."""
+    return pad[0], op_nodes, pad[1]
+
+
+# ------------------------------------------------------------------ nested
+def gen_nested(outdir):
+    then_nodes = [helper.make_node("Pad", ["X", "pads"], ["P_t"], name="pad_then"),
+                  helper.make_node("Conv", ["P_t", "W"], ["Z_t"], name="conv_then")]
+    else_nodes = [helper.make_node("Pad", ["X", "pads"], ["P_e"], name="pad_else"),
+                  helper.make_node("Conv", ["P_e", "W"], ["Z_e"], name="conv_else", pads=[1, 0, 0, 0])]
+    then_g = helper.make_graph(then_nodes, "then", [], [vi("Z_t", FLOAT, (1, 6, 4, 4))])
+    else_g = helper.make_graph(else_nodes, "else", [], [vi("Z_e", FLOAT, (1, 6, 5, 4))])
+    body_nodes = [helper.make_node("Pad", ["x_in", "pads_l", "ninf"], ["p_l"], name="pad_loop"),
+                  helper.make_node("MaxPool", ["p_l"], ["x_out"], name="pool_loop", kernel_shape=[3, 3]),
+                  helper.make_node("Identity", ["cond_in"], ["cond_out"])]
+    body = helper.make_graph(body_nodes, "body",
+                             [vi("i", TensorProto.INT64, ()), vi("cond_in", TensorProto.BOOL, ()),
+                              vi("x_in", FLOAT, (1, 3, 4, 4))],
+                             [vi("cond_out", TensorProto.BOOL, ()), vi("x_out", FLOAT, (1, 3, 4, 4))])
+    nodes = [helper.make_node("If", ["C"], ["Z_if"], then_branch=then_g, else_branch=else_g),
+             helper.make_node("Loop", ["trips", "", "X"], ["Z_loop"], body=body)]
+    g = helper.make_graph(nodes, "pad_nested",
+                          [vi("X", FLOAT, (1, 3, 4, 4)), vi("C", TensorProto.BOOL, ())],
+                          [vi("Z_if", FLOAT, (1, 6, "h", 4)), vi("Z_loop", FLOAT, (1, 3, 4, 4))],
+                          [i64("pads", [0, 0, 1, 1, 0, 0, 1, 1]), weights("W", (6, 3, 3, 3)),
+                           i64("pads_l", [0, 0, 1, 1, 0, 0, 1, 1]), i64("trips", 2),
+                           init("ninf", np.array(-np.inf, dtype=np.float32))])
+    m = helper.make_model(g, producer_name="scs4onnx-c-gen_padfuse_models",
+                          opset_imports=[helper.make_opsetid("", 13)])
+    m.ir_version = 8
+    save(m, outdir, "pad_nested")
+
+
+# ------------------------------------------------------------------ Where
+def gen_where(outdir):
+    B, T = TensorProto.BOOL, (2, 3)
+    for opset in (13, 9):
+        nodes = [helper.make_node("Not", ["C_c1"], ["N_c1"], name="not_c1"),
+                 helper.make_node("Where", ["N_c1", "X_c1", "Y_c1"], ["Z_c1"], name="where_c1"),
+                 helper.make_node("Not", ["C_c2"], ["N_c2"], name="not_c2"),
+                 helper.make_node("Where", ["N_c2", "X_c2", "Y_c2"], ["Z_c2"], name="where_c2"),
+                 helper.make_node("Where", ["N_c2", "Y_c2", "X_c2"], ["Z_c2b"], name="where_c2b"),
+                 helper.make_node("Not", ["C_rout"], ["N_rout"], name="not_rout"),
+                 helper.make_node("Where", ["N_rout", "X_rout", "Y_rout"], ["Z_rout"], name="where_rout"),
+                 helper.make_node("Not", ["C_rand"], ["N_rand"], name="not_rand"),
+                 helper.make_node("Where", ["N_rand", "X_rand", "Y_rand"], ["Z_rand"], name="where_rand"),
+                 helper.make_node("And", ["N_rand", "C_rout"], ["A_rand"], name="and_rand")]
+        ins, outs = [], []
+        for c in ("c1", "c2", "rout", "rand"):
+            ins += [vi("C_" + c, B, T), vi("X_" + c, FLOAT, T), vi("Y_" + c, FLOAT, (3,))]
+            outs.append(vi("Z_" + c, FLOAT, T))
+        outs += [vi("Z_c2b", FLOAT, T), vi("N_rout", B, T), vi("A_rand", B, T)]
+        if opset == 13:
+            # a Not read in a Loop body (rnest); a Not -> Where inside an If branch (cif)
+            body = helper.make_graph(
+                [helper.make_node("Where", ["N_rnest", "X_rnest", "Y_rnest"], ["z_body"], name="where_rnest"),
+                 helper.make_node("Identity", ["cond_in"], ["cond_out"])],
+                "body", [vi("i", TensorProto.INT64, ()), vi("cond_in", B, ())],
+                [vi("cond_out", B, ()), vi("z_body", FLOAT, T)])
+            then_g = helper.make_graph(
+                [helper.make_node("Not", ["C_cif"], ["n_then"], name="not_cif"),
+                 helper.make_node("Where", ["n_then", "X_cif", "Y_cif"], ["z_then"], name="where_cif")],
+                "then", [], [vi("z_then", FLOAT, T)])
+            else_g = helper.make_graph([helper.make_node("Identity", ["X_cif"], ["z_else"])], "else", [],
+                                       [vi("z_else", FLOAT, T)])
+            nodes += [helper.make_node("Not", ["C_rnest"], ["N_rnest"], name="not_rnest"),
+                      helper.make_node("Loop", ["trips", ""], ["Z_rnest"], body=body),
+                      helper.make_node("If", ["K_cif"], ["Z_cif"], then_branch=then_g, else_branch=else_g)]
+            for c in ("rnest", "cif"):
+                ins += [vi("C_" + c, B, T), vi("X_" + c, FLOAT, T), vi("Y_" + c, FLOAT, (3,))]
+            ins.append(vi("K_cif", B, ()))
+            outs += [vi("Z_rnest", FLOAT, (2, 2, 3)), vi("Z_cif", FLOAT, T)]
+        g = helper.make_graph(nodes, "where", ins, outs, [i64("trips", 2)] if opset == 13 else [])
+        m = helper.make_model(g, producer_name="scs4onnx-c-gen_padfuse_models",
+                              opset_imports=[helper.make_opsetid("", opset)])
+        m.ir_version = 8
+        save(m, outdir, "where" if opset == 13 else "where9")
+
+
+def main():
+    outdir = sys.argv[1]
+    os.makedirs(outdir, exist_ok=True)
+    gen_conv10(outdir)
+    gen_conv11(outdir)
+    gen_conv13(outdir)
+    gen_conv18(outdir)
+    gen_conv19_21(outdir)
+    gen_pool(outdir)
+    gen_nested(outdir)
+    gen_where(outdir)
+
+
+if __name__ == "__main__":
+    main()

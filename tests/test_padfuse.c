@@ -1,0 +1,341 @@
+/*
+ * test_padfuse.c: a Pad folded into the Conv or pool it feeds
+ * (fuse_pad_into_conv, fuse_pad_into_pool), Where(Not(c), x, y) rewritten
+ * (rewrite_where), and ONNX Runtime's basic-level rewrites that stay
+ * standard ONNX.
+ *
+ * Each model comes from tests/e2e/gen_padfuse_models.py and holds several
+ * cases side by side: case C reads X_C and makes Z_C, its Pad is pad_C and
+ * the node it feeds conv_C or pool_C. onnxoptimizer's own cases for these
+ * passes (optimizer_test.py) are among them, with the pads they expect.
+ * A case that fuses has no Pad left and the pads it expects; a refused
+ * one keeps its Pad, and the report names the reason. Every output passes
+ * onnx.checker (opsets up to 17, what python3-onnx knows) and computes in
+ * ONNX Runtime, bit for bit, what the input computes: these rewrites move
+ * no arithmetic.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "support.h"
+
+#define dir run_dir
+#define out run_out
+#define rep run_rep
+#define setup run_setup
+#define teardown run_teardown
+
+static const char *const PADS[] = { "fuse_pad_into_conv", "fuse_pad_into_pool", NULL };
+static const char *const WHERE[] = { "rewrite_where", NULL };
+
+/* Run @passes (NULL-terminated) on fixture @name; the output, read back. */
+static Onnx__ModelProto *
+optimize(const char *name, const char *const *passes)
+{
+	scs_optimize_options o = { .version = SCS_OPTIMIZE_OPTIONS_VERSION, .passes = passes };
+
+	while (passes && passes[o.n_passes])
+		o.n_passes++;
+	return run_optimize(name, &o);
+}
+
+static char *
+left_all(void)
+{
+	static char buf[16384];
+	size_t used = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < rep.left.n && used < sizeof(buf); i++)
+		used += (size_t)snprintf(buf + used, sizeof(buf) - used, "\n  %s: %s", rep.left.items[i].name,
+		    rep.left.items[i].detail);
+	return buf;
+}
+
+/*
+ * The output computes in ONNX Runtime what fixture @name computes, bit for
+ * bit; checked by onnx.checker when @checked. ONNX Runtime's own graph
+ * optimizations are off: its Pad fusion folds a Pad of 0 into a MaxPool
+ * too, which would make the reference compute what a wrong fusion does.
+ */
+static void
+expect_same(const char *name, int checked)
+{
+	char *in = fixture(name), *text;
+
+	if (checked)
+		expect_equivalent(in, out, "--graph-opt disabled");
+	else {
+		cr_assert_eq(ort_same(&text, in, out, "--graph-opt disabled"), 0, "%s: ONNX Runtime: %s", name, text);
+		cr_assert_not_null(strstr(text, "identical"), "%s: %s", name, text);
+		free(text);
+	}
+	free(in);
+}
+
+/* Case @c of @g: Z_@c is made by @op from X_@c directly, with pads @want (@n values). */
+static void
+expect_fused(const Onnx__GraphProto *g, const char *c, const char *op, const int64_t *want, size_t n)
+{
+	char z[64], x[64];
+	const Onnx__NodeProto *node;
+	const Onnx__AttributeProto *a = NULL;
+
+	snprintf(z, sizeof(z), "Z_%s", c);
+	snprintf(x, sizeof(x), "X_%s", c);
+	node = find_node_by_output(g, z);
+	cr_assert_not_null(node, "%s: nothing makes %s", c, z);
+	cr_assert_str_eq(node->op_type, op, "%s: %s makes %s", c, node->op_type, z);
+	cr_assert_str_eq(node->input[0], x, "%s: the %s reads '%s', not %s:%s", c, op, node->input[0], x, left_all());
+	for (size_t i = 0; i < node->n_attribute; i++)
+		if (strcmp(node->attribute[i]->name, "pads") == 0)
+			a = node->attribute[i];
+	cr_assert_not_null(a, "%s: no pads", c);
+	cr_assert_eq(a->n_ints, n, "%s: %zu pads, want %zu", c, a->n_ints, n);
+	for (size_t i = 0; i < n; i++)
+		cr_expect_eq(a->ints[i], want[i], "%s: pad %zu is %lld, want %lld", c, i, (long long)a->ints[i],
+		    (long long)want[i]);
+}
+
+#define FUSED(g, c, op, ...) \
+	do { \
+		static const int64_t want_[] = { __VA_ARGS__ }; \
+		expect_fused((g), (c), (op), want_, sizeof(want_) / sizeof(want_[0])); \
+	} while (0)
+
+/* Case @c of @g kept its Pad, and the report says why node @node left it: @what. */
+static void
+expect_refused(const Onnx__GraphProto *g, const char *c, const char *node, const char *what)
+{
+	char p[64];
+
+	snprintf(p, sizeof(p), "P_%s", c);
+	cr_expect_not_null(find_node_by_output(g, p), "%s: the Pad is gone", c);
+	cr_expect(report_left_has(&rep, node, what), "%s: no refusal of '%s' saying \"%s\"; left:%s", c, node, what,
+	    left_all());
+}
+
+TestSuite(padfuse, .init = setup, .fini = teardown);
+
+/* onnxoptimizer's cases at opset 10 (the pads attribute), and a non-zero value */
+Test(padfuse, conv_opset10_pads_attribute)
+{
+	Onnx__ModelProto *m = optimize("pad_conv10.onnx", PADS);
+
+	FUSED(m->graph, "c2d", "Conv", 0, 0, 1, 1);
+	FUSED(m->graph, "c1d", "Conv", 1, 1);
+	FUSED(m->graph, "cexist", "Conv", 1, 1, 1, 1);
+	expect_refused(m->graph, "rfeat", "conv_rfeat", "pads axis 1 (the channels)");
+	expect_refused(m->graph, "rneg", "conv_rneg", "crops");
+	expect_refused(m->graph, "rrefl", "conv_rrefl", "does not pad with a constant");
+	expect_refused(m->graph, "rval", "conv_rval", "pads with 1.5");
+	cr_assert_eq(count_ops(m->graph, "Pad"), 4);
+	free_proto(m);
+	expect_same("pad_conv10.onnx", 1);
+}
+
+/* opset 2 (pads) and opset 1 ("paddings"), IR 3: every initializer a graph input, the pads attributes */
+Test(padfuse, conv_opsets_1_and_2)
+{
+	Onnx__ModelProto *m = optimize("pad_conv2.onnx", PADS);
+
+	FUSED(m->graph, "c2d", "Conv", 1, 1, 1, 1);
+	free_proto(m);
+	expect_same("pad_conv2.onnx", 1);
+	m = optimize("pad_conv1.onnx", PADS);
+	FUSED(m->graph, "c2d", "Conv", 1, 1, 1, 1);
+	free_proto(m);
+	/* ONNX Runtime does not load opset 1's Pad */
+	cr_assert_eq(onnx_check(NULL, out), 0);
+}
+
+/* onnxoptimizer's cases at opset 11 (the pads input), and every refusal */
+Test(padfuse, conv_opset11_pads_input_and_refusals)
+{
+	Onnx__ModelProto *m = optimize("pad_conv11.onnx", PADS);
+
+	FUSED(m->graph, "c2d", "Conv", 0, 0, 1, 1);
+	FUSED(m->graph, "cval0", "Conv", 0, 0, 1, 1);
+	FUSED(m->graph, "c1d", "Conv", 1, 1);
+	FUSED(m->graph, "cexist", "Conv", 1, 1, 1, 1);
+	expect_refused(m->graph, "rval", "conv_rval", "pads with 25");
+	expect_refused(m->graph, "rnegz", "conv_rnegz", "pads with -0");
+	expect_refused(m->graph, "rfeat", "conv_rfeat", "pads axis 1 (the channels)");
+	expect_refused(m->graph, "rbatch", "conv_rbatch", "pads axis 0 (the batch)");
+	expect_refused(m->graph, "rneg", "conv_rneg", "crops");
+	expect_refused(m->graph, "rrefl", "conv_rrefl", "does not pad with a constant");
+	expect_refused(m->graph, "redge", "conv_redge", "does not pad with a constant");
+	expect_refused(m->graph, "rauto", "conv_rauto", "auto_pad is not NOTSET");
+	expect_refused(m->graph, "rcomp", "conv_rcomp", "its pads:");
+	expect_refused(m->graph, "rdflt", "conv_rdflt", "its pads:");
+	expect_refused(m->graph, "rtwo", "conv_rtwo", "also read by a Relu");
+	expect_refused(m->graph, "rout", "conv_rout", "graph output");
+	cr_assert_eq(count_ops(m->graph, "Pad"), 12, "%d Pads:%s", count_ops(m->graph, "Pad"), left_all());
+	/* the fused cases' pads are gone with their Pads */
+	cr_assert_null(find_init(m->graph, "pads_c2d"));
+	cr_assert_null(find_init(m->graph, "value_cval0"));
+	free_proto(m);
+	expect_same("pad_conv11.onnx", 1);
+}
+
+/* pads in int64_data, values in float_data and as Constant nodes of raw data; strides and dilations */
+Test(padfuse, conv_opset13_typed_encodings_and_constant_nodes)
+{
+	Onnx__ModelProto *m = optimize("pad_conv13.onnx", PADS);
+
+	FUSED(m->graph, "ctyped", "Conv", 1, 0, 1, 2);
+	FUSED(m->graph, "cconst", "Conv", 2, 2, 0, 1);
+	FUSED(m->graph, "cstride", "Conv", 1, 0, 0, 0);
+	cr_assert_eq(count_ops(m->graph, "Pad"), 0);
+	cr_assert_eq(count_ops(m->graph, "Constant"), 0, "the Pads' Constant nodes stay");
+	free_proto(m);
+	expect_same("pad_conv13.onnx", 1);
+}
+
+/* the axes input from opset 18: listed axes, negative axes, axes in any order; an axis on the channels refused */
+Test(padfuse, conv_opset18_axes)
+{
+	Onnx__ModelProto *m = optimize("pad_conv18.onnx", PADS);
+
+	FUSED(m->graph, "caxes", "Conv", 1, 1, 1, 1);
+	FUSED(m->graph, "cneg", "Conv", 0, 1, 0, 1);
+	FUSED(m->graph, "cswap", "Conv", 0, 2, 1, 0);
+	expect_refused(m->graph, "raxch", "conv_raxch", "pads axis 1 (the channels)");
+	free_proto(m);
+	expect_same("pad_conv18.onnx", 0);
+}
+
+/* opset 19 (mode wrap refused) and 21 (a 3-D Conv with pads of its own) */
+Test(padfuse, conv_opsets_19_and_21)
+{
+	Onnx__ModelProto *m = optimize("pad_conv19.onnx", PADS);
+
+	FUSED(m->graph, "c2d", "Conv", 1, 1, 1, 1);
+	expect_refused(m->graph, "rwrap", "conv_rwrap", "does not pad with a constant");
+	free_proto(m);
+	expect_same("pad_conv19.onnx", 0);
+	m = optimize("pad_conv21.onnx", PADS);
+	FUSED(m->graph, "c2d", "Conv", 1, 1, 1, 1);
+	FUSED(m->graph, "c3d", "Conv", 1, 1, 1, 1, 0, 1);
+	free_proto(m);
+	expect_same("pad_conv21.onnx", 0);
+}
+
+/*
+ * MaxPool's padding is -inf (the type's least for integers), AveragePool's
+ * is 0 counted with count_include_pad 1; every other combination refused
+ */
+Test(padfuse, pools)
+{
+	Onnx__ModelProto *m = optimize("pad_pool.onnx", PADS);
+	const Onnx__NodeProto *avg;
+
+	FUSED(m->graph, "cmax", "MaxPool", 1, 0, 0, 1);
+	FUSED(m->graph, "cavg", "AveragePool", 1, 1, 1, 1);
+	FUSED(m->graph, "cavgcnt", "AveragePool", 1, 1, 1, 1);
+	FUSED(m->graph, "cu8", "MaxPool", 1, 1, 1, 1);
+	FUSED(m->graph, "ci8", "MaxPool", 1, 1, 1, 1);
+	avg = find_node_by_output(m->graph, "Z_cavg");
+	for (size_t i = 0; i < avg->n_attribute; i++)
+		if (strcmp(avg->attribute[i]->name, "count_include_pad") == 0)
+			cr_assert_eq(avg->attribute[i]->i, 1);
+	expect_refused(m->graph, "rmax0", "pool_rmax0", "pads with 0, where a MaxPool");
+	expect_refused(m->graph, "ravg1", "pool_ravg1", "pads with 1, where an AveragePool pads with 0");
+	expect_refused(m->graph, "ravgown", "pool_ravgown", "count_include_pad 0");
+	expect_refused(m->graph, "rceil", "pool_rceil", "ceil_mode is 1");
+	expect_refused(m->graph, "ridx", "pool_ridx", "Indices output 'I_ridx'");
+	expect_refused(m->graph, "rbig", "pool_rbig", "not be below the kernel's 2");
+	expect_refused(m->graph, "ri8", "pool_ri8", "pads int8 data with 0");
+	expect_refused(m->graph, "rauto", "pool_rauto", "auto_pad is not NOTSET");
+	free_proto(m);
+	expect_same("pad_pool.onnx", 1);
+}
+
+/* opset 10 (the attribute; value -inf) and opset 6 (AveragePool has no count_include_pad before 7) */
+Test(padfuse, pools_opsets_10_and_6)
+{
+	Onnx__ModelProto *m = optimize("pad_pool10.onnx", PADS);
+
+	FUSED(m->graph, "cmax", "MaxPool", 1, 0, 0, 1);
+	FUSED(m->graph, "cavg", "AveragePool", 1, 1, 1, 1);
+	free_proto(m);
+	expect_same("pad_pool10.onnx", 1);
+	m = optimize("pad_pool6.onnx", PADS);
+	FUSED(m->graph, "cmax", "MaxPool", 1, 0, 0, 1);
+	expect_refused(m->graph, "ravg", "pool_ravg", "before opset 7 has no count_include_pad");
+	free_proto(m);
+	/* ONNX Runtime has no AveragePool-1 */
+	cr_assert_eq(onnx_check(NULL, out), 0);
+}
+
+/* The subgraph of attribute @attr of the node of @g that makes @output. */
+static const Onnx__GraphProto *
+body_of(const Onnx__GraphProto *g, const char *output, const char *attr)
+{
+	const Onnx__NodeProto *n = find_node_by_output(g, output);
+
+	cr_assert_not_null(n, "nothing makes %s", output);
+	for (size_t i = 0; i < n->n_attribute; i++)
+		if (strcmp(n->attribute[i]->name, attr) == 0)
+			return n->attribute[i]->g;
+	cr_assert_fail("no %s on the node making %s", attr, output);
+	return NULL;
+}
+
+/* Pad -> Conv in both branches of an If (pads and weight read from the main graph), Pad -> MaxPool in a Loop body */
+Test(padfuse, nested_graphs)
+{
+	Onnx__ModelProto *m = optimize("pad_nested.onnx", PADS);
+	const Onnx__GraphProto *t = body_of(m->graph, "Z_if", "then_branch"), *e = body_of(m->graph, "Z_if", "else_branch");
+	const Onnx__GraphProto *b = body_of(m->graph, "Z_loop", "body");
+
+	cr_assert_eq(count_ops(t, "Pad") + count_ops(e, "Pad") + count_ops(b, "Pad"), 0, "left:%s", left_all());
+	cr_assert_str_eq(find_node_by_output(t, "Z_t")->input[0], "X");
+	cr_assert_str_eq(find_node_by_output(b, "x_out")->input[0], "x_in");
+	cr_assert_null(find_init(m->graph, "pads"), "the main graph's pads stay");
+	free_proto(m);
+	expect_same("pad_nested.onnx", 1);
+}
+
+/* Where(Not(c), x, y) -> Where(c, y, x); at opset 9 (Where-9) and 13 (nested bodies too) */
+Test(padfuse, rewrite_where)
+{
+	static const char *const models[] = { "where.onnx", "where9.onnx" };
+
+	for (size_t k = 0; k < 2; k++) {
+		Onnx__ModelProto *m = optimize(models[k], WHERE);
+		const Onnx__NodeProto *w;
+
+		w = find_node_by_output(m->graph, "Z_c1");
+		cr_assert_str_eq(w->input[0], "C_c1", "%s:%s", models[k], left_all());
+		cr_assert_str_eq(w->input[1], "Y_c1");
+		cr_assert_str_eq(w->input[2], "X_c1");
+		/* one Not read by two Where nodes: both rewritten, the Not gone */
+		w = find_node_by_output(m->graph, "Z_c2");
+		cr_assert_str_eq(w->input[0], "C_c2");
+		cr_assert_str_eq(w->input[1], "Y_c2");
+		w = find_node_by_output(m->graph, "Z_c2b");
+		cr_assert_str_eq(w->input[0], "C_c2");
+		cr_assert_str_eq(w->input[1], "X_c2");
+		cr_assert_null(find_node_by_output(m->graph, "N_c2"));
+		cr_expect(report_left_has(&rep, "where_rout", "also a graph output"), "left:%s", left_all());
+		cr_expect(report_left_has(&rep, "where_rand", "also read by a And node 'and_rand'"), "left:%s", left_all());
+		cr_assert_str_eq(find_node_by_output(m->graph, "Z_rout")->input[0], "N_rout");
+		cr_assert_str_eq(find_node_by_output(m->graph, "Z_rand")->input[0], "N_rand");
+		if (k == 0) {
+			const Onnx__GraphProto *t = body_of(m->graph, "Z_cif", "then_branch");
+
+			cr_assert_eq(count_ops(t, "Not"), 0, "left:%s", left_all());
+			cr_assert_str_eq(find_node_by_output(t, "z_then")->input[0], "C_cif");
+			cr_assert_str_eq(find_node_by_output(t, "z_then")->input[1], "Y_cif");
+			cr_expect(report_left_has(&rep, "where_rnest", "Not is in an enclosing graph"), "left:%s", left_all());
+			cr_assert_not_null(find_node_by_output(m->graph, "N_rnest"));
+		}
+		free_proto(m);
+		expect_same(models[k], 1);
+	}
+}
