@@ -339,3 +339,110 @@ Test(padfuse, rewrite_where)
 		expect_same(models[k], 1);
 	}
 }
+
+/*
+ * The output holds the weights NAME.expect.npz names (numpy's, bit for bit:
+ * tests/e2e/fuse_check.py), passes onnx.checker when @checked, and computes
+ * in ONNX Runtime (its graph optimizations off) what fixture @name computes
+ * within @tol ("REL,ABS"); the largest difference is printed.
+ */
+static void
+expect_close(const char *name, const char *tol, int checked)
+{
+	char *in = fixture(name), *text, npz[512], *expect, *p;
+
+	if (checked) {
+		cr_assert_eq(onnx_check(&text, out), 0, "%s: onnx.checker: %s", name, text);
+		free(text);
+	}
+	snprintf(npz, sizeof(npz), "%.*s.expect.npz", (int)(strlen(name) - 5), name);
+	expect = fixture(npz);
+	cr_assert_eq(run(&text, "/usr/bin/python3 '%s/tests/e2e/fuse_check.py' '%s' '%s'", SCS_TEST_SRC_DIR, out, expect),
+	    0, "%s: %s", name, text);
+	free(text);
+	cr_assert_eq(run(&text, "node '%s/tests/e2e/ort_compare.mjs' '%s' '%s' --runs 4 --graph-opt disabled --tol %s",
+	    SCS_TEST_SRC_DIR, in, out, tol), 0, "%s: ONNX Runtime: %s", name, text);
+	p = strstr(text, "largest difference");
+	cr_assert_not_null(p, "%s: %s", name, text);
+	p[strcspn(p, "\n")] = '\0';
+	cr_log_info("padfuse: %s: %s (tolerance %s)", name, p, tol);
+	free(text);
+	free(expect);
+	free(in);
+}
+
+static const char *const MUL[] = { "fuse_mul_into_conv", NULL };
+
+#define F32_TOL "1e-5,1e-5"
+
+/* Case @c of @g: Z_@c is made by the Conv conv_@c (the Mul gone). */
+static void
+expect_mul_folded(const Onnx__GraphProto *g, const char *c)
+{
+	char z[64], conv[64];
+	const Onnx__NodeProto *n;
+
+	snprintf(z, sizeof(z), "Z_%s", c);
+	snprintf(conv, sizeof(conv), "conv_%s", c);
+	n = find_node_by_output(g, z);
+	cr_assert_not_null(n, "%s: nothing makes %s", c, z);
+	cr_assert_str_eq(n->op_type, "Conv", "%s: a %s makes %s:%s", c, n->op_type, z, left_all());
+	cr_assert_str_eq(n->name, conv);
+}
+
+/* Case @c of @g keeps its Mul; the report says why: @what. */
+static void
+expect_mul_left(const Onnx__GraphProto *g, const char *c, const char *what)
+{
+	char z[64], mul[64];
+
+	snprintf(z, sizeof(z), "Z_%s", c);
+	snprintf(mul, sizeof(mul), "mul_%s", c);
+	cr_expect_str_eq(find_node_by_output(g, z)->op_type, "Mul", "%s: the Mul is gone", c);
+	cr_expect(report_left_has(&rep, mul, what), "%s: no refusal of '%s' saying \"%s\"; left:%s", c, mul, what,
+	    left_all());
+}
+
+/*
+ * Conv -> Mul by one value per output channel: [1,M,1,1] with a bias, a
+ * scalar (Mul(s, y)) without one, [M,1,1] on a group-2 Conv, typed
+ * encodings, a weight two Convs read (copied); and the refusals
+ */
+Test(padfuse, mul_into_conv)
+{
+	Onnx__ModelProto *m = optimize("mul_conv.onnx", MUL);
+
+	expect_mul_folded(m->graph, "cper");
+	expect_mul_folded(m->graph, "cscal");
+	expect_mul_folded(m->graph, "cgroup");
+	expect_mul_folded(m->graph, "ctyped");
+	expect_mul_folded(m->graph, "cshared");
+	cr_assert_eq(find_node_by_output(m->graph, "Z_cscal")->n_input, 2, "a bias appeared");
+	cr_assert_str_neq(find_node_by_output(m->graph, "Z_cshared")->input[1], "W_cshared", "the shared weight changed");
+	expect_mul_left(m->graph, "rspat", "is not one value per output channel");
+	expect_mul_left(m->graph, "rinput", "graph input");
+	expect_mul_left(m->graph, "rinf", "holds inf at 1");
+	expect_mul_left(m->graph, "rtwo", "also read by a Relu");
+	cr_assert_eq(count_ops(m->graph, "Mul"), 4);
+	free_proto(m);
+	expect_close("mul_conv.onnx", F32_TOL, 1);
+}
+
+/* a weight of 1.2 MB (over one store chunk), opset 21; float16; in an If branch reading the main graph's weight */
+Test(padfuse, mul_into_conv_wide_float16_nested)
+{
+	Onnx__ModelProto *m = optimize("mul_conv_wide.onnx", MUL);
+
+	expect_mul_folded(m->graph, "cwide");
+	free_proto(m);
+	/* 300 products a sum, each rounded once more (W * s) */
+	expect_close("mul_conv_wide.onnx", "1e-4,1e-4", 0);
+	m = optimize("mul_conv_f16.onnx", MUL);
+	expect_mul_folded(m->graph, "cf16");
+	free_proto(m);
+	expect_close("mul_conv_f16.onnx", "1e-2,1e-2", 1);
+	m = optimize("mul_conv_nest.onnx", MUL);
+	cr_assert_eq(count_ops(body_of(m->graph, "Z", "then_branch"), "Mul"), 0, "left:%s", left_all());
+	free_proto(m);
+	expect_close("mul_conv_nest.onnx", F32_TOL, 1);
+}

@@ -67,6 +67,36 @@ scs_fuse_shape(char *out, size_t len, const scs_opt_const *c)
 		snprintf(out + used, len - used, "]");
 }
 
+int
+scs_fuse_per_channel(const scs_opt_const *a, const char *name, size_t rank, uint64_t M, char *why, size_t why_len)
+{
+	char shape[160];
+	uint64_t per = 1;
+
+	scs_fuse_shape(shape, sizeof(shape), a);
+	if (a->rank > rank) {
+		snprintf(why, why_len, "'%s' of shape %s has more axes than the output", name, shape);
+		return 0;
+	}
+	for (size_t k = 0; k < a->rank; k++) {
+		int64_t d = scs_opt_const_dim(a, k);
+
+		if (d == 1)
+			continue;
+		if (rank - a->rank + k != 1 || (uint64_t)d != M) {
+			snprintf(why, why_len, "'%s' of shape %s is not one value per output channel (%llu)", name, shape,
+			    (unsigned long long)M);
+			return 0;
+		}
+		per = M;
+	}
+	if ((uint64_t)a->n_elems != per) {
+		snprintf(why, why_len, "'%s' of shape %s holds %lld values", name, shape, (long long)a->n_elems);
+		return 0;
+	}
+	return 1;
+}
+
 /* ---- windows ---- */
 
 int
@@ -157,6 +187,15 @@ scs_fuse_chan_open_add(scs_fuse_chan *c, scs_opt_ctx *ctx, const scs_opt_const *
 }
 
 int
+scs_fuse_chan_open_mul(scs_fuse_chan *c, scs_opt_ctx *ctx, const scs_opt_const *a, int64_t n_ch)
+{
+	int rc = scs_fuse_chan_open_add(c, ctx, a, n_ch);
+
+	c->mul = 1;
+	return rc;
+}
+
+int
 scs_fuse_chan_load(scs_fuse_chan *c, uint64_t ch)
 {
 	double g, v, a;
@@ -180,9 +219,9 @@ scs_fuse_chan_load(scs_fuse_chan *c, uint64_t ch)
 		} else {
 			if ((rc = scs_fuse_win_get(&c->add, c->add_one ? 0 : at, &a)) < 0)
 				return rc;
-			c->s[k] = 1;
+			c->s[k] = c->mul ? a : 1;
 			c->m[k] = 0;
-			c->b[k] = a;
+			c->b[k] = c->mul ? 0 : a;
 		}
 	}
 	c->lo = ch;

@@ -1,7 +1,8 @@
 /*
  * fuse.h: what the numeric fusion passes share (opt/passes/fuse_bn_into_conv.c,
  * opt/passes/fuse_bn_into_gemm.c, opt/passes/fuse_add_bias_into_conv.c,
- * opt/passes/fuse_matmul_add_bias_into_gemm.c): checking that a
+ * opt/passes/fuse_matmul_add_bias_into_gemm.c, opt/passes/fuse_mul_into_conv.c;
+ * and the Pad folds, opt/passes/fuse_pad_into_conv.c and fuse_pad_into_pool.c): checking that a
  * BatchNormalization runs in inference mode on constant parameters,
  * per-channel factors, new weights and biases computed in double and
  * streamed into the store rounded once, and putting a new constant where
@@ -18,6 +19,7 @@
  * The arithmetic, for channel c (s the scale, m the mean, b the shift):
  *   BatchNormalization:  s = gamma / sqrt(var + epsilon), m = mean, b = beta
  *   a constant bias a:   s = 1, m = 0, b = a
+ *   a constant scale a:  s = a, m = 0, b = 0
  *   new weight element:  w * s
  *   new bias element:    (f * old - m) * s + b   (f: Gemm's beta, else 1)
  * each evaluated in double in this order and rounded once to the element
@@ -60,6 +62,15 @@ int scs_fuse_ort_kernel(scs_opt_ctx *ctx, int scope, const char *op_type, const 
 
 /* "[2,3,4]" for the dims of @c into @out. */
 void scs_fuse_shape(char *out, size_t len, const scs_opt_const *c);
+
+/*
+ * 1 when constant @a (read as @name), broadcast against an output of
+ * rank @rank whose axis 1 has @M channels, holds one value per channel
+ * or one value in all ([M,1,...], [1,M,1,...], a scalar, [1], [1,1,...])
+ * and does not make the output larger; 0 when not, with the reason in @why.
+ */
+int scs_fuse_per_channel(const scs_opt_const *a, const char *name, size_t rank, uint64_t M, char *why,
+    size_t why_len);
 
 /* 1 for the element types the fusions compute in: float16, bfloat16, float, double. */
 int scs_fuse_is_float(int dtype);
@@ -130,7 +141,8 @@ int scs_fuse_bn_done(scs_opt_ctx *ctx, int scope, Onnx__NodeProto *node, const s
 
 typedef struct scs_fuse_chan {
 	scs_fuse_win gamma, beta, mean, var, add;
-	int bn;                             /* 1: BatchNormalization; 0: a constant bias (add) */
+	int bn;                             /* 1: BatchNormalization; 0: a constant bias (add) or scale (mul) */
+	int mul;                            /* 1: add holds a scale: s = add, m = 0, b = 0 */
 	int add_one;                        /* add has one element for every channel */
 	double eps;
 	uint64_t n_ch;
@@ -143,6 +155,8 @@ typedef struct scs_fuse_chan {
 int scs_fuse_chan_open_bn(scs_fuse_chan *c, scs_opt_ctx *ctx, const scs_fuse_bn *bn);
 /* Factors of adding constant @a (1 element, or @n_ch: one per channel) to every channel. */
 int scs_fuse_chan_open_add(scs_fuse_chan *c, scs_opt_ctx *ctx, const scs_opt_const *a, int64_t n_ch);
+/* Factors of multiplying every channel by constant @a (1 element, or @n_ch): s = a, m = 0, b = 0. */
+int scs_fuse_chan_open_mul(scs_fuse_chan *c, scs_opt_ctx *ctx, const scs_opt_const *a, int64_t n_ch);
 int scs_fuse_chan_load(scs_fuse_chan *c, uint64_t ch);
 void scs_fuse_chan_close(scs_fuse_chan *c);
 

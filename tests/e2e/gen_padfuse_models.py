@@ -53,6 +53,21 @@ Files:
                 fused (cmax)
   pad_nested    opset 13: Pad -> Conv in an If's branches (pads and weight from
                 the main graph), Pad -> MaxPool in a Loop body
+  mul_conv      opset 13 Conv -> Mul by one constant per output channel, the
+                weights and bias numpy says the fold writes in
+                mul_conv.expect.npz (W * s, b * s in float64, rounded once):
+                [1,M,1,1] with a bias (cper), Mul(s, y) by a scalar without a
+                bias (cscal), [M,1,1] on a group-2 Conv (cgroup), the scale
+                and weight in float_data (ctyped), one weight read by two
+                Convs, one of them scaled (cshared: the weight is copied);
+                refused: a scale varying along a spatial axis (rspat), a graph
+                input (rinput), a scale holding inf (rinf), the Conv's output
+                read by another node (rtwo)
+  mul_conv_wide opset 21 1x1 Conv of 1,000 by 300 channels (a weight of 1.2 MB,
+                over one store chunk) -> Mul by [1000,1,1]
+  mul_conv_f16  opset 13 float16 Conv -> Mul by [1,M,1,1]
+  mul_conv_nest opset 13 Conv -> Mul in an If branch, weight and scale from
+                the main graph
   where         opset 13 (and where9, opset 9): Where(Not(c), x, y) (c1); one
                 Not read by two Where (c2); refused: Not a graph output too
                 (rout), Not read by an And too (rand), Not read by a Where in
@@ -399,6 +414,97 @@ def gen_where(outdir):
         save(m, outdir, "where" if opset == 13 else "where9")
 
 
+# ------------------------------------------------------------------ Conv -> Mul
+def scaled(w, scale, dt):
+    """W * s per output channel (axis 0) in float64, rounded once to @dt."""
+    s = scale.astype(np.float64).reshape(-1)
+    if s.size == 1:
+        s = np.full(w.shape[0], s[0])
+    return (w.astype(np.float64) * s.reshape((-1,) + (1,) * (w.ndim - 1))).astype(dt)
+
+
+def mul_case(g, expect, c, xshape, wshape, sshape, bias=True, swap=False, dt=np.float32, group=1, typed=False,
+             scale=None):
+    """Conv conv_C (weight W_C, bias B_C) -> Mul by S_C into Z_C."""
+    elem = helper.np_dtype_to_tensor_dtype(np.dtype(dt)) if hasattr(helper, "np_dtype_to_tensor_dtype") else \
+        onnx.mapping.NP_TYPE_TO_TENSOR_TYPE[np.dtype(dt)]
+    w = RNG.uniform(-1, 1, size=wshape).astype(dt)
+    sc = RNG.uniform(0.25, 2, size=sshape).astype(dt) if scale is None else np.array(scale, dtype=dt)
+    ins = ["X_" + c, "W_" + c] + (["B_" + c] if bias else [])
+    inits = []
+    if typed:
+        inits += [helper.make_tensor("W_" + c, elem, wshape, w.reshape(-1).tolist()),
+                  helper.make_tensor("S_" + c, elem, sshape, sc.reshape(-1).tolist())]
+    else:
+        inits += [init("W_" + c, w), init("S_" + c, sc)]
+    if bias:
+        b = RNG.uniform(-1, 1, size=(wshape[0],)).astype(dt)
+        inits.append(init("B_" + c, b))
+    nodes = [helper.make_node("Conv", ins, ["Y_" + c], name="conv_" + c, group=group),
+             helper.make_node("Mul", ["S_" + c, "Y_" + c] if swap else ["Y_" + c, "S_" + c], ["Z_" + c],
+                              name="mul_" + c)]
+    zshape = (xshape[0], wshape[0]) + tuple(x - k + 1 for x, k in zip(xshape[2:], wshape[2:]))
+    g.case(c, xshape, zshape, [], nodes, inits, elem=elem)
+    if expect is not None and np.all(np.isfinite(sc)):
+        expect["conv_%s:1" % c] = scaled(w, sc, dt)
+        if bias:
+            expect["conv_%s:2" % c] = (b.astype(np.float64) * np.broadcast_to(sc.astype(np.float64).reshape(-1),
+                                                                               (wshape[0],))).astype(dt)
+
+
+def gen_mul(outdir):
+    g, expect = Graph(), {}
+    mul_case(g, expect, "cper", (1, 3, 5, 5), (4, 3, 3, 3), (1, 4, 1, 1))
+    mul_case(g, expect, "cscal", (1, 3, 5, 5), (4, 3, 3, 3), (), bias=False, swap=True)
+    mul_case(g, expect, "cgroup", (1, 4, 5, 5), (6, 2, 3, 3), (6, 1, 1), group=2)
+    mul_case(g, expect, "ctyped", (1, 3, 5, 5), (4, 3, 3, 3), (1, 4, 1, 1), typed=True)
+    mul_case(g, None, "rspat", (1, 3, 5, 5), (4, 3, 3, 3), (1, 1, 1, 3))
+    mul_case(g, None, "rinf", (1, 3, 5, 5), (4, 3, 3, 3), (1, 4, 1, 1), scale=np.array([1, np.inf, 2, 3]).reshape(
+        (1, 4, 1, 1)))
+    mul_case(g, None, "rtwo", (1, 3, 5, 5), (4, 3, 3, 3), (1, 4, 1, 1))
+    g.nodes.append(helper.make_node("Relu", ["Y_rtwo"], ["R_rtwo"]))
+    g.outputs.append(vi("R_rtwo", FLOAT, (1, 4, 3, 3)))
+    mul_case(g, None, "rinput", (1, 3, 5, 5), (4, 3, 3, 3), (1, 4, 1, 1))
+    g.inits = [t for t in g.inits if t.name != "S_rinput"]
+    g.inputs.append(vi("S_rinput", FLOAT, (1, 4, 1, 1)))
+    # one weight, two Convs: the scaled one gets a copy
+    mul_case(g, expect, "cshared", (1, 3, 5, 5), (4, 3, 3, 3), (1, 4, 1, 1))
+    g.nodes.append(helper.make_node("Conv", ["X_cshared", "W_cshared"], ["U_cshared"], name="conv_cshared_other"))
+    g.outputs.append(vi("U_cshared", FLOAT, (1, 4, 3, 3)))
+    w = [t for t in g.inits if t.name == "W_cshared"][0]
+    expect["conv_cshared_other:1"] = numpy_helper.to_array(w)
+    save(g.model(13, "mul_conv"), outdir, "mul_conv")
+    np.savez(os.path.join(outdir, "mul_conv.expect.npz"), **expect)
+
+    g, expect = Graph(), {}
+    mul_case(g, expect, "cwide", (1, 300, 2, 2), (1000, 300, 1, 1), (1000, 1, 1))
+    save(g.model(21, "mul_conv_wide"), outdir, "mul_conv_wide")
+    np.savez(os.path.join(outdir, "mul_conv_wide.expect.npz"), **expect)
+
+    g, expect = Graph(), {}
+    mul_case(g, expect, "cf16", (1, 3, 5, 5), (4, 3, 3, 3), (1, 4, 1, 1), dt=np.float16)
+    save(g.model(13, "mul_conv_f16"), outdir, "mul_conv_f16")
+    np.savez(os.path.join(outdir, "mul_conv_f16.expect.npz"), **expect)
+
+    # in an If branch, weight and scale from the main graph
+    w = RNG.uniform(-1, 1, size=(4, 3, 3, 3)).astype(np.float32)
+    sc = RNG.uniform(0.25, 2, size=(1, 4, 1, 1)).astype(np.float32)
+    then_g = helper.make_graph([helper.make_node("Conv", ["X", "W"], ["y_t"], name="conv_then"),
+                                helper.make_node("Mul", ["y_t", "S"], ["z_t"], name="mul_then")],
+                               "then", [], [vi("z_t", FLOAT, (1, 4, 3, 3))])
+    else_g = helper.make_graph([helper.make_node("Conv", ["X", "W"], ["z_e"], name="conv_else")],
+                               "else", [], [vi("z_e", FLOAT, (1, 4, 3, 3))])
+    gr = helper.make_graph([helper.make_node("If", ["C"], ["Z"], then_branch=then_g, else_branch=else_g)],
+                           "mul_conv_nest", [vi("X", FLOAT, (1, 3, 5, 5)), vi("C", TensorProto.BOOL, ())],
+                           [vi("Z", FLOAT, (1, 4, 3, 3))], [init("W", w), init("S", sc)])
+    m = helper.make_model(gr, producer_name="scs4onnx-c-gen_padfuse_models",
+                          opset_imports=[helper.make_opsetid("", 13)])
+    m.ir_version = 8
+    save(m, outdir, "mul_conv_nest")
+    np.savez(os.path.join(outdir, "mul_conv_nest.expect.npz"), **{"conv_then:1": scaled(w, sc, np.float32),
+                                                                  "conv_else:1": w})
+
+
 def main():
     outdir = sys.argv[1]
     os.makedirs(outdir, exist_ok=True)
@@ -410,6 +516,7 @@ def main():
     gen_pool(outdir)
     gen_nested(outdir)
     gen_where(outdir)
+    gen_mul(outdir)
 
 
 if __name__ == "__main__":
