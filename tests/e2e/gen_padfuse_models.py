@@ -68,6 +68,17 @@ Files:
   mul_conv_f16  opset 13 float16 Conv -> Mul by [1,M,1,1]
   mul_conv_nest opset 13 Conv -> Mul in an If branch, weight and scale from
                 the main graph
+  div           opset 13 Div by constants: powers of two, negative ones
+                included (cpow), a Constant node's value_float 8 (cscal), a
+                divisor in float_data [2,1,1] (ctyped), float16 by 2^-10
+                (cf16), a divisor an Add reads too (cshared), in an If branch
+                reading the main graph's divisor (cif); refused without
+                --fold-inexact: by 3 (rthree); refused: float16 by 2^-16 (its
+                reciprocal 65536 is over float16's largest, rf16), by 0
+                (rzero), by a graph input (rinput); int32 Div left alone
+                (rint)
+  div21         opset 21: a divisor of 300,000 powers of two (1.2 MB, over one
+                store chunk)
   where         opset 13 (and where9, opset 9): Where(Not(c), x, y) (c1); one
                 Not read by two Where (c2); refused: Not a graph output too
                 (rout), Not read by an And too (rand), Not read by a Where in
@@ -505,6 +516,49 @@ def gen_mul(outdir):
                                                                   "conv_else:1": w})
 
 
+# ------------------------------------------------------------------ Div
+def div_case(g, c, xshape, divisor, dt=np.float32, node=None):
+    elem = onnx.mapping.NP_TYPE_TO_TENSOR_TYPE[np.dtype(dt)]
+    d = np.array(divisor, dtype=dt)
+    zshape = np.broadcast_shapes(tuple(xshape), d.shape)
+    inits = [] if node is not None else [init("D_" + c, d)]
+    nodes = ([node] if node is not None else []) + [
+        helper.make_node("Div", ["X_" + c, "D_" + c], ["Z_" + c], name="div_" + c)]
+    g.case(c, xshape, zshape, [], nodes, inits, elem=elem)
+
+
+def gen_div(outdir):
+    g = Graph()
+    div_case(g, "cpow", (2, 4), [0.5, 2, -4, 0.125])
+    div_case(g, "cscal", (2, 4), 8.0, node=helper.make_node("Constant", [], ["D_cscal"], value_float=8.0))
+    g.case("ctyped", (1, 2, 3, 3), (1, 2, 3, 3), [],
+           [helper.make_node("Div", ["X_ctyped", "D_ctyped"], ["Z_ctyped"], name="div_ctyped")],
+           [helper.make_tensor("D_ctyped", FLOAT, (2, 1, 1), [0.25, 1024.0])])
+    div_case(g, "cf16", (2, 3), np.float16(2.0 ** -10), dt=np.float16)
+    div_case(g, "cshared", (2, 4), [2, 4, 8, 16])
+    g.nodes.append(helper.make_node("Add", ["X_cshared", "D_cshared"], ["A_cshared"]))
+    g.outputs.append(vi("A_cshared", FLOAT, (2, 4)))
+    div_case(g, "rthree", (2, 4), [2, 3, 4, 8])
+    div_case(g, "rf16", (2, 3), np.float16(2.0 ** -16), dt=np.float16)
+    div_case(g, "rzero", (2, 4), [2, 0, 4, 8])
+    div_case(g, "rinput", (2, 4), [2, 2, 4, 8])
+    g.inits = [t for t in g.inits if t.name != "D_rinput"]
+    g.inputs.append(vi("D_rinput", FLOAT, (4,)))
+    div_case(g, "rint", (2, 4), [2, 2, 4, 8], dt=np.int32)
+    then_g = helper.make_graph([helper.make_node("Div", ["X_cif", "D_cif"], ["z_t"], name="div_cif")], "then", [],
+                               [vi("z_t", FLOAT, (2, 4))])
+    else_g = helper.make_graph([helper.make_node("Identity", ["X_cif"], ["z_e"])], "else", [],
+                               [vi("z_e", FLOAT, (2, 4))])
+    g.case("cif", (2, 4), (2, 4), [],
+           [helper.make_node("If", ["K_cif"], ["Z_cif"], then_branch=then_g, else_branch=else_g)],
+           [init("D_cif", np.array([4, 0.25, 2, 0.5], dtype=np.float32))],
+           extra_inputs=[vi("K_cif", TensorProto.BOOL, ())])
+    save(g.model(13, "div"), outdir, "div")
+    g = Graph()
+    div_case(g, "cwide", (2, 300000), 2.0 ** RNG.randint(-20, 20, size=300000))
+    save(g.model(21, "div21"), outdir, "div21")
+
+
 def main():
     outdir = sys.argv[1]
     os.makedirs(outdir, exist_ok=True)
@@ -517,6 +571,7 @@ def main():
     gen_nested(outdir)
     gen_where(outdir)
     gen_mul(outdir)
+    gen_div(outdir)
 
 
 if __name__ == "__main__":
