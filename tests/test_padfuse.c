@@ -17,6 +17,7 @@
  * SPDX-License-Identifier: MIT
  */
 #include <criterion/criterion.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -520,4 +521,105 @@ Test(padfuse, div_with_fold_inexact)
 	expect_div(m->graph, "rf16", 0);
 	free_proto(m);
 	expect_close("div.onnx", "1e-3,1e-6", 1);
+}
+
+static const char *const RELU_CLIP[] = { "fuse_relu_clip", NULL };
+
+/* The float a bound of @clip holds: input @slot's initializer in @g, or attribute @attr; @dflt when left out. */
+static double
+bound_of(const Onnx__GraphProto *g, const Onnx__NodeProto *clip, size_t slot, const char *attr, double dflt)
+{
+	const Onnx__TensorProto *t;
+	float f;
+	int32_t i;
+
+	for (size_t k = 0; k < clip->n_attribute; k++)
+		if (strcmp(clip->attribute[k]->name, attr) == 0)
+			return clip->attribute[k]->f;
+	if (clip->n_input <= slot || !clip->input[slot][0])
+		return dflt;
+	t = find_init(g, clip->input[slot]);
+	cr_assert_not_null(t, "no initializer '%s'", clip->input[slot]);
+	if (t->data_type == ONNX__TENSOR_PROTO__DATA_TYPE__INT32) {
+		cr_assert_eq(t->raw_data.len, 4);
+		memcpy(&i, t->raw_data.data, 4);
+		return i;
+	}
+	cr_assert_eq(t->raw_data.len, 4, "'%s' is not one float in raw_data", clip->input[slot]);
+	memcpy(&f, t->raw_data.data, 4);
+	return f;
+}
+
+/* Case @c of @g: Z_@c made by one Clip of X_@c (@x when not NULL) with bounds @lo, @hi (NAN: left out). */
+static void
+expect_one_clip(const Onnx__GraphProto *g, const char *c, const char *x, double lo, double hi)
+{
+	char z[64], xn[64];
+	const Onnx__NodeProto *n;
+	double v;
+
+	snprintf(z, sizeof(z), "Z_%s", c);
+	snprintf(xn, sizeof(xn), "X_%s", c);
+	n = find_node_by_output(g, z);
+	cr_assert_not_null(n, "%s: nothing makes %s", c, z);
+	cr_assert_str_eq(n->op_type, "Clip", "%s: a %s makes %s:%s", c, n->op_type, z, left_all());
+	cr_assert_str_eq(n->input[0], x ? x : xn, "%s: the Clip reads '%s':%s", c, n->input[0], left_all());
+	v = bound_of(g, n, 1, "min", NAN);
+	cr_expect(isnan(lo) ? isnan(v) : v == lo, "%s: min %g, want %g", c, v, lo);
+	v = bound_of(g, n, 2, "max", NAN);
+	cr_expect(isnan(hi) ? isnan(v) : v == hi, "%s: max %g, want %g", c, v, hi);
+}
+
+/*
+ * Relu -> Clip and Clip -> Relu become one Clip with bounds max(lo, 0)
+ * (and max(hi, 0) after the Clip), bit for bit in ONNX Runtime, on random
+ * inputs and on -0, NaN and infinities; a chain of three over rounds; a
+ * min two Clips share; refusals
+ */
+Test(padfuse, relu_and_clip_become_one_clip)
+{
+	Onnx__ModelProto *m = optimize("relu_clip.onnx", RELU_CLIP);
+	char *in = fixture("relu_clip.onnx"), *npy = fixture("relu_clip_special.npy"), extra[600], *text;
+
+	expect_one_clip(m->graph, "c6", NULL, 0, 6);
+	expect_one_clip(m->graph, "cneg", NULL, 0, 2);
+	expect_one_clip(m->graph, "cnomin", NULL, 0, 3);
+	expect_one_clip(m->graph, "cnone", NULL, 0, NAN);
+	expect_one_clip(m->graph, "cpos", NULL, 1, 2);
+	expect_one_clip(m->graph, "crelu", NULL, 0, 4);
+	expect_one_clip(m->graph, "cneghi", NULL, 0, 0);
+	expect_one_clip(m->graph, "cchain", NULL, 0, 5);
+	expect_one_clip(m->graph, "cshare", NULL, 0, 2);
+	expect_one_clip(m->graph, "cshare2", NULL, 0, 2);
+	expect_one_clip(m->graph, "csp1", "X_sp", 0, 6);
+	expect_one_clip(m->graph, "csp2", "X_sp", 0, 4);
+	cr_assert_null(find_init(m->graph, "min_cshare"), "the shared min of -1 stays");
+	cr_expect(report_left_has(&rep, "clip_rtwo", "also read by a Neg node"), "%s", left_all());
+	cr_expect(report_left_has(&rep, "clip_rinput", "graph input"), "%s", left_all());
+	cr_assert_eq(count_ops(m->graph, "Relu"), 2, "%d Relu:%s", count_ops(m->graph, "Relu"), left_all());
+	free_proto(m);
+	cr_assert_eq(onnx_check(&text, out), 0, "onnx.checker: %s", text);
+	free(text);
+	snprintf(extra, sizeof(extra), "--graph-opt disabled --feed-both X_sp='%s'", npy);
+	cr_assert_eq(ort_same(&text, in, out, extra), 0, "ONNX Runtime: %s", text);
+	cr_assert_not_null(strstr(text, "identical"), "%s", text);
+	free(text);
+	free(npy);
+	free(in);
+}
+
+/* the min and max attributes (opset 10); opset 21 and int32 */
+Test(padfuse, relu_and_clip_opsets_10_and_21)
+{
+	Onnx__ModelProto *m = optimize("relu_clip10.onnx", RELU_CLIP);
+
+	expect_one_clip(m->graph, "c6", NULL, 0, 6);
+	expect_one_clip(m->graph, "crelu", NULL, 0, 0);
+	free_proto(m);
+	expect_same("relu_clip10.onnx", 1);
+	m = optimize("relu_clip21.onnx", RELU_CLIP);
+	expect_one_clip(m->graph, "c6", NULL, 0, 6);
+	expect_one_clip(m->graph, "cint", NULL, 0, 5);
+	free_proto(m);
+	expect_same("relu_clip21.onnx", 0);
 }

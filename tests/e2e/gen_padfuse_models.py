@@ -79,6 +79,20 @@ Files:
                 (rint)
   div21         opset 21: a divisor of 300,000 powers of two (1.2 MB, over one
                 store chunk)
+  relu_clip     opset 13 Relu and Clip in a row: Relu -> Clip(0, 6) (c6),
+                Clip(-1, 2) (cneg: min becomes 0), Clip(, 3) (cnomin), Clip()
+                (cnone), Clip(1, 2) (cpos: min stays); Clip(-1, 4) -> Relu
+                (crelu), Clip(-3, -1) -> Relu (cneghi: both bounds 0); Relu ->
+                Clip(-1, 5) -> Relu (cchain: one Clip over two rounds); two
+                Clips sharing a min of -1 (cshare, cshare2); on an input fed
+                with -0, NaN and infinities (X_sp, relu_clip_special.npy:
+                csp1 Relu -> Clip(0, 6), csp2 Clip(-1, 4) -> Relu); refused:
+                the Relu read by another node too (rtwo), a min that is a
+                graph input (rinput)
+  relu_clip10   opset 10, the min and max attributes: Relu -> Clip(min -1,
+                max 6) (c6), Clip(min -2, max -1) -> Relu (crelu)
+  relu_clip21   opset 21 (Relu -> Clip(0, 6), c6) and int32 (Clip(-5, 5) ->
+                Relu, cint)
   where         opset 13 (and where9, opset 9): Where(Not(c), x, y) (c1); one
                 Not read by two Where (c2); refused: Not a graph output too
                 (rout), Not read by an And too (rand), Not read by a Where in
@@ -559,6 +573,86 @@ def gen_div(outdir):
     save(g.model(21, "div21"), outdir, "div21")
 
 
+# ------------------------------------------------------------------ Relu, Clip
+def clip_node(c, x, z, lo, hi, name, dt=np.float32):
+    """A Clip of opset 11+ whose bounds (None: left out) are initializers named after the case."""
+    ins, inits = [x], []
+    for k, v in (("min", lo), ("max", hi)):
+        if v is None:
+            ins.append("")
+        else:
+            ins.append("%s_%s" % (k, c))
+            inits.append(init("%s_%s" % (k, c), np.array(v, dtype=dt)))
+    while ins and ins[-1] == "":
+        ins.pop()
+    return helper.make_node("Clip", ins, [z], name=name), inits
+
+
+def relu_clip_case(g, c, lo, hi, order="relu_clip", x=None, dt=np.float32, shape=(2, 5)):
+    elem = onnx.mapping.NP_TYPE_TO_TENSOR_TYPE[np.dtype(dt)]
+    xin = x or "X_" + c
+    if order == "relu_clip":
+        clip, inits = clip_node(c, "Y_" + c, "Z_" + c, lo, hi, "clip_" + c, dt)
+        nodes = [helper.make_node("Relu", [xin], ["Y_" + c], name="relu_" + c), clip]
+    else:
+        clip, inits = clip_node(c, xin, "Y_" + c, lo, hi, "clip_" + c, dt)
+        nodes = [clip, helper.make_node("Relu", ["Y_" + c], ["Z_" + c], name="relu_" + c)]
+    if x is None:
+        g.case(c, shape, shape, [], nodes, inits, elem=elem)
+    else:
+        g.nodes.extend(nodes)
+        g.inits.extend(inits)
+        g.outputs.append(vi("Z_" + c, elem, shape))
+
+
+def gen_relu_clip(outdir):
+    g = Graph()
+    relu_clip_case(g, "c6", 0.0, 6.0)
+    relu_clip_case(g, "cneg", -1.0, 2.0)
+    relu_clip_case(g, "cnomin", None, 3.0)
+    relu_clip_case(g, "cnone", None, None)
+    relu_clip_case(g, "cpos", 1.0, 2.0)
+    relu_clip_case(g, "crelu", -1.0, 4.0, order="clip_relu")
+    relu_clip_case(g, "cneghi", -3.0, -1.0, order="clip_relu")
+    # Relu -> Clip -> Relu
+    clip, inits = clip_node("cchain", "R_cchain", "Y_cchain", -1.0, 5.0, "clip_cchain")
+    g.case("cchain", (2, 5), (2, 5), [], [helper.make_node("Relu", ["X_cchain"], ["R_cchain"], name="relu_cchain"),
+                                          clip,
+                                          helper.make_node("Relu", ["Y_cchain"], ["Z_cchain"], name="relu2_cchain")],
+           inits)
+    # two Clips reading one min of -1
+    relu_clip_case(g, "cshare", -1.0, 2.0)
+    g.case("cshare2", (2, 5), (2, 5), [], [helper.make_node("Relu", ["X_cshare2"], ["Y_cshare2"], name="relu_cshare2"),
+                                           helper.make_node("Clip", ["Y_cshare2", "min_cshare", "max_cshare"],
+                                                            ["Z_cshare2"], name="clip_cshare2")])
+    # -0, NaN and infinities
+    g.inputs.append(vi("X_sp", FLOAT, (8,)))
+    relu_clip_case(g, "csp1", 0.0, 6.0, x="X_sp", shape=(8,))
+    relu_clip_case(g, "csp2", -1.0, 4.0, order="clip_relu", x="X_sp", shape=(8,))
+    np.save(os.path.join(outdir, "relu_clip_special.npy"),
+            np.array([-0.0, 0.0, np.nan, -np.inf, np.inf, -1.5, 7.0, 3.0], dtype=np.float32))
+    relu_clip_case(g, "rtwo", -1.0, 2.0)
+    g.nodes.append(helper.make_node("Neg", ["Y_rtwo"], ["N_rtwo"]))
+    g.outputs.append(vi("N_rtwo", FLOAT, (2, 5)))
+    relu_clip_case(g, "rinput", -1.0, 2.0)
+    g.inits = [t for t in g.inits if t.name != "min_rinput"]
+    g.inputs.append(vi("min_rinput", FLOAT, ()))
+    save(g.model(13, "relu_clip"), outdir, "relu_clip")
+
+    g = Graph()
+    g.case("c6", (2, 5), (2, 5), [], [helper.make_node("Relu", ["X_c6"], ["Y_c6"], name="relu_c6"),
+                                      helper.make_node("Clip", ["Y_c6"], ["Z_c6"], name="clip_c6", min=-1.0, max=6.0)])
+    g.case("crelu", (2, 5), (2, 5), [], [helper.make_node("Clip", ["X_crelu"], ["Y_crelu"], name="clip_crelu",
+                                                          min=-2.0, max=-1.0),
+                                         helper.make_node("Relu", ["Y_crelu"], ["Z_crelu"], name="relu_crelu")])
+    save(g.model(10, "relu_clip10"), outdir, "relu_clip10")
+
+    g = Graph()
+    relu_clip_case(g, "c6", 0.0, 6.0)
+    relu_clip_case(g, "cint", -5, 5, order="clip_relu", dt=np.int32)
+    save(g.model(21, "relu_clip21"), outdir, "relu_clip21")
+
+
 def main():
     outdir = sys.argv[1]
     os.makedirs(outdir, exist_ok=True)
@@ -572,6 +666,7 @@ def main():
     gen_where(outdir)
     gen_mul(outdir)
     gen_div(outdir)
+    gen_relu_clip(outdir)
 
 
 if __name__ == "__main__":
