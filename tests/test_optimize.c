@@ -626,7 +626,7 @@ Test(optimize, the_summary_comes_first_and_each_change_only_with_verbose, .init 
 	    "eliminate_nop_pad, eliminate_nop_reshape, fuse_consecutive_transposes, eliminate_nop_transpose, "
 	    "fold_constants, fuse_bn_into_conv, fuse_bn_into_gemm, fuse_add_bias_into_conv, "
 	    "fuse_pad_into_conv, fuse_pad_into_pool, rewrite_where, fuse_mul_into_conv, replace_div_with_mul, "
-	    "fuse_relu_clip, "
+	    "fuse_relu_clip, fuse_qkv, "
 	    "fuse_matmul_add_bias_into_gemm, eliminate_deadend, eliminate_unused_initializer\n"
 	    "INFO: nodes: 9 -> 5 (2 rounds)\n"
 	    "INFO: pass eliminate_identity: 4 changes, 3 left alone\n"

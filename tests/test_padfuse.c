@@ -623,3 +623,57 @@ Test(padfuse, relu_and_clip_opsets_10_and_21)
 	free_proto(m);
 	expect_same("relu_clip21.onnx", 0);
 }
+
+static const char *const QKV[] = { "fuse_qkv", NULL };
+
+/* Case @c of @g: q_@c, k_@c and v_@c made by one Split of one MatMul of X_@c by a Concat of the three weights. */
+static void
+expect_qkv(const Onnx__GraphProto *g, const char *c, int split_input)
+{
+	char name[64];
+	const Onnx__NodeProto *split, *mm, *cat;
+
+	snprintf(name, sizeof(name), "q_%s", c);
+	split = find_node_by_output(g, name);
+	cr_assert_not_null(split, "%s: nothing makes %s", c, name);
+	cr_assert_str_eq(split->op_type, "Split", "%s: a %s makes %s:%s", c, split->op_type, name, left_all());
+	cr_assert_eq(split->n_output, 3);
+	cr_assert_eq(split->n_input, split_input ? 2 : 1, "%s: the Split's split is %s", c,
+	    split_input ? "no input" : "an input");
+	snprintf(name, sizeof(name), "k_%s", c);
+	cr_assert_eq(find_node_by_output(g, name), split);
+	snprintf(name, sizeof(name), "v_%s", c);
+	cr_assert_eq(find_node_by_output(g, name), split);
+	mm = find_node_by_output(g, split->input[0]);
+	cr_assert_str_eq(mm->op_type, "MatMul");
+	snprintf(name, sizeof(name), "X_%s", c);
+	cr_assert_str_eq(mm->input[0], name);
+	cat = find_node_by_output(g, mm->input[1]);
+	cr_assert_str_eq(cat->op_type, "Concat");
+	cr_assert_eq(cat->n_input, 3);
+}
+
+/*
+ * Three MatMuls of one input by constant weights of one shape: a Concat,
+ * one MatMul and a Split (its sizes an input from opset 13, the attribute
+ * before), bit for bit in ONNX Runtime; batched weights; refusals; an
+ * input read by a fourth node left alone (onnxoptimizer's rule)
+ */
+Test(padfuse, qkv)
+{
+	Onnx__ModelProto *m = optimize("qkv.onnx", QKV);
+
+	expect_qkv(m->graph, "c", 1);
+	cr_expect(report_left_has(&rep, "mmv_rshape", "differ in shape") ||
+	    report_left_has(&rep, "mmq_rshape", "differ in shape"), "%s", left_all());
+	cr_expect(report_left_has(&rep, "mmv_rinput", "graph input") ||
+	    report_left_has(&rep, "mmq_rinput", "graph input"), "%s", left_all());
+	cr_assert_eq(count_ops(m->graph, "MatMul"), 1 + 9, "left:%s", left_all());
+	free_proto(m);
+	expect_same("qkv.onnx", 1);
+	m = optimize("qkv11.onnx", QKV);
+	expect_qkv(m->graph, "c", 0);
+	expect_qkv(m->graph, "cb", 0);
+	free_proto(m);
+	expect_same("qkv11.onnx", 1);
+}

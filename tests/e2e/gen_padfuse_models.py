@@ -93,6 +93,12 @@ Files:
                 max 6) (c6), Clip(min -2, max -1) -> Relu (crelu)
   relu_clip21   opset 21 (Relu -> Clip(0, 6), c6) and int32 (Clip(-5, 5) ->
                 Relu, cint)
+  qkv           opset 13: X [2,3,4] read by three MatMuls of [4,5] weights (c:
+                Concat, MatMul, Split with a split input); refused: weights of
+                different shapes (rshape), one a graph input (rinput); left
+                alone: X read by a fourth node (n4)
+  qkv11         opset 11: the Split's split attribute (c); weights [2,4,5]
+                batched (cb)
   where         opset 13 (and where9, opset 9): Where(Not(c), x, y) (c1); one
                 Not read by two Where (c2); refused: Not a graph output too
                 (rout), Not read by an And too (rand), Not read by a Where in
@@ -653,6 +659,37 @@ def gen_relu_clip(outdir):
     save(g.model(21, "relu_clip21"), outdir, "relu_clip21")
 
 
+# ------------------------------------------------------------------ QKV
+def qkv_case(g, c, xshape, wshapes, fourth=False):
+    nodes, inits, outs = [], [], []
+    for k, ws in zip("qkv", wshapes):
+        inits.append(weights("W%s_%s" % (k, c), ws))
+        nodes.append(helper.make_node("MatMul", ["X_" + c, "W%s_%s" % (k, c)], ["%s_%s" % (k, c)],
+                                      name="mm%s_%s" % (k, c)))
+        outs.append(vi("%s_%s" % (k, c), FLOAT, None))
+    nodes.append(helper.make_node("Sum", ["q_" + c, "k_" + c, "v_" + c], ["Z_" + c]))
+    if fourth:
+        nodes.append(helper.make_node("Relu", ["X_" + c], ["R_" + c]))
+        g.outputs.append(vi("R_" + c, FLOAT, xshape))
+    zshape = np.broadcast_shapes(tuple(xshape[:-1]) + (1,), tuple(wshapes[0][:-2]) + (1, 1))[:-1] + (wshapes[0][-1],)
+    g.case(c, xshape, zshape, [], nodes, inits)
+
+
+def gen_qkv(outdir):
+    g = Graph()
+    qkv_case(g, "c", (2, 3, 4), [(4, 5)] * 3)
+    qkv_case(g, "rshape", (2, 3, 4), [(4, 5), (4, 5), (4, 1)])
+    qkv_case(g, "rinput", (2, 3, 4), [(4, 5)] * 3)
+    g.inits = [t for t in g.inits if t.name != "Wk_rinput"]
+    g.inputs.append(vi("Wk_rinput", FLOAT, (4, 5)))
+    qkv_case(g, "n4", (2, 3, 4), [(4, 5)] * 3, fourth=True)
+    save(g.model(13, "qkv"), outdir, "qkv")
+    g = Graph()
+    qkv_case(g, "c", (3, 4), [(4, 6)] * 3)
+    qkv_case(g, "cb", (2, 3, 4), [(2, 4, 5)] * 3)
+    save(g.model(11, "qkv11"), outdir, "qkv11")
+
+
 def main():
     outdir = sys.argv[1]
     os.makedirs(outdir, exist_ok=True)
@@ -667,6 +704,7 @@ def main():
     gen_mul(outdir)
     gen_div(outdir)
     gen_relu_clip(outdir)
+    gen_qkv(outdir)
 
 
 if __name__ == "__main__":
