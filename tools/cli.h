@@ -98,7 +98,8 @@ typedef struct cli_help {
 	"(K, M, G suffixes; default 1M)" }
 #define CLI_HELP_FOLD_GROW { "    --fold-grow", "with --optimize: also folds that make the model bigger" }
 #define CLI_HELP_FOLD_INEXACT { "    --fold-inexact", "with --optimize: also fold Exp, Pow, Tanh, ... and\n" \
-	"float sums, which a runtime may round otherwise" }
+	"float sums, which a runtime may round otherwise,\n" "and make Div by a constant whose reciprocal rounds\n" \
+	"a Mul" }
 #define CLI_HELP_INPUT_SHAPE { "    --input-shape NAME=DIMS", "with --optimize: graph input NAME takes these\n" \
 	"dims (such as x=1,3,224,224; repeatable), for\n" "shape inference and folding, and in OUTPUT; it\n" \
 	"must agree with the declared rank and fixed dims" }

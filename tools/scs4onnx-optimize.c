@@ -25,7 +25,8 @@ usage(FILE *f)
 		{ "    --fold-inexact", "fold_constants: also fold the math library's\n"
 		  "functions (Exp, Pow, Tanh, ...) and float sums of\n"
 		  "more than two terms, which a runtime may round\n"
-		  "otherwise" },
+		  "otherwise; replace_div_with_mul: also Div by a\n"
+		  "constant whose reciprocal rounds" },
 		{ "    --fold-qdq", "fold_constants: also fold QuantizeLinear and\n"
 		  "DequantizeLinear of constants (left by default for\n"
 		  "the runtime's quantized kernels)" },

@@ -68,6 +68,36 @@ scs_fuse_shape(char *out, size_t len, const scs_opt_const *c)
 		snprintf(out + used, len - used, "]");
 }
 
+int
+scs_fuse_per_channel(const scs_opt_const *a, const char *name, size_t rank, uint64_t M, char *why, size_t why_len)
+{
+	char shape[160];
+	uint64_t per = 1;
+
+	scs_fuse_shape(shape, sizeof(shape), a);
+	if (a->rank > rank) {
+		snprintf(why, why_len, "'%s' of shape %s has more axes than the output", name, shape);
+		return 0;
+	}
+	for (size_t k = 0; k < a->rank; k++) {
+		int64_t d = scs_opt_const_dim(a, k);
+
+		if (d == 1)
+			continue;
+		if (rank - a->rank + k != 1 || (uint64_t)d != M) {
+			snprintf(why, why_len, "'%s' of shape %s is not one value per output channel (%llu)", name, shape,
+			    (unsigned long long)M);
+			return 0;
+		}
+		per = M;
+	}
+	if ((uint64_t)a->n_elems != per) {
+		snprintf(why, why_len, "'%s' of shape %s holds %lld values", name, shape, (long long)a->n_elems);
+		return 0;
+	}
+	return 1;
+}
+
 /* ---- windows ---- */
 
 int
@@ -158,6 +188,15 @@ scs_fuse_chan_open_add(scs_fuse_chan *c, scs_opt_ctx *ctx, const scs_opt_const *
 }
 
 int
+scs_fuse_chan_open_mul(scs_fuse_chan *c, scs_opt_ctx *ctx, const scs_opt_const *a, int64_t n_ch)
+{
+	int rc = scs_fuse_chan_open_add(c, ctx, a, n_ch);
+
+	c->mul = 1;
+	return rc;
+}
+
+int
 scs_fuse_chan_load(scs_fuse_chan *c, uint64_t ch)
 {
 	double g, v, a;
@@ -181,9 +220,9 @@ scs_fuse_chan_load(scs_fuse_chan *c, uint64_t ch)
 		} else {
 			if ((rc = scs_fuse_win_get(&c->add, c->add_one ? 0 : at, &a)) < 0)
 				return rc;
-			c->s[k] = 1;
+			c->s[k] = c->mul ? a : 1;
 			c->m[k] = 0;
-			c->b[k] = a;
+			c->b[k] = c->mul ? 0 : a;
 		}
 	}
 	c->lo = ch;
@@ -871,4 +910,224 @@ scs_fuse_ints(char *out, size_t len, const int64_t *v, size_t n)
 		used += (size_t)snprintf(out + used, len - used, "%s%lld", i ? "," : "", (long long)v[i]);
 	if (used < len)
 		snprintf(out + used, len - used, "]");
+}
+
+/* ---- a Pad folded into the node it feeds ---- */
+
+/* "Pad 'name'" or "Pad of 'output'" for reasons. */
+static void
+pad_label(char *out, size_t len, const Onnx__NodeProto *pad)
+{
+	if (pad->name && pad->name[0])
+		snprintf(out, len, "the Pad '%s'", pad->name);
+	else
+		snprintf(out, len, "the Pad of '%s'", pad->n_output ? pad->output[0] : "");
+}
+
+/* The Pad's pads from its input 1 (and axes, input 3, from opset 18) into @p; 1, or 0 with the reason in @why. */
+static int
+pad_inputs(scs_fuse_pad *p, scs_opt_ctx *ctx, int scope, char *why, size_t why_len)
+{
+	const Onnx__NodeProto *pad = p->pad;
+	int64_t axes[SCS_FUSE_PAD_MAX_RANK], v[2 * SCS_FUSE_PAD_MAX_RANK];
+	size_t n_axes = p->rank;
+	char what[512];
+	int rc;
+
+	if (pad->n_input < 2 || !pad->input[1][0]) {
+		snprintf(why, why_len, "it has no pads");
+		return 0;
+	}
+	if (!scs_opt_constant(&p->c[0], ctx, scope, pad->input[1], what, sizeof(what))) {
+		snprintf(why, why_len, "its pads: %s", what);
+		return 0;
+	}
+	p->have[0] = 1;
+	if (p->c[0].dtype != SCS_DT_INT64 || p->c[0].rank != 1) {
+		snprintf(why, why_len, "its pads '%s' is not a 1-D int64 tensor", pad->input[1]);
+		return 0;
+	}
+	for (size_t k = 0; k < n_axes; k++)
+		axes[k] = (int64_t)k;
+	if (pad->n_input > 3 && pad->input[3][0]) {
+		if (!scs_opt_constant(&p->c[2], ctx, scope, pad->input[3], what, sizeof(what))) {
+			snprintf(why, why_len, "its axes: %s", what);
+			return 0;
+		}
+		p->have[2] = 1;
+		if ((p->c[2].dtype != SCS_DT_INT64 && p->c[2].dtype != SCS_DT_INT32) || p->c[2].rank != 1 ||
+		    p->c[2].n_elems > (int64_t)p->rank) {
+			snprintf(why, why_len, "its axes '%s' is not a 1-D int32 or int64 tensor of at most %zu axes",
+			    pad->input[3], p->rank);
+			return 0;
+		}
+		n_axes = (size_t)p->c[2].n_elems;
+		if ((rc = scs_opt_read_int64s(ctx, &p->c[2], 0, n_axes, axes)) < 0)
+			return rc;
+		for (size_t k = 0; k < n_axes; k++) {
+			if (axes[k] < -(int64_t)p->rank || axes[k] >= (int64_t)p->rank) {
+				snprintf(why, why_len, "its axis %lld is outside the data's %zu axes", (long long)axes[k], p->rank);
+				return 0;
+			}
+			axes[k] = axes[k] < 0 ? axes[k] + (int64_t)p->rank : axes[k];
+			for (size_t j = 0; j < k; j++)
+				if (axes[j] == axes[k]) {
+					snprintf(why, why_len, "its axes name axis %lld twice", (long long)axes[k]);
+					return 0;
+				}
+		}
+	}
+	if ((uint64_t)p->c[0].n_elems != 2 * n_axes) {
+		snprintf(why, why_len, "its pads '%s' holds %lld values, not %zu", pad->input[1], (long long)p->c[0].n_elems,
+		    2 * n_axes);
+		return 0;
+	}
+	if ((rc = scs_opt_read_int64s(ctx, &p->c[0], 0, 2 * n_axes, v)) < 0)
+		return rc;
+	for (size_t k = 0; k < n_axes; k++) {
+		p->pads[axes[k]] = v[k];
+		p->pads[p->rank + (size_t)axes[k]] = v[n_axes + k];
+	}
+	return 1;
+}
+
+/* The constant the Pad pads with into @p; 1, or 0 with the reason in @why. */
+static int
+pad_value(scs_fuse_pad *p, scs_opt_ctx *ctx, int scope, int64_t opset, char *why, size_t why_len)
+{
+	const Onnx__NodeProto *pad = p->pad;
+	char what[512];
+	int rc;
+
+	p->value = 0;
+	if (opset < 11) {
+		p->value = (double)scs_attr_float(pad, "value", 0.0f);
+		return 1;
+	}
+	if (pad->n_input < 3 || !pad->input[2][0])
+		return 1;
+	if (!scs_opt_constant(&p->c[1], ctx, scope, pad->input[2], what, sizeof(what))) {
+		snprintf(why, why_len, "its constant_value: %s", what);
+		return 0;
+	}
+	p->have[1] = 1;
+	p->value_dtype = p->c[1].dtype;
+	if (p->c[1].n_elems != 1 || !scs_opt_readable(p->c[1].dtype)) {
+		snprintf(why, why_len, "its constant_value '%s' is not one number", pad->input[2]);
+		return 0;
+	}
+	if ((rc = scs_opt_read_doubles(ctx, &p->c[1], 0, 1, &p->value)) < 0)
+		return rc;
+	return 1;
+}
+
+int
+scs_fuse_pad_source(scs_fuse_pad *out, scs_opt_ctx *ctx, int scope, Onnx__NodeProto *node, size_t rank)
+{
+	Onnx__NodeProto *pad;
+	const Onnx__AttributeProto *a;
+	int64_t opset = scs_opt_opset(ctx, scope, "");
+	char why[768], who[512];
+	int r;
+
+	memset(out, 0, sizeof(*out));
+	if (node->n_input < 1 || !node->input[0][0])
+		return 0;
+	pad = scs_opt_producer(ctx, scope, node->input[0]);
+	if (pad == NULL || scs_opt_is_dropped(ctx, scope, pad) || !scs_fuse_op_is(pad, "Pad"))
+		return 0;
+	if ((r = scs_opt_is_op(ctx, scope, pad, "Pad")) <= 0)
+		return r;
+	out->pad = pad;
+	out->rank = rank;
+	pad_label(who, sizeof(who), pad);
+	if (rank < 3 || rank > SCS_FUSE_PAD_MAX_RANK)
+		SCS_FUSE_REFUSE(ctx, scope, node, "%s before it: the rank of the data is not known", who);
+	if (!scs_attr_is(pad, "mode", "constant", 1))
+		SCS_FUSE_REFUSE(ctx, scope, node, "%s before it does not pad with a constant (mode is not 'constant')", who);
+	if (opset < 11) {
+		a = scs_attr_find(pad, opset < 2 ? "paddings" : "pads");
+		if (a == NULL || a->n_ints != 2 * rank)
+			SCS_FUSE_REFUSE(ctx, scope, node, "%s before it has no %zu pads", who, 2 * rank);
+		memcpy(out->pads, a->ints, 2 * rank * sizeof(*a->ints));
+	} else if ((r = pad_inputs(out, ctx, scope, why, sizeof(why))) <= 0) {
+		if (r < 0)
+			return r;
+		SCS_FUSE_REFUSE(ctx, scope, node, "%s before it: %s", who, why);
+	}
+	if ((r = pad_value(out, ctx, scope, opset, why, sizeof(why))) <= 0) {
+		if (r < 0)
+			return r;
+		SCS_FUSE_REFUSE(ctx, scope, node, "%s before it: %s", who, why);
+	}
+	for (size_t k = 0; k < 2 * rank; k++) {
+		if (out->pads[k] < 0)
+			SCS_FUSE_REFUSE(ctx, scope, node, "%s before it crops (pad %lld on axis %zu)", who,
+			    (long long)out->pads[k], k % rank);
+		if (out->pads[k] != 0 && k % rank < 2)
+			SCS_FUSE_REFUSE(ctx, scope, node, "%s before it pads axis %zu (%s), which %s does not pad", who, k % rank,
+			    k % rank ? "the channels" : "the batch", node->op_type);
+	}
+	a = scs_attr_find(node, "pads");
+	if (a && a->n_ints != 2 * (rank - 2))
+		SCS_FUSE_REFUSE(ctx, scope, node, "its pads hold %zu values, not %zu", a->n_ints, 2 * (rank - 2));
+	if (!scs_attr_is(node, "auto_pad", "NOTSET", 1))
+		SCS_FUSE_REFUSE(ctx, scope, node, "%s before it: its auto_pad is not NOTSET (it pads by its own rule)", who);
+	if (!scs_fuse_only_reader(ctx, scope, pad, node, why, sizeof(why)))
+		SCS_FUSE_REFUSE(ctx, scope, node, "%s before it: %s", who, why);
+	return 1;
+}
+
+/* The spatial pads of @node with @p's added: begins, then ends, into @v. */
+static void
+pad_sum(int64_t *v, const Onnx__NodeProto *node, const scs_fuse_pad *p)
+{
+	const Onnx__AttributeProto *a = scs_attr_find(node, "pads");
+	size_t sp = p->rank - 2;
+
+	for (size_t i = 0; i < sp; i++) {
+		v[i] = (a && a->n_ints == 2 * sp ? a->ints[i] : 0) + p->pads[2 + i];
+		v[sp + i] = (a && a->n_ints == 2 * sp ? a->ints[sp + i] : 0) + p->pads[p->rank + 2 + i];
+	}
+}
+
+int
+scs_fuse_pad_below_kernel(const Onnx__NodeProto *node, const scs_fuse_pad *p, char *why, size_t why_len)
+{
+	const Onnx__AttributeProto *k = scs_attr_find(node, "kernel_shape");
+	int64_t v[2 * SCS_FUSE_PAD_MAX_RANK];
+	size_t sp = p->rank - 2;
+
+	if (k == NULL || k->n_ints != sp) {
+		snprintf(why, why_len, "its kernel_shape does not hold %zu values", sp);
+		return 0;
+	}
+	pad_sum(v, node, p);
+	for (size_t i = 0; i < 2 * sp; i++)
+		if (v[i] >= k->ints[i % sp]) {
+			snprintf(why, why_len, "a pad of %lld on spatial axis %zu would not be below the kernel's %lld",
+			    (long long)v[i], i % sp, (long long)k->ints[i % sp]);
+			return 0;
+		}
+	return 1;
+}
+
+int
+scs_fuse_pad_apply(scs_opt_ctx *ctx, int scope, Onnx__NodeProto *node, const scs_fuse_pad *p)
+{
+	const Onnx__NodeProto *pad = p->pad;
+	int64_t v[2 * SCS_FUSE_PAD_MAX_RANK];
+	char who[512];
+	int rc;
+
+	pad_sum(v, node, p);
+	pad_label(who, sizeof(who), pad);
+	if ((rc = scs_opt_set_attr_ints(node, "pads", v, 2 * (p->rank - 2))) < 0 ||
+	    (rc = scs_opt_set_input(ctx, node, 0, pad->input[0])) < 0 ||
+	    (rc = scs_opt_drop_node(ctx, scope, p->pad)) < 0)
+		return rc;
+	for (int k = 0; k < 3; k++)
+		if (p->have[k] && (rc = scs_fuse_drop_unread(ctx, &p->c[k], pad->input[k + 1], pad)) < 0)
+			return rc;
+	return scs_opt_did(ctx, scope, node, "%s folded into its pads", who);
 }

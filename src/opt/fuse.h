@@ -1,7 +1,8 @@
 /*
  * fuse.h: what the numeric fusion passes share (opt/passes/fuse_bn_into_conv.c,
  * opt/passes/fuse_bn_into_gemm.c, opt/passes/fuse_add_bias_into_conv.c,
- * opt/passes/fuse_matmul_add_bias_into_gemm.c): checking that a
+ * opt/passes/fuse_matmul_add_bias_into_gemm.c, opt/passes/fuse_mul_into_conv.c;
+ * and the Pad folds, opt/passes/fuse_pad_into_conv.c and fuse_pad_into_pool.c): checking that a
  * BatchNormalization runs in inference mode on constant parameters,
  * per-channel factors, new weights and biases computed in double and
  * streamed into the store rounded once, and putting a new constant where
@@ -23,6 +24,7 @@
  * The arithmetic, for channel c (s the scale, m the mean, b the shift):
  *   BatchNormalization:  s = gamma / sqrt(var + epsilon), m = mean, b = beta
  *   a constant bias a:   s = 1, m = 0, b = a
+ *   a constant scale a:  s = a, m = 0, b = 0
  *   new weight element:  w * s
  *   new bias element:    (f * old - m) * s + b   (f: Gemm's beta, else 1)
  * each evaluated in double in this order and rounded once to the element
@@ -65,6 +67,15 @@ int scs_fuse_ort_kernel(scs_opt_ctx *ctx, int scope, const char *op_type, const 
 
 /* "[2,3,4]" for the dims of @c into @out. */
 void scs_fuse_shape(char *out, size_t len, const scs_opt_const *c);
+
+/*
+ * 1 when constant @a (read as @name), broadcast against an output of
+ * rank @rank whose axis 1 has @M channels, holds one value per channel
+ * or one value in all ([M,1,...], [1,M,1,...], a scalar, [1], [1,1,...])
+ * and does not make the output larger; 0 when not, with the reason in @why.
+ */
+int scs_fuse_per_channel(const scs_opt_const *a, const char *name, size_t rank, uint64_t M, char *why,
+    size_t why_len);
 
 /* 1 for the element types the fusions compute in: float16, bfloat16, float, double. */
 int scs_fuse_is_float(int dtype);
@@ -135,7 +146,8 @@ int scs_fuse_bn_done(scs_opt_ctx *ctx, int scope, Onnx__NodeProto *node, const s
 
 typedef struct scs_fuse_chan {
 	scs_fuse_win gamma, beta, mean, var, add;
-	int bn;                             /* 1: BatchNormalization; 0: a constant bias (add) */
+	int bn;                             /* 1: BatchNormalization; 0: a constant bias (add) or scale (mul) */
+	int mul;                            /* 1: add holds a scale: s = add, m = 0, b = 0 */
 	int add_one;                        /* add has one element for every channel */
 	double eps;
 	uint64_t n_ch;
@@ -148,6 +160,8 @@ typedef struct scs_fuse_chan {
 int scs_fuse_chan_open_bn(scs_fuse_chan *c, scs_opt_ctx *ctx, const scs_fuse_bn *bn);
 /* Factors of adding constant @a (1 element, or @n_ch: one per channel) to every channel. */
 int scs_fuse_chan_open_add(scs_fuse_chan *c, scs_opt_ctx *ctx, const scs_opt_const *a, int64_t n_ch);
+/* Factors of multiplying every channel by constant @a (1 element, or @n_ch): s = a, m = 0, b = 0. */
+int scs_fuse_chan_open_mul(scs_fuse_chan *c, scs_opt_ctx *ctx, const scs_opt_const *a, int64_t n_ch);
 int scs_fuse_chan_load(scs_fuse_chan *c, uint64_t ch);
 void scs_fuse_chan_close(scs_fuse_chan *c);
 
@@ -292,5 +306,41 @@ int scs_fuse_axes_join(scs_opt_ctx *ctx, int scope, Onnx__NodeProto *first, cons
 
 /* "[0,2,-1]" for @n values @v into @out. */
 void scs_fuse_ints(char *out, size_t len, const int64_t *v, size_t n);
+
+/* ---- a Pad folded into the node it feeds (fuse_pad_into_conv, fuse_pad_into_pool) ---- */
+
+#define SCS_FUSE_PAD_MAX_RANK 16
+
+typedef struct scs_fuse_pad {
+	Onnx__NodeProto *pad;
+	size_t rank;                        /* of the padded data */
+	int64_t pads[2 * SCS_FUSE_PAD_MAX_RANK];   /* every axis: the begins, then the ends */
+	double value;                       /* the constant it pads with (0 when left out) */
+	int value_dtype;                    /* its element type; 0 for the attribute of opsets before 11 */
+	scs_opt_const c[3];                 /* pads, constant_value, axes when inputs (have[k]) */
+	int have[3];
+} scs_fuse_pad;
+
+/*
+ * 1 and *out when input 0 of @node (scope @scope, data of rank @rank)
+ * is made by a Pad in mode "constant" whose pads (the attribute before
+ * opset 11, else a constant input, with the constant axes input from
+ * opset 18) and constant value are known, whose output @node alone
+ * reads and is no graph output, with no negative pad and no pad on the
+ * first two axes (batch and channels). 0 when there is no Pad, or when
+ * there is one but it may not be folded (the refusal is reported by
+ * @node, with the reason). < 0 on error.
+ */
+int scs_fuse_pad_source(scs_fuse_pad *out, scs_opt_ctx *ctx, int scope, Onnx__NodeProto *node, size_t rank);
+
+/*
+ * Fold @p into @node: its "pads" attribute (spatial axes: begins, then
+ * ends) gets the Pad's, it reads the Pad's input, the Pad and its
+ * constants nothing else reads are dropped; reported.
+ */
+int scs_fuse_pad_apply(scs_opt_ctx *ctx, int scope, Onnx__NodeProto *node, const scs_fuse_pad *p);
+
+/* 1 when the spatial pads @node's "pads" attribute would hold with @p folded in are each below its kernel_shape's. */
+int scs_fuse_pad_below_kernel(const Onnx__NodeProto *node, const scs_fuse_pad *p, char *why, size_t why_len);
 
 #endif
