@@ -109,6 +109,34 @@ Test(cse, nested_bodies_merge_within_themselves_only, .init = run_setup, .fini =
 	expect_same("cse_nested.onnx");
 }
 
+/* A function body and a Loop body: equal nodes merge there too, and their
+ * outputs keep their names (the first node makes a later one's output). */
+Test(cse, function_and_loop_bodies_merge_and_keep_their_outputs, .init = run_setup, .fini = run_teardown)
+{
+	Onnx__ModelProto *m = optimize("cse_bodies.onnx", CSE);
+	Onnx__FunctionProto *f;
+	Onnx__GraphProto *body = subgraph(m->graph, "Loop", "body");
+	size_t relus = 0, negs = 0;
+
+	cr_assert_eq(m->n_functions, 1);
+	f = m->functions[0];
+	for (size_t i = 0; i < f->n_node; i++) {
+		relus += strcmp(f->node[i]->op_type, "Relu") == 0;
+		negs += strcmp(f->node[i]->op_type, "Neg") == 0;
+		if (strcmp(f->node[i]->op_type, "Neg") == 0)
+			cr_expect_str_eq(f->node[i]->output[0], "n2", "the function's output keeps its name");
+	}
+	cr_expect_eq(relus, 1, "the function's two Relus merge");
+	cr_expect_eq(negs, 1, "the Neg making the function's output takes the first's place");
+	cr_expect_str_eq(f->output[1], "n2");
+	cr_assert_not_null(body);
+	cr_expect_eq(count_ops(body, "Relu"), 1);
+	cr_expect_str_eq(find_node_by_output(body, "v_out")->name, "body_relu1", "the first Relu makes 'v_out'");
+	cr_expect_str_eq(node_named(body, "body_neg")->input[0], "v_out");
+	free_proto(m);
+	expect_same("cse_bodies.onnx");
+}
+
 /* Random operators, Dropout in training and nodes of other domains never merge. */
 Test(cse, random_and_custom_nodes_never_merge, .init = run_setup, .fini = run_teardown)
 {

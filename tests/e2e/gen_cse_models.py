@@ -25,6 +25,11 @@ Files (r: ONNX Runtime runs it; x: it does not, checked by structure only):
                      change what the branch reads) and whose else branch
                      computes Add(X, Y) twice (they merge there); a Loop whose
                      body computes Relu of its carried value twice
+  cse_bodies      r  a model-local function whose body computes Relu(x) twice
+                     (they merge) and Neg(x) twice, the second a function
+                     output (the first makes it); a Loop body computing
+                     Relu(v) read by a scan output's Neg, then Relu(v) again as
+                     the body's carried output (the first makes it)
   cse_random      x  opset 15: RandomNormalLike, RandomUniformLike, Bernoulli,
                      Multinomial, RandomNormal, RandomUniform twice each,
                      Dropout with training_mode true twice, and a node of a
@@ -163,6 +168,35 @@ def gen_nested(outdir):
     save(make_model(graph), outdir, "cse_nested")
 
 
+def gen_bodies(outdir):
+    fn = helper.make_function(
+        "local.fn", "F", ["x"], ["y", "n2"],
+        [helper.make_node("Relu", ["x"], ["a"], name="f_relu1"),
+         helper.make_node("Relu", ["x"], ["b"], name="f_relu2"),
+         helper.make_node("Neg", ["x"], ["n1"], name="f_neg1"),
+         helper.make_node("Add", ["a", "b"], ["s"], name="f_add"),
+         helper.make_node("Add", ["s", "n1"], ["y"], name="f_add2"),
+         helper.make_node("Neg", ["x"], ["n2"], name="f_neg2")],
+        [helper.make_opsetid("", 13)])
+    body = helper.make_graph(
+        [helper.make_node("Identity", ["cond_in"], ["cond_out"], name="body_cond"),
+         helper.make_node("Relu", ["v_in"], ["t"], name="body_relu1"),
+         helper.make_node("Neg", ["t"], ["scan"], name="body_neg"),
+         helper.make_node("Relu", ["v_in"], ["v_out"], name="body_relu2")],
+        "body", [vi("i", TensorProto.INT64, ()), vi("cond_in", TensorProto.BOOL, ()), vi("v_in", FLOAT, (2, 4))],
+        [vi("cond_out", TensorProto.BOOL, ()), vi("v_out", FLOAT, (2, 4)), vi("scan", FLOAT, (2, 4))])
+    nodes = [
+        helper.make_node("F", ["X"], ["Y", "N"], name="call", domain="local.fn"),
+        helper.make_node("Loop", ["T", "", "X"], ["L", "S"], name="loop", body=body),
+    ]
+    graph = helper.make_graph(nodes, "cse_bodies", [vi("X", FLOAT, (2, 4)), vi("T", TensorProto.INT64, ())],
+                              [vi("Y", FLOAT, (2, 4)), vi("N", FLOAT, (2, 4)), vi("L", FLOAT, (2, 4)),
+                               vi("S", FLOAT, (None, 2, 4))])
+    model = make_model(graph, 13, [("local.fn", 1)])
+    model.functions.extend([fn])
+    save(model, outdir, "cse_bodies")
+
+
 def gen_random(outdir):
     t = helper.make_tensor("t", TensorProto.BOOL, (), [True])
     nodes = [
@@ -294,6 +328,7 @@ def main(argv):
     gen_basic(outdir, 21, "cse_basic21")
     gen_basic(outdir, 11, "cse_basic11")
     gen_nested(outdir)
+    gen_bodies(outdir)
     gen_random(outdir)
     gen_const(outdir)
     gen_outputs(outdir)
