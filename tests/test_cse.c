@@ -245,12 +245,18 @@ Test(cse, duplicate_initializers_merge, .init = run_setup, .fini = run_teardown)
 
 /* Over one store chunk: equal bytes merge whatever their encoding; a last byte
  * apart, other dims, or an overridable default (a graph input) stay. */
-Test(cse, duplicate_initializers_need_equal_type_dims_and_bytes, .init = run_setup, .fini = run_teardown)
+static void
+duplicates(int collide)
 {
 	static const char *const kept[] = { "W_raw", "W_odd", "W_dims", "W_1d", "W_in", "N_typed", "W_flat" };
 	static const char *const gone[] = { "W_raw2", "W_typed", "N_raw" };
-	Onnx__ModelProto *m = optimize("dupinit_more.onnx", DUP);
-	Onnx__GraphProto *g = m->graph;
+	Onnx__ModelProto *m;
+	Onnx__GraphProto *g;
+
+	scs_hash_collide_for_tests(collide);
+	m = optimize("dupinit_more.onnx", DUP);
+	scs_hash_collide_for_tests(0);
+	g = m->graph;
 
 	for (size_t i = 0; i < sizeof(kept) / sizeof(kept[0]); i++)
 		cr_expect_not_null(find_init(g, kept[i]), "'%s' stays", kept[i]);
@@ -264,6 +270,18 @@ Test(cse, duplicate_initializers_need_equal_type_dims_and_bytes, .init = run_set
 	cr_expect_str_eq(find_node_by_output(g, "M")->input[1], "N_typed");
 	free_proto(m);
 	expect_same("dupinit_more.onnx");
+}
+
+Test(cse, duplicate_initializers_need_equal_type_dims_and_bytes, .init = run_setup, .fini = run_teardown)
+{
+	duplicates(0);
+}
+
+/* The same with every content digest zero: the byte compare alone tells W_odd apart. */
+Test(cse, duplicate_initializers_are_compared_byte_for_byte_when_digests_collide, .init = run_setup,
+    .fini = run_teardown)
+{
+	duplicates(1);
 }
 
 /* ---- extract_constant_to_initializer ---- */
