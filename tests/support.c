@@ -455,6 +455,16 @@ run_optimize(const char *name, const scs_optimize_options *o)
 	return m;
 }
 
+Onnx__ModelProto *
+run_optimize_passes(const char *name, const char *const *passes)
+{
+	scs_optimize_options o = { .version = SCS_OPTIMIZE_OPTIONS_VERSION, .passes = passes };
+
+	while (passes && passes[o.n_passes])
+		o.n_passes++;
+	return run_optimize(name, &o);
+}
+
 char *shrunk_dir;
 scs_report shrunk_rep = SCS_REPORT_INIT;
 Onnx__ModelProto *shrunk_model;

@@ -122,6 +122,8 @@ void run_teardown(void);
 /* scs_optimize() of fixture @name into run_out (run_dir/@name), run_rep
  * holding its report; the output, read back (free_proto). */
 Onnx__ModelProto *run_optimize(const char *name, const scs_optimize_options *o);
+/* run_optimize() of the passes in @passes (NULL-terminated; NULL: the default set). */
+Onnx__ModelProto *run_optimize_passes(const char *name, const char *const *passes);
 
 extern char *shrunk_dir;
 extern scs_report shrunk_rep;
