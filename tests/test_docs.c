@@ -315,3 +315,18 @@ Test(docs, the_readme_quotes_what_scs4onnx_optimize_prints, .init = scratch_setu
 	free(model);
 	free(text);
 }
+
+/* docs/OPTIMIZER.md's pass table has a row for every pass of the table. */
+Test(docs, the_optimizer_page_has_a_row_for_every_pass)
+{
+	char *text = text_of(SCS_TEST_SRC_DIR "/docs/OPTIMIZER.md");
+	scs_optimize_pass_info info;
+
+	for (size_t i = 0; scs_optimize_pass(i, &info); i++) {
+		char row[128];
+
+		snprintf(row, sizeof(row), "\n| `%s` |", info.name);
+		cr_expect_not_null(strstr(text, row), "docs/OPTIMIZER.md has no row for %s", info.name);
+	}
+	free(text);
+}

@@ -150,3 +150,34 @@ Test(man, tools_pages_and_header_carry_the_project_version)
 	cr_expect_not_null(strstr(text, th), "scs4onnx.3's .TH does not carry %s", th);
 	free(text);
 }
+
+/* The optimize page's PASSES section names every pass of the table, in its
+ * order, each marked (default) exactly when it is in the default set. */
+Test(man, the_optimize_page_lists_every_pass_and_its_default)
+{
+	char *text = page_text("scs4onnx-optimize.1"), *at, *end;
+	scs_optimize_pass_info info;
+	size_t n = 0;
+
+	at = strstr(text, "\n.SH PASSES\n");
+	cr_assert_not_null(at, "scs4onnx-optimize.1 has no PASSES section");
+	if ((end = strstr(at + 1, "\n.SH ")) != NULL)
+		*end = '\0';
+	for (; scs_optimize_pass(n, &info); n++) {
+		char want[128];
+		char *hit;
+		int dflt;
+
+		snprintf(want, sizeof(want), "\n.TP\n.BR %s", info.name);
+		hit = strstr(at, want);
+		cr_assert_not_null(hit, "the PASSES section has no entry for %s (or not after the one before it)", info.name);
+		hit += strlen(want);
+		cr_assert(*hit == '\n' || *hit == ' ', "%s: its entry names another pass", info.name);
+		dflt = strncmp(hit, " \" (default)\"\n", 14) == 0;
+		cr_assert_eq(dflt, info.in_default, "%s: the page says %s, the table %s", info.name,
+		    dflt ? "default" : "not default", info.in_default ? "default" : "not default");
+		at = hit;
+	}
+	cr_assert_gt(n, 40);
+	free(text);
+}

@@ -71,9 +71,13 @@ static int
 list_passes(void)
 {
 	scs_optimize_pass_info info;
+	int width = 0;
 
 	for (size_t i = 0; scs_optimize_pass(i, &info); i++)
-		printf("%-30s %-8s %s\n", info.name, info.in_default ? "default" : "-", info.what);
+		if ((int)strlen(info.name) > width)
+			width = (int)strlen(info.name);
+	for (size_t i = 0; scs_optimize_pass(i, &info); i++)
+		printf("%-*s %-8s %s\n", width, info.name, info.in_default ? "default" : "-", info.what);
 	return CLI_OK;
 }
 
