@@ -341,11 +341,13 @@ Test(optimize, identities_go_and_graph_outputs_keep_names_order_and_types, .init
 	static const char *const outputs[] = { "Y", "Z", "P", "Q", "R" };
 	Onnx__GraphProto *g = optimize("opt_identity.onnx", "", 1);
 
-	cr_assert_eq(count_ops(g, "Identity"), 3, "Identities left: %d", count_ops(g, "Identity"));
+	cr_assert_eq(count_ops(g, "Identity"), 2, "Identities left: %d", count_ops(g, "Identity"));
 	cr_assert_str_eq(made_by(g, "Y"), "relu_c", "the Relu makes the output under its name");
 	cr_assert_str_eq(made_by(g, "Q"), "neg_d");
 	cr_assert_str_eq(made_by(g, "Z"), "id_z", "an output of a graph input keeps its Identity");
-	cr_assert_str_eq(made_by(g, "P"), "id_p", "an output of an initializer keeps its Identity");
+	cr_assert_str_eq(made_by(g, "P"), "(none)", "an output of an initializer is the initializer itself");
+	cr_assert_not_null(find_init(g, "P"));
+	cr_assert_null(find_init(g, "W"), "the initializer W took the output's name");
 	cr_assert_str_eq(made_by(g, "R"), "id_r", "a second output of the same value keeps its Identity");
 	cr_assert_eq(g->n_output, 5);
 	for (size_t i = 0; i < 5; i++) {
@@ -355,7 +357,7 @@ Test(optimize, identities_go_and_graph_outputs_keep_names_order_and_types, .init
 	}
 	cr_assert_eq(g->n_value_info, 0, "value_info of a, b (gone) and c (now made as Y): %zu left", g->n_value_info);
 	expect_said("node 'id_z' (Identity): 'Z' is a graph output and 'X' is a graph input");
-	expect_said("node 'id_p' (Identity): 'P' is a graph output and 'W' is an initializer");
+	expect_said("node 'id_p' (Identity): removed; initializer 'W' is now the graph output 'P'");
 	expect_said("node 'id_r' (Identity): 'R' and 'Q' are both names that must stay");
 }
 
@@ -659,17 +661,15 @@ Test(optimize, shrink_and_big_run_the_passes_first_with_optimize, .init = opt_se
 Test(optimize, the_summary_comes_first_and_each_change_only_with_verbose, .init = opt_setup, .fini = opt_teardown)
 {
 	static const char head[] =
-	    "INFO: 33% smaller: 484 bytes -> 325 bytes\n"
+	    "INFO: 38% smaller: 484 bytes -> 301 bytes\n"
 	    "INFO: passes: eliminate_identity, eliminate_if_with_const_cond, eliminate_nop_cast, eliminate_nop_dropout, "
 	    "eliminate_nop_pad, eliminate_nop_reshape, fuse_consecutive_transposes, eliminate_nop_transpose, "
 	    "fold_constants, fuse_bn_into_conv, fuse_bn_into_gemm, fuse_add_bias_into_conv, "
 	    "fuse_matmul_add_bias_into_gemm, eliminate_deadend, eliminate_unused_initializer\n"
-	    "INFO: nodes: 9 -> 5 (2 rounds)\n"
-	    "INFO: pass eliminate_identity: 4 changes, 3 left alone\n"
+	    "INFO: nodes: 9 -> 4 (2 rounds)\n"
+	    "INFO: pass eliminate_identity: 5 changes, 2 left alone\n"
 	    "INFO: left alone by eliminate_identity (1): Identity: '...' is a graph output and '...' is a graph input: "
 	    "both names must stay\n"
-	    "INFO: left alone by eliminate_identity (1): Identity: '...' is a graph output and '...' is an initializer, "
-	    "which keeps its name\n"
 	    "INFO: left alone by eliminate_identity (1): Identity: '...' and '...' are both names that must stay (a "
 	    "graph output; a graph output)\n"
 	    "INFO: stage scan: ";
@@ -679,12 +679,12 @@ Test(optimize, the_summary_comes_first_and_each_change_only_with_verbose, .init 
 	    "INFO: optimized: eliminate_identity: node 'id_b' (Identity): removed; its readers read 'X'\n"
 	    "INFO: optimized: eliminate_identity: node 'id_y' (Identity): removed; 'c' is now made as 'Y' (a graph "
 	    "output)\n"
+	    "INFO: optimized: eliminate_identity: node 'id_p' (Identity): removed; initializer 'W' is now the graph "
+	    "output 'P'\n"
 	    "INFO: optimized: eliminate_identity: node 'id_q' (Identity): removed; 'd' is now made as 'Q' (a graph "
 	    "output)\n"
 	    "INFO: not optimized: eliminate_identity: node 'id_z' (Identity): 'Z' is a graph output and 'X' is a graph "
 	    "input: both names must stay\n"
-	    "INFO: not optimized: eliminate_identity: node 'id_p' (Identity): 'P' is a graph output and 'W' is an "
-	    "initializer, which keeps its name\n"
 	    "INFO: not optimized: eliminate_identity: node 'id_r' (Identity): 'R' and 'Q' are both names that must "
 	    "stay (a graph output; a graph output)\n";
 	char *in = fixture("opt_identity.onnx"), *out = path_in(opt_dir, "out.onnx"), *json = path_in(opt_dir, "r.json");
