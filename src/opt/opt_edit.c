@@ -404,8 +404,9 @@ forward_initializer(scs_opt_ctx *ctx, int scope, Onnx__NodeProto *node, const ch
 	if (t == NULL || sc->graph != ctx->m->proto->graph || ctx->m->proto->ir_version < 4
 	    || strcmp(kind, "a graph output") != 0)
 		return scs_opt_refuse(ctx, scope, node, "'%s' is %s and '%s' is %s, which keeps its name", y, kind,
-		    x, t == NULL ? "a constant of another kind" : sc->parent >= 0 ? "an initializer of a nested graph"
-		    : "an initializer");
+		    x, t == NULL ? "a constant of another kind" : sc->graph != ctx->m->proto->graph ?
+		    "an initializer of a nested graph" : ctx->m->proto->ir_version < 4 ?
+		    "an initializer, an input too below IR 4" : "an initializer");
 	if (scs_opt_is_pinned(ctx, scope, x))
 		return scs_opt_refuse(ctx, scope, node, "'%s' and '%s' are both names that must stay (%s; %s)", y, x,
 		    kind, pinned_kind(ctx, scope, x));
