@@ -414,6 +414,17 @@ Test(optimize, an_if_on_a_constant_becomes_its_branch, .init = opt_setup, .fini 
 	expect_said("node 'if_default' (If): the condition 'CD' is a graph input with a default");
 }
 
+/* The pass alone (onnxoptimizer's test): the branch's last node makes the If's output, no Identity in between */
+Test(optimize, an_if_on_a_constant_alone_leaves_no_identity, .init = opt_setup, .fini = opt_teardown)
+{
+	Onnx__GraphProto *g = optimize("opt_if_const.onnx", "-p eliminate_if_with_const_cond", 4);
+
+	cr_assert_eq(count_ops(g, "If"), 1);
+	cr_assert_eq(count_ops(g, "Identity"), 0, "%d Identities left", count_ops(g, "Identity"));
+	cr_assert_str_eq(made_by(g, "Y1"), "then_relu", "the branch's last node makes the output under its name");
+	cr_assert_eq(count_ops(g, "Constant"), 1, "the condition stays: the pass removes nothing else");
+}
+
 Test(optimize, no_op_nodes_go_and_each_refusal_leaves_its_node, .init = opt_setup, .fini = opt_teardown)
 {
 	Onnx__GraphProto *g = optimize("opt_nops.onnx", "", 4);
