@@ -32,6 +32,18 @@ optimize(const char *name)
 	return run_optimize(name, &o);
 }
 
+/* The one pass @pass on fixture @name. */
+static Onnx__ModelProto *
+optimize_with(const char *name, const char *pass)
+{
+	const char *passes[] = { pass };
+	scs_optimize_options o = SCS_OPTIMIZE_OPTIONS_INIT;
+
+	o.passes = passes;
+	o.n_passes = 1;
+	return run_optimize(name, &o);
+}
+
 static const char *
 left_all(void)
 {
@@ -149,4 +161,30 @@ Test(misc_opt, a_nested_body_output_of_its_initializer_keeps_its_identity)
 	EXPECT_LEFT("body_id", "'K' is an initializer of a nested graph");
 	free_proto(m);
 	expect_same("misc_out_nested.onnx", 1);
+}
+
+/* ---- onnxoptimizer's cases for our existing passes ---- */
+
+/* fuse_consecutive_transposes alone: a pair that undoes itself goes whole (onnxoptimizer's
+ * test_fuse_transpose_default, _graph_output), but from a graph input to a graph output one stays */
+Test(misc_opt, two_transposes_that_undo_each_other_go_both)
+{
+	Onnx__ModelProto *m = optimize_with("misc_tr_default.onnx", "fuse_consecutive_transposes");
+	Onnx__GraphProto *g = m->graph;
+	Onnx__NodeProto *n;
+
+	cr_assert_str_eq(find_node_by_output(g, "B")->op_type, "Identity");
+	cr_assert_str_eq(find_node_by_output(g, "B")->input[0], "X", "id_b reads what tr_1 read");
+	cr_assert_str_eq(find_node_by_output(g, "C")->op_type, "Add", "the Add makes the output C");
+	n = find_node_by_output(g, "O");
+	cr_assert_str_eq(n->op_type, "Transpose", "input I to output O: both names stay");
+	cr_assert_str_eq(n->input[0], "I");
+	EXPECT_LEFT("tr_6", "both names must stay");
+	n = find_node_by_output(g, "D");
+	cr_assert_str_eq(n->op_type, "Transpose");
+	cr_assert_str_eq(n->input[0], "A", "a default perm and [0,1,2] compose into one Transpose");
+	cr_assert_eq(count_ops(g, "Transpose"), 2, "%d Transposes", count_ops(g, "Transpose"));
+	cr_assert_eq(g->n_node, 5, "%zu nodes", g->n_node);
+	free_proto(m);
+	expect_same("misc_tr_default.onnx", 1);
 }

@@ -32,6 +32,13 @@ is deterministic. Node names say what the test expects of each node.
                      passes its own initializer K through body_id to its
                      output (stays: a body output no node makes is not
                      written), the else_branch a Neg of X
+  misc_tr_default    opset 13. onnxoptimizer's default-perm Transposes:
+                     Identity(A) -> Transpose -> Transpose -> Identity (the
+                     pair undoes itself: both go); Add -> Transpose ->
+                     Transpose to the output C (both go, Add makes C);
+                     Transpose -> Transpose from the input I to the output
+                     O (one stays, perm identity: both names must stay);
+                     a default perm then [0,1,2] (they compose into one)
 """
 
 import os
@@ -139,6 +146,26 @@ def misc_out_nested(outdir):
     save(make_model(graph), outdir, "misc_out_nested")
 
 
+def misc_tr_default(outdir):
+    nodes = [
+        node("Identity", ["A"], ["X"], "id_a"),
+        node("Transpose", ["X"], ["Y"], "tr_1"),
+        node("Transpose", ["Y"], ["Z"], "tr_2"),
+        node("Identity", ["Z"], ["B"], "id_b"),
+        node("Add", ["A", "A"], ["S"], "add_s"),
+        node("Transpose", ["S"], ["T"], "tr_3"),
+        node("Transpose", ["T"], ["C"], "tr_4"),
+        node("Transpose", ["I"], ["J"], "tr_5"),
+        node("Transpose", ["J"], ["O"], "tr_6"),
+        node("Transpose", ["A"], ["U"], "tr_7"),
+        node("Transpose", ["U"], ["D"], "tr_8", perm=[0, 1, 2]),
+    ]
+    graph = helper.make_graph(
+        nodes, "misc_tr_default", [vi("A", FLOAT, [2, 3, 4]), vi("I", FLOAT, [2, 3])],
+        [vi("B", FLOAT, [2, 3, 4]), vi("C", FLOAT, [2, 3, 4]), vi("O", FLOAT, [2, 3]), vi("D", FLOAT, [4, 3, 2])])
+    save(make_model(graph), outdir, "misc_tr_default")
+
+
 def main():
     outdir = sys.argv[1]
     os.makedirs(outdir, exist_ok=True)
@@ -147,6 +174,7 @@ def main():
     misc_out_default(outdir)
     misc_out_ir3(outdir)
     misc_out_nested(outdir)
+    misc_tr_default(outdir)
 
 
 if __name__ == "__main__":
