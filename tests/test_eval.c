@@ -560,3 +560,106 @@ Test(eval, sizes_that_would_overflow_are_declined)
 	scs_eval_tensor_free(&in[1]);
 	node_free(n);
 }
+
+/* A 2-D tensor of @d0 x @d1 elements of @dtype from @bytes. */
+static scs_eval_tensor
+mat(int dtype, int64_t d0, int64_t d1, const void *bytes)
+{
+	scs_eval_tensor t;
+	int64_t d[2] = { d0, d1 };
+	char why[128];
+
+	cr_assert_eq(scs_eval_tensor_alloc(&t, dtype, 2, d, 0, why, sizeof(why)), SCS_OK);
+	memcpy(t.data, bytes, (size_t)(d0 * d1) * scs_eval_esize(dtype));
+	return t;
+}
+
+/* Run ArgMax/ArgMin @op on @in with @axis, @keep, @last; the int64 indices into @got (at most 8). */
+static void
+arg_run(const char *op, scs_eval_tensor *in, int64_t axis, int64_t keep, int64_t last, size_t want_rank,
+    const int64_t *want, size_t n_want)
+{
+	Onnx__NodeProto *n = node_new(op, 1, 1);
+	scs_eval_tensor out = { 0 };
+
+	node_attr_int(n, "axis", axis);
+	node_attr_int(n, "keepdims", keep);
+	node_attr_int(n, "select_last_index", last);
+	cr_assert_eq(eval1(n, in, 1, &out, 0, NULL), SCS_OK, "%s axis %lld", op, (long long)axis);
+	cr_assert_eq(out.dtype, SCS_DT_INT64);
+	cr_assert_eq(out.rank, want_rank, "%s axis %lld keepdims %lld: rank %zu", op, (long long)axis, (long long)keep,
+	    out.rank);
+	cr_assert_eq(out.n, n_want);
+	cr_assert_arr_eq(out.data, want, n_want * 8, "%s axis %lld select_last_index %lld", op, (long long)axis,
+	    (long long)last);
+	scs_eval_tensor_free(&out);
+	node_free(n);
+}
+
+/* ONNX Runtime 1.30 gives these (ties: the first index, or the last with select_last_index) */
+Test(eval, argmax_and_argmin_take_the_first_or_last_of_equals)
+{
+	float x[6] = { 1, 5, 5, -0.0f, 0.0f, -3 };
+	int8_t i8[6] = { -128, 127, 127, 0, -128, 0 };
+	uint64_t u64[6] = { UINT64_MAX, 0, UINT64_MAX, 1, 1, 0 };
+	scs_eval_tensor f = mat(SCS_DT_FLOAT, 2, 3, x), s = mat(SCS_DT_INT8, 2, 3, i8), u = mat(SCS_DT_UINT64, 2, 3, u64);
+
+	arg_run("ArgMax", &f, 1, 1, 0, 2, (const int64_t[]){ 1, 0 }, 2);
+	arg_run("ArgMax", &f, -1, 0, 1, 1, (const int64_t[]){ 2, 1 }, 2);
+	arg_run("ArgMin", &f, 1, 0, 0, 1, (const int64_t[]){ 0, 2 }, 2);
+	arg_run("ArgMax", &f, 0, 0, 0, 1, (const int64_t[]){ 0, 0, 0 }, 3);
+	arg_run("ArgMax", &s, 1, 0, 1, 1, (const int64_t[]){ 2, 2 }, 2);
+	arg_run("ArgMin", &s, -2, 1, 1, 2, (const int64_t[]){ 0, 1, 1 }, 3);
+	arg_run("ArgMax", &u, 1, 0, 0, 1, (const int64_t[]){ 0, 0 }, 2);
+	arg_run("ArgMin", &u, 1, 0, 1, 1, (const int64_t[]){ 1, 2 }, 2);
+	scs_eval_tensor_free(&f);
+	scs_eval_tensor_free(&s);
+	scs_eval_tensor_free(&u);
+}
+
+Test(eval, argmax_of_a_nan_or_an_empty_axis_is_declined)
+{
+	float x[4] = { 1, NAN, 2, 3 };
+	scs_eval_tensor f = mat(SCS_DT_FLOAT, 2, 2, x), e = mat(SCS_DT_FLOAT, 2, 0, x), out = { 0 };
+	Onnx__NodeProto *n = node_new("ArgMax", 1, 1);
+
+	node_attr_int(n, "axis", 1);
+	cr_assert_eq(eval1(n, &f, 1, &out, 0, NULL), SCS_EVAL_DECLINED, "a NaN has no index the spec gives");
+	cr_assert_eq(eval1(n, &e, 1, &out, 0, NULL), SCS_EVAL_DECLINED, "an axis of no elements");
+	cr_assert_null(out.data);
+	scs_eval_tensor_free(&f);
+	scs_eval_tensor_free(&e);
+	node_free(n);
+}
+
+/* IsInf's detect_positive / detect_negative, IsNaN of NaNs of either sign, float16 and double */
+Test(eval, isinf_and_isnan_read_every_float_type)
+{
+	float x[5] = { INFINITY, -INFINITY, NAN, -NAN, 3e38f };
+	double d[5] = { INFINITY, -INFINITY, NAN, -NAN, 1e308 };
+	uint16_t h[5] = { 0x7c00, 0xfc00, 0x7e00, 0xfe01, 0x7bff };
+	static const struct { const char *op; int pos, neg; uint8_t want[5]; } cases[] = {
+		{ "IsInf", 1, 1, { 1, 1, 0, 0, 0 } },
+		{ "IsInf", 1, 0, { 1, 0, 0, 0, 0 } },
+		{ "IsInf", 0, 1, { 0, 1, 0, 0, 0 } },
+		{ "IsInf", 0, 0, { 0, 0, 0, 0, 0 } },
+		{ "IsNaN", 1, 1, { 0, 0, 1, 1, 0 } },
+	};
+	scs_eval_tensor in[3] = { vec(SCS_DT_FLOAT, 5, x), vec(SCS_DT_DOUBLE, 5, d), vec(SCS_DT_FLOAT16, 5, h) };
+
+	for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++)
+		for (size_t t = 0; t < 3; t++) {
+			Onnx__NodeProto *n = node_new(cases[k].op, 1, 1);
+			scs_eval_tensor out = { 0 };
+
+			node_attr_int(n, "detect_positive", cases[k].pos);
+			node_attr_int(n, "detect_negative", cases[k].neg);
+			cr_assert_eq(eval1(n, &in[t], 1, &out, 0, NULL), SCS_OK);
+			cr_assert_eq(out.dtype, SCS_DT_BOOL);
+			cr_assert_arr_eq(out.data, cases[k].want, 5, "%s case %zu type %zu", cases[k].op, k, t);
+			scs_eval_tensor_free(&out);
+			node_free(n);
+		}
+	for (size_t t = 0; t < 3; t++)
+		scs_eval_tensor_free(&in[t]);
+}

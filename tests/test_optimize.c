@@ -341,11 +341,13 @@ Test(optimize, identities_go_and_graph_outputs_keep_names_order_and_types, .init
 	static const char *const outputs[] = { "Y", "Z", "P", "Q", "R" };
 	Onnx__GraphProto *g = optimize("opt_identity.onnx", "", 1);
 
-	cr_assert_eq(count_ops(g, "Identity"), 3, "Identities left: %d", count_ops(g, "Identity"));
+	cr_assert_eq(count_ops(g, "Identity"), 2, "Identities left: %d", count_ops(g, "Identity"));
 	cr_assert_str_eq(made_by(g, "Y"), "relu_c", "the Relu makes the output under its name");
 	cr_assert_str_eq(made_by(g, "Q"), "neg_d");
 	cr_assert_str_eq(made_by(g, "Z"), "id_z", "an output of a graph input keeps its Identity");
-	cr_assert_str_eq(made_by(g, "P"), "id_p", "an output of an initializer keeps its Identity");
+	cr_assert_str_eq(made_by(g, "P"), "(none)", "an output of an initializer is the initializer itself");
+	cr_assert_not_null(find_init(g, "P"));
+	cr_assert_null(find_init(g, "W"), "the initializer W took the output's name");
 	cr_assert_str_eq(made_by(g, "R"), "id_r", "a second output of the same value keeps its Identity");
 	cr_assert_eq(g->n_output, 5);
 	for (size_t i = 0; i < 5; i++) {
@@ -355,7 +357,7 @@ Test(optimize, identities_go_and_graph_outputs_keep_names_order_and_types, .init
 	}
 	cr_assert_eq(g->n_value_info, 0, "value_info of a, b (gone) and c (now made as Y): %zu left", g->n_value_info);
 	expect_said("node 'id_z' (Identity): 'Z' is a graph output and 'X' is a graph input");
-	expect_said("node 'id_p' (Identity): 'P' is a graph output and 'W' is an initializer");
+	expect_said("node 'id_p' (Identity): removed; initializer 'W' is now the graph output 'P'");
 	expect_said("node 'id_r' (Identity): 'R' and 'Q' are both names that must stay");
 }
 
@@ -410,6 +412,17 @@ Test(optimize, an_if_on_a_constant_becomes_its_branch, .init = opt_setup, .fini 
 	cr_assert_eq(count_ops(g, "Constant"), 0, "the condition went with the If");
 	expect_said("node 'if_const' (If): the condition is true: replaced by its then_branch");
 	expect_said("node 'if_default' (If): the condition 'CD' is a graph input with a default");
+}
+
+/* The pass alone (onnxoptimizer's test): the branch's last node makes the If's output, no Identity in between */
+Test(optimize, an_if_on_a_constant_alone_leaves_no_identity, .init = opt_setup, .fini = opt_teardown)
+{
+	Onnx__GraphProto *g = optimize("opt_if_const.onnx", "-p eliminate_if_with_const_cond", 4);
+
+	cr_assert_eq(count_ops(g, "If"), 1);
+	cr_assert_eq(count_ops(g, "Identity"), 0, "%d Identities left", count_ops(g, "Identity"));
+	cr_assert_str_eq(made_by(g, "Y1"), "then_relu", "the branch's last node makes the output under its name");
+	cr_assert_eq(count_ops(g, "Constant"), 1, "the condition stays: the pass removes nothing else");
 }
 
 Test(optimize, no_op_nodes_go_and_each_refusal_leaves_its_node, .init = opt_setup, .fini = opt_teardown)
@@ -672,7 +685,7 @@ Test(optimize, shrink_and_big_run_the_passes_first_with_optimize, .init = opt_se
 Test(optimize, the_summary_comes_first_and_each_change_only_with_verbose, .init = opt_setup, .fini = opt_teardown)
 {
 	static const char head[] =
-	    "INFO: 33% smaller: 484 bytes -> 325 bytes\n"
+	    "INFO: 38% smaller: 484 bytes -> 301 bytes\n"
 	    "INFO: passes: eliminate_identity, eliminate_if_with_const_cond, eliminate_nop_cast, "
 	    "eliminate_nop_dropout, eliminate_nop_pad, eliminate_nop_reshape, fuse_consecutive_transposes, "
 	    "fuse_consecutive_concats, fuse_consecutive_log_softmax, fuse_consecutive_reduce_unsqueeze, "
@@ -687,12 +700,10 @@ Test(optimize, the_summary_comes_first_and_each_change_only_with_verbose, .init 
 	    "fuse_qkv, fuse_matmul_add_bias_into_gemm, extract_constant_to_initializer, "
 	    "eliminate_duplicate_initializer, eliminate_common_subexpression, eliminate_deadend, "
 	    "eliminate_unused_initializer\n"
-	    "INFO: nodes: 9 -> 5 (2 rounds)\n"
-	    "INFO: pass eliminate_identity: 4 changes, 3 left alone\n"
+	    "INFO: nodes: 9 -> 4 (2 rounds)\n"
+	    "INFO: pass eliminate_identity: 5 changes, 2 left alone\n"
 	    "INFO: left alone by eliminate_identity (1): Identity: '...' is a graph output and '...' is a graph input: "
 	    "both names must stay\n"
-	    "INFO: left alone by eliminate_identity (1): Identity: '...' is a graph output and '...' is an initializer, "
-	    "which keeps its name\n"
 	    "INFO: left alone by eliminate_identity (1): Identity: '...' and '...' are both names that must stay (a "
 	    "graph output; a graph output)\n"
 	    "INFO: stage scan: ";
@@ -702,12 +713,12 @@ Test(optimize, the_summary_comes_first_and_each_change_only_with_verbose, .init 
 	    "INFO: optimized: eliminate_identity: node 'id_b' (Identity): removed; its readers read 'X'\n"
 	    "INFO: optimized: eliminate_identity: node 'id_y' (Identity): removed; 'c' is now made as 'Y' (a graph "
 	    "output)\n"
+	    "INFO: optimized: eliminate_identity: node 'id_p' (Identity): removed; initializer 'W' is now the graph "
+	    "output 'P'\n"
 	    "INFO: optimized: eliminate_identity: node 'id_q' (Identity): removed; 'd' is now made as 'Q' (a graph "
 	    "output)\n"
 	    "INFO: not optimized: eliminate_identity: node 'id_z' (Identity): 'Z' is a graph output and 'X' is a graph "
 	    "input: both names must stay\n"
-	    "INFO: not optimized: eliminate_identity: node 'id_p' (Identity): 'P' is a graph output and 'W' is an "
-	    "initializer, which keeps its name\n"
 	    "INFO: not optimized: eliminate_identity: node 'id_r' (Identity): 'R' and 'Q' are both names that must "
 	    "stay (a graph output; a graph output)\n";
 	char *in = fixture("opt_identity.onnx"), *out = path_in(opt_dir, "out.onnx"), *json = path_in(opt_dir, "r.json");

@@ -91,5 +91,7 @@ int scs_eval_k_variadic(scs_eval_call *c);
 int scs_eval_k_range(scs_eval_call *c);
 int scs_eval_k_reduce(scs_eval_call *c);
 int scs_eval_k_pow(scs_eval_call *c);
+int scs_eval_k_arg(scs_eval_call *c);                 /* ArgMax, ArgMin */
+int scs_eval_k_isx(scs_eval_call *c);                 /* IsNaN, IsInf */
 
 #endif

@@ -1,8 +1,8 @@
 /*
  * eval_math.c: the evaluator's kernels that compute: Cast, CastLike, the
  * elementwise arithmetic, comparisons and logic, Min, Max, Range,
- * ReduceSum, ReduceProd, DequantizeLinear, and the math library's
- * functions (Exp, Log, Pow, Tanh, Sin, ...: results marked inexact, as a
+ * ReduceSum, ReduceProd, ArgMax, ArgMin, IsNaN, IsInf, DequantizeLinear,
+ * and the math library's functions (Exp, Log, Pow, Tanh, Sin, ...: results marked inexact, as a
  * runtime's own implementations round otherwise). The elementwise ones
  * (and Identity and Where) are planned once (scs_eval_ew_plan) and run a
  * window of output elements at a time (scs_eval_ew_run): in memory, the
@@ -988,5 +988,106 @@ scs_eval_k_reduce(scs_eval_call *c)
 	free(acc);
 	/* a float sum of more than two terms depends on the order a runtime adds them in */
 	c->inexact = (cl == CL_F || cl == CL_D) && group > 2;
+	return SCS_OK;
+}
+
+/* ---- ArgMax, ArgMin ---- */
+
+/* -1, 0 or 1 as @a is below, equal to or above @b (no NaN; -0 equals +0). */
+INLINE int
+compare(int cl, val a, val b)
+{
+	switch (cl) {
+	case CL_F: return a.f < b.f ? -1 : a.f > b.f;
+	case CL_D: return a.d < b.d ? -1 : a.d > b.d;
+	case CL_S: return a.s < b.s ? -1 : a.s > b.s;
+	default: return a.u < b.u ? -1 : a.u > b.u;
+	}
+}
+
+/*
+ * The index of the largest (ArgMax) or smallest (ArgMin) element along
+ * axis, int64: the first of equals, or the last with select_last_index
+ * (opset 12). An axis of no elements has no answer (ONNX Runtime refuses
+ * it), and a NaN none the spec gives: both decline.
+ */
+int
+scs_eval_k_arg(scs_eval_call *c)
+{
+	const scs_eval_tensor *t = scs_eval_in(c, 0);
+	int minop = strcmp(c->node->op_type, "ArgMin") == 0, cl, rc;
+	int keep = (int)scs_eval_attr_int(c, "keepdims", 1);
+	int last = c->opset >= 12 && scs_eval_attr_int(c, "select_last_index", 0);
+	int64_t odims[SCS_EVAL_MAX_RANK];
+	uint64_t outer = 1, inner = 1, len;
+	size_t a, orank = 0, e;
+
+	if (t == NULL || (cl = class_of(t->dtype)) == CL_NONE || t->dtype == SCS_DT_BOOL)
+		return scs_eval_decline(c, "%s of %s", c->node->op_type, t ? scs_dtype_name(t->dtype) : "nothing");
+	if (t->rank == 0)
+		return scs_eval_decline(c, "%s of a scalar", c->node->op_type);
+	if ((rc = scs_eval_axis(c, scs_eval_attr_int(c, "axis", 0), t->rank, &a)) != SCS_OK)
+		return rc;
+	if (t->dims[a] == 0)
+		return scs_eval_decline(c, "%s along an axis of no elements", c->node->op_type);
+	for (size_t ax = 0; ax < t->rank; ax++) {
+		if (ax < a)
+			outer *= (uint64_t)t->dims[ax];
+		else if (ax > a)
+			inner *= (uint64_t)t->dims[ax];
+		if (ax != a || keep)
+			odims[orank++] = ax == a ? 1 : t->dims[ax];
+	}
+	len = (uint64_t)t->dims[a];
+	e = scs_eval_esize(t->dtype);
+	for (uint64_t k = 0; k < t->n; k++)
+		if (is_nan(cl, load(t->data + k * e, t->dtype)))
+			return scs_eval_decline(c, "a NaN at element %llu (the spec gives no index for it)",
+			    (unsigned long long)k);
+	if ((rc = scs_eval_out(c, 0, SCS_DT_INT64, orank, odims)) != SCS_OK)
+		return rc;
+	for (uint64_t o = 0; o < outer; o++)
+		for (uint64_t i = 0; i < inner; i++) {
+			const uint8_t *base = t->data + (o * len * inner + i) * e;
+			val best = load(base, t->dtype);
+			uint64_t at = 0;
+
+			for (uint64_t j = 1; j < len; j++) {
+				val v = load(base + j * inner * e, t->dtype);
+				int s = compare(cl, v, best);
+
+				if (minop)
+					s = -s;
+				if (s > 0 || (s == 0 && last)) {
+					best = v;
+					at = j;
+				}
+			}
+			scs_store_le64(c->out[0].data + (o * inner + i) * 8, at);
+		}
+	return SCS_OK;
+}
+
+/* ---- IsNaN, IsInf ---- */
+
+/* bool of each element: a NaN (IsNaN); an infinity of a sign detect_positive / detect_negative asks for (IsInf). */
+int
+scs_eval_k_isx(scs_eval_call *c)
+{
+	const scs_eval_tensor *t = scs_eval_in(c, 0);
+	int nanop = strcmp(c->node->op_type, "IsNaN") == 0, cl, rc;
+	int pos = (int)scs_eval_attr_int(c, "detect_positive", 1), neg = (int)scs_eval_attr_int(c, "detect_negative", 1);
+	size_t e;
+
+	if (t == NULL || ((cl = class_of(t->dtype)) != CL_F && cl != CL_D))
+		return scs_eval_decline(c, "%s of %s", c->node->op_type, t ? scs_dtype_name(t->dtype) : "nothing");
+	if ((rc = scs_eval_out(c, 0, SCS_DT_BOOL, t->rank, t->dims)) != SCS_OK)
+		return rc;
+	e = scs_eval_esize(t->dtype);
+	for (uint64_t k = 0; k < t->n; k++) {
+		double v = scs_eval_load_float(t->data + k * e, t->dtype);
+
+		c->out[0].data[k] = nanop ? isnan(v) != 0 : isinf(v) && (v > 0 ? pos : neg);
+	}
 	return SCS_OK;
 }

@@ -432,11 +432,13 @@ int scs_opt_rename_def(scs_opt_ctx *ctx, int scope, char **slot, const char *to,
  * (Identity, a no-op Cast, Dropout in inference, ...): make every reader
  * of the output read the input, and drop the node. When the output must
  * keep its name (a graph output, a nested body's output, an annotation),
- * the input's producer in the same scope is renamed to it instead. Other
- * outputs of the node must be unread.
+ * the input's producer in the same scope is renamed to it instead; when
+ * the input is an initializer of the main graph (IR 4 and above) and the
+ * output a graph output, the initializer is. Other outputs of the node
+ * must be unread.
  * 1 when queued (and reported); 0 when refused (and reported, with the
- * reason: e.g. an output that must keep its name fed by a graph input, an
- * initializer or an outer-scope value, since a graph output may not name
+ * reason: e.g. an output that must keep its name fed by a graph input, a
+ * nested body's initializer or an outer-scope value, since a graph output may not name
  * an outer value directly); < 0 on error.
  */
 int scs_opt_forward(scs_opt_ctx *ctx, int scope, Onnx__NodeProto *node, size_t in, size_t out);

@@ -381,6 +381,43 @@ scs_opt_rename_def(scs_opt_ctx *ctx, int scope, char **slot, const char *to, cha
 	return queue_slot_rename(ctx, slot, to) < 0 ? SCS_ENOMEM : 1;
 }
 
+/*
+ * scs_opt_forward's case of an initializer @x passed through to @y, a name
+ * that must stay. When @y is an output of the main graph (IR 4 and above,
+ * where an initializer need not be an input) and @x is an initializer of it
+ * that no other name pins, the initializer takes the name @y (its readers
+ * follow) and the node goes: the graph output is the constant itself, as
+ * ONNX Runtime writes it; the output's declaration stays as it is. A nested
+ * body's output stays made by its node: a body output that no node of the
+ * body makes is a form runtimes have handled unevenly, and nothing is
+ * computed there per run that the node's removal would save but a copy.
+ */
+static int
+forward_initializer(scs_opt_ctx *ctx, int scope, Onnx__NodeProto *node, const char *x, const char *y,
+    const char *kind)
+{
+	const scs_scope *sc = &ctx->scopes.items[scope];
+	Onnx__TensorProto *t = scs_opt_initializer(ctx, scope, x);
+	char why[512];
+	int r;
+
+	if (t == NULL || sc->graph != ctx->m->proto->graph || ctx->m->proto->ir_version < 4
+	    || strcmp(kind, "a graph output") != 0)
+		return scs_opt_refuse(ctx, scope, node, "'%s' is %s and '%s' is %s, which keeps its name", y, kind,
+		    x, t == NULL ? "a constant of another kind" : sc->graph != ctx->m->proto->graph ?
+		    "an initializer of a nested graph" : ctx->m->proto->ir_version < 4 ?
+		    "an initializer, an input too below IR 4" : "an initializer");
+	if (scs_opt_is_pinned(ctx, scope, x))
+		return scs_opt_refuse(ctx, scope, node, "'%s' and '%s' are both names that must stay (%s; %s)", y, x,
+		    kind, pinned_kind(ctx, scope, x));
+	if ((r = scs_opt_rename_def(ctx, scope, &t->name, y, why, sizeof(why))) <= 0)
+		return r < 0 ? r : why[0] ? scs_opt_refuse(ctx, scope, node, "%s", why) : 0;
+	if ((r = scs_opt_drop_node(ctx, scope, node)) < 0)
+		return r;
+	return scs_opt_did(ctx, scope, node, "removed; initializer '%s' is now the graph output '%s'", x, y) < 0 ?
+	    -1 : 1;
+}
+
 int
 scs_opt_forward(scs_opt_ctx *ctx, int scope, Onnx__NodeProto *node, size_t in, size_t out)
 {
@@ -420,8 +457,7 @@ scs_opt_forward(scs_opt_ctx *ctx, int scope, Onnx__NodeProto *node, size_t in, s
 		return scs_opt_refuse(ctx, scope, node, "'%s' is %s and '%s' is %s: both names must stay", y, kind, x,
 		    pinned_kind(ctx, scope, x));
 	if ((p = scs_opt_producer(ctx, scope, x)) == NULL)
-		return scs_opt_refuse(ctx, scope, node, "'%s' is %s and '%s' is an initializer, which keeps its name", y,
-		    kind, x);
+		return forward_initializer(ctx, scope, node, x, y, kind);
 	if (scs_opt_is_pinned(ctx, scope, x))
 		return scs_opt_refuse(ctx, scope, node, "'%s' and '%s' are both names that must stay (%s; %s)", y, x,
 		    kind, pinned_kind(ctx, scope, x));

@@ -585,13 +585,48 @@ def gen_size(op, t, opset):
     yield from gen_shape(op, t, opset)
 
 
+def gen_arg(op, t, opset):
+    e = edges(t)
+    if t in FLOATS:
+        e = e[~np.isnan(e)]
+    n = len(e) - len(e) % 2
+    ties = np.concatenate([e[:n], e[:n][::-1]]).reshape(4, -1)    # every value twice: ties along both axes
+    for ax in (0, 1, -1, -2):
+        for keep in (0, 1):
+            for last in ((0, 1) if opset >= 12 else (None,)):
+                attrs = {"axis": ax, "keepdims": keep}
+                if last is not None:
+                    attrs["select_last_index"] = last
+                yield "a%d-k%d-l%s" % (ax, keep, last), lambda c, attrs=attrs: c.out(c.node(op, [c.const(ties)],
+                                                                                             **attrs))
+    yield "nan", lambda c: c.out(c.node(op, [c.const(edges(t).reshape(1, -1))], axis=1))
+    yield "empty-axis", lambda c: c.out(c.node(op, [c.const(np.zeros((2, 0), TYPES[t][1]))], axis=1))
+    yield "empty-other", lambda c: c.out(c.node(op, [c.const(np.zeros((0, 3), TYPES[t][1]))], axis=1))
+    yield "x", lambda c: c.out(c.node(op, [c.input(t, ["N", 3])], axis=1))
+
+
+def gen_isx(op, t, opset):
+    e = edges(t)
+    if op == "IsInf":
+        for pos in (0, 1):
+            for neg in (0, 1):
+                yield "p%d-n%d" % (pos, neg), lambda c, pos=pos, neg=neg: c.out(c.node(
+                    op, [c.const(e)], detect_positive=pos, detect_negative=neg))
+    else:
+        yield "edges", lambda c: c.out(c.node(op, [c.const(e)]))
+    yield "scalar", lambda c: c.out(c.node(op, [c.const(e[-1].reshape(()))]))
+    yield "empty", lambda c: c.out(c.node(op, [c.const(np.zeros((2, 0), TYPES[t][1]))]))
+    yield "x", lambda c: c.out(c.node(op, [c.input(t, ["N", 3])]))
+
+
 GENERATORS = {"Concat": gen_concat, "ConstantOfShape": gen_constant_of_shape, "Expand": gen_expand,
               "Flatten": gen_flatten, "Gather": gen_gather, "GatherElements": gen_gather_elements, "Pad": gen_pad,
               "Range": gen_range, "ReduceProd": gen_reduce, "ReduceSum": gen_reduce, "Reshape": gen_reshape,
               "Shape": gen_shape, "Size": gen_size, "Slice": gen_slice, "Split": gen_split, "Squeeze": gen_squeeze,
               "Unsqueeze": gen_squeeze, "Tile": gen_tile, "Transpose": gen_transpose, "Where": gen_where,
               "Max": gen_variadic, "Min": gen_variadic, "Cast": gen_cast, "CastLike": gen_cast,
-              "DequantizeLinear": gen_dequantize}
+              "DequantizeLinear": gen_dequantize, "ArgMax": gen_arg, "ArgMin": gen_arg, "IsInf": gen_isx,
+              "IsNaN": gen_isx}
 for _op in UNARY:
     GENERATORS[_op] = gen_unary
 for _op in BINARY:

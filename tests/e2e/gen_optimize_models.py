@@ -15,7 +15,8 @@ Files written to OUTDIR:
   opt_identity.onnx   runs. Identity chains and Identities as graph
                       outputs: X -> id_a -> id_b -> Relu -> id_y (output Y:
                       Relu takes the name); id_z (output Z) of the input X
-                      and id_p (output P) of the initializer W (both stay);
+                      stays; id_p (output P) of the initializer W goes (W
+                      becomes the initializer P);
                       Neg -> id_q (output Q) and id_r (output R) of the same
                       value (the first goes, the second stays).
   opt_if_identity.onnx

@@ -3,9 +3,10 @@
  * the input (in every graph and nested body). An Identity whose output
  * must keep its name (a graph output, a nested body's output) goes when
  * its input is made by a node of the same graph, which then makes the
- * value under that name; it stays when the input is a graph input, an
- * initializer or an outer-scope value (a body output may not name an outer
- * value directly). See scs_opt_forward.
+ * value under that name, or is an initializer of the main graph, which
+ * then takes the output's name; it stays when the input is a graph input,
+ * a nested body's initializer or an outer-scope value (a body output may
+ * not name an outer value directly). See scs_opt_forward.
  *
  * SPDX-License-Identifier: MIT
  */

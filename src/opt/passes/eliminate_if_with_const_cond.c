@@ -3,8 +3,10 @@
  * (not a graph input, which a caller may set) is replaced by the branch it
  * takes: the branch's nodes and initializers move into the enclosing graph
  * where the If was, and each If output is made by an Identity of the
- * branch's output (eliminate_identity then removes those it can), so the
- * If's output names, and with them graph outputs, stay as they were.
+ * branch's output, so the If's output names, and with them graph outputs,
+ * stay as they were; where the branch's value is made by a node of the
+ * branch read by nothing else, that node then makes the If's output
+ * itself (scs_opt_forward, as eliminate_identity would).
  *
  * Names the branch defines that any graph outside it defines too are
  * given fresh names first (they would collide in the enclosing graph, or
@@ -232,12 +234,64 @@ fail:
 	return rc;
 }
 
+/*
+ * The Identities splice() made for the If's outputs @outs (in scope @s,
+ * committed) go where the branch's value is made by a node that nothing
+ * else reads it from and no name pins: that node makes the If's output
+ * itself (scs_opt_forward), as it would after eliminate_identity, so the
+ * pass alone leaves the graph onnxoptimizer's does. Committed.
+ */
+static int
+join_outputs(scs_opt_ctx *ctx, int s, char **outs, size_t n_outs)
+{
+	for (size_t i = 0; i < n_outs; i++) {
+		Onnx__NodeProto *id = outs[i][0] ? scs_opt_producer(ctx, s, outs[i]) : NULL;
+		const char *x;
+		int r;
+
+		if (id == NULL || strcmp(id->op_type, "Identity") != 0 || id->n_input != 1)
+			continue;
+		x = id->input[0];
+		if (scs_opt_producer(ctx, s, x) == NULL || scs_opt_is_pinned(ctx, s, x) || scs_opt_n_uses(ctx, s, x) != 1)
+			continue;
+		if ((r = scs_opt_forward(ctx, s, id, 0, 0)) < 0)
+			return r;
+	}
+	return scs_opt_commit(ctx);
+}
+
+/* Copies of @n's output names (freed with free_names). */
+static char **
+copy_names(const Onnx__NodeProto *n)
+{
+	char **v = calloc(n->n_output ? n->n_output : 1, sizeof(*v));
+
+	for (size_t i = 0; v && i < n->n_output; i++)
+		if ((v[i] = strdup(n->output[i])) == NULL) {
+			while (i-- > 0)
+				free(v[i]);
+			free(v);
+			return NULL;
+		}
+	return v;
+}
+
+static void
+free_names(char **v, size_t n)
+{
+	for (size_t i = 0; v && i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
 int
 scs_opt_eliminate_if_with_const_cond(scs_opt_ctx *ctx, int *changed)
 {
 	found f = { NULL, 0, 0 };
-	Onnx__GraphProto *b;
+	Onnx__GraphProto *b, *g;
 	Onnx__NodeProto *n;
+	char **outs;
+	size_t n_outs;
 	int s, r;
 
 	while ((r = next_if(ctx, &f, &s, &n, &b)) > 0) {
@@ -245,10 +299,23 @@ scs_opt_eliminate_if_with_const_cond(scs_opt_ctx *ctx, int *changed)
 			break;
 		/* the commit rebuilt the scopes: the If is where it was, in the graph holding @b */
 		s = ctx->scopes.items[scs_scopes_of(&ctx->scopes, b)].parent;
-		if ((r = splice(ctx, s, n, b)) < 0)
+		g = ctx->scopes.items[s].graph;
+		n_outs = n->n_output;
+		if ((outs = copy_names(n)) == NULL) {
+			r = scs_err_set(SCS_ENOMEM, "optimizer: cannot replace an If");
 			break;
+		}
+		if ((r = splice(ctx, s, n, b)) < 0 || (r = scs_opt_commit(ctx)) < 0) {
+			free_names(outs, n_outs);
+			break;
+		}
 		*changed = 1;
-		if ((r = scs_opt_commit(ctx)) < 0)
+		/* the commit dropped the branches' scopes: the enclosing graph's is found again */
+		if (g)
+			s = scs_scopes_of(&ctx->scopes, g);
+		r = join_outputs(ctx, s, outs, n_outs);
+		free_names(outs, n_outs);
+		if (r < 0)
 			break;
 	}
 	free(f.refused);

@@ -3,7 +3,9 @@
  * becomes Transpose(x, p) with p[i] = p1[p2[i]] (output axis i of the
  * second is axis p2[i] of the first's output, which is axis p1[p2[i]] of x).
  * The second node is rewritten in place; the first goes when nothing else
- * reads it (an identity result is then left to eliminate_nop_transpose).
+ * reads it, and then, when the two undo each other, the second goes too
+ * (its readers read x; see scs_opt_forward for a graph output) where it
+ * can (else it is left to eliminate_nop_transpose).
  * Both must be in the same graph, and a missing perm (reverse the axes)
  * needs the rank: from the other perm, or from what is known of x.
  *
@@ -50,6 +52,15 @@ is_permutation(const int64_t *p, size_t n)
 }
 
 static int
+is_identity(const int64_t *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (p[i] != (int64_t)i)
+			return 0;
+	return 1;
+}
+
+static int
 one(scs_opt_ctx *ctx, int scope, Onnx__NodeProto *t2, void *payload)
 {
 	int64_t p1[SCS_INFER_MAX_RANK], p2[SCS_INFER_MAX_RANK], p[SCS_INFER_MAX_RANK];
@@ -89,6 +100,9 @@ one(scs_opt_ctx *ctx, int scope, Onnx__NodeProto *t2, void *payload)
 	if (scs_opt_n_uses(ctx, scope, mid) == 1 && !scs_opt_is_pinned(ctx, scope, mid)) {
 		if ((r = scs_opt_drop_node(ctx, scope, t1)) < 0)
 			return r;
+		/* the two undo each other: the second goes too, where scs_opt_forward can join its ends */
+		if (is_identity(p, n2) && (r = scs_opt_forward(ctx, scope, t2, 0, 0)) != 0)
+			return r < 0 ? r : 1;
 		r = scs_opt_did(ctx, scope, t2, "composed with the Transpose before it, which is removed");
 	} else {
 		r = scs_opt_did(ctx, scope, t2, "composed with the Transpose before it, which stays for its other readers");
