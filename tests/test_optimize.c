@@ -697,7 +697,7 @@ Test(optimize, the_summary_comes_first_and_each_change_only_with_verbose, .init 
 	    "eliminate_consecutive_idempotent_ops, eliminate_nop_slice, nop, fold_constants, "
 	    "fuse_bn_into_conv, fuse_bn_into_gemm, fuse_add_bias_into_conv, fuse_pad_into_conv, "
 	    "fuse_pad_into_pool, rewrite_where, fuse_mul_into_conv, replace_div_with_mul, fuse_relu_clip, "
-	    "fuse_qkv, fuse_matmul_add_bias_into_gemm, extract_constant_to_initializer, "
+	    "fuse_matmul_add_bias_into_gemm, fuse_qkv, extract_constant_to_initializer, "
 	    "eliminate_duplicate_initializer, eliminate_common_subexpression, eliminate_deadend, "
 	    "eliminate_unused_initializer\n"
 	    "INFO: nodes: 9 -> 4 (2 rounds)\n"
