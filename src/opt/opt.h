@@ -401,6 +401,10 @@ int scs_opt_set_attr_ints(Onnx__NodeProto *node, const char *name, const int64_t
  * last input adds it (optional inputs in between left out, ""). */
 int scs_opt_set_input(scs_opt_ctx *ctx, Onnx__NodeProto *node, size_t i, const char *name);
 
+/* Make the string *@slot of the model (a name, an op type) a copy of @name now; the old one, which may key the
+ * snapshot, is freed at the commit (never free such a string in place between commits). */
+int scs_opt_set_name(scs_opt_ctx *ctx, char **slot, const char *name);
+
 /* Remove @node of scope @scope (with the graphs in its attributes) at the commit. */
 int scs_opt_drop_node(scs_opt_ctx *ctx, int scope, Onnx__NodeProto *node);
 

@@ -234,10 +234,6 @@ scs_opt_add_constant(scs_opt_ctx *ctx, int scope, Onnx__TensorProto *t, Onnx__No
 int
 scs_opt_set_input(scs_opt_ctx *ctx, Onnx__NodeProto *node, size_t i, const char *name)
 {
-	scs_opt_state *st = ctx->st;
-	char *copy;
-	int rc;
-
 	/* past the end: the inputs in between are left out ("") */
 	while (node->n_input <= i) {
 		char **grown = scs_arena_grow(node->input, node->n_input * sizeof(*grown), (node->n_input + 1) * sizeof(*grown));
@@ -250,6 +246,16 @@ scs_opt_set_input(scs_opt_ctx *ctx, Onnx__NodeProto *node, size_t i, const char 
 		node->input = grown;
 		node->n_input++;
 	}
+	return scs_opt_set_name(ctx, &node->input[i], name);
+}
+
+int
+scs_opt_set_name(scs_opt_ctx *ctx, char **slot, const char *name)
+{
+	scs_opt_state *st = ctx->st;
+	char *copy;
+	int rc;
+
 	if ((copy = strdup(name)) == NULL)
 		return scs_err_set(SCS_ENOMEM, "optimizer: cannot copy a name");
 	/* the old name may key the snapshot: freed at the commit */
@@ -257,8 +263,8 @@ scs_opt_set_input(scs_opt_ctx *ctx, Onnx__NodeProto *node, size_t i, const char 
 		free(copy);
 		return rc;
 	}
-	st->garbage[st->n_garbage++] = node->input[i];
-	node->input[i] = copy;
+	st->garbage[st->n_garbage++] = *slot;
+	*slot = copy;
 	st->dirty = 1;
 	return SCS_OK;
 }

@@ -24,7 +24,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model/rename.h"
 #include "opt/opt.h"
 #include "util/strmap.h"
 
@@ -193,7 +192,7 @@ outputs(scs_opt_ctx *ctx, scs_strmap *leaving, Onnx__GraphProto *g, int *changed
 		if ((r = rename_at(ctx, leaving, g, slot, "output", j, to, &used)) < 0)
 			return r;
 		/* the main graph's output list is not among the references a rename rewrites */
-		if (r > 0 && scs_name_swap(&g->output[j]->name, used) < 0)
+		if (r > 0 && scs_opt_set_name(ctx, &g->output[j]->name, used) < 0)
 			return SCS_ENOMEM;
 		*changed |= r;
 	}

@@ -16,7 +16,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "model/rename.h"
 #include "onnx/attr.h"
 #include "onnx/dtype.h"
 #include "opt/opt.h"
@@ -164,7 +163,7 @@ one(scs_opt_ctx *ctx, int scope, Onnx__NodeProto *node, void *payload)
 	    transpose ? " of the second input transposed" : "") < 0)
 		return -1;
 	drop_attr(node, "equation");
-	if ((r = scs_name_swap(&node->op_type, "MatMul")) < 0)
+	if ((r = scs_opt_set_name(ctx, &node->op_type, "MatMul")) < 0)
 		return r;
 	scs_opt_touch(ctx);
 	return 1;
