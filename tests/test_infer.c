@@ -98,7 +98,8 @@ expect_value(const Onnx__GraphProto *g, const char *name, int32_t elem, const ch
 /*
  * The shapes --write-shapes writes of fixture @name's values (no pass but
  * eliminate_deadend), read back; the output computes what the input does.
- * With @like_onnx, onnx.shape_inference infers nothing else of them.
+ * With @like_onnx, onnx.shape_inference infers nothing else of them (2: with
+ * its data propagation).
  */
 static Onnx__ModelProto *
 written_shapes(const char *name, int like_onnx)
@@ -110,8 +111,8 @@ written_shapes(const char *name, int like_onnx)
 
 	expect_equivalent(in, run_out, NULL);
 	if (like_onnx) {
-		cr_expect_eq(run(&text, "/usr/bin/python3 '%s/tests/e2e/compare_shapes.py' '%s'", SCS_TEST_SRC_DIR,
-		    run_out), 0, "%s", text);
+		cr_expect_eq(run(&text, "/usr/bin/python3 '%s/tests/e2e/compare_shapes.py' %s'%s'", SCS_TEST_SRC_DIR,
+		    like_onnx == 2 ? "--data-prop " : "", run_out), 0, "%s", text);
 		free(text);
 	}
 	free(in);
@@ -240,6 +241,46 @@ Test(infer, named_dims_pass_through_the_rules, .init = run_setup, .fini = run_te
 	expect_value(g, "top", 1, "batch,seq,2");
 	expect_value(g, "top_idx", 7, "batch,seq,2");
 	expect_value(g, "if_out", 1, "batch,seq,8");          /* what both branches declare */
+	free_proto(m);
+}
+
+/*
+ * Reshape by a target made of the data's own dims (Shape, Gather, Slice,
+ * Unsqueeze/Squeeze, Casts, Concat, Div and Mul of numbers): its output
+ * has those dims, names and all, as onnx.shape_inference's data
+ * propagation gives them; a -1 beside a named dim stays unknown.
+ */
+Test(infer, reshape_by_a_concat_of_shape_pieces_gets_its_dims, .init = run_setup, .fini = run_teardown)
+{
+	Onnx__ModelProto *m = written_shapes("ops_propagate.onnx", 2);
+	const Onnx__GraphProto *g = m->graph;
+
+	/* X [batch,seq,64] */
+	expect_value(g, "p_split", 1, "batch,seq,4,16");     /* [batch], [seq], [4], [64] / 4 */
+	expect_value(g, "p_merge", 1, "batch,seq,64");       /* Shape(end=2), Shape(start=-1) */
+	expect_value(g, "p_cast", 1, "batch,seq,4,?");       /* through int32 and back; -1 */
+	expect_value(g, "p_half", 1, "batch,?,32");          /* 16 * 2 */
+	expect_value(g, "p_sq", 1, "batch,seq,64");          /* Squeeze and Unsqueeze of [seq] */
+	expect_value(g, "p_cos", 1, "64");                   /* ConstantOfShape of Slice(Shape, 2, 3) */
+	free_proto(m);
+}
+
+/*
+ * A named dim in a Reshape's target is the output's dim only where a 0 it
+ * may be at run time (which copies the data's dim there) gives the same:
+ * the data's own dim there has the name, or allowzero. ONNX's data
+ * propagation names them all (z_flat, z_bs); a batch of 0 shows it wrong.
+ */
+Test(infer, a_named_dim_of_a_target_that_may_copy_another_is_not_given, .init = run_setup, .fini = run_teardown)
+{
+	Onnx__ModelProto *m = written_shapes("ops_propagate_zero.onnx", 1);
+	const Onnx__GraphProto *g = m->graph;
+
+	/* X [batch,seq,64], Z [seq,batch,64] */
+	expect_value(g, "z_flat", 1, "?,?");
+	expect_value(g, "z_bs", 1, "?,?,64");
+	expect_value(g, "z_az", 1, "batch,seq,64");
+	expect_value(g, "x_bs", 1, "batch,seq,64");
 	free_proto(m);
 }
 

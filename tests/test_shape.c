@@ -224,6 +224,44 @@ Test(shape, attention_reshapes_by_constant_targets_at_opsets_18_to_21, .timeout 
 		expect_attention(models[i], 0);
 }
 
+/*
+ * A deep stack (12 layers, each reshaping by targets made from the dims of
+ * the layer before): shape inference follows the targets' values, so it
+ * knows every layer's dims at once. The shape passes alone make every merge
+ * target (Concat(Shape(end=2), Shape(start=-1))) constant in their first
+ * round, the second finding nothing (not one layer a round); the default
+ * set, fold_constants with them, makes the head splits constant too, in as
+ * few rounds. Both compute what the stack does.
+ */
+Test(shape, a_deep_stack_of_layers_settles_in_the_first_round, .timeout = 600)
+{
+	static const char *const p[] = { "eliminate_shape_op", "eliminate_shape_gather", "eliminate_slice_after_shape",
+		"fuse_concat_into_reshape", "eliminate_deadend" };
+	static const int64_t split[] = { 0, 0, 4, 16 }, merge[] = { 0, 0, 64 };
+	Onnx__ModelProto *m = optimize("sh_layers.onnx", p, 5);
+	char name[32];
+
+	for (int l = 0; l < 12; l++) {
+		snprintf(name, sizeof(name), "l%d_am", l);
+		expect_target(m->graph, name, merge, 3);
+	}
+	cr_assert_eq(changes_of("fuse_concat_into_reshape"), 12);
+	cr_assert_leq(rep.rounds, 2, "%u rounds", rep.rounds);
+	free_proto(m);
+	expect_same("sh_layers.onnx", 1, "x", x_feeds, 4);
+	m = optimize("sh_layers.onnx", NULL, 0);
+	cr_assert_leq(rep.rounds, 2, "%u rounds", rep.rounds);
+	cr_assert_eq(count_ops(m->graph, "Shape") + count_ops(m->graph, "Gather") + count_ops(m->graph, "Concat"), 0);
+	for (int l = 0; l < 12; l++) {
+		snprintf(name, sizeof(name), "l%d_am", l);
+		expect_target(m->graph, name, merge, 3);
+		snprintf(name, sizeof(name), "l%d_q_r", l);
+		expect_target(m->graph, name, split, 4);
+	}
+	free_proto(m);
+	expect_same("sh_layers.onnx", 1, "x", x_feeds, 4);
+}
+
 /* fold_constants alone does what the four passes do (then eliminate_deadend clears the chains). */
 Test(shape, fold_constants_alone_folds_the_same_chains)
 {

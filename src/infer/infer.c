@@ -3,8 +3,10 @@
  * exported models are made of (elementwise and broadcasting ops, MatMul,
  * Gemm, Reshape, Transpose, Gather, Concat, Slice, Squeeze/Unsqueeze,
  * reductions, Shape, Expand, ...; the neural-network operators' rules are
- * in infer_nn.c, their toolkit in infer_util.c); anything else leaves its
- * outputs' shapes unknown, and the split avoids cutting there.
+ * in infer_nn.c, their toolkit in infer_util.c; the values of small integer
+ * tensors that Reshape and others read as their targets are followed in
+ * infer_values.c); anything else leaves its outputs' shapes unknown, and
+ * the split avoids cutting there.
  *
  * SPDX-License-Identifier: MIT
  */
@@ -277,6 +279,66 @@ pad_topk(scs_infer *inf, const scs_infer_consts *c, const Onnx__NodeProto *n, co
 	}
 }
 
+/*
+ * Reshape of @x (NULL when its rank is unknown) by its target, a constant
+ * or a followed value (infer_values.c) whose elements may be dims: a
+ * symbol is the output dim where it cannot be a 0 that copies another
+ * (allowzero, or the input's own dim there is the same symbol); an unknown
+ * element gives an unknown dim, and -1 is computed only from numbers.
+ * An invalid shape (two -1, a dim below -1, a 0 past the input's rank or
+ * beside -1 with allowzero, element counts that differ or pass INT64_MAX)
+ * leaves the output unknown: ONNX Runtime refuses the node, and a dim
+ * written or folded from it would make a model that runs.
+ */
+static void
+reshape_rule(scs_infer *inf, const scs_infer_consts *c, const Onnx__NodeProto *n, const scs_vfacts *x, scs_vfacts *o)
+{
+	scs_infer_pval t;
+	int64_t known = 1, total = 1;
+	int infer_at = -1, allowzero = scs_attr_int(n, "allowzero", 0) != 0;
+
+	if (!scs_infer_value(inf, c, n->input[1], &t) || t.scalar || t.n > SCS_INFER_MAX_RANK)
+		return;
+	for (int i = 0; i < t.n; i++) {
+		int64_t d = t.v[i];
+
+		if (t.kind[i] == SCS_PV_UNK) {
+			known = -1;
+			o->dims[i] = -1;
+			continue;
+		}
+		if (t.kind[i] == SCS_PV_SYM) {
+			known = -1;
+			o->dims[i] = allowzero || (x && i < x->rank && x->dims[i] == d) ? d : -1;
+			continue;
+		}
+		if (d < -1 || (d == -1 && infer_at >= 0))
+			return;
+		if (d == 0 && !allowzero) {
+			if (!x || i >= x->rank)
+				return;
+			d = x->dims[i];     /* copied, name and all */
+		}
+		if (d == -1 && t.v[i] == -1)
+			infer_at = i;
+		else
+			known = d < 0 || known < 0 ? -1 : scs_infer_dim_mul(known, d);
+		o->dims[i] = d;
+	}
+	if (x)
+		for (int i = 0; i < x->rank; i++)
+			total = x->dims[i] < 0 || total < 0 ? -1 : scs_infer_dim_mul(total, x->dims[i]);
+	else
+		total = -1;
+	if (infer_at >= 0 && allowzero && known == 0)
+		return;
+	if (total >= 0 && known >= 0 && (infer_at >= 0 ? known == 0 || total % known != 0 : known != total))
+		return;
+	if (infer_at >= 0)
+		o->dims[infer_at] = total >= 0 && known > 0 ? total / known : -1;
+	o->rank = t.n;
+}
+
 /* Output 0's shape of @n; the facts of its inputs are in @in[0 .. n->n_input) (rank -1 when unknown). */
 static void
 shape_rule(scs_infer *inf, const scs_infer_consts *c, const Onnx__NodeProto *n, const scs_vfacts *in, scs_vfacts *o)
@@ -348,46 +410,8 @@ shape_rule(scs_infer *inf, const scs_infer_consts *c, const Onnx__NodeProto *n, 
 		o->dims[1] = IN(1)->dims[scs_attr_int(n, "transB", 0) ? 0 : 1];
 		return;
 	}
-	if (strcmp(op, "Reshape") == 0 && n->n_input > 1 && (k = scs_infer_const_ints(inf, c, n->input[1], v)) >= 0 &&
-	    k <= SCS_INFER_MAX_RANK) {
-		int64_t known = 1, total = 1;
-		int infer_at = -1, allowzero = scs_attr_int(n, "allowzero", 0) != 0;
-
-		/*
-		 * An invalid shape (two -1, a dim below -1, a 0 past the input's
-		 * rank or beside -1 with allowzero, element counts that differ
-		 * or pass INT64_MAX) leaves the output unknown: ONNX Runtime
-		 * refuses the node, and a dim written or folded from it would
-		 * make a model that runs.
-		 */
-		for (int i = 0; i < k; i++) {
-			int64_t d = v[i];
-
-			if (d < -1 || (d == -1 && infer_at >= 0))
-				return;
-			if (d == 0 && !allowzero) {
-				if (!IN(0) || i >= IN(0)->rank)
-					return;
-				d = IN(0)->dims[i];     /* copied, name and all */
-			}
-			if (d == -1 && v[i] == -1)
-				infer_at = i;
-			else
-				known = d < 0 || known < 0 ? -1 : scs_infer_dim_mul(known, d);
-			o->dims[i] = d;
-		}
-		if (IN(0))
-			for (int i = 0; i < IN(0)->rank; i++)
-				total = IN(0)->dims[i] < 0 || total < 0 ? -1 : scs_infer_dim_mul(total, IN(0)->dims[i]);
-		else
-			total = -1;
-		if (infer_at >= 0 && allowzero && known == 0)
-			return;
-		if (total >= 0 && known >= 0 && (infer_at >= 0 ? known == 0 || total % known != 0 : known != total))
-			return;
-		if (infer_at >= 0)
-			o->dims[infer_at] = total >= 0 && known > 0 ? total / known : -1;
-		o->rank = k;
+	if (strcmp(op, "Reshape") == 0 && n->n_input > 1) {
+		reshape_rule(inf, c, n, IN(0), o);
 		return;
 	}
 	if (strcmp(op, "Transpose") == 0 && IN(0)) {
@@ -777,11 +801,14 @@ scs_infer_graph(scs_infer *inf, scs_model *m, const size_t *order, size_t n_orde
 		if ((t = scs_node_constant(g->node[i])) != NULL && (rc = set_tensor(inf, g->node[i]->output[0], t)) == SCS_OK)
 			rc = scs_infer_const_add(&c, g->node[i]->output[0], t);
 	for (size_t k = 0; rc == SCS_OK && k < n_order; k++)
-		rc = infer_node(inf, &c, g->node[order[k]]);
+		if ((rc = infer_node(inf, &c, g->node[order[k]])) == SCS_OK)
+			rc = scs_infer_values_node(inf, &c, g->node[order[k]]);
 	if (rc == SCS_OK && inf->nomem)
 		rc = scs_err_set(SCS_ENOMEM, "cannot keep the names of the dims");
 	scs_strmap_dispose(&c.by_name);
 	free(c.t);
+	scs_strmap_dispose(&c.pv_by_name);
+	free(c.pv);
 	return rc;
 }
 

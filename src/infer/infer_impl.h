@@ -18,17 +18,47 @@
 /* At most this many values of a constant are read by a rule (Reshape's shape, axes, scales, ...). */
 #define SCS_INFER_MAX_CONST 64
 
-/* The constants of the graph (initializers, Constant nodes) by name. */
+/* At most this many elements of a small integer value are followed (data propagation, infer_values.c). */
+#define SCS_INFER_MAX_PVAL 16
+
+/* What an element of a followed value is: a number, a dim's symbol (v < -1, as in scs_vfacts), or unknown. */
+enum { SCS_PV_NUM = 0, SCS_PV_SYM = 1, SCS_PV_UNK = 2 };
+
+/*
+ * The value of a small int64/int32 tensor of rank 0 or 1 as far as it is
+ * known (Shape's dims, Gather, Slice, Concat, ... of them; see
+ * infer_values.c): each element a number, a symbol or unknown.
+ */
+typedef struct scs_infer_pval {
+	int64_t v[SCS_INFER_MAX_PVAL];
+	uint8_t kind[SCS_INFER_MAX_PVAL];
+	int8_t n;                 /* elements */
+	int8_t scalar;            /* rank 0 (then n is 1) */
+} scs_infer_pval;
+
+/* The constants of the graph (initializers, Constant nodes) by name, and the followed values. */
 typedef struct scs_infer_consts {
 	scs_strmap by_name;       /* name -> index into t */
 	const Onnx__TensorProto **t;
 	size_t n, cap;
+	scs_strmap pv_by_name;    /* name -> index into pv */
+	scs_infer_pval *pv;
+	size_t n_pv, cap_pv;
 } scs_infer_consts;
+
+/* 1 and the value of @name (a small integer constant, or one followed) in *out; 0 when it is not known. */
+int scs_infer_value(scs_infer *inf, const scs_infer_consts *c, const char *name, scs_infer_pval *out);
+
+/* Follow the value of @n's output 0 when it is a small integer computed from known ones (infer_values.c). */
+int scs_infer_values_node(scs_infer *inf, scs_infer_consts *c, const Onnx__NodeProto *n);
 
 /* Add tensor @t as constant @name (none when @name is empty). */
 int scs_infer_const_add(scs_infer_consts *c, const char *name, const Onnx__TensorProto *t);
 
-/* The int64 (or int32) values of constant @name into @out (SCS_INFER_MAX_CONST at most): count, or -1. */
+/*
+ * The int64 (or int32) values of constant @name into @out (SCS_INFER_MAX_CONST
+ * at most), or of a followed value whose elements are all numbers: count, or -1.
+ */
 int scs_infer_const_ints(scs_infer *inf, const scs_infer_consts *c, const char *name, int64_t *out);
 
 /* The one number of constant @name (int32, int64, float, double) in *out: 1, or 0 when it is not one. */

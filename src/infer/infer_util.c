@@ -108,6 +108,16 @@ scs_infer_const_ints(scs_infer *inf, const scs_infer_consts *c, const char *name
 	uint32_t id;
 	size_t w;
 
+	if (t == NULL && name && scs_strmap_get(&c->pv_by_name, name, &n)) {
+		const scs_infer_pval *p = &c->pv[n];
+
+		for (int i = 0; i < p->n; i++)
+			if (p->kind[i] != SCS_PV_NUM)
+				return -1;
+			else
+				out[i] = p->v[i];
+		return p->n;
+	}
 	if (t == NULL || (t->data_type != SCS_DT_INT64 && t->data_type != SCS_DT_INT32))
 		return -1;
 	if ((n = scs_tensor_elems(t)) < 0 || n > SCS_INFER_MAX_CONST)
@@ -126,6 +136,28 @@ scs_infer_const_ints(scs_infer *inf, const scs_infer_consts *c, const char *name
 	for (int64_t i = 0; i < n; i++)
 		out[i] = w == 8 ? (int64_t)scs_load_le64(raw + i * 8) : (int32_t)scs_load_le32(raw + i * 4);
 	return (int)n;
+}
+
+int
+scs_infer_value(scs_infer *inf, const scs_infer_consts *c, const char *name, scs_infer_pval *out)
+{
+	const Onnx__TensorProto *t = const_of(c, name);
+	int64_t v[SCS_INFER_MAX_CONST], at;
+	int k;
+
+	if (name && scs_strmap_get(&c->pv_by_name, name, &at)) {
+		*out = c->pv[at];
+		return 1;
+	}
+	if (t == NULL || t->n_dims > 1 || (k = scs_infer_const_ints(inf, c, name, v)) < 0 || k > SCS_INFER_MAX_PVAL)
+		return 0;
+	if (t->n_dims == 0 && k != 1)
+		return 0;
+	memset(out, 0, sizeof(*out));
+	out->n = (int8_t)k;
+	out->scalar = t->n_dims == 0;
+	memcpy(out->v, v, (size_t)k * sizeof(v[0]));
+	return 1;
 }
 
 /* The one number of constant @name (int32, int64, float, double) in *out: 1, or 0 when it is not one. */

@@ -3,7 +3,10 @@
 """Compare the value_info a model declares with what onnx.shape_inference infers.
 
 Usage:
-    /usr/bin/python3 compare_shapes.py MODEL.onnx [MODEL.onnx ...]
+    /usr/bin/python3 compare_shapes.py [--data-prop] MODEL.onnx [MODEL.onnx ...]
+
+With --data-prop, ONNX infers with its data propagation (the values of
+Shape and of small integer computations on it reach Reshape's target).
 
 For each model, the main graph's value_info is taken as the claim; ONNX
 then infers the shapes of a copy whose value_info is emptied
@@ -74,11 +77,11 @@ def judge(ours, theirs):
     return None
 
 
-def compare(path):
+def compare(path, data_prop=False):
     m = onnx.load(path)
     claim = {vi.name: facts(vi) for vi in m.graph.value_info}
     del m.graph.value_info[:]
-    inferred = shape_inference.infer_shapes(m)
+    inferred = shape_inference.infer_shapes(m, data_prop=data_prop)
     theirs = {vi.name: facts(vi) for vi in inferred.graph.value_info}
     problems = []
     with_shape = 0
@@ -99,12 +102,14 @@ def compare(path):
 
 
 def main(argv):
-    if len(argv) < 2 or any(a.startswith("-") for a in argv[1:]):
-        sys.stderr.write("usage: compare_shapes.py MODEL.onnx [MODEL.onnx ...]\n")
+    data_prop = len(argv) > 1 and argv[1] == "--data-prop"
+    paths = argv[2:] if data_prop else argv[1:]
+    if not paths or any(a.startswith("-") for a in paths):
+        sys.stderr.write("usage: compare_shapes.py [--data-prop] MODEL.onnx [MODEL.onnx ...]\n")
         return 2
     ok = True
-    for path in argv[1:]:
-        ok = compare(path) and ok
+    for path in paths:
+        ok = compare(path, data_prop) and ok
     return 0 if ok else 1
 
 

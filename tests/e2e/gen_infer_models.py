@@ -54,6 +54,14 @@ Files written to OUTDIR:
                     Gemm, Flatten, Gather, Slice, ReduceMean, Pad, TopK and an If whose
                     branches read an outer value (opset 17), probed the same
                     way: the names must reach the values.
+  ops_propagate.onnx  X [batch,seq,64] reshaped by targets made of its own
+                    dims (opset 17): Shape (whole, end=2, start=-1), Gather
+                    by a scalar, a [1] and a [-1], Slice, Unsqueeze/Squeeze,
+                    Cast to int32 and back, Concat, Div and Mul of numbers;
+                    ConstantOfShape of a slice of the shape. Probed.
+  ops_propagate_zero.onnx  targets whose named dims may be a 0 that copies
+                    another dim (Z [seq,batch,64] by [batch,-1] and
+                    [batch,seq,64]; with allowzero they stay), probed.
 """
 
 import os
@@ -419,8 +427,63 @@ def gen_ops_symbolic(outdir):
     return probed(nodes, probes, inputs, inits, "ops_symbolic.onnx", outdir)
 
 
+def gen_ops_propagate(outdir):
+    inits = [ints("i0", 0), ints("i1", [1]), ints("im1", [-1]), ints("ax0", [0]), ints("four", [4]), ints("two", [2]),
+             ints("h4", [4]), ints("m1", [-1]), ints("c64", [64]), ints("s0", [0]), ints("s2", [2]), ints("s3", [3])]
+    nodes = [
+        node("Shape", ["X"], ["sx"], "shape"),
+        node("Gather", ["sx", "i0"], ["b0"], "gather_scalar"),                            # batch, a scalar
+        node("Unsqueeze", ["b0", "ax0"], ["ub"], "unsqueeze_b"),                           # [batch]
+        node("Gather", ["sx", "i1"], ["s1"], "gather_1"),                                  # [seq]
+        node("Gather", ["sx", "im1"], ["last"], "gather_last"),                            # [64]
+        node("Div", ["last", "four"], ["hd"], "div_head"),                                 # [16]
+        node("Concat", ["ub", "s1", "h4", "hd"], ["split"], "concat_split", axis=0),
+        node("Reshape", ["X", "split"], ["p_split"], "reshape_split"),                     # [batch,seq,4,16]
+        node("Shape", ["X"], ["bs"], "shape_end", end=2),                                  # [batch,seq]
+        node("Shape", ["X"], ["hid"], "shape_start", start=-1),                            # [64]
+        node("Concat", ["bs", "hid"], ["merge"], "concat_merge", axis=0),
+        node("Reshape", ["p_split", "merge"], ["p_merge"], "reshape_merge"),               # [batch,seq,64]
+        node("Slice", ["sx", "s0", "s2"], ["sl"], "slice_shape"),                          # [batch,seq]
+        node("Cast", ["sl"], ["sl32"], "cast32", to=TensorProto.INT32),
+        node("Cast", ["sl32"], ["sl64"], "cast64", to=INT64),
+        node("Concat", ["sl64", "h4", "m1"], ["cast_t"], "concat_cast", axis=0),
+        node("Reshape", ["X", "cast_t"], ["p_cast"], "reshape_cast"),                      # [batch,seq,4,16]
+        node("Mul", ["hd", "two"], ["hd2"], "mul_head"),                                   # [32]
+        node("Concat", ["ub", "m1", "hd2"], ["half_t"], "concat_half", axis=0),
+        node("Reshape", ["X", "half_t"], ["p_half"], "reshape_half"),                      # [batch,?,32]
+        node("Squeeze", ["s1", "ax0"], ["s1s"], "squeeze_seq"),                            # seq, a scalar
+        node("Unsqueeze", ["s1s", "ax0"], ["s1u"], "unsqueeze_seq"),
+        node("Concat", ["ub", "s1u", "c64"], ["sq_t"], "concat_sq", axis=0),
+        node("Reshape", ["p_split", "sq_t"], ["p_sq"], "reshape_sq"),                      # [batch,seq,64]
+        node("Slice", ["sx", "s2", "s3"], ["sl2"], "slice_last"),                          # [64]
+        node("ConstantOfShape", ["sl2"], ["p_cos"], "constant_of_shape"),                  # [64]
+    ]
+    probes = [("p_split", 4, FLOAT), ("p_merge", 3, FLOAT), ("p_cast", 4, FLOAT), ("p_half", 3, FLOAT),
+              ("p_sq", 3, FLOAT), ("p_cos", 1, FLOAT)]
+    return probed(nodes, probes, [vi("X", FLOAT, ["batch", "seq", 64])], inits, "ops_propagate.onnx", outdir)
+
+
+def gen_ops_propagate_zero(outdir):
+    inits = [ints("i0", [0]), ints("i1", [1]), ints("m1", [-1]), ints("c64", [64])]
+    nodes = [
+        node("Shape", ["X"], ["sx"], "shape"),
+        node("Gather", ["sx", "i0"], ["b"], "gather_b"),
+        node("Gather", ["sx", "i1"], ["s"], "gather_s"),
+        node("Concat", ["b", "m1"], ["t1"], "concat_1", axis=0),
+        node("Reshape", ["Z", "t1"], ["z_flat"], "reshape_flat"),                # [?,?]: batch may be 0 (Z's seq copied)
+        node("Concat", ["b", "s", "c64"], ["t2"], "concat_2", axis=0),
+        node("Reshape", ["Z", "t2"], ["z_bs"], "reshape_bs"),                    # [?,?,64]
+        node("Reshape", ["Z", "t2"], ["z_az"], "reshape_allowzero", allowzero=1),  # [batch,seq,64]
+        node("Reshape", ["X", "t2"], ["x_bs"], "reshape_own"),                   # [batch,seq,64]: its own dims
+    ]
+    probes = [("z_flat", 2, FLOAT), ("z_bs", 3, FLOAT), ("z_az", 3, FLOAT), ("x_bs", 3, FLOAT)]
+    inputs = [vi("X", FLOAT, ["batch", "seq", 64]), vi("Z", FLOAT, ["seq", "batch", 64])]
+    return probed(nodes, probes, inputs, inits, "ops_propagate_zero.onnx", outdir)
+
+
 GENERATORS = [gen_concat70, gen_sum70, gen_relu254_split, gen_split80, gen_ops_matmul, gen_ops_reshape,
-              gen_ops_reduce, gen_ops_conv, gen_ops_nn, gen_ops_windows, gen_ops_symbolic]
+              gen_ops_reduce, gen_ops_conv, gen_ops_nn, gen_ops_windows, gen_ops_symbolic,
+              gen_ops_propagate, gen_ops_propagate_zero]
 
 
 if __name__ == "__main__":

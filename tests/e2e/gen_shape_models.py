@@ -63,6 +63,9 @@ Files written to OUTDIR:
                       (allowzero, one unknown dim and 64 beside it:
                       [-1, 64]).
 
+  sh_layers.onnx      12 such attentions stacked (opset 17, not flattened),
+                      each plus its residual: each layer's Reshapes take
+                      their targets from the dims of the layer before.
   Feeds (.npy, for ort_compare --feed-both): x_b1.npy [1,5,64], x_b3.npy
   [3,7,64], x_b6.npy [6,1,64], x_b4s8.npy [4,8,64];
   n_b3.npy [3,4,5], n_b7.npy [7,4,5] and n_b0.npy [0,4,5] for sh_concat2/3.
@@ -207,6 +210,18 @@ def attention(b, x, flatten=True):
     return b.n("Reshape", [o, flat], "of")
 
 
+def stacked(layers, opset=17):
+    """@layers attentions (flatten=False), each plus its residual, on x [batch, seq, 64]: 33 nodes a layer."""
+    nodes, inits, x = [], [], "x"
+    for i in range(layers):
+        b = Builder(opset, "l%d_" % i)
+        x = b.n("Add", [x, attention(b, x, flatten=False)], "res")
+        nodes += b.nodes
+        inits += b.inits
+    nodes.append(node("Identity", [x], ["y"], name="out"))
+    return model_of(nodes, [vi("x", F, ["batch", "seq", 64])], [vi("y", F, ["batch", "seq", 64])], inits, opset)
+
+
 def attn_models(outdir):
     for op in range(11, 22):
         if op == 12:
@@ -327,6 +342,7 @@ def main():
     op9(outdir)
     nested(outdir)
     refusals(outdir)
+    save(stacked(12), outdir, "sh_layers.onnx", 17)
     feeds(outdir)
 
 
