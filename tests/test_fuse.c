@@ -33,11 +33,7 @@
 static Onnx__ModelProto *
 optimize(const char *name, const char *const *passes)
 {
-	scs_optimize_options o = { .version = SCS_OPTIMIZE_OPTIONS_VERSION, .passes = passes };
-
-	while (passes && passes[o.n_passes])
-		o.n_passes++;
-	return run_optimize(name, &o);
+	return run_optimize_passes(name, passes);
 }
 
 /*

@@ -37,24 +37,13 @@ static const char *const WHERE[] = { "rewrite_where", NULL };
 static Onnx__ModelProto *
 optimize(const char *name, const char *const *passes)
 {
-	scs_optimize_options o = { .version = SCS_OPTIMIZE_OPTIONS_VERSION, .passes = passes };
-
-	while (passes && passes[o.n_passes])
-		o.n_passes++;
-	return run_optimize(name, &o);
+	return run_optimize_passes(name, passes);
 }
 
-static char *
+static const char *
 left_all(void)
 {
-	static char buf[16384];
-	size_t used = 0;
-
-	buf[0] = '\0';
-	for (size_t i = 0; i < rep.left.n && used < sizeof(buf); i++)
-		used += (size_t)snprintf(buf + used, sizeof(buf) - used, "\n  %s: %s", rep.left.items[i].name,
-		    rep.left.items[i].detail);
-	return buf;
+	return report_left_all(&rep);
 }
 
 /*
