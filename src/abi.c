@@ -28,13 +28,15 @@
 
 /* [v]: the bytes version v of a struct has (the end of its last field);
  * [0] is no version. */
-static const size_t shrink_ends[] = { 0, END(scs_shrink_options, write_shapes), sizeof(scs_shrink_options) };
+static const size_t shrink_ends[] = { 0, END(scs_shrink_options, write_shapes), END(scs_shrink_options, fold_qdq),
+	sizeof(scs_shrink_options) };
 static const size_t split_ends[] = { 0, sizeof(scs_split_options) };
-static const size_t merge_ends[] = { 0, sizeof(scs_merge_options) };
+static const size_t merge_ends[] = { 0, END(scs_merge_options, progress_payload), sizeof(scs_merge_options) };
 static const size_t big_ends[] = { 0, sizeof(scs_big_options) };
-static const size_t optimize_ends[] = { 0, END(scs_optimize_options, write_shapes), sizeof(scs_optimize_options) };
+static const size_t optimize_ends[] = { 0, END(scs_optimize_options, write_shapes), END(scs_optimize_options, fold_qdq),
+	sizeof(scs_optimize_options) };
 static const size_t report_ends[] = { 0, END(scs_report, io_start_copied), END(scs_report, default_inputs_rule),
-	sizeof(scs_report) };
+	END(scs_report, n_pass_list), sizeof(scs_report) };
 
 #define ENDS_FOR(ends, version) \
 	_Static_assert(N_ENDS(ends) == (version) + 1, #ends ": one entry for each version (abi.c, top comment)")

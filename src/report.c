@@ -330,6 +330,10 @@ scs_report_clear(scs_report *r)
 	scs_report_list_dispose(&r->changes);
 	scs_report_list_dispose(&r->left);
 	free(r->pass_list);
+	scs_report_list_dispose(&r->transposed);
+	scs_report_list_dispose(&r->data_files);
+	scs_report_list_dispose(&r->models);
+	scs_report_list_dispose(&r->shared);
 	memset(r, 0, sizeof(*r));
 }
 

@@ -56,7 +56,7 @@ typedef struct scs_report_pass {
 /* The report's version: see "Versions of the structs" in scs4onnx.h. A
  * report given to a call is SCS_REPORT_INIT'd, or disposed of since its last
  * call (scs_report_dispose keeps its version). */
-#define SCS_REPORT_VERSION 3
+#define SCS_REPORT_VERSION 4
 #ifdef __cplusplus
 #define SCS_REPORT_INIT { SCS_REPORT_VERSION }
 #else
@@ -133,6 +133,18 @@ typedef struct scs_report {
 	 * only the first SCS_REPORT_MAX_PASSES of them); owned by the report */
 	scs_report_pass *pass_list;
 	size_t n_pass_list;
+	/* version 4: constants now read through a Transpose of an equal one
+	 * (name, "Transpose(KEPT)" and what it held), and the bytes that saved */
+	scs_report_list transposed;
+	uint64_t bytes_transposed;
+	/* version 4: the data files written (path, bytes): one, or several with
+	 * max_data_file_size; scs_share's shared one(s) */
+	scs_report_list data_files;
+	/* version 4: scs_share: each model written (path, what it weighs and
+	 * holds of its own), and each payload held by more than one model
+	 * (a constant's name, which models share it and its bytes) */
+	scs_report_list models;
+	scs_report_list shared;
 } scs_report;
 
 /* default_inputs_rule: */

@@ -107,7 +107,7 @@ typedef enum scs_mode {
 /* Progress of a long step; called a few times a second at most. */
 typedef void (*scs_progress_fn)(void *payload, const char *stage, uint64_t done, uint64_t total);
 
-#define SCS_SHRINK_OPTIONS_VERSION 2
+#define SCS_SHRINK_OPTIONS_VERSION 3
 #define SCS_SHRINK_OPTIONS_INIT SCS_STRUCT_INIT_(SCS_SHRINK_OPTIONS_VERSION)
 
 typedef struct scs_shrink_options {
@@ -140,6 +140,13 @@ typedef struct scs_shrink_options {
 	                                               output); below IR 4 they always are */
 	int fold_qdq;                               /* with optimize: 1: fold_constants also folds
 	                                               QuantizeLinear / DequantizeLinear of constants */
+	/* version 3: */
+	int keep_transposed;                        /* 1: a 2-D constant equal to another one transposed
+	                                               stays a copy of its own (by default the model keeps
+	                                               one and reads the other through a Transpose) */
+	uint64_t max_data_file_size;                /* external data in numbered files of at most this many
+	                                               bytes each (a payload longer than that in a file of
+	                                               its own); 0: one data file */
 } scs_shrink_options;
 
 /*
@@ -170,7 +177,7 @@ typedef struct scs_split_options {
  */
 int scs_split(scs_report *rep, const char *in, const char *dir, const scs_split_options *opts);
 
-#define SCS_MERGE_OPTIONS_VERSION 1
+#define SCS_MERGE_OPTIONS_VERSION 2
 #define SCS_MERGE_OPTIONS_INIT SCS_STRUCT_INIT_(SCS_MERGE_OPTIONS_VERSION)
 
 typedef struct scs_merge_options {
@@ -180,6 +187,9 @@ typedef struct scs_merge_options {
 	const char *store_dir;
 	scs_progress_fn progress;
 	void *progress_payload;
+	/* version 2: */
+	uint64_t max_data_file_size;                /* as scs_shrink_options.max_data_file_size */
+	int keep_transposed;                        /* as scs_shrink_options.keep_transposed */
 } scs_merge_options;
 
 /* Join the shards in @dir (every *.onnx there) into @out, then dedup globally. */
@@ -210,7 +220,7 @@ typedef struct scs_big_options {
  */
 int scs_big(scs_report *rep, const char *in, const char *out, const scs_big_options *opts);
 
-#define SCS_OPTIMIZE_OPTIONS_VERSION 2
+#define SCS_OPTIMIZE_OPTIONS_VERSION 3
 #define SCS_OPTIMIZE_OPTIONS_INIT SCS_STRUCT_INIT_(SCS_OPTIMIZE_OPTIONS_VERSION)
 
 typedef struct scs_optimize_options {
@@ -237,6 +247,8 @@ typedef struct scs_optimize_options {
 	int fold_qdq;                               /* 1: fold_constants also folds QuantizeLinear /
 	                                               DequantizeLinear of constants (by default left for the
 	                                               runtime's quantized kernels) */
+	/* version 3: */
+	uint64_t max_data_file_size;                /* as scs_shrink_options.max_data_file_size */
 } scs_optimize_options;
 
 /*

@@ -72,7 +72,7 @@ class _Versioned(ctypes.Structure):
 
 
 class ShrinkOptions(_Versioned):
-    VERSION = 2    # SCS_SHRINK_OPTIONS_VERSION
+    VERSION = 3    # SCS_SHRINK_OPTIONS_VERSION
     _fields_ = [
         ('version', ctypes.c_uint),
         ('mode', ctypes.c_int),
@@ -94,6 +94,8 @@ class ShrinkOptions(_Versioned):
         ('write_shapes', ctypes.c_int),
         ('initializers_as_constants', ctypes.c_int),    # version 2
         ('fold_qdq', ctypes.c_int),
+        ('keep_transposed', ctypes.c_int),              # version 3
+        ('max_data_file_size', ctypes.c_uint64),
     ]
 
 
@@ -109,7 +111,7 @@ class SplitOptions(_Versioned):
 
 
 class MergeOptions(_Versioned):
-    VERSION = 1    # SCS_MERGE_OPTIONS_VERSION
+    VERSION = 2    # SCS_MERGE_OPTIONS_VERSION
     _fields_ = [
         ('version', ctypes.c_uint),
         ('no_dedup', ctypes.c_int),
@@ -117,6 +119,8 @@ class MergeOptions(_Versioned):
         ('store_dir', ctypes.c_char_p),
         ('progress', PROGRESS_FN),
         ('progress_payload', ctypes.c_void_p),
+        ('max_data_file_size', ctypes.c_uint64),        # version 2
+        ('keep_transposed', ctypes.c_int),
     ]
 
 
@@ -132,7 +136,7 @@ class BigOptions(_Versioned):
 
 
 class OptimizeOptions(_Versioned):
-    VERSION = 2    # SCS_OPTIMIZE_OPTIONS_VERSION
+    VERSION = 3    # SCS_OPTIMIZE_OPTIONS_VERSION
     _fields_ = [
         ('version', ctypes.c_uint),
         ('passes', _names),
@@ -151,6 +155,7 @@ class OptimizeOptions(_Versioned):
         ('write_shapes', ctypes.c_int),
         ('initializers_as_constants', ctypes.c_int),    # version 2
         ('fold_qdq', ctypes.c_int),
+        ('max_data_file_size', ctypes.c_uint64),        # version 3
     ]
 
 
