@@ -3,7 +3,8 @@
  * nothing depends on where the shard cuts fall: shrink, big and
  * split + merge are fixed points on every fixture, give the same bytes for
  * the same command, take one constant held at two widths by two shards,
- * and keep what shrink keeps. Outputs are checked with ONNX Runtime and
+ * and keep what shrink keeps; a second shrink or optimize changes no model
+ * the build generates. Outputs are checked with ONNX Runtime and
  * onnx.checker, and read back with protobuf-c.
  *
  * SPDX-License-Identifier: MIT
@@ -281,4 +282,78 @@ ParameterizedTest(fixture_name *p, fixpoint, every_tool_is_idempotent_and_determ
 	free(m2);
 	free(m1b);
 	tmpdir_remove(dir);
+}
+
+/* ---- a second run changes nothing, on every model the build generates ---- */
+
+/* The .onnx files of the fixture folder, sorted; *n of them. */
+static char **
+every_fixture(size_t *n)
+{
+	char *text, *line, *save = NULL, **out = NULL;
+	size_t cap = 0;
+
+	*n = 0;
+	cr_assert_eq(run(&text, "cd '%s' && ls -1 -- *.onnx | LC_ALL=C sort", SCS_TEST_BUILD_DIR), 0, "%s", text);
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		if (*n == cap) {
+			cap = cap ? 2 * cap : 256;
+			out = realloc(out, cap * sizeof(*out));
+			cr_assert_not_null(out);
+		}
+		out[(*n)++] = strdup(line);
+	}
+	free(text);
+	return out;
+}
+
+/*
+ * shrink(shrink(x)) == shrink(x) and optimize(optimize(x)) == optimize(x),
+ * byte for byte, for every model a generator of the build writes (so a new
+ * fixture is covered the day it is added). A fixture the tool refuses (bad
+ * input on purpose) is skipped; most are not.
+ */
+static void
+twice_is_once(const char *tool, const char *flags)
+{
+	char *dir = tmpdir_new(), *once = path_in(dir, "1.onnx"), *twice = path_in(dir, "2.onnx"), *text;
+	char **names, failures[8192] = "";
+	size_t n, ran = 0, differ = 0;
+
+	names = every_fixture(&n);
+	for (size_t i = 0; i < n; i++) {
+		char *in = fixture(names[i]);
+
+		if (run_tool(&text, tool, "'%s' '%s' -f %s", in, once, flags) == 0) {
+			free(text);
+			cr_assert_eq(run_tool(&text, tool, "'%s' '%s' -f %s", once, twice, flags), 0,
+			    "%s %s: its own output is refused: %s", tool, names[i], text);
+			ran++;
+			if (!same_bytes(once, twice)) {
+				differ++;
+				strncat(failures, " ", sizeof(failures) - strlen(failures) - 1);
+				strncat(failures, names[i], sizeof(failures) - strlen(failures) - 1);
+			}
+		}
+		free(text);
+		run(NULL, "rm -f '%s'* '%s'*", once, twice);
+		free(in);
+		free(names[i]);
+	}
+	free(names);
+	cr_assert_eq(differ, 0, "%s: a second run changed %zu of %zu fixtures:%s", tool, differ, ran, failures);
+	cr_assert_geq(ran, 200, "%s ran on %zu fixtures only", tool, ran);
+	free(once);
+	free(twice);
+	tmpdir_remove(dir);
+}
+
+Test(fixpoint, a_second_shrink_changes_no_fixture, .timeout = 1200)
+{
+	twice_is_once("scs4onnx-shrink", "-n");
+}
+
+Test(fixpoint, a_second_optimize_changes_no_fixture, .timeout = 1200)
+{
+	twice_is_once("scs4onnx-optimize", "-q");
 }
