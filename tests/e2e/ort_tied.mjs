@@ -21,6 +21,9 @@
 //         ort_tied: bench MODEL LEVEL mean_ms=M median_ms=m min_ms=x runs=N
 //   node ort_tied.mjs once MODEL.onnx [LEVEL]
 //       creates one session (level all unless LEVEL) and runs it once.
+//   node ort_tied.mjs optimized MODEL.onnx LEVEL OUT.onnx
+//       creates one session at LEVEL and has the runtime write the model as
+//       it optimized it to OUT.onnx.
 //
 // Inputs: int64 inputs get token ids (i * 7919 + 13) mod 1000 (every
 // vocabulary here is larger); float inputs seeded values in [-2, 2], as
@@ -33,7 +36,7 @@ const LEVELS = ['disabled', 'basic', 'extended', 'all'];
 
 function usage(msg) {
   process.stderr.write(
-    `ort_tied: ${msg}\nusage: node ort_tied.mjs check ORIGINAL CANDIDATE... | bench [--runs N] [--warmup K] MODEL... | once MODEL [LEVEL]\n`,
+    `ort_tied: ${msg}\nusage: node ort_tied.mjs check ORIGINAL CANDIDATE... | bench [--runs N] [--warmup K] MODEL... | once MODEL [LEVEL] | optimized MODEL LEVEL OUT\n`,
   );
   process.exit(2);
 }
@@ -121,6 +124,17 @@ async function once(ort, args) {
   return 0;
 }
 
+async function optimized(ort, args) {
+  if (args.length !== 3 || !LEVELS.includes(args[1])) usage('optimized takes MODEL LEVEL OUT');
+  const sess = await ort.InferenceSession.create(args[0], {
+    ...SESSION_OPTIONS,
+    graphOptimizationLevel: args[1],
+    optimizedModelFilePath: args[2],
+  });
+  await sess.release();
+  return 0;
+}
+
 async function main() {
   const [mode, ...args] = process.argv.slice(2);
   const ort = loadOrt();
@@ -128,6 +142,7 @@ async function main() {
   if (mode === 'check') return check(ort, args);
   if (mode === 'bench') return bench(ort, args);
   if (mode === 'once') return once(ort, args);
+  if (mode === 'optimized') return optimized(ort, args);
   usage(mode ? `unknown mode ${mode}` : 'no mode');
 }
 
