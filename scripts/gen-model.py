@@ -25,6 +25,15 @@ Kinds:
            (default 1) groups of equal values (constant i in group i mod G),
            each Added in a chain to input X [4]: dedup keeps const_0 ..
            const_<G-1> and removes the other N - G.
+  gpt      GPT-like decoder with a tied embedding saved transposed: input_ids
+           (int64 [B, S], or [B*S] with --rank 2) -> Gather of wte [V, D] ->
+           --layers blocks h + MatMul(h, W_l) (distinct [D, D] weights) ->
+           logits = MatMul(h, wte_T) where wte_T [D, V] holds wte's values
+           transposed (another initializer).  --variant writes the rewrite
+           candidates instead: transpose (no wte_T initializer; a Transpose
+           node, perm [1, 0], of wte) or gemm (Gemm(h, wte, transB=1), with
+           Reshape to [B*S, D] and back for rank 3).  --size scales V.  Over
+           2 GiB the model is written with --external data (implied).
 
 Options:
   --size SIZE        total file size target (K/M/G/T suffixes, binary units,
@@ -40,6 +49,11 @@ Options:
                      at 32 or less the Reshape shape constants go external
                      too, and ONNX Runtime then refuses the model)
   --layers/--hidden/--vocab/--seq  override the llm dimensions
+  --vocab/--width/--layers/--seq/--batch  gpt dimensions (32000, 1024, 2, 32, 1)
+  --dtype T          gpt: float32 (default) or float16
+  --opset N          gpt: 17 (default, IR 8) or 21 (IR 10)
+  --rank R           gpt: activations [B, S, D] (3, default) or [B*S, D] (2)
+  --variant V        gpt: original (default), transpose or gemm
   --hw N             gmflow spatial size (default 1200)
   --count N          many/dups: number of constants (default 4000)
   --groups G         dups: number of distinct values (default 1)
@@ -47,7 +61,7 @@ Options:
 The protobuf wire format is written directly and streamed: every message size
 is computed before writing, tensor payloads are produced and written in pieces
 of a few MiB, so memory stays small whatever the model size.  Models use
-ir_version 8 and opset 13 of the default domain; every initializer is used
+ir_version 8 and opset 13 of the default domain (gpt: --opset); every initializer is used
 by a node, all shapes are static (run with all-zero inputs of the declared
 input shapes).  Initializers whose content is the same are byte-identical;
 all others differ.  One summary line goes to stderr at the end:
@@ -74,8 +88,8 @@ OPSET = 13
 PRODUCER = "scs4onnx-c gen-model"
 
 # TensorProto.DataType
-FLOAT, INT64 = 1, 7
-NP_OF = {FLOAT: np.dtype("<f4"), INT64: np.dtype("<i8")}
+FLOAT, INT64, FLOAT16 = 1, 7, 10
+NP_OF = {FLOAT: np.dtype("<f4"), INT64: np.dtype("<i8"), FLOAT16: np.dtype("<f2")}
 
 # AttributeProto.AttributeType
 A_FLOAT, A_INT, A_STRING, A_INTS = 1, 2, 3, 7
@@ -239,6 +253,8 @@ class Graph:
         self.outputs = []
         self._names = set()
         self._uid = 0
+        self.ir_version = IR_VERSION
+        self.opset = OPSET
 
     def _fresh(self, base):
         while True:
@@ -385,11 +401,11 @@ def model_msg(g, ext_map):
         gm.sub(12, value_info(name, dt, shape))
 
     m = Msg()
-    m.varint(1, IR_VERSION)
+    m.varint(1, g.ir_version)
     m.bytes(2, PRODUCER)
     m.bytes(3, "1")
     m.sub(7, gm)
-    m.sub(8, Msg().bytes(1, "").varint(2, OPSET))
+    m.sub(8, Msg().bytes(1, "").varint(2, g.opset))
     return m
 
 
@@ -608,6 +624,95 @@ def build_many(a, same=False):
     return g
 
 
+def hashed_values(idx, seed_words, scale, dt):
+    """Values uniform in [-scale, scale) that depend only on the element
+    index `idx` (uint64 array) and `seed_words`: any block of a tensor, or of
+    its transpose, can be produced on its own."""
+    mix = np.uint64(0)
+    for w in seed_words:
+        mix = np.uint64((int(mix) * 0x100000001B3 + int(w) + 0x9E3779B9) % (1 << 64))
+    x = idx.astype(np.uint64) * np.uint64(0x9E3779B97F4A7C15) + mix
+    x ^= x >> np.uint64(33)
+    x *= np.uint64(0xFF51AFD7ED558CCD)
+    x ^= x >> np.uint64(33)
+    x *= np.uint64(0xC4CEB9FE1A85EC53)
+    x ^= x >> np.uint64(33)
+    u = (x >> np.uint64(40)).astype(np.float64) * (1.0 / (1 << 24))
+    return ((u - 0.5) * (2.0 * scale)).astype(NP_OF[dt])
+
+
+def pieces_hashed(seed_words, rows, cols, scale, dt, transposed=False):
+    """A [rows, cols] tensor of hashed_values, row block by row block.  With
+    `transposed`, the tensor is the transpose of the [cols, rows] one of the
+    same seed: element (r, c) is element (c, r) of that one, bit for bit."""
+    def block(r0, r1):
+        r = np.arange(r0, r1, dtype=np.uint64)[:, None]
+        c = np.arange(cols, dtype=np.uint64)[None, :]
+        idx = c * np.uint64(rows) + r if transposed else r * np.uint64(cols) + c
+        return hashed_values(idx, seed_words, scale, dt)
+    return pieces_const_rows(block, rows, cols * NP_OF[dt].itemsize)
+
+
+GPT_VARIANTS = ("original", "transpose", "gemm")
+
+
+def gpt_dims(a):
+    """(B, S, V, D, L): --vocab scaled to reach --size where it is given."""
+    es = NP_OF[FLOAT16 if a.dtype == "float16" else FLOAT].itemsize
+    D = a.width or 1024
+    L = a.layers or 2
+    B = a.batch or 1
+    S = a.seq or 32
+    V = a.vocab
+    if V is None:
+        if a.size is None:
+            V = 32000
+        else:
+            V = max(64, (a.size - L * D * D * es) // (2 * D * es) // 64 * 64)
+    return B, S, V, D, L
+
+
+def build_gpt(a):
+    B, S, V, D, L = gpt_dims(a)
+    dt = FLOAT16 if a.dtype == "float16" else FLOAT
+    seed = a.seed
+    g = Graph("gpt_like")
+    g.opset = a.opset
+    g.ir_version = 10 if a.opset >= 21 else 8
+    ids_shape = [B, S] if a.rank == 3 else [B * S]
+    out_shape = ids_shape + [V]
+    ids = g.input("input_ids", INT64, ids_shape)
+
+    # the tied embedding: wte [V, D] read by Gather; the original also holds
+    # it transposed, wte_T [D, V], as the output projection's weight
+    wte = g.init("transformer.wte.weight", dt, [V, D], ("wte", seed, V, D, dt),
+                 pieces_hashed((seed, 1), V, D, 0.02, dt))
+    h = g.node("Gather", [wte, ids], axis=0)
+    for l in range(L):
+        w = g.init("transformer.h.%d.mlp.weight" % l, dt, [D, D], ("w", seed, l, D, dt),
+                   pieces_hashed((seed, 2, l), D, D, 0.5 / math.sqrt(D), dt))
+        t = g.node("MatMul", [h, w])
+        h = g.node("Add", [h, t])
+    if a.variant == "original":
+        wt = g.init("lm_head.weight", dt, [D, V], ("wte_T", seed, V, D, dt),
+                    pieces_hashed((seed, 1), D, V, 0.02, dt, transposed=True))
+        g.node("MatMul", [h, wt], out="logits")
+    elif a.variant == "transpose":
+        wt = g.node("Transpose", [wte], out="lm_head.weight", perm=[1, 0])
+        g.node("MatMul", [h, wt], out="logits")
+    else:
+        if a.rank == 3:
+            flat = g.init_array("lm_head.flat_shape", np.array([B * S, D], np.int64))
+            back = g.init_array("lm_head.out_shape", np.array(out_shape, np.int64))
+            h = g.node("Reshape", [h, flat])
+            y = g.node("Gemm", [h, wte], transB=1)
+            g.node("Reshape", [y, back], out="logits")
+        else:
+            g.node("Gemm", [h, wte], out="logits", transB=1)
+    g.output("logits", dt, out_shape)
+    return g
+
+
 # --------------------------------------------------------------------------
 # command line
 # --------------------------------------------------------------------------
@@ -644,7 +749,7 @@ def main(argv=None):
         description="Generate deterministic test ONNX models (streamed wire format).",
         formatter_class=argparse.RawDescriptionHelpFormatter,
         epilog="Kinds:" + __doc__.split("Kinds:", 1)[1].split("Options:", 1)[0])
-    ap.add_argument("kind", choices=["gmflow", "llm", "inline", "many", "dups"])
+    ap.add_argument("kind", choices=["gmflow", "llm", "inline", "many", "dups", "gpt"])
     ap.add_argument("out", metavar="OUT.onnx")
     ap.add_argument("--size", type=parse_size, default=None,
                     help="target total size (llm default 3G, inline 2.3G)")
@@ -661,6 +766,12 @@ def main(argv=None):
     ap.add_argument("--hidden", type=positive_int)
     ap.add_argument("--vocab", type=positive_int)
     ap.add_argument("--seq", type=positive_int)
+    ap.add_argument("--width", type=positive_int, help="gpt: embedding width D")
+    ap.add_argument("--batch", type=positive_int, help="gpt: batch B")
+    ap.add_argument("--dtype", choices=["float32", "float16"], default=None, help="gpt: element type")
+    ap.add_argument("--opset", type=int, choices=[17, 21], default=None, help="gpt: opset")
+    ap.add_argument("--rank", type=int, choices=[2, 3], default=None, help="gpt: activation rank")
+    ap.add_argument("--variant", choices=GPT_VARIANTS, default=None, help="gpt: the graph written")
     ap.add_argument("--hw", type=positive_int, default=1200, help="gmflow spatial size")
     ap.add_argument("--count", type=int, default=4000, help="many/dups: number of constants")
     ap.add_argument("--groups", type=positive_int, default=1, help="dups: number of distinct values")
@@ -674,20 +785,36 @@ def main(argv=None):
         a.external = True
     if a.kind == "inline" and a.external:
         ap.error("kind 'inline' is always inline; use kind 'llm' with --external")
+    gpt_only = ("width", "batch", "dtype", "opset", "rank", "variant")
     if a.kind in ("llm", "inline"):
         if a.size is None:
             a.size = parse_size("3G" if a.kind == "llm" else "2.3G")
+    elif a.kind == "gpt":
+        for opt in ("big_tensor", "hidden"):
+            if getattr(a, opt) is not None:
+                ap.error("--%s applies to llm/inline only" % opt.replace("_", "-"))
+        a.dtype = a.dtype or "float32"
+        a.opset = a.opset or 17
+        a.rank = a.rank or 3
+        a.variant = a.variant or "original"
     else:
         for opt in ("size", "big_tensor", "layers", "hidden", "vocab", "seq"):
             if getattr(a, opt) is not None:
                 ap.error("--%s applies to llm/inline only" % opt.replace("_", "-"))
+    if a.kind != "gpt":
+        for opt in gpt_only:
+            if getattr(a, opt) is not None:
+                ap.error("--%s applies to gpt only" % opt)
     if a.kind != "dups" and a.groups != 1:
         ap.error("--groups applies to dups only")
     if a.kind in ("many", "dups") and a.count < 0:
         ap.error("--count must be >= 0")
 
     g = {"gmflow": build_gmflow, "llm": build_llm, "inline": build_llm,
-         "many": build_many, "dups": lambda a: build_many(a, same=True)}[a.kind](a)
+         "many": build_many, "dups": lambda a: build_many(a, same=True),
+         "gpt": build_gpt}[a.kind](a)
+    if a.kind == "gpt" and not a.external and sum(t.nbytes for t in g.inits) > (2 << 30) - (16 << 20):
+        a.external = True         # protobuf's 2 GiB limit: the data goes out
     sizes = save(g, a.out, a.external, a.data, a.ext_threshold)
 
     total = sum(t.nbytes for t in g.inits)

@@ -11,7 +11,7 @@
 //   ort_bench: MODEL LEVEL median_ms=M min_ms=m runs=N
 // SPDX-License-Identifier: MIT
 
-import { SESSION_OPTIONS, loadOrt } from './ort_common.mjs';
+import { SESSION_OPTIONS, benchArgs, benchFloats, loadOrt, medianOf, timeInterleaved } from './ort_common.mjs';
 
 function usage(msg) {
   process.stderr.write(`ort_bench: ${msg}\nusage: node ort_bench.mjs [--runs N] [--warmup K] MODEL.onnx ...\n`);
@@ -19,23 +19,7 @@ function usage(msg) {
 }
 
 async function main() {
-  const argv = process.argv.slice(2);
-  let runs = 40;
-  let warmup = 5;
-  const models = [];
-  for (let i = 0; i < argv.length; i++) {
-    if (argv[i] === '--runs' || argv[i] === '--warmup') {
-      const v = Number(argv[++i]);
-      if (!Number.isInteger(v) || v < (argv[i - 1] === '--runs' ? 1 : 0)) usage(`bad ${argv[i - 1]}`);
-      if (argv[i - 1] === '--runs') runs = v;
-      else warmup = v;
-    } else if (argv[i].startsWith('--')) {
-      usage(`unknown option ${argv[i]}`);
-    } else {
-      models.push(argv[i]);
-    }
-  }
-  if (!models.length) usage('no model');
+  const { runs, warmup, models } = benchArgs(process.argv.slice(2), usage, 40, 5);
   const ort = loadOrt();
   ort.env.logLevel = 'error';
   const cases = [];
@@ -46,29 +30,15 @@ async function main() {
       for (const meta of sess.inputMetadata) {
         const dims = meta.shape.map((d) => (typeof d === 'number' && d > 0 ? d : 1));
         const n = dims.reduce((a, b) => a * b, 1);
-        const data = new Float32Array(n);
-        let s = 12345;
-        for (let k = 0; k < n; k++) {
-          s = (Math.imul(s, 1103515245) + 12345) >>> 0;
-          data[k] = (s / 4294967296) * 4 - 2;
-        }
-        feeds[meta.name] = new ort.Tensor('float32', data, dims);
+        feeds[meta.name] = new ort.Tensor('float32', benchFloats(n), dims);
       }
       cases.push({ path, level, sess, feeds, times: [] });
     }
   }
-  for (let r = 0; r < warmup + runs; r++) {
-    for (const c of cases) {
-      const t0 = process.hrtime.bigint();
-      await c.sess.run(c.feeds);
-      const ms = Number(process.hrtime.bigint() - t0) / 1e6;
-      if (r >= warmup) c.times.push(ms);
-    }
-  }
+  await timeInterleaved(cases, runs, warmup);
   for (const c of cases) {
-    const t = [...c.times].sort((a, b) => a - b);
-    const mid = t.length % 2 ? t[(t.length - 1) / 2] : (t[t.length / 2 - 1] + t[t.length / 2]) / 2;
-    process.stdout.write(`ort_bench: ${c.path} ${c.level} median_ms=${mid.toFixed(3)} min_ms=${t[0].toFixed(3)} runs=${t.length}\n`);
+    const t = c.times;
+    process.stdout.write(`ort_bench: ${c.path} ${c.level} median_ms=${medianOf(t).toFixed(3)} min_ms=${t[0].toFixed(3)} runs=${t.length}\n`);
   }
 }
 

@@ -157,3 +157,55 @@ export async function runChain(sessions, paths, feeds) {
   }
   return pool;
 }
+
+// ------------------------------------------------------------------ timing
+// The benchmarks' command line: [--runs N] [--warmup K] MODEL...; @usage(msg)
+// exits. Returns { runs, warmup, models } (@runs and @warmup the defaults).
+export function benchArgs(argv, usage, runs, warmup) {
+  const models = [];
+  for (let i = 0; i < argv.length; i++) {
+    if (argv[i] === '--runs' || argv[i] === '--warmup') {
+      const v = Number(argv[++i]);
+      if (!Number.isInteger(v) || v < (argv[i - 1] === '--runs' ? 1 : 0)) usage(`bad ${argv[i - 1]}`);
+      if (argv[i - 1] === '--runs') runs = v;
+      else warmup = v;
+    } else if (argv[i].startsWith('--')) {
+      usage(`unknown option ${argv[i]}`);
+    } else {
+      models.push(argv[i]);
+    }
+  }
+  if (!models.length) usage('no model');
+  return { runs, warmup, models };
+}
+
+// Run every case ({ sess, feeds, times }) @warmup + @runs times, interleaved
+// so that the machine's drift hits every case alike; the last @runs times
+// (ms) go to each case's times, which come back sorted.
+export async function timeInterleaved(cases, runs, warmup) {
+  for (let r = 0; r < warmup + runs; r++) {
+    for (const c of cases) {
+      const t0 = process.hrtime.bigint();
+      await c.sess.run(c.feeds);
+      const ms = Number(process.hrtime.bigint() - t0) / 1e6;
+      if (r >= warmup) c.times.push(ms);
+    }
+  }
+  for (const c of cases) c.times.sort((a, b) => a - b);
+}
+
+export function medianOf(sorted) {
+  const t = sorted;
+  return t.length % 2 ? t[(t.length - 1) / 2] : (t[t.length / 2 - 1] + t[t.length / 2]) / 2;
+}
+
+// @n seeded float32 values in [-2, 2]: the benchmarks' float inputs.
+export function benchFloats(n) {
+  const data = new Float32Array(n);
+  let s = 12345;
+  for (let k = 0; k < n; k++) {
+    s = (Math.imul(s, 1103515245) + 12345) >>> 0;
+    data[k] = (s / 4294967296) * 4 - 2;
+  }
+  return data;
+}
