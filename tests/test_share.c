@@ -217,9 +217,18 @@ Test(share, payloads_over_a_store_chunk_typed_and_raw_go_once_through_a_store, .
 	char *out = path_in(scratch_dir, "out"), *store = path_in(scratch_dir, "store"), *a = fixture(names[0]),
 	    *b = fixture(names[1]), *text, *data, *dp;
 
-	cr_assert_eq(run_tool(&text, "scs4onnx-share", "'%s' '%s' '%s' --store '%s'", out, a, b, store), 0, "%s", text);
+	cr_assert_eq(run_tool(&text, "scs4onnx-share", "'%s' '%s' '%s' --store '%s' --json '%s/rep.json'", out, a, b, store,
+	    scratch_dir), 0, "%s", text);
 	cr_assert_not_null(strstr(text, "INFO: shared: wbig: share_big_a.onnx, share_big_b.onnx: 1572864 bytes"), "%s",
 	    text);
+	cr_assert_not_null(strstr(text, "/share_big_b.onnx: 310 bytes, 24576 bytes of data of its own\n"), "%s", text);
+	free(text);
+	/* the JSON report says the same */
+	cr_assert_eq(run(&text, "/usr/bin/python3 -c 'import json, sys\n"
+	    "r = json.load(open(sys.argv[1]))\n"
+	    "print([s[\"constant\"] for s in r[\"shared\"]], len(r[\"models\"]), len(r[\"data_files\"]))' "
+	    "'%s/rep.json'", scratch_dir), 0, "%s", text);
+	cr_assert_str_eq(text, "['wbig'] 2 1\n");
 	free(text);
 	data = data_file_of(out, names);
 	dp = path_in(out, data);
