@@ -19,6 +19,7 @@
 #include <sys/stat.h>
 
 #include "support.h"
+#include "util/hash.h"
 
 #define MAX_MODELS 4
 
@@ -311,6 +312,37 @@ Test(share, equal_names_with_other_contents_are_not_confused, .init = scratch_se
 	free(out);
 }
 
+/* Every digest zero (a test hook of hash.c): payloads of one length all collide, and only the byte compare
+ * tells them apart. */
+Test(share, payloads_are_compared_byte_for_byte_when_their_digests_collide, .init = scratch_setup,
+    .fini = scratch_teardown)
+{
+	static const char *const names[] = { "share_nm_a.onnx", "share_nm_b.onnx", NULL };
+	scs_report rep;
+	char *out = path_in(scratch_dir, "out"), *data, *a, *b, *dp;
+	int rc;
+
+	scs_hash_collide_for_tests(1);
+	rc = share(&rep, out, names, NULL);
+	scs_hash_collide_for_tests(0);
+	cr_assert_eq(rc, 0, "%s", scs_err_msg());
+	data = data_file_of(out, names);
+	a = path_in(out, names[0]);
+	b = path_in(out, names[1]);
+	dp = path_in(out, data);
+	cr_assert_neq(offset_of(a, "w", data), offset_of(b, "w", data));
+	cr_assert_eq(offset_of(a, "w", data), offset_of(b, "u", data));
+	cr_assert_eq(offset_of(a, "v", data), offset_of(b, "v", data));
+	cr_assert_eq(file_size(dp), 3 * 16384, "w, the other w and v: %llu bytes", (unsigned long long)file_size(dp));
+	expect_outputs_compute(out, names);
+	scs_report_dispose(&rep);
+	free(dp);
+	free(a);
+	free(b);
+	free(data);
+	free(out);
+}
+
 Test(share, three_models_share_what_any_two_of_them_hold, .init = scratch_setup, .fini = scratch_teardown)
 {
 	static const char *const names[] = { "share_tri_a.onnx", "share_tri_b.onnx", "share_tri_c.onnx", NULL };
@@ -479,4 +511,33 @@ Test(share, killed_at_any_step_of_its_commit_it_leaves_the_folder_missing_or_who
 	free(ref);
 	free(out);
 	free(parent);
+}
+
+/* The command line: bad usage is exit 2 with a hint; a --json inside OUTDIR or over an input is refused before
+ * any work. */
+Test(share, its_command_line_is_checked_before_any_work, .init = scratch_setup, .fini = scratch_teardown)
+{
+	char *a = fixture(decoders[0]), *text, *before = listing(scratch_dir), *after;
+
+	cr_assert_eq(run_tool(&text, "scs4onnx-share", "'%s/out'", scratch_dir), 2, "%s", text);
+	cr_assert_str_eq(text, "scs4onnx-share: needs OUTDIR and at least one model; only OUTDIR was given\n"
+	    "Try 'scs4onnx-share --help' for more information.\n");
+	free(text);
+	cr_assert_eq(run_tool(&text, "scs4onnx-share", "'%s/out' '%s' --frobnicate", scratch_dir, a), 2, "%s", text);
+	free(text);
+	cr_assert_eq(run_tool(&text, "scs4onnx-share", "'%s/out' '%s' --max-data-file-size lots", scratch_dir, a), 2, "%s",
+	    text);
+	free(text);
+	cr_assert_eq(run_tool(&text, "scs4onnx-share", "'%s/out' '%s' --json '%s/out/r.json'", scratch_dir, a, scratch_dir),
+	    1, "%s", text);
+	cr_assert_not_null(strstr(text, "is inside the output folder"), "%s", text);
+	free(text);
+	cr_assert_eq(run_tool(&text, "scs4onnx-share", "'%s/out' '%s' --json '%s'", scratch_dir, a, a), 1, "%s", text);
+	cr_assert_not_null(strstr(text, "names the input"), "%s", text);
+	free(text);
+	after = listing(scratch_dir);
+	cr_assert_str_eq(after, before);
+	free(after);
+	free(before);
+	free(a);
 }
