@@ -379,6 +379,7 @@ Test(share, a_dry_run_reports_what_a_run_writes_and_writes_nothing, .init = scra
 	b = fixture(decoders[1]);
 	cr_assert_eq(run_tool(&text, "scs4onnx-share", "-n '%s' '%s' '%s'", out, a, b), 0, "%s", text);
 	cr_assert_not_null(strstr(text, "INFO: shared: wte"), "%s", text);
+	cr_assert_not_null(strstr(text, "INFO: dry run: nothing was written"), "%s", text);
 	free(text);
 	cr_assert(!file_exists(out));
 	cr_assert_eq(share(&real, out, decoders, NULL), 0, "%s", scs_err_msg());

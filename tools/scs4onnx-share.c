@@ -152,5 +152,9 @@ main(int argc, char **argv)
 		o.progress = cli_progress;
 	rc = scs_share(&rep, pos[0], (const char *const *)(pos + 1), (size_t)n_pos - 1, &o);
 	free(pos);
+	if (rc >= 0 && o.dry_run && !a.quiet) {
+		cli_progress_end();
+		fputs("INFO: dry run: nothing was written; a run would write what follows\n", stderr);
+	}
 	return cli_finish(&a, &rep, rc);
 }
