@@ -433,6 +433,7 @@ scs_api_share(scs_report *rep, const char *out_dir, const char *const *models, s
 	so.version = SCS_SHRINK_OPTIONS_VERSION;
 	so.disable_auto_downcast = opts->disable_auto_downcast;
 	so.keep_transposed = opts->keep_transposed;
+	so.optimize = opts->optimize;
 	for (k = 0; k < n; k++)
 		if ((rc = scs_api_shrink_passes(ms[k], rep, &so, 1, NULL)) < 0)
 			goto done;

@@ -542,3 +542,24 @@ Test(share, its_command_line_is_checked_before_any_work, .init = scratch_setup, 
 	free(before);
 	free(a);
 }
+
+/* --optimize: the optimizer's default passes on each model first; the outputs still compute their inputs and
+ * share what they hold in common. */
+Test(share, with_the_optimizer_first_each_output_still_computes_its_input, .init = scratch_setup,
+    .fini = scratch_teardown)
+{
+	static const char *const names[] = { "share_dec.onnx", "share_dec_past.onnx", "share_if_b.onnx", NULL };
+	scs_share_options o = SCS_SHARE_OPTIONS_INIT;
+	scs_report rep;
+	char *out = path_in(scratch_dir, "out"), *data;
+
+	o.optimize = 1;
+	cr_assert_eq(share(&rep, out, names, &o), 0, "%s", scs_err_msg());
+	cr_assert(rep.optimized);
+	data = data_file_of(out, names);
+	cr_assert_eq(rep.shared.n, 3, "wte, w1 and w2 by both decoders");
+	expect_outputs_compute(out, names);
+	scs_report_dispose(&rep);
+	free(data);
+	free(out);
+}

@@ -21,6 +21,8 @@ usage(FILE *f)
 		{ "-d, --disable-auto-downcast", "keep float64 and int64 constants as they are" },
 		{ "-n, --dry-run", "do everything but the writing: the summary says\n"
 		  "what would be written; nothing is" },
+		{ "    --optimize", "first run scs4onnx-optimize's default passes on\n"
+		  "each model" },
 		{ "    --keep-transposed", "keep a constant equal to another one transposed\n"
 		  "as a copy of its own" },
 		{ "    --max-data-file-size SIZE", "taken for the data files in shards (K, M, G\n"
@@ -30,8 +32,8 @@ usage(FILE *f)
 	};
 
 	fprintf(f,
-	    "usage: scs4onnx-share OUTDIR MODEL.onnx [MODEL.onnx...] [-d] [-n] [--store DIR]\n"
-	    "           [--json REPORT] [--quiet]\n"
+	    "usage: scs4onnx-share OUTDIR MODEL.onnx [MODEL.onnx...] [-d] [-n] [--optimize]\n"
+	    "           [--store DIR] [--json REPORT] [--quiet]\n"
 	    "\n"
 	    "Write models that ship together (an encoder and its decoders, a text and a\n"
 	    "vision tower) into the folder OUTDIR, each as OUTDIR/<its file name>, shrunk\n"
@@ -112,6 +114,8 @@ main(int argc, char **argv)
 			o.disable_auto_downcast = 1;
 		} else if (strcmp(arg, "-n") == 0 || strcmp(arg, "--dry-run") == 0 || strcmp(arg, "--dry_run") == 0) {
 			o.dry_run = 1;
+		} else if (strcmp(arg, "--optimize") == 0) {
+			o.optimize = 1;
 		} else if (strcmp(arg, "-q") == 0 || strcmp(arg, "--quiet") == 0) {
 			a.quiet = 1;
 		} else if (strcmp(arg, "--keep-transposed") == 0 || strcmp(arg, "--keep_transposed") == 0) {

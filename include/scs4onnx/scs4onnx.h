@@ -272,6 +272,8 @@ typedef struct scs_share_options {
 	uint64_t max_data_file_size;                /* as scs_shrink_options.max_data_file_size */
 	int dry_run;                                /* 1: every step but the writing: the report says what
 	                                               would be written, nothing is */
+	int optimize;                               /* 1: the optimizer's default passes on each model first,
+	                                               as scs_shrink_options.optimize */
 } scs_share_options;
 
 /*

@@ -328,14 +328,15 @@ def optimize(input, output, passes=None, skip=None, external_data=False, store=N
 
 
 def share(directory, models, disable_auto_downcast=False, store=None, keep_transposed=False,
-          max_data_file_size=None, dry_run=False):
+          max_data_file_size=None, dry_run=False, optimize=False):
     """scs4onnx-share: write the models at the paths @models into the folder
     @directory (missing or empty; it appears with every file at once), each
     as directory/<its file name>, shrunk as shrink() shrinks it, with one
     data file directory/shared.<16 hex>.data that every model references,
     each payload of 1 KiB or more in it once whichever models hold it.
     max_data_file_size: taken (an int or "64M"); the data goes into one file
-    for now. dry_run: every step but the writing. Returns the report as a
+    for now. dry_run: every step but the writing. optimize: the optimizer's
+    default passes on each model first. Returns the report as a
     dict (report['models'], report['shared'], report['data_files']). Raises
     Error."""
     o = _lib.ShareOptions()
@@ -344,6 +345,7 @@ def share(directory, models, disable_auto_downcast=False, store=None, keep_trans
     o.keep_transposed = 1 if keep_transposed else 0
     o.max_data_file_size = _size(max_data_file_size, 'max_data_file_size')
     o.dry_run = 1 if dry_run else 0
+    o.optimize = 1 if optimize else 0
     if isinstance(models, (str, bytes, os.PathLike)):
         models = [models]
     paths = [_lib.path_arg(m) for m in models]

@@ -170,6 +170,7 @@ class ShareOptions(_Versioned):
         ('keep_transposed', ctypes.c_int),
         ('max_data_file_size', ctypes.c_uint64),
         ('dry_run', ctypes.c_int),
+        ('optimize', ctypes.c_int),
     ]
 
 
