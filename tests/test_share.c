@@ -197,6 +197,8 @@ Test(share, a_rerun_on_its_own_outputs_writes_the_same_bytes, .init = scratch_se
 	in[1] = fixture(decoders[1]);
 	cr_assert_eq(run_tool(&text, "scs4onnx-share", "-q '%s' '%s' '%s'", out, in[0], in[1]), 0, "%s", text);
 	free(text);
+	/* into an empty folder, which the set replaces */
+	cr_assert_eq(mkdir(out2, 0777), 0);
 	cr_assert_eq(run_tool(&text, "scs4onnx-share", "-q '%s' '%s/share_dec.onnx' '%s/share_dec_past.onnx'", out2, out,
 	    out), 0, "%s", text);
 	free(text);
