@@ -35,6 +35,7 @@ static const size_t merge_ends[] = { 0, END(scs_merge_options, progress_payload)
 static const size_t big_ends[] = { 0, sizeof(scs_big_options) };
 static const size_t optimize_ends[] = { 0, END(scs_optimize_options, write_shapes), END(scs_optimize_options, fold_qdq),
 	sizeof(scs_optimize_options) };
+static const size_t share_ends[] = { 0, sizeof(scs_share_options) };
 static const size_t report_ends[] = { 0, END(scs_report, io_start_copied), END(scs_report, default_inputs_rule),
 	END(scs_report, n_pass_list), sizeof(scs_report) };
 
@@ -45,6 +46,7 @@ ENDS_FOR(split_ends, SCS_SPLIT_OPTIONS_VERSION);
 ENDS_FOR(merge_ends, SCS_MERGE_OPTIONS_VERSION);
 ENDS_FOR(big_ends, SCS_BIG_OPTIONS_VERSION);
 ENDS_FOR(optimize_ends, SCS_OPTIMIZE_OPTIONS_VERSION);
+ENDS_FOR(share_ends, SCS_SHARE_OPTIONS_VERSION);
 ENDS_FOR(report_ends, SCS_REPORT_VERSION);
 
 typedef struct abi_struct {
@@ -61,8 +63,9 @@ static const abi_struct abi_structs[] = {
 	{ "scs_big_options", "SCS_BIG_OPTIONS_INIT", big_ends, SCS_BIG_OPTIONS_VERSION },
 	{ "scs_optimize_options", "SCS_OPTIMIZE_OPTIONS_INIT", optimize_ends, SCS_OPTIMIZE_OPTIONS_VERSION },
 	{ "scs_report", "SCS_REPORT_INIT", report_ends, SCS_REPORT_VERSION },
+	{ "scs_share_options", "SCS_SHARE_OPTIONS_INIT", share_ends, SCS_SHARE_OPTIONS_VERSION },
 };
-enum { ABI_SHRINK, ABI_SPLIT, ABI_MERGE, ABI_BIG, ABI_OPTIMIZE, ABI_REPORT };
+enum { ABI_SHRINK, ABI_SPLIT, ABI_MERGE, ABI_BIG, ABI_OPTIMIZE, ABI_REPORT, ABI_SHARE };
 
 const size_t *
 scs_abi_ends(const char *type, unsigned *version)
@@ -211,6 +214,22 @@ scs_optimize(scs_report *rep, const char *in, const char *out, const scs_optimiz
 	    (rc = take_options(&o, sizeof(o), opts, "scs_optimize", ABI_OPTIMIZE)) < 0)
 		return rc;
 	rc = scs_api_optimize(work, in, out, &o);
+	give_report(rep, work);
+	return rc;
+}
+
+int
+scs_share(scs_report *rep, const char *out_dir, const char *const *models, size_t n_models,
+    const scs_share_options *opts)
+{
+	scs_share_options o;
+	scs_report own, *work;
+	int rc;
+
+	if ((rc = take_report(rep, &own, &work, "scs_share")) < 0 ||
+	    (rc = take_options(&o, sizeof(o), opts, "scs_share", ABI_SHARE)) < 0)
+		return rc;
+	rc = scs_api_share(work, out_dir, models, n_models, &o);
 	give_report(rep, work);
 	return rc;
 }

@@ -610,6 +610,11 @@ scs_report_put_text(const scs_report *r, FILE *f)
 	for (size_t i = 0; i < r->shards.n; i++)
 		fprintf(f, "INFO: shard: %s: %s\n", r->shards.items[i].name,
 		    human(a, strtoull(r->shards.items[i].detail, NULL, 10)));
+	print_list(f, "model", &r->models);
+	print_list(f, "shared", &r->shared);
+	for (size_t i = 0; i < r->data_files.n; i++)
+		fprintf(f, "INFO: data file: %s: %s\n", r->data_files.items[i].name,
+		    human(a, strtoull(r->data_files.items[i].detail, NULL, 10)));
 	for (size_t i = 0; i < r->n_stages; i++) {
 		fprintf(f, "INFO: stage %s: %.2f s", r->stages[i].name, r->stages[i].seconds);
 		if (r->stages[i].bytes)
@@ -737,6 +742,9 @@ scs_report_put_json(const scs_report *r, FILE *f)
 	    r->default_inputs_rule == SCS_DEFAULTS_CONSTANT_ASKED ? "constants_asked" : "overridable");
 	fprintf(f, ",\n  \"n_shards\": %zu", r->n_shards);
 	json_list(f, "shards", &r->shards, "bytes");
+	json_items(f, "  ", "models", &r->models, "path", "holds");
+	json_items(f, "  ", "shared", &r->shared, "constant", "models");
+	json_items(f, "  ", "data_files", &r->data_files, "path", "bytes");
 	fprintf(f, ",\n  \"stages\": [");
 	for (size_t i = 0; i < r->n_stages; i++)
 		fprintf(f, "%s\n    {\"name\": \"%s\", \"seconds\": %.3f, \"bytes\": %llu}", i ? "," : "", r->stages[i].name,

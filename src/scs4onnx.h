@@ -24,6 +24,8 @@ int scs_api_split(scs_report *rep, const char *in, const char *dir, const scs_sp
 int scs_api_merge(scs_report *rep, const char *dir, const char *out, const scs_merge_options *opts);
 int scs_api_big(scs_report *rep, const char *in, const char *out, const scs_big_options *opts);
 int scs_api_optimize(scs_report *rep, const char *in, const char *out, const scs_optimize_options *opts);
+int scs_api_share(scs_report *rep, const char *out_dir, const char *const *models, size_t n_models,
+    const scs_share_options *opts);
 
 /* The table of public struct @type ("scs_shrink_options", ...; abi.c): [v]
  * the bytes of its version v, for v from 1 to *version (this header's);

@@ -259,6 +259,40 @@ typedef struct scs_optimize_options {
  */
 int scs_optimize(scs_report *rep, const char *in, const char *out, const scs_optimize_options *opts);
 
+#define SCS_SHARE_OPTIONS_VERSION 1
+#define SCS_SHARE_OPTIONS_INIT SCS_STRUCT_INIT_(SCS_SHARE_OPTIONS_VERSION)
+
+typedef struct scs_share_options {
+	unsigned version;                           /* SCS_SHARE_OPTIONS_VERSION (SCS_SHARE_OPTIONS_INIT) */
+	int disable_auto_downcast;                  /* 1: no float64->float32 / int64->int32 */
+	const char *store_dir;                      /* keep payloads in this store (NULL: temporary) */
+	scs_progress_fn progress;
+	void *progress_payload;
+	int keep_transposed;                        /* as scs_shrink_options.keep_transposed */
+	uint64_t max_data_file_size;                /* as scs_shrink_options.max_data_file_size */
+	int dry_run;                                /* 1: every step but the writing: the report says what
+	                                               would be written, nothing is */
+	int optimize;                               /* 1: the optimizer's default passes on each model first,
+	                                               as scs_shrink_options.optimize */
+} scs_share_options;
+
+/*
+ * Write the @n_models models @models (paths) into the folder @out_dir, each
+ * as @out_dir/<its file name>, shrunk as scs_shrink shrinks each (dedup,
+ * downcast), and storing each payload once across them all: every payload
+ * of 1 KiB or more goes into one data file "shared.<16 hex digits>.data"
+ * in @out_dir (the digits come from its contents), which every model
+ * references; equal payloads (compared byte for byte) are written once,
+ * whichever models hold them. Smaller payloads stay inline. @out_dir must
+ * be missing or an empty folder: it appears with every file at once, or
+ * not at all. Two models of the same file name are SCS_EUSAGE, before
+ * anything is read. rep->models lists each model written (its bytes, and
+ * the data bytes only it uses), rep->shared each payload several models
+ * use, rep->data_files the data file.
+ */
+int scs_share(scs_report *rep, const char *out_dir, const char *const *models, size_t n_models,
+    const scs_share_options *opts);
+
 typedef struct scs_optimize_pass_info {
 	const char *name;                           /* onnxoptimizer's name */
 	const char *what;                           /* one line */

@@ -5,7 +5,7 @@
     shrunk_graph, npy_file_paths = shrinking('input.onnx', 'output.onnx', mode='npy')
 
 shrinking() takes scs4onnx's parameters and returns what scs4onnx returns.
-shrink(), split(), merge(), big() and optimize() work on paths only and return
+shrink(), split(), merge(), big(), optimize() and share() work on paths only and return
 the run's report as a dict (the tools' --json). A failing call raises
 scs4onnx_c.Error, a RuntimeError carrying the library's one-line message and
 its code; on failure no file at the output paths is created or changed.
@@ -29,7 +29,7 @@ from . import _lib
 from ._lib import (Error, ECORRUPT, EIO, ENOMEM, ENOTFOUND, ERANGE, EUNSUPPORTED, EUSAGE)
 from ._report import format_report
 
-__all__ = ['shrinking', 'shrink', 'split', 'merge', 'big', 'optimize', 'format_report', 'Error',
+__all__ = ['shrinking', 'shrink', 'split', 'merge', 'big', 'optimize', 'share', 'format_report', 'Error',
            'ENOMEM', 'EIO', 'ECORRUPT', 'ENOTFOUND', 'EUNSUPPORTED', 'ERANGE', 'EUSAGE', '__version__']
 
 __version__ = _lib.version()
@@ -325,3 +325,29 @@ def optimize(input, output, passes=None, skip=None, external_data=False, store=N
     o.external_data = 1 if external_data else 0
     o.store_dir = _dir_arg(store)
     return _lib.call('scs_optimize', input, output, o)
+
+
+def share(directory, models, disable_auto_downcast=False, store=None, keep_transposed=False,
+          max_data_file_size=None, dry_run=False, optimize=False):
+    """scs4onnx-share: write the models at the paths @models into the folder
+    @directory (missing or empty; it appears with every file at once), each
+    as directory/<its file name>, shrunk as shrink() shrinks it, with one
+    data file directory/shared.<16 hex>.data that every model references,
+    each payload of 1 KiB or more in it once whichever models hold it.
+    max_data_file_size: taken (an int or "64M"); the data goes into one file
+    for now. dry_run: every step but the writing. optimize: the optimizer's
+    default passes on each model first. Returns the report as a
+    dict (report['models'], report['shared'], report['data_files']). Raises
+    Error."""
+    o = _lib.ShareOptions()
+    o.disable_auto_downcast = 1 if disable_auto_downcast else 0
+    o.store_dir = _dir_arg(store)
+    o.keep_transposed = 1 if keep_transposed else 0
+    o.max_data_file_size = _size(max_data_file_size, 'max_data_file_size')
+    o.dry_run = 1 if dry_run else 0
+    o.optimize = 1 if optimize else 0
+    if isinstance(models, (str, bytes, os.PathLike)):
+        models = [models]
+    paths = [_lib.path_arg(m) for m in models]
+    arr = (ctypes.c_char_p * max(len(paths), 1))(*paths)
+    return _lib.call_with('scs_share', (_lib.path_arg(directory), ctypes.cast(arr, _lib._names), len(paths)), o)

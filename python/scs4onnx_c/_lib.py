@@ -159,6 +159,21 @@ class OptimizeOptions(_Versioned):
     ]
 
 
+class ShareOptions(_Versioned):
+    VERSION = 1    # SCS_SHARE_OPTIONS_VERSION
+    _fields_ = [
+        ('version', ctypes.c_uint),
+        ('disable_auto_downcast', ctypes.c_int),
+        ('store_dir', ctypes.c_char_p),
+        ('progress', PROGRESS_FN),
+        ('progress_payload', ctypes.c_void_p),
+        ('keep_transposed', ctypes.c_int),
+        ('max_data_file_size', ctypes.c_uint64),
+        ('dry_run', ctypes.c_int),
+        ('optimize', ctypes.c_int),
+    ]
+
+
 # the C name of each mirrored struct, for the layout test
 STRUCTS = {
     'scs_shrink_options': ShrinkOptions,
@@ -166,6 +181,7 @@ STRUCTS = {
     'scs_merge_options': MergeOptions,
     'scs_big_options': BigOptions,
     'scs_optimize_options': OptimizeOptions,
+    'scs_share_options': ShareOptions,
 }
 
 _lib = None
@@ -189,6 +205,8 @@ def library():
         fn = getattr(lib, name)
         fn.argtypes = [rep, ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(opts)]
         fn.restype = ctypes.c_int
+    lib.scs_share.argtypes = [rep, ctypes.c_char_p, _names, ctypes.c_size_t, ctypes.POINTER(ShareOptions)]
+    lib.scs_share.restype = ctypes.c_int
     lib.scs_report_new.argtypes = []
     lib.scs_report_new.restype = rep
     lib.scs_report_free.argtypes = [rep]
@@ -254,12 +272,17 @@ def _report_dict(lib, rep):
 
 def call(name, src, dst, opts):
     """Run scs_<name>(rep, src, dst, &opts); the report as a dict, or Error."""
+    return call_with(name, (path_arg(src), path_arg(dst)), opts)
+
+
+def call_with(name, args, opts):
+    """Run scs_<name>(rep, *args, &opts); the report as a dict, or Error."""
     lib = library()
     rep = lib.scs_report_new()
     if not rep:
         raise MemoryError('scs4onnx_c: cannot allocate a report')
     try:
-        rc = getattr(lib, name)(rep, path_arg(src), path_arg(dst), ctypes.byref(opts))
+        rc = getattr(lib, name)(rep, *args, ctypes.byref(opts))
         if rc < 0:
             msg = lib.scs_err_msg()
             msg = msg.decode('utf-8', 'replace') if msg else CODE_NAMES.get(rc, 'error %d' % rc)

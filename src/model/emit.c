@@ -325,3 +325,115 @@ scs_emit_write(scs_emit_result *res, scs_model *m, scs_commit *c, const char *na
 	scs_pack_plan_free(packing);
 	return rc;
 }
+
+/* The payloads of plan @p into @data, each at its offset, once. */
+static int
+write_shared_data(const plan *p, scs_sink *data, const scs_emit_options *opts)
+{
+	uint64_t reported = 0;
+	int rc;
+
+	for (size_t i = 0; i < p->n; i++) {
+		uint32_t id;
+		uint64_t off;
+
+		scs_model_payload_of(p->m, p->items[i].t, &id);
+		off = p->offset_of[id] - 1;
+		if (off < scs_sink_pos(data))
+			continue;     /* written for an earlier tensor, of this model or another */
+		if ((rc = scs_sink_pad_to(data, off)) < 0 || (rc = scs_payloads_copy(p->m->payloads, id, data)) < 0)
+			return rc;
+		tick(opts, data, &reported, p->data_len);
+	}
+	return scs_sink_status(data);
+}
+
+/* Model @m (its tensors moved out already) as the file @name of @c, into *res (@dry: sized only). */
+static int
+write_shared_model(scs_emit_result *res, scs_model *m, scs_commit *c, const char *name, const scs_emit_options *opts,
+    int dry)
+{
+	scs_pack_plan *packing = NULL;
+	scs_sink *model;
+	int rc;
+
+	if ((rc = scs_pack_plan_make(&packing, &m->proto->base, m->payloads)) < 0)
+		return rc;
+	if (dry)
+		res->model_len = scs_pack_plan_len(packing);
+	else if ((rc = scs_commit_open(&model, c, name, SCS_SINK_MODEL)) == SCS_OK &&
+	    (rc = pack_to(packing, m, model, opts, 0)) == SCS_OK && (rc = scs_sink_park(model)) == SCS_OK)
+		res->model_len = scs_sink_pos(model);
+	scs_pack_plan_free(packing);
+	return rc;
+}
+
+int
+scs_emit_write_shared(scs_emit_result *res, scs_model *const *ms, size_t n, scs_commit *c,
+    const char *const *names, const char *stem, const scs_emit_options *opts, int dry, char **data_name)
+{
+	static const scs_emit_options none;
+	char token[SCS_DATA_TOKEN_LEN + 1];
+	scs_sink *data = NULL;
+	size_t *first;            /* [k]: model k's first item in the plan; [n]: the end */
+	plan p;
+	size_t i, k;
+	int rc = SCS_OK;
+
+	if (opts == NULL)
+		opts = &none;
+	*data_name = NULL;
+	memset(res, 0, n * sizeof(*res));
+	if (n == 0)
+		return SCS_OK;
+	memset(&p, 0, sizeof(p));
+	p.m = ms[0];              /* one payload set: any of the models reads it */
+	p.min_len = opts->external_min ? opts->external_min : 1024;
+	if ((first = calloc(n + 1, sizeof(*first))) == NULL ||
+	    (p.offset_of = calloc(p.m->payloads->n ? p.m->payloads->n : 1, sizeof(*p.offset_of))) == NULL) {
+		rc = scs_err_set(SCS_ENOMEM, "cannot allocate the external data plan");
+		goto done;
+	}
+	for (k = 0; k < n; k++) {
+		/* tensors move out and back: each must be one of its own */
+		if ((rc = scs_model_unseal(ms[k])) < 0)
+			goto done;
+		first[k] = p.n;
+		scs_model_each_tensor(ms[k]->proto, plan_tensor, &p);
+		if ((rc = p.rc) < 0)
+			goto done;
+	}
+	first[n] = p.n;
+	if (p.n) {
+		if ((rc = data_token(token, &p)) < 0)
+			goto done;
+		if ((*data_name = scs_sink_data_name(stem, token)) == NULL) {
+			rc = scs_err_set(SCS_ENOMEM, "cannot allocate a path");
+			goto done;
+		}
+		if (!dry && ((rc = scs_commit_open(&data, c, *data_name, SCS_SINK_DATA)) < 0 ||
+		    (rc = write_shared_data(&p, data, opts)) < 0 || (rc = scs_sink_park(data)) < 0))
+			goto done;
+		for (i = 0; i < p.n; i++)
+			if ((rc = move_out(&p, &p.items[i], *data_name)) < 0)
+				goto done;
+	}
+	for (k = 0; k < n; k++) {
+		if ((rc = write_shared_model(&res[k], ms[k], c, names[k], opts, dry)) < 0)
+			goto done;
+		res[k].external = first[k + 1] > first[k];
+		res[k].n_external = first[k + 1] - first[k];
+		res[k].data_len = p.n ? (dry ? p.data_len : scs_sink_pos(data)) : 0;
+	}
+done:
+	for (i = 0; i < p.n; i++)
+		move_back(&p.items[i]);
+	if (rc < 0) {
+		free(*data_name);
+		*data_name = NULL;
+	}
+	free(p.items);
+	free(p.offset_of);
+	free(first);
+	return rc;
+}

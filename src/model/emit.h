@@ -45,4 +45,20 @@ typedef struct scs_emit_result {
  */
 int scs_emit_write(scs_emit_result *res, scs_model *m, scs_commit *c, const char *name, const scs_emit_options *opts);
 
+/*
+ * Write the @n models @ms, whose payloads are one set (scs_model_load_with),
+ * as the files @names of commit @c, with one data file for them all: every
+ * payload of at least opts->external_min bytes (0: 1024) once in it, at an
+ * offset aligned to 4096, in the order the models (then their tensors) first
+ * reference it, each model's tensors pointing into it; smaller payloads
+ * inline (opts->external and opts->inline_max are not used). The data file
+ * is named "<@stem>.<16 hex>.data" (scs_sink_data_name(), from its
+ * contents); *data_name gets that name (malloc'd; NULL when no payload is
+ * that long and no data file is written). res[i] is model i's (data_len:
+ * the shared file's bytes, in each). @dry: nothing is opened or written,
+ * the figures are what would be. The models are unchanged afterwards.
+ */
+int scs_emit_write_shared(scs_emit_result *res, scs_model *const *ms, size_t n, scs_commit *c,
+    const char *const *names, const char *stem, const scs_emit_options *opts, int dry, char **data_name);
+
 #endif

@@ -17,8 +17,9 @@ CC                the C compiler of the layout test (default: cc)
 
 The package is imported from PYTHONPATH when it is there (an installed
 tree), else from the source tree's python/ folder. Needs python3-onnx and
-python3-numpy; fixtures come from tests/e2e/gen_models.py and
-gen_optimize_models.py and gen_fold_models.py, written to a temporary folder.
+python3-numpy; fixtures come from tests/e2e/gen_models.py,
+gen_optimize_models.py, gen_fold_models.py and gen_share_models.py, written
+to a temporary folder.
 """
 
 import contextlib
@@ -86,7 +87,7 @@ class Base(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         cls.fx = tempfile.mkdtemp(prefix='scs4onnx_c-fx-')
-        for gen in ('gen_models.py', 'gen_optimize_models.py', 'gen_fold_models.py'):
+        for gen in ('gen_models.py', 'gen_optimize_models.py', 'gen_fold_models.py', 'gen_share_models.py'):
             subprocess.run([sys.executable, os.path.join(E2E, gen), cls.fx], check=True,
                            stdout=subprocess.DEVNULL)
 
@@ -389,6 +390,23 @@ class TestPathFunctions(Base):
         self.assertEqual(sorted(i['path'] for i in rep['npy']),
                          [os.path.join(self.py, 'out_exported_O1.npy'), os.path.join(self.py, 'out_exported_W1.npy')])
         self.assertSameFolders(self.py, self.cli)
+
+    def test_share(self):
+        models = [self.model('share_dec.onnx'), self.model('share_dec_past.onnx')]
+        dry = scs4onnx_c.share(os.path.join(self.py, 'out'), models, dry_run=True)
+        self.assertFalse(os.path.exists(os.path.join(self.py, 'out')))
+        rep = scs4onnx_c.share(os.path.join(self.py, 'out'), models, max_data_file_size='64M')
+        cli('share', os.path.join(self.cli, 'out'), *models, '-q', quiet=False)
+        self.assertSameFolders(self.py, self.cli)
+        self.assertEqual([s['constant'] for s in rep['shared']], ['wte', 'w1', 'w2'])
+        self.assertEqual([m['path'] for m in rep['models']], [os.path.join(self.py, 'out', 'share_dec.onnx'),
+                                                              os.path.join(self.py, 'out', 'share_dec_past.onnx')])
+        self.assertEqual(len(rep['data_files']), 1)
+        self.assertEqual(dry['data_files'], rep['data_files'])
+        with self.assertRaises(scs4onnx_c.Error) as e:
+            scs4onnx_c.share(os.path.join(self.py, 'out2'), [models[0], models[0]])
+        self.assertEqual(e.exception.code, scs4onnx_c.EUSAGE)
+        self.assertFalse(os.path.exists(os.path.join(self.py, 'out2')))
 
     def test_big_keep_work(self):
         work = os.path.join(self.tmp, 'work')
