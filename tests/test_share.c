@@ -376,10 +376,10 @@ Test(share, a_dry_run_reports_what_a_run_writes_and_writes_nothing, .init = scra
 	after = listing(scratch_dir);
 	cr_assert_str_eq(after, before, "a dry run wrote:\n%s", after);
 	cr_assert(!file_exists(out));
-	/* the tool's -n: the same */
+	/* the tool's --dry-run: the same */
 	a = fixture(decoders[0]);
 	b = fixture(decoders[1]);
-	cr_assert_eq(run_tool(&text, "scs4onnx-share", "-n '%s' '%s' '%s'", out, a, b), 0, "%s", text);
+	cr_assert_eq(run_tool(&text, "scs4onnx-share", "--dry-run '%s' '%s' '%s'", out, a, b), 0, "%s", text);
 	cr_assert_not_null(strstr(text, "INFO: shared: wte"), "%s", text);
 	cr_assert_not_null(strstr(text, "INFO: dry run: nothing was written"), "%s", text);
 	free(text);

@@ -19,7 +19,7 @@ usage(FILE *f)
 {
 	static const cli_help opts[] = {
 		{ "-d, --disable-auto-downcast", "keep float64 and int64 constants as they are" },
-		{ "-n, --dry-run", "do everything but the writing: the summary says\n"
+		{ "    --dry-run", "do everything but the writing: the summary says\n"
 		  "what would be written; nothing is" },
 		{ "    --optimize", "first run scs4onnx-optimize's default passes on\n"
 		  "each model" },
@@ -27,13 +27,13 @@ usage(FILE *f)
 		  "as a copy of its own" },
 		{ "    --max-data-file-size SIZE", "taken for the data files in shards (K, M, G\n"
 		  "suffixes); for now the data goes into one file" },
-		{ "-q, --quiet", "print nothing but errors" },
+		{ "-n, --non-verbose", "print nothing but errors" },
 		CLI_HELP_STORE, CLI_HELP_JSON, CLI_HELP_END,
 	};
 
 	fprintf(f,
-	    "usage: scs4onnx-share OUTDIR MODEL.onnx [MODEL.onnx...] [-d] [-n] [--optimize]\n"
-	    "           [--store DIR] [--json REPORT] [--quiet]\n"
+	    "usage: scs4onnx-share OUTDIR MODEL.onnx [MODEL.onnx...] [-d] [-n] [--dry-run] [--optimize]\n"
+	    "           [--store DIR] [--json REPORT]\n"
 	    "\n"
 	    "Write models that ship together (an encoder and its decoders, a text and a\n"
 	    "vision tower) into the folder OUTDIR, each as OUTDIR/<its file name>, shrunk\n"
@@ -112,11 +112,12 @@ main(int argc, char **argv)
 		} else if (strcmp(arg, "-d") == 0 || strcmp(arg, "--disable-auto-downcast") == 0 ||
 		    strcmp(arg, "--disable_auto_downcast") == 0) {
 			o.disable_auto_downcast = 1;
-		} else if (strcmp(arg, "-n") == 0 || strcmp(arg, "--dry-run") == 0 || strcmp(arg, "--dry_run") == 0) {
+		} else if (strcmp(arg, "--dry-run") == 0 || strcmp(arg, "--dry_run") == 0) {
 			o.dry_run = 1;
 		} else if (strcmp(arg, "--optimize") == 0) {
 			o.optimize = 1;
-		} else if (strcmp(arg, "-q") == 0 || strcmp(arg, "--quiet") == 0) {
+		} else if (strcmp(arg, "-n") == 0 || strcmp(arg, "-q") == 0 || strcmp(arg, "--non-verbose") == 0 ||
+		    strcmp(arg, "--non_verbose") == 0 || strcmp(arg, "--quiet") == 0) {
 			a.quiet = 1;
 		} else if (strcmp(arg, "--keep-transposed") == 0 || strcmp(arg, "--keep_transposed") == 0) {
 			o.keep_transposed = 1;

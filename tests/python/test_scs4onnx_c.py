@@ -396,7 +396,7 @@ class TestPathFunctions(Base):
         dry = scs4onnx_c.share(os.path.join(self.py, 'out'), models, dry_run=True)
         self.assertFalse(os.path.exists(os.path.join(self.py, 'out')))
         rep = scs4onnx_c.share(os.path.join(self.py, 'out'), models, max_data_file_size='64M')
-        cli('share', os.path.join(self.cli, 'out'), *models, '-q', quiet=False)
+        cli('share', os.path.join(self.cli, 'out'), *models)
         self.assertSameFolders(self.py, self.cli)
         self.assertEqual([s['constant'] for s in rep['shared']], ['wte', 'w1', 'w2'])
         self.assertEqual([m['path'] for m in rep['models']], [os.path.join(self.py, 'out', 'share_dec.onnx'),
