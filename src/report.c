@@ -632,13 +632,19 @@ scs_report_put_text(const scs_report *r, FILE *f)
 	    (unsigned long long)(r->output_len + r->output_data_len + r->npy_len));
 	if (r->external || r->npy_len) {
 		fputs(" (", f);
-		if (r->external)
+		if (r->external && r->data_files.n > 1)
+			fprintf(f, "%s in %zu external data files%s", human(a, r->output_data_len), r->data_files.n,
+			    r->npy_len ? ", " : "");
+		else if (r->external)
 			fprintf(f, "%s in the external data file%s", human(a, r->output_data_len), r->npy_len ? ", " : "");
 		if (r->npy_len)
 			fprintf(f, "%s in %zu .npy file%s", human(b, r->npy_len), r->npy.n, r->npy.n == 1 ? "" : "s");
 		fputc(')', f);
 	}
 	fputc('\n', f);
+	for (size_t i = 0; i < r->data_files.n; i++)
+		fprintf(f, "INFO: data file: %s: %s\n", r->data_files.items[i].name,
+		    human(a, strtoull(r->data_files.items[i].detail, NULL, 10)));
 	fprintf(f, "INFO: finished in %.2f s\n", r->seconds);
 }
 
@@ -737,6 +743,7 @@ scs_report_put_json(const scs_report *r, FILE *f)
 	    r->default_inputs_rule == SCS_DEFAULTS_CONSTANT_ASKED ? "constants_asked" : "overridable");
 	fprintf(f, ",\n  \"n_shards\": %zu", r->n_shards);
 	json_list(f, "shards", &r->shards, "bytes");
+	json_list(f, "data_files", &r->data_files, "bytes");
 	fprintf(f, ",\n  \"stages\": [");
 	for (size_t i = 0; i < r->n_stages; i++)
 		fprintf(f, "%s\n    {\"name\": \"%s\", \"seconds\": %.3f, \"bytes\": %llu}", i ? "," : "", r->stages[i].name,

@@ -15,11 +15,7 @@
 #include "model/array.h"
 #include "util/buf.h"
 #include "util/err.h"
-#include "util/hash.h"
-#include "util/num.h"
 #include "onnx/pack.h"
-
-#define DATA_ALIGN 4096
 
 #define PROGRESS_STEP ((uint64_t)64 << 20)
 
@@ -83,9 +79,8 @@ typedef struct plan {
 	scs_model *m;
 	uint64_t min_len;
 	moved *items;
-	size_t n, cap;
-	uint64_t *offset_of;      /* per payload id: offset in the data file + 1, 0 when not placed */
-	uint64_t data_len;
+	uint32_t *ids;            /* per item: its payload */
+	size_t n, cap, cap_ids;
 	int rc;
 } plan;
 
@@ -94,38 +89,32 @@ plan_tensor(void *ctx, Onnx__TensorProto *t)
 {
 	plan *p = ctx;
 	uint32_t id;
-	uint64_t len;
 	int rc;
 
-	if (!scs_model_payload_of(p->m, t, &id) || (len = p->m->payloads->items[id].key.len) < p->min_len)
+	if (!scs_model_payload_of(p->m, t, &id) || p->m->payloads->items[id].key.len < p->min_len)
 		return 0;
-	if ((rc = scs_grow(&p->items, &p->cap, p->n, sizeof(*p->items), 64, "the external data plan")) < 0) {
+	if ((rc = scs_grow(&p->items, &p->cap, p->n, sizeof(*p->items), 64, "the external data plan")) < 0 ||
+	    (rc = scs_grow(&p->ids, &p->cap_ids, p->n, sizeof(*p->ids), 64, "the external data plan")) < 0) {
 		p->rc = rc;
 		return 1;
 	}
 	memset(&p->items[p->n], 0, sizeof(p->items[p->n]));
+	p->ids[p->n] = id;
 	p->items[p->n++].t = t;
-	if (p->offset_of[id] == 0) {
-		p->data_len = scs_align_up(p->data_len, DATA_ALIGN);
-		p->offset_of[id] = p->data_len + 1;
-		p->data_len += len;
-	}
 	return 0;
 }
 
-/* Point a tensor at its place in the data file. */
+/* Point a tensor at its place (@off in the data file @location). */
 static int
-move_out(plan *p, moved *mv, const char *location)
+move_out(plan *p, moved *mv, const char *location, uint64_t off)
 {
 	Onnx__TensorProto *t = mv->t;
 	Onnx__StringStringEntryProto **ext;
 	uint32_t id;
-	uint64_t off;
 	char num[32];
 	size_t k = 0;
 
 	scs_model_payload_of(p->m, t, &id);
-	off = p->offset_of[id] - 1;
 	if ((ext = calloc(t->n_external_data + 3, sizeof(*ext))) == NULL)
 		return scs_err_set(SCS_ENOMEM, "cannot allocate external data entries");
 	if ((ext[k++] = scs_entry_new("location", location)) == NULL)
@@ -171,62 +160,36 @@ move_back(moved *mv)
 	t->has_scs_payload = 1;
 }
 
-/*
- * The data file's name comes from what it holds: its length and, for each
- * payload in it, the offset and the content key. The same contents get the
- * same name, so replacing a file of that name never changes what an older
- * model reads from it.
- */
+/* Point every planned tensor at its place in the data files of @l, named for @name. */
 static int
-data_token(char out[SCS_DATA_TOKEN_LEN + 1], const plan *p)
+move_all_out(plan *p, const scs_data_layout *l, const char *name)
 {
-	uint64_t end = 0, word[4];
-	scs_hash h;
-	scs_key k, key;
-	int rc;
+	char **names = calloc(l->n_files ? l->n_files : 1, sizeof(*names));
+	int rc = SCS_OK;
 
-	scs_hash_init(&h);
-	for (size_t b = 0; b < 8; b++) {
-		uint8_t byte = (uint8_t)(p->data_len >> (8 * b));
+	if (names == NULL)
+		return scs_err_set(SCS_ENOMEM, "cannot allocate a path");
+	for (uint32_t f = 0; f < l->n_files && rc == SCS_OK; f++)
+		if ((names[f] = scs_data_layout_name(l, name, f)) == NULL)
+			rc = scs_err_set(SCS_ENOMEM, "cannot allocate a path");
+	for (size_t i = 0; i < p->n && rc == SCS_OK; i++) {
+		const scs_data_place *at = scs_data_layout_find(l, p->ids[i]);
 
-		scs_hash_update(&h, &byte, 1);
+		rc = move_out(p, &p->items[i], names[at->file], at->offset);
 	}
-	for (size_t i = 0; i < p->n; i++) {
-		uint32_t id;
-
-		scs_model_payload_of(p->m, p->items[i].t, &id);
-		word[0] = p->offset_of[id] - 1;
-		if (word[0] < end)
-			continue;    /* shared with an earlier tensor */
-		if ((rc = scs_payloads_key(p->m->payloads, id, &key)) < 0)
-			return rc;
-		end = word[0] + key.len;
-		word[1] = key.h[0];
-		word[2] = key.h[1];
-		word[3] = key.len;
-		for (size_t j = 0; j < 4; j++) {
-			uint8_t le[8];
-
-			for (size_t b = 0; b < 8; b++)
-				le[b] = (uint8_t)(word[j] >> (8 * b));
-			scs_hash_update(&h, le, sizeof(le));
-		}
-	}
-	scs_hash_final(&k, &h);
-	snprintf(out, SCS_DATA_TOKEN_LEN + 1, "%016llx", (unsigned long long)(k.h[0] ^ k.h[1]));
-	return SCS_OK;
+	for (uint32_t f = 0; f < l->n_files; f++)
+		free(names[f]);
+	free(names);
+	return rc;
 }
 
-/* External data: the data file first, then the model pointing into it. */
+/* External data: the data files first (datafiles.h), then the model pointing into them. */
 static int
 write_external(scs_emit_result *res, scs_model *m, scs_commit *c, const char *name, const scs_emit_options *opts)
 {
-	char token[SCS_DATA_TOKEN_LEN + 1];
-	scs_sink *data = NULL, *model = NULL;
+	scs_sink *model = NULL;
 	scs_pack_plan *packing = NULL;
-	uint64_t reported = 0;
 	plan p;
-	char *data_name = NULL;
 	size_t i;
 	int rc;
 
@@ -236,10 +199,6 @@ write_external(scs_emit_result *res, scs_model *m, scs_commit *c, const char *na
 	/* tensors move out and back: each must be one of its own */
 	if ((rc = scs_model_unseal(m)) < 0)
 		return rc;
-	if ((p.offset_of = calloc(m->payloads->n ? m->payloads->n : 1, sizeof(*p.offset_of))) == NULL) {
-		rc = scs_err_set(SCS_ENOMEM, "cannot allocate the external data plan");
-		goto done;
-	}
 	scs_model_each_tensor(m->proto, plan_tensor, &p);
 	if ((rc = p.rc) < 0)
 		goto done;
@@ -247,39 +206,18 @@ write_external(scs_emit_result *res, scs_model *m, scs_commit *c, const char *na
 		rc = SCS_DONE;        /* nothing to put beside the model: it goes inline */
 		goto done;
 	}
-	if ((rc = data_token(token, &p)) < 0)
+	/* with numbered files (a new layout), also payloads of equal bytes that tensors do not share are written once */
+	if ((rc = scs_data_layout_make(&res->data, m->payloads, p.ids, p.n, opts->max_file_len,
+	    opts->max_file_len ? SCS_DATA_SHARE_EQUAL : 0)) < 0 ||
+	    (rc = scs_data_layout_write(&res->data, m->payloads, c, name, opts->progress, opts->progress_payload)) < 0 ||
+	    (rc = move_all_out(&p, &res->data, name)) < 0)
 		goto done;
-	if ((data_name = scs_sink_data_name(name, token)) == NULL) {
-		rc = scs_err_set(SCS_ENOMEM, "cannot allocate a path");
-		goto done;
-	}
-	if ((rc = scs_commit_open(&data, c, data_name, SCS_SINK_DATA)) < 0)
-		goto done;
-	for (i = 0; i < p.n; i++) {
-		uint32_t id;
-		uint64_t off;
-
-		scs_model_payload_of(m, p.items[i].t, &id);
-		off = p.offset_of[id] - 1;
-		/* offsets were given in this same order; a smaller one is shared and written */
-		if (off < scs_sink_pos(data))
-			continue;
-		if ((rc = scs_sink_pad_to(data, off)) < 0 ||
-		    (rc = scs_payloads_copy(m->payloads, id, data)) < 0)
-			goto done;
-		tick(opts, data, &reported, p.data_len);
-	}
-	if ((rc = scs_sink_park(data)) < 0)
-		goto done;
-	for (i = 0; i < p.n; i++)
-		if ((rc = move_out(&p, &p.items[i], data_name)) < 0)
-			goto done;
 	if ((rc = scs_pack_plan_make(&packing, &m->proto->base, m->payloads)) < 0 ||
 	    (rc = scs_commit_open(&model, c, name, SCS_SINK_MODEL)) < 0 || (rc = pack_to(packing, m, model, opts, 0)) < 0 ||
 	    (rc = scs_sink_park(model)) < 0)
 		goto done;
 	res->external = 1;
-	res->data_len = scs_sink_pos(data);
+	res->data_len = scs_data_layout_len(&res->data);
 	res->model_len = scs_sink_pos(model);
 	res->n_external = p.n;
 done:
@@ -287,9 +225,16 @@ done:
 	for (i = 0; i < p.n; i++)
 		move_back(&p.items[i]);
 	free(p.items);
-	free(p.offset_of);
-	free(data_name);
+	free(p.ids);
+	if (rc < 0 || rc == SCS_DONE)
+		scs_data_layout_dispose(&res->data);
 	return rc;
+}
+
+void
+scs_emit_result_dispose(scs_emit_result *res)
+{
+	scs_data_layout_dispose(&res->data);
 }
 
 int

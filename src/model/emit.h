@@ -2,9 +2,10 @@
  * emit.h: the streaming writer. Packs the skeleton with src/onnx/pack.c and
  * streams each payload from where it lies (input file or store) as the
  * writer reaches it: inline when the model stays under the protobuf
- * limit, otherwise (or on request) with ONNX external data in one file
- * beside the model, every payload at an offset aligned to 4096. Both files
- * appear together or not at all, as files of one commit (sink.h).
+ * limit, otherwise (or on request) with ONNX external data beside the
+ * model: one data file, or numbered ones of at most a given size
+ * (io/datafiles.h), every payload at an offset aligned to 4096. All the
+ * files appear together or not at all, as files of one commit (commit.h).
  *
  * SPDX-License-Identifier: MIT
  */
@@ -16,6 +17,7 @@
 #include "model/model.h"
 #include "util/progress.h"
 #include "io/commit.h"
+#include "io/datafiles.h"
 
 /* Largest inline model written: protobuf's 2 GiB limit. */
 #define SCS_EMIT_INLINE_MAX (((uint64_t)2 << 30) - 1)
@@ -24,6 +26,7 @@ typedef struct scs_emit_options {
 	int external;             /* 1: external data even when inline would fit */
 	uint64_t external_min;    /* payloads at least this long go external (0: 1024) */
 	uint64_t inline_max;      /* 0: SCS_EMIT_INLINE_MAX */
+	uint64_t max_file_len;    /* external data in numbered files of at most this many bytes (0: one file) */
 	scs_progress_cb progress; /* bytes written so far */
 	void *progress_payload;
 } scs_emit_options;
@@ -31,18 +34,24 @@ typedef struct scs_emit_options {
 typedef struct scs_emit_result {
 	int external;             /* 1 when a data file was written */
 	uint64_t model_len;       /* bytes of the .onnx */
-	uint64_t data_len;        /* bytes of the data file (0 when inline) */
+	uint64_t data_len;        /* bytes of the data files (0 when inline) */
 	uint64_t n_external;      /* tensors stored externally */
+	scs_data_layout data;     /* the data files written (n_files 0 when inline): their names
+	                             by scs_data_layout_name(&data, name, k), lengths in data.file_len */
 } scs_emit_result;
 
 /*
  * Write model @m as the file @name of commit @c: the .onnx (role
- * SCS_SINK_MODEL) and, when external, its data file beside it, named by
- * its contents (scs_sink_data_name(): "<name>.<16 hex>.data"), which every
+ * SCS_SINK_MODEL) and, when external, its data files beside it, named by
+ * their contents (io/datafiles.h: "<name>.<16 hex>.data", or with
+ * max_file_len "<name>.<16 hex>-00001-of-00004.data" ...), which every
  * external tensor's location names. Nothing is visible before
  * scs_commit_run(@c); on failure the caller aborts the commit. The model is
- * unchanged afterwards.
+ * unchanged afterwards. Dispose of *@res with scs_emit_result_dispose() in
+ * any case.
  */
 int scs_emit_write(scs_emit_result *res, scs_model *m, scs_commit *c, const char *name, const scs_emit_options *opts);
+
+void scs_emit_result_dispose(scs_emit_result *res);
 
 #endif

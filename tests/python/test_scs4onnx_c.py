@@ -480,11 +480,26 @@ class TestPathFunctions(Base):
         self.assertSameFolders(self.py, self.cli)
         with open(os.path.join(self.tmp, 'cli.json')) as f:
             want = json.load(f)
+        # the data files, each in its own run's folder
+        self.assertEqual([os.path.basename(d['name']) for d in rep.pop('data_files')],
+                         [os.path.basename(d['name']) for d in want.pop('data_files')])
         for r in (rep, want):   # times, and the process's I/O (the CLI's start-up reads too)
             for key in ('summary', 'seconds', 'stages', 'bytes_read', 'bytes_written', 'bytes_kernel_copied',
                         'bytes_compared_mapped'):
                 r.pop(key, None)
         self.assertEqual(rep, want)
+
+    def test_max_data_file_size(self):
+        src = self.model('external.onnx')
+        rep = scs4onnx_c.shrink(src, os.path.join(self.py, 'out.onnx'), max_data_file_size='4K')
+        cli('shrink', src, os.path.join(self.cli, 'out.onnx'), '--max-data-file-size', '4K')
+        self.assertEqual([os.path.basename(d['name'])[-20:] for d in rep['data_files']],
+                         ['-00001-of-00002.data', '-00002-of-00002.data'])
+        self.assertEqual(sorted(os.listdir(self.py)), ['out.onnx'] + [os.path.basename(d['name'])
+                                                                     for d in rep['data_files']])
+        self.assertSameFolders(self.py, self.cli)
+        with self.assertRaises(scs4onnx_c.Error):
+            scs4onnx_c.shrink(src, os.path.join(self.py, 'out2.onnx'), max_data_file_size=4095)
 
 
 def load_tests(loader, tests, pattern):
