@@ -268,6 +268,27 @@ Test(datashard, a_maximum_under_4k_is_bad_usage)
 	tmpdir_remove(dir);
 }
 
+Test(datashard, more_files_than_descriptors_is_refused_before_anything_is_written)
+{
+	char *dir = tmpdir_new(), *in = fixture("ds_many.onnx"), *out = path_in(dir, "m.onnx"), *text;
+
+	/* 124 payloads at 4K: a file each, and room for 200 - 128 */
+	cr_assert_eq(run(&text, "ulimit -n 200 && '%s/scs4onnx-shrink' '%s' '%s' --max-data-file-size 4K", SCS_TOOLS_DIR,
+	    in, out), 1, "%s", text);
+	cr_assert_not_null(strstr(text, "data files, more than the process may hold open at once"), "%s", text);
+	cr_assert_null(strchr(strchr(text, '\n') + 1, '\n'), "one line: %s", text);
+	free(text);
+	cr_assert_eq(files_in(dir), 0, "%d files", files_in(dir));
+	/* at 64K, 44 files fit */
+	cr_assert_eq(run(&text, "ulimit -n 200 && '%s/scs4onnx-shrink' '%s' '%s' -n --max-data-file-size 64K",
+	    SCS_TOOLS_DIR, in, out), 0, "%s", text);
+	free(text);
+	check_files(out, "numbered", K64, NULL);
+	free(in);
+	free(out);
+	tmpdir_remove(dir);
+}
+
 /* rep->data_files against the files beside @out: each listed once, with its size; @n of them. */
 static void
 expect_listed(const scs_report *rep, const char *out, size_t n)

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 
 #include "util/buf.h"
 #include "util/err.h"
@@ -214,6 +215,26 @@ scs_data_layout_len(const scs_data_layout *l)
 	return sum;
 }
 
+/* Descriptors kept for what else a run holds open: its inputs (SCS_PAYLOADS_MAX_OPEN), the store, the model. */
+#define OTHER_FDS (SCS_PAYLOADS_MAX_OPEN + 64)
+
+/*
+ * Each data file stays open until the commit names it (a nameless
+ * temporary is named through its descriptor): SCS_EUSAGE, before anything
+ * is written, when the layout has more files than the process may hold open.
+ */
+static int
+check_fd_room(const scs_data_layout *l, const char *stem)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) < 0 || rl.rlim_cur == RLIM_INFINITY || l->n_files + OTHER_FDS <= rl.rlim_cur)
+		return SCS_OK;
+	return scs_err_set(SCS_EUSAGE, "%s: %u data files, more than the process may hold open at once (%llu "
+	    "descriptors, %d kept for its other files): give a larger maximum data file size", stem, l->n_files,
+	    (unsigned long long)rl.rlim_cur, OTHER_FDS);
+}
+
 int
 scs_data_layout_write(const scs_data_layout *l, scs_payloads *set, scs_commit *c, const char *stem,
     scs_progress_cb progress, void *progress_payload)
@@ -222,7 +243,10 @@ scs_data_layout_write(const scs_data_layout *l, scs_payloads *set, scs_commit *c
 	scs_sink *sink = NULL;
 	char *name;
 	size_t i = 0;
-	int rc = SCS_OK;
+	int rc;
+
+	if ((rc = check_fd_room(l, stem)) < 0)
+		return rc;
 
 	for (uint32_t f = 0; f < l->n_files; f++) {
 		if ((name = scs_data_layout_name(l, stem, f)) == NULL)

@@ -83,8 +83,10 @@ uint64_t scs_data_layout_len(const scs_data_layout *l);
  * Write every file of the layout, named for @stem, as a data file
  * (SCS_SINK_DATA) of commit @c, each payload streamed from where it lies
  * in @set; @progress (NULL: none) hears the bytes written of them all.
- * Nothing is visible before scs_commit_run(@c); on failure the caller
- * aborts the commit.
+ * Each file holds a descriptor until the commit ends: SCS_EUSAGE, before
+ * anything is written, when there are more files than the descriptor limit
+ * leaves room for. Nothing is visible before scs_commit_run(@c); on failure
+ * the caller aborts the commit.
  */
 int scs_data_layout_write(const scs_data_layout *l, scs_payloads *set, scs_commit *c, const char *stem,
     scs_progress_cb progress, void *progress_payload);
