@@ -589,6 +589,24 @@ print_optimized(const scs_report *r, FILE *f)
 	print_left_counted(r, f);
 }
 
+/* Data files listed one a line in the summary; the JSON report has them all. */
+#define SHOWN_DATA_FILES 32
+
+/* Each data file written, with its size: the first SHOWN_DATA_FILES, then how many more. */
+static void
+print_data_files(const scs_report *r, FILE *f)
+{
+	char a[32];
+	size_t i;
+
+	for (i = 0; i < r->data_files.n && i < SHOWN_DATA_FILES; i++)
+		fprintf(f, "INFO: data file: %s: %s\n", r->data_files.items[i].name,
+		    human(a, strtoull(r->data_files.items[i].detail, NULL, 10)));
+	if (i < r->data_files.n)
+		fprintf(f, "INFO: data files: ... and %zu more, to %s (--json lists every one)\n", r->data_files.n - i,
+		    r->data_files.items[r->data_files.n - 1].name);
+}
+
 void
 scs_report_put_text(const scs_report *r, FILE *f)
 {
@@ -642,9 +660,7 @@ scs_report_put_text(const scs_report *r, FILE *f)
 		fputc(')', f);
 	}
 	fputc('\n', f);
-	for (size_t i = 0; i < r->data_files.n; i++)
-		fprintf(f, "INFO: data file: %s: %s\n", r->data_files.items[i].name,
-		    human(a, strtoull(r->data_files.items[i].detail, NULL, 10)));
+	print_data_files(r, f);
 	fprintf(f, "INFO: finished in %.2f s\n", r->seconds);
 }
 

@@ -152,22 +152,44 @@ Test(datashard, with_a_store)
 	tmpdir_remove(dir);
 }
 
+/* Fixture @name through scs4onnx-shrink @options into @dir/out.onnx: numbered files of at most @max,
+ * @places places, ONNX Runtime bit for bit. */
+static seen
+shrink_numbered(const char *dir, const char *name, const char *options, uint64_t max, int places)
+{
+	char *in = fixture(name), *out = path_in(dir, "out.onnx");
+	seen s;
+
+	tool_ok("scs4onnx-shrink", "'%s' '%s' -n -f %s", in, out, options);
+	s = check_files(out, "numbered", max, NULL);
+	cr_assert_eq(s.places, places, "%d places, %d expected", s.places, places);
+	expect_equivalent(in, out, NULL);
+	free(in);
+	free(out);
+	return s;
+}
+
 Test(datashard, typed_encodings_at_the_smallest_maximum)
 {
-	char *dir = tmpdir_new(), *in = fixture("ds_typed.onnx"), *out = path_in(dir, "t.onnx");
+	char *dir = tmpdir_new();
 	seen s;
 
 	/* float_data, int64_data, int32_data (float16), double_data: payloads from the store */
-	tool_ok("scs4onnx-shrink", "'%s' '%s' -n -d %s", in, out, "--max-data-file-size 4K");
-	s = check_files(out, "numbered", 4096, NULL);
-	cr_assert_eq(s.places, 14, "%d places", s.places);
+	s = shrink_numbered(dir, "ds_typed.onnx", "-d --max-data-file-size 4K", 4096, 14);
 	cr_assert_eq(s.files, 14, "every payload is over 2 KiB: one file each (%d files)", s.files);
-	expect_equivalent(in, out, NULL);
 	/* narrowed (int64 -> int32, float64 -> float32): new payloads, in files of 16K */
-	tool_ok("scs4onnx-shrink", "'%s' '%s' -n -f %s", in, out, "--max-data-file-size 16K");
-	check_files(out, "numbered", 16384, NULL);
-	free(in);
-	free(out);
+	shrink_numbered(dir, "ds_typed.onnx", "--max-data-file-size 16K", 16384, 14);
+	tmpdir_remove(dir);
+}
+
+Test(datashard, ir3_initializers_listed_among_the_inputs)
+{
+	char *dir = tmpdir_new();
+	seen s;
+
+	/* the initializers go back among the graph inputs, each pointing into its file */
+	s = shrink_numbered(dir, "ds_ir3.onnx", "--max-data-file-size 32K", 32768, 10);
+	cr_assert_geq(s.files, 4, "%d files", s.files);
 	tmpdir_remove(dir);
 }
 
@@ -311,10 +333,12 @@ expect_listed(const scs_report *rep, const char *out, size_t n)
 
 Test(datashard, the_report_lists_each_data_file)
 {
-	char *dir = tmpdir_new(), *in = fixture("ds_many.onnx"), *out = path_in(dir, "m.onnx"), *text, *json;
+	char *dir = tmpdir_new(), *in = fixture("ds_many.onnx"), *out = path_in(dir, "m.onnx"), *text, *json,
+	     more[4200];
 	scs_shrink_options so = SCS_SHRINK_OPTIONS_INIT;
 	scs_report rep = SCS_REPORT_INIT;
 	seen s;
+	int n;
 
 	/* the maximum alone asks for external data */
 	so.max_data_file_size = M1;
@@ -328,6 +352,24 @@ Test(datashard, the_report_lists_each_data_file)
 	cr_assert_not_null(strstr(text, "\nINFO: data file: "), "%s", text);
 	cr_assert_not_null(strstr(json, "\"data_files\": [\n    {\"name\": "), "%s", json);
 	cr_assert_not_null(strstr(json, rep.data_files.items[2].name), "%s", json);
+	free(text);
+	free(json);
+	scs_report_dispose(&rep);
+	/* many: the summary shows the first 32, the JSON every one */
+	so.max_data_file_size = K64;
+	cr_assert_eq(scs_shrink(&rep, in, out, &so), SCS_OK, "%s", scs_err_msg());
+	s = check_files(out, "numbered", K64, NULL);
+	expect_listed(&rep, out, (size_t)s.files);
+	text = scs_report_text(&rep);
+	json = scs_report_json(&rep);
+	n = 0;
+	for (const char *p = text; (p = strstr(p, "\nINFO: data file: ")) != NULL; p++)
+		n++;
+	cr_assert_eq(n, 32, "%d data file lines: %s", n, text);
+	snprintf(more, sizeof(more), "INFO: data files: ... and %d more, to %s (--json lists every one)\n", s.files - 32,
+	    rep.data_files.items[s.files - 1].name);
+	cr_assert_not_null(strstr(text, more), "no '%s' in %s", more, text);
+	cr_assert_not_null(strstr(json, rep.data_files.items[s.files - 1].name), "%s", json);
 	free(text);
 	free(json);
 	scs_report_dispose(&rep);

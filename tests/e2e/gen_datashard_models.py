@@ -11,6 +11,9 @@
                   branch holds a 12 KB Constant and whose else branch holds
                   a 4 KB one; every constant feeds an Identity (or an Add
                   with X) whose output is a graph output.
+  ds_ir3.onnx     IR version 3, opset 8: ten float32 initializers of 4 to
+                  29 KB, each also a graph input (as IR 3 lists them), each
+                  feeding an Identity whose output is a graph output.
   ds_typed.onnx   opset 21: constants in the typed fields (float_data,
                   int64_data, int32_data for float16, double_data), each
                   over 1 KiB, twelve of them, and two raw float32 ones;
@@ -98,7 +101,22 @@ def gen_typed(outdir):
     return save(model(graph, 21), outdir, "ds_typed.onnx")
 
 
-GENERATORS = [gen_many, gen_typed]
+def gen_ir3(outdir):
+    rng = np.random.RandomState(26)
+    inits = [numpy_helper.from_array(rng.standard_normal(1000 + 700 * i).astype(np.float32), "P%d" % i)
+             for i in range(10)]
+    nodes = [helper.make_node("Identity", [t.name], ["Y_" + t.name], name="id_" + t.name) for t in inits]
+    graph = helper.make_graph(nodes, "ds_ir3", [out_of(t) for t in inits], [out_of(t) for t in inits],
+                              initializer=inits)
+    for v, t in zip(graph.input, inits):
+        v.name = t.name
+    m = helper.make_model(graph, producer_name="scs4onnx-c-gen_datashard_models",
+                          opset_imports=[helper.make_opsetid("", 8)])
+    m.ir_version = 3
+    return save(m, outdir, "ds_ir3.onnx")
+
+
+GENERATORS = [gen_many, gen_typed, gen_ir3]
 
 if __name__ == "__main__":
     from gen_models import main
