@@ -130,6 +130,31 @@ Test(datashard, a_rewrite_removes_the_old_files_whatever_their_number_or_name)
 	tmpdir_remove(dir);
 }
 
+Test(datashard, an_input_reading_numbered_files_of_the_output_s_name_is_refused)
+{
+	char *dir = tmpdir_new(), *src = fixture("ds_many.onnx"), *out = path_in(dir, "m.onnx"),
+	     *in = path_in(dir, "a.onnx"), *text;
+	size_t len;
+	uint8_t *model;
+	seen s;
+
+	/* a.onnx reads m.onnx's numbered files, which a new m.onnx would remove */
+	s = shrink_many(dir, "64K", K64);
+	model = read_all(out, &len);
+	write_all(in, model, len);
+	cr_assert_eq(run_tool(&text, "scs4onnx-shrink", "'%s' '%s' -f --max-data-file-size 1M", in, out), 1, "%s", text);
+	cr_assert_not_null(strstr(text, "a data file of this output's name, which writing it would remove"), "%s", text);
+	free(text);
+	check_files(out, "numbered", K64, NULL);
+	cr_assert_eq(files_in(dir), s.files + 2, "%d files", files_in(dir));
+	expect_equivalent(src, in, NULL);
+	free(model);
+	free(src);
+	free(out);
+	free(in);
+	tmpdir_remove(dir);
+}
+
 Test(datashard, with_a_store)
 {
 	char *dir = tmpdir_new(), *in = fixture("ds_many.onnx"), *out = path_in(dir, "m.onnx"),
