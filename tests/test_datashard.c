@@ -16,6 +16,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "io/commit.h"
+#include "io/datafiles.h"
+#include "io/store.h"
+#include "model/emit.h"
+#include "model/model.h"
 #include "support.h"
 
 #define K64 65536
@@ -490,4 +495,82 @@ Test(datashard, a_tool_killed_at_any_commit_step_leaves_the_old_or_the_new_outpu
 Test(datashard, both_killed_at_any_step_leave_a_whole_output_and_the_rerun_cleans_up)
 {
 	killed_at_each_step("SCS_TEST_KILL_GROUP_AT");
+}
+
+/* The payloads of a model's tensors of 1 KiB or more, appended to a list. */
+typedef struct id_list {
+	scs_model *m;
+	uint32_t ids[1024];
+	size_t n;
+} id_list;
+
+static int
+add_id(void *ctx, Onnx__TensorProto *t)
+{
+	id_list *l = ctx;
+	uint32_t id;
+
+	if (scs_model_payload_of(l->m, t, &id) && l->m->payloads->items[id].key.len >= 1024 && l->n < 1024)
+		l->ids[l->n++] = id;
+	return 0;
+}
+
+/*
+ * What scs4onnx-share builds on: two models of one payload set laid out once
+ * (scs_data_layout_make over both models' payloads, equal bytes once), the
+ * files written once (scs_data_layout_write), each model pointing into them
+ * (scs_emit_write_into), all in one new folder.
+ */
+Test(datashard, two_models_share_one_set_of_numbered_files)
+{
+	char *dir = tmpdir_new(), *in = fixture("ds_many.onnx"), *out = path_in(dir, "out"), *a_path, *b_path;
+	static id_list ids;
+	scs_data_layout l;
+	scs_emit_result ra, rb;
+	scs_store *st;
+	scs_model *a, *b;
+	scs_commit *c;
+	seen sa, sb;
+
+	cr_assert_eq(scs_store_open(&st, NULL, dir), SCS_OK, "%s", scs_err_msg());
+	cr_assert_eq(scs_model_load(&a, in, st, NULL), SCS_OK, "%s", scs_err_msg());
+	cr_assert_eq(scs_model_load_with(&b, in, a, NULL), SCS_OK, "%s", scs_err_msg());
+	ids.m = a;
+	scs_model_each_tensor(a->proto, add_id, &ids);
+	ids.m = b;
+	scs_model_each_tensor(b->proto, add_id, &ids);
+	cr_assert_eq(ids.n, 2 * 126, "%zu payloads", ids.n);
+	cr_assert_eq(scs_data_layout_make(&l, a->payloads, ids.ids, ids.n, K64, SCS_DATA_SHARE_EQUAL), SCS_OK, "%s",
+	    scs_err_msg());
+	/* W5 = D5 and SA = SB in each, and b's bytes are a's: 124 places */
+	cr_assert_eq(l.n, 124, "%zu places", l.n);
+	cr_assert_eq(scs_commit_folder(&c, out), SCS_OK, "%s", scs_err_msg());
+	cr_assert_eq(scs_data_layout_write(&l, a->payloads, c, "weights", NULL, NULL), SCS_OK, "%s", scs_err_msg());
+	cr_assert_eq(scs_emit_write_into(&ra, a, c, "a.onnx", &l, "weights", NULL), SCS_OK, "%s", scs_err_msg());
+	cr_assert_eq(scs_emit_write_into(&rb, b, c, "b.onnx", &l, "weights", NULL), SCS_OK, "%s", scs_err_msg());
+	cr_assert_eq(ra.n_external, 126);
+	cr_assert_eq(scs_commit_run(c), SCS_OK, "%s", scs_err_msg());
+	a_path = path_in(out, "a.onnx");
+	b_path = path_in(out, "b.onnx");
+	sa = check_files(a_path, "any", K64, NULL);
+	sb = check_files(b_path, "any", K64, NULL);
+	cr_assert_eq(sa.places, 124);
+	cr_assert_eq(sb.places, 124);
+	cr_assert_eq(sa.files, (int)l.n_files);
+	cr_assert_eq(sb.files, (int)l.n_files);
+	cr_assert_eq(count_files(out, "weights."), (int)l.n_files);
+	cr_assert_eq(files_in(out), (int)l.n_files + 2, "the two models and the shared files: %d files", files_in(out));
+	expect_equivalent(in, a_path, NULL);
+	expect_equivalent(in, b_path, NULL);
+	scs_data_layout_dispose(&l);
+	scs_emit_result_dispose(&ra);
+	scs_emit_result_dispose(&rb);
+	scs_model_free(b);
+	scs_model_free(a);
+	scs_store_close(st);
+	free(a_path);
+	free(b_path);
+	free(in);
+	free(out);
+	tmpdir_remove(dir);
 }

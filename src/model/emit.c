@@ -78,6 +78,7 @@ typedef struct moved {
 typedef struct plan {
 	scs_model *m;
 	uint64_t min_len;
+	const scs_data_layout *only; /* not NULL: only the tensors whose payload it holds */
 	moved *items;
 	uint32_t *ids;            /* per item: its payload */
 	size_t n, cap, cap_ids;
@@ -91,7 +92,8 @@ plan_tensor(void *ctx, Onnx__TensorProto *t)
 	uint32_t id;
 	int rc;
 
-	if (!scs_model_payload_of(p->m, t, &id) || p->m->payloads->items[id].key.len < p->min_len)
+	if (!scs_model_payload_of(p->m, t, &id) || p->m->payloads->items[id].key.len < p->min_len ||
+	    (p->only && scs_data_layout_find(p->only, id) == NULL))
 		return 0;
 	if ((rc = scs_grow(&p->items, &p->cap, p->n, sizeof(*p->items), 64, "the external data plan")) < 0 ||
 	    (rc = scs_grow(&p->ids, &p->cap_ids, p->n, sizeof(*p->ids), 64, "the external data plan")) < 0) {
@@ -183,24 +185,62 @@ move_all_out(plan *p, const scs_data_layout *l, const char *name)
 	return rc;
 }
 
+/* Collect the tensors that go external (plan_tensor) into @p, for model @m. */
+static int
+plan_start(plan *p, scs_model *m, const scs_emit_options *opts, const scs_data_layout *only)
+{
+	int rc;
+
+	memset(p, 0, sizeof(*p));
+	p->m = m;
+	p->min_len = opts->external_min ? opts->external_min : 1024;
+	p->only = only;
+	/* tensors move out and back: each must be one of its own */
+	if ((rc = scs_model_unseal(m)) < 0)
+		return rc;
+	scs_model_each_tensor(m->proto, plan_tensor, p);
+	return p->rc;
+}
+
+/* Every tensor of @p back as it was. */
+static void
+plan_end(plan *p)
+{
+	for (size_t i = 0; i < p->n; i++)
+		move_back(&p->items[i]);
+	free(p->items);
+	free(p->ids);
+}
+
+/* The model of @p as the file @name of @c, its planned tensors pointing into @l's files named for @stem. */
+static int
+write_pointing(scs_emit_result *res, plan *p, scs_commit *c, const char *name, const scs_data_layout *l,
+    const char *stem, const scs_emit_options *opts)
+{
+	scs_sink *model = NULL;
+	scs_pack_plan *packing = NULL;
+	int rc;
+
+	if ((rc = move_all_out(p, l, stem)) == SCS_OK &&
+	    (rc = scs_pack_plan_make(&packing, &p->m->proto->base, p->m->payloads)) == SCS_OK &&
+	    (rc = scs_commit_open(&model, c, name, SCS_SINK_MODEL)) == SCS_OK &&
+	    (rc = pack_to(packing, p->m, model, opts, 0)) == SCS_OK && (rc = scs_sink_park(model)) == SCS_OK) {
+		res->external = p->n > 0;
+		res->model_len = scs_sink_pos(model);
+		res->n_external = p->n;
+	}
+	scs_pack_plan_free(packing);
+	return rc;
+}
+
 /* External data: the data files first (datafiles.h), then the model pointing into them. */
 static int
 write_external(scs_emit_result *res, scs_model *m, scs_commit *c, const char *name, const scs_emit_options *opts)
 {
-	scs_sink *model = NULL;
-	scs_pack_plan *packing = NULL;
 	plan p;
-	size_t i;
 	int rc;
 
-	memset(&p, 0, sizeof(p));
-	p.m = m;
-	p.min_len = opts->external_min ? opts->external_min : 1024;
-	/* tensors move out and back: each must be one of its own */
-	if ((rc = scs_model_unseal(m)) < 0)
-		return rc;
-	scs_model_each_tensor(m->proto, plan_tensor, &p);
-	if ((rc = p.rc) < 0)
+	if ((rc = plan_start(&p, m, opts, NULL)) < 0)
 		goto done;
 	if (p.n == 0) {
 		rc = SCS_DONE;        /* nothing to put beside the model: it goes inline */
@@ -210,24 +250,30 @@ write_external(scs_emit_result *res, scs_model *m, scs_commit *c, const char *na
 	if ((rc = scs_data_layout_make(&res->data, m->payloads, p.ids, p.n, opts->max_file_len,
 	    opts->max_file_len ? SCS_DATA_SHARE_EQUAL : 0)) < 0 ||
 	    (rc = scs_data_layout_write(&res->data, m->payloads, c, name, opts->progress, opts->progress_payload)) < 0 ||
-	    (rc = move_all_out(&p, &res->data, name)) < 0)
+	    (rc = write_pointing(res, &p, c, name, &res->data, name, opts)) < 0)
 		goto done;
-	if ((rc = scs_pack_plan_make(&packing, &m->proto->base, m->payloads)) < 0 ||
-	    (rc = scs_commit_open(&model, c, name, SCS_SINK_MODEL)) < 0 || (rc = pack_to(packing, m, model, opts, 0)) < 0 ||
-	    (rc = scs_sink_park(model)) < 0)
-		goto done;
-	res->external = 1;
 	res->data_len = scs_data_layout_len(&res->data);
-	res->model_len = scs_sink_pos(model);
-	res->n_external = p.n;
 done:
-	scs_pack_plan_free(packing);
-	for (i = 0; i < p.n; i++)
-		move_back(&p.items[i]);
-	free(p.items);
-	free(p.ids);
+	plan_end(&p);
 	if (rc < 0 || rc == SCS_DONE)
 		scs_data_layout_dispose(&res->data);
+	return rc;
+}
+
+int
+scs_emit_write_into(scs_emit_result *res, scs_model *m, scs_commit *c, const char *name, const scs_data_layout *l,
+    const char *data_stem, const scs_emit_options *opts)
+{
+	static const scs_emit_options none;
+	plan p;
+	int rc;
+
+	if (opts == NULL)
+		opts = &none;
+	memset(res, 0, sizeof(*res));
+	if ((rc = plan_start(&p, m, opts, l)) == SCS_OK)
+		rc = write_pointing(res, &p, c, name, l, data_stem, opts);
+	plan_end(&p);
 	return rc;
 }
 

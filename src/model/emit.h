@@ -52,6 +52,18 @@ typedef struct scs_emit_result {
  */
 int scs_emit_write(scs_emit_result *res, scs_model *m, scs_commit *c, const char *name, const scs_emit_options *opts);
 
+/*
+ * Write model @m as the file @name of commit @c, its tensors of at least
+ * opts->external_min bytes (0: 1024) whose payloads the layout @l holds
+ * pointing at their places in @l's data files named for @data_stem, which
+ * the caller writes (scs_data_layout_write(), in the same commit); the
+ * others stay inline. For several models sharing one set of data files:
+ * their payloads in one set, laid out once over all their payloads. *@res
+ * holds no layout (data_len 0). The model is unchanged afterwards.
+ */
+int scs_emit_write_into(scs_emit_result *res, scs_model *m, scs_commit *c, const char *name, const scs_data_layout *l,
+    const char *data_stem, const scs_emit_options *opts);
+
 void scs_emit_result_dispose(scs_emit_result *res);
 
 #endif

@@ -15,8 +15,9 @@ bodies, Constant values, functions), read without its data:
             names sorted as text are in the order of K;
   single    one data file, "MODEL.onnx.<16 hex>.data";
   none      no data file (and no tensor with external data);
-  any       the files the model names, however named; others may be there
-            (what a killed run may leave for the next one to remove).
+  any       the files the model names, whatever their names (a set several
+            models share); others may be there (what a killed run may leave
+            for the next one to remove).
 
 Every external tensor names one of those files (a bare name), at an offset
 that is a multiple of 4096, with a length that is its dims' bytes, inside
@@ -111,6 +112,8 @@ def main(argv):
             continue
         kv = {e.key: e.value for e in t.external_data}
         loc = kv.get("location")
+        if mode == "any" and loc not in sizes and "/" not in loc and os.path.isfile(os.path.join(folder, loc)):
+            sizes[loc] = os.path.getsize(os.path.join(folder, loc))
         if loc not in sizes:
             fail("%s: location %r is not a data file beside the model (%s)" % (t.name, loc, files))
         off, length = int(kv.get("offset", "0")), int(kv.get("length", "-1"))
@@ -155,7 +158,7 @@ def main(argv):
             fail("%s: onnx.load gave %d elements" % (t.name, a.size))
     shared = sum(1 for v in places.values() if len(v) > 1)
     print("check_datafiles: ok: files=%d places=%d shared=%d largest=%d"
-          % (len(files), len(places), shared, max(sizes.values()) if sizes else 0))
+          % (len(files), len(places), shared, max(sizes[f] for f in files) if files else 0))
     return 0
 
 
