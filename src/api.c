@@ -457,6 +457,46 @@ write_npys(scs_commit *c, scs_model *m, scs_report *rep, const scs_extract_list 
 	return rc;
 }
 
+/* The data files of @l written beside @out (in @out_dir) into rep->data_files: path, bytes. */
+static int
+report_data_files(scs_report *rep, const scs_data_layout *l, const char *out, const char *out_dir)
+{
+	char bytes[32], *name, *path;
+	int rc = SCS_OK;
+
+	for (uint32_t f = 0; rc == SCS_OK && f < l->n_files; f++) {
+		if ((name = scs_data_layout_name(l, scs_path_base(out), f)) == NULL)
+			return scs_err_set(SCS_ENOMEM, "cannot allocate a path");
+		/* beside the output, spelled the way the output was */
+		path = strchr(out, '/') ? scs_path_join(out_dir, name) : strdup(name);
+		free(name);
+		if (path == NULL)
+			return scs_err_set(SCS_ENOMEM, "cannot allocate a path");
+		snprintf(bytes, sizeof(bytes), "%llu", (unsigned long long)l->file_len[f]);
+		rc = scs_report_add(&rep->data_files, path, bytes);
+		free(path);
+	}
+	return rc;
+}
+
+/* SCS_EUSAGE when @max (a max_data_file_size) is neither 0 nor a data file's size. */
+int
+scs_api_check_data_file_size(uint64_t max)
+{
+	if (max && max < SCS_DATA_FILE_MIN)
+		return scs_err_set(SCS_EUSAGE, "a maximum data file size of %llu bytes is too small: give at least %d (4K)",
+		    (unsigned long long)max, SCS_DATA_FILE_MIN);
+	return SCS_OK;
+}
+
+/* scs4onnx-shrink's options checked before anything is read. */
+static int
+shrink_check(scs_report *rep, const void *opts)
+{
+	(void)rep;
+	return scs_api_check_data_file_size(((const scs_shrink_options *)opts)->max_data_file_size);
+}
+
 /* What extraction returned (@res, its status @rc) into @rep, even when it failed. */
 static int
 report_extract(scs_report *rep, const scs_extract_result *res, int rc)
@@ -485,6 +525,7 @@ scs_api_write_result(scs_model *m, scs_report *rep, const char *out, const scs_s
 	int rc = SCS_OK;
 
 	memset(&extracted, 0, sizeof(extracted));
+	memset(&res, 0, sizeof(res));
 	if ((out_dir = scs_path_dir(out)) == NULL)
 		return scs_err_set(SCS_ENOMEM, "cannot allocate a path");
 	if ((rc = scs_api_check_outputs(m, out)) < 0)
@@ -518,7 +559,9 @@ scs_api_write_result(scs_model *m, scs_report *rep, const char *out, const scs_s
 		goto done;
 	rep->bytes_after = scs_pass_payload_bytes(m);
 	memset(&eo, 0, sizeof(eo));
-	eo.external = opts->external_data;
+	/* a cap on the data files' size asks for data files */
+	eo.external = opts->external_data || opts->max_data_file_size;
+	eo.max_file_len = opts->max_data_file_size;
 	if (pc->fn) {
 		eo.progress = scs_api_stage_progress;
 		eo.progress_payload = pc;
@@ -532,7 +575,9 @@ scs_api_write_result(scs_model *m, scs_report *rep, const char *out, const scs_s
 	rep->external = res.external;
 	rep->output_len = res.model_len;
 	rep->output_data_len = res.data_len;
+	rc = report_data_files(rep, &res.data, out, out_dir);
 done:
+	scs_emit_result_dispose(&res);
 	scs_commit_abort(c);
 	scs_extract_result_dispose(&extracted);
 	free(canonicals);
@@ -554,7 +599,7 @@ scs_api_shrink(scs_report *rep, const char *in, const char *out, const scs_shrin
 
 	if (opts == NULL)
 		opts = &defaults;
-	if ((rc = scs_api_run_begin(&r, rep, opts->progress, opts->progress_payload, NULL, NULL, out)) < 0)
+	if ((rc = scs_api_run_begin(&r, rep, opts->progress, opts->progress_payload, shrink_check, opts, out)) < 0)
 		return rc;
 	ts = scs_api_stage_start(&r.pc, "scan");
 	if ((rc = scs_api_load_input(&m, &store, rep, in, opts->store_dir, r.out_dir, &r.pc,
@@ -611,7 +656,8 @@ optimize_check(scs_report *rep, const void *opts)
 
 	rep->optimize_only = 1;
 	if ((rc = scs_opt_check_names(o->passes, o->n_passes)) < 0 ||
-	    (rc = scs_opt_check_names(o->skip, o->n_skip)) < 0)
+	    (rc = scs_opt_check_names(o->skip, o->n_skip)) < 0 ||
+	    (rc = scs_api_check_data_file_size(o->max_data_file_size)) < 0)
 		return rc;
 	return SCS_OK;
 }
@@ -655,6 +701,7 @@ scs_api_optimize(scs_report *rep, const char *in, const char *out, const scs_opt
 	scs_api_stage_end(rep, &r.pc, "optimize", ts, 0);
 	memset(&write_opts, 0, sizeof(write_opts));
 	write_opts.external_data = opts->external_data;
+	write_opts.max_data_file_size = opts->max_data_file_size;
 	ts = scs_api_stage_start(&r.pc, "write");
 	if ((rc = scs_api_write_result(m, rep, out, &write_opts, &dflt, &r.pc)) < 0)
 		goto done;

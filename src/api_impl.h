@@ -74,6 +74,9 @@ int scs_api_run_optimizer(scs_model *m, scs_report *rep, const char *const *only
 int scs_api_shrink_passes(scs_model *m, scs_report *rep, const scs_shrink_options *opts, int count,
     scs_pass_notes *order);
 
+/* SCS_EUSAGE when @max (a max_data_file_size) is neither 0 nor at least SCS_DATA_FILE_MIN. */
+int scs_api_check_data_file_size(uint64_t max);
+
 /* Refuse an output @out that would overwrite, or remove, a file the model is read from. */
 int scs_api_check_outputs(const scs_model *m, const char *out);
 

@@ -153,6 +153,7 @@ write_shards(scs_report *rep, const scs_shards *shards, scs_commit *c, const cha
 			return rc;
 		}
 		rc = scs_emit_write(&res, shards->items[k], c, name, &eo);
+		scs_emit_result_dispose(&res);
 		scs_pass_defaults_undo(&undo, shards->items[k]);
 		if (rc == SCS_OK) {
 			pc->base += res.model_len + res.data_len;
@@ -267,6 +268,14 @@ load_shards(scs_shards *out, char ***paths, size_t *n_paths, scs_store **store, 
 	return SCS_OK;
 }
 
+/* scs4onnx-merge's options checked before anything is read. */
+static int
+merge_check(scs_report *rep, const void *opts)
+{
+	(void)rep;
+	return scs_api_check_data_file_size(((const scs_merge_options *)opts)->max_data_file_size);
+}
+
 int
 scs_api_merge(scs_report *rep, const char *dir, const char *out, const scs_merge_options *opts)
 {
@@ -283,7 +292,7 @@ scs_api_merge(scs_report *rep, const char *dir, const char *out, const scs_merge
 
 	if (opts == NULL)
 		opts = &defaults;
-	if ((rc = scs_api_run_begin(&r, rep, opts->progress, opts->progress_payload, NULL, NULL, out)) < 0)
+	if ((rc = scs_api_run_begin(&r, rep, opts->progress, opts->progress_payload, merge_check, opts, out)) < 0)
 		return rc;
 	/* an output among the shards would be read as one by the next merge of @dir */
 	if (scs_api_same_folder(dir, r.out_dir)) {
@@ -312,6 +321,7 @@ scs_api_merge(scs_report *rep, const char *dir, const char *out, const scs_merge
 		goto done;
 	memset(&write_opts, 0, sizeof(write_opts));
 	write_opts.external_data = opts->external_data;
+	write_opts.max_data_file_size = opts->max_data_file_size;
 	ts = scs_api_stage_start(&r.pc, "write");
 	if ((rc = scs_api_write_result(merged, rep, out, &write_opts, NULL, &r.pc)) < 0)
 		goto done;
@@ -364,6 +374,14 @@ work_folder(const char **where, char **parent, scs_temp_dir **made, const char *
 	return SCS_OK;
 }
 
+/* scs4onnx-big's shrink options checked before anything is read. */
+static int
+big_check(scs_report *rep, const void *opts)
+{
+	(void)rep;
+	return scs_api_check_data_file_size(((const scs_shrink_options *)opts)->max_data_file_size);
+}
+
 int
 scs_api_big(scs_report *rep, const char *in, const char *out, const scs_big_options *opts)
 {
@@ -389,7 +407,7 @@ scs_api_big(scs_report *rep, const char *in, const char *out, const scs_big_opti
 		opts = &defaults;
 	so = opts->shrink ? opts->shrink : &shrink_defaults;
 	max_len = opts->max_shard_len ? opts->max_shard_len : SCS_SPLIT_DEFAULT_LEN;
-	if ((rc = scs_api_run_begin(&r, rep, so->progress, so->progress_payload, NULL, NULL, out)) < 0)
+	if ((rc = scs_api_run_begin(&r, rep, so->progress, so->progress_payload, big_check, so, out)) < 0)
 		return rc;
 	work = store_parent = opts->work_dir ? opts->work_dir : r.out_dir;
 	/* a work folder made here is removed at the end (it holds only the kept shards, if any) */

@@ -248,7 +248,7 @@ shared_detail(const share_ref *refs, size_t from, size_t to, const char *const *
  */
 static int
 report_share(scs_report *rep, scs_model *const *ms, size_t n, const char *const *names, char *const *paths,
-    const scs_emit_result *res, const char *data_path)
+    const scs_emit_result *res, const scs_data_layout *l, const char *out_dir)
 {
 	share_refs refs;
 	share_entry *entries = NULL;
@@ -305,11 +305,16 @@ report_share(scs_report *rep, scs_model *const *ms, size_t n, const char *const 
 			goto done;
 		rep->output_len += res[k].model_len;
 	}
-	if (data_path) {
+	for (uint32_t f = 0; f < l->n_files; f++) {
+		char *name = scs_data_layout_name(l, SHARE_DATA_STEM, f), *path = name ? scs_path_join(out_dir, name) : NULL;
+
 		rep->external = 1;
-		rep->output_data_len = res[0].data_len;
-		snprintf(detail, sizeof(detail), "%llu", (unsigned long long)res[0].data_len);
-		if ((rc = scs_report_add(&rep->data_files, data_path, detail)) < 0)
+		rep->output_data_len += l->file_len[f];
+		snprintf(detail, sizeof(detail), "%llu", (unsigned long long)l->file_len[f]);
+		rc = path ? scs_report_add(&rep->data_files, path, detail) : scs_err_set(SCS_ENOMEM, "cannot allocate a path");
+		free(name);
+		free(path);
+		if (rc < 0)
 			goto done;
 	}
 	rc = SCS_OK;
@@ -389,7 +394,8 @@ scs_api_share(scs_report *rep, const char *out_dir, const char *const *models, s
 	scs_defaults *dflt = NULL;
 	scs_commit *c = NULL;
 	const char **names = NULL;
-	char **paths = NULL, *data_name = NULL, *data_path = NULL;
+	char **paths = NULL;
+	scs_data_layout layout;
 	scs_api_run r;
 	double ts;
 	size_t k;
@@ -397,9 +403,10 @@ scs_api_share(scs_report *rep, const char *out_dir, const char *const *models, s
 
 	if (opts == NULL)
 		opts = &defaults;
+	memset(&layout, 0, sizeof(layout));
 	if ((rc = scs_api_run_begin(&r, rep, opts->progress, opts->progress_payload, NULL, NULL, NULL)) < 0)
 		return rc;
-	if ((rc = check_models(models, n)) < 0)
+	if ((rc = check_models(models, n)) < 0 || (rc = scs_api_check_data_file_size(opts->max_data_file_size)) < 0)
 		goto done;
 	/* the folder is checked first, and made only when every file is written */
 	if ((rc = scs_commit_folder(&c, out_dir)) < 0)
@@ -454,29 +461,21 @@ scs_api_share(scs_report *rep, const char *out_dir, const char *const *models, s
 	for (k = 0; k < n; k++)
 		if ((rc = scs_pass_defaults_restore(&dflt[k], ms[k])) < 0)
 			goto done;
-	/*
-	 * opts->max_data_file_size: taken, and not yet used: once the writer
-	 * cuts data into numbered files (emit.c), scs_emit_write_shared()
-	 * passes it on there; until then the data goes into one file.
-	 */
 	ts = scs_api_stage_start(&r.pc, "write");
 	{
 		scs_emit_options eo;
 
 		memset(&eo, 0, sizeof(eo));
 		eo.external_min = SHARE_EXTERNAL_MIN;
+		eo.max_file_len = opts->max_data_file_size;
 		if (r.pc.fn) {
 			eo.progress = scs_api_stage_progress;
 			eo.progress_payload = &r.pc;
 		}
-		if ((rc = scs_emit_write_shared(res, ms, n, c, names, SHARE_DATA_STEM, &eo, opts->dry_run, &data_name)) < 0)
+		if ((rc = scs_emit_write_shared(res, ms, n, c, names, SHARE_DATA_STEM, &eo, opts->dry_run, &layout)) < 0)
 			goto done;
 	}
-	if (data_name && (data_path = scs_path_join(out_dir, data_name)) == NULL) {
-		rc = scs_err_set(SCS_ENOMEM, "cannot allocate a path");
-		goto done;
-	}
-	if ((rc = report_share(rep, ms, n, names, paths, res, data_path)) < 0)
+	if ((rc = report_share(rep, ms, n, names, paths, res, &layout, out_dir)) < 0)
 		goto done;
 	if (!opts->dry_run) {
 		rc = scs_commit_run(c);
@@ -498,8 +497,7 @@ done:
 	free(res);
 	free(dflt);
 	free(ms);
-	free(data_name);
-	free(data_path);
+	scs_data_layout_dispose(&layout);
 	scs_store_close(store);
 	scs_api_run_end(&r);
 	return rc;

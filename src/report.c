@@ -589,6 +589,24 @@ print_optimized(const scs_report *r, FILE *f)
 	print_left_counted(r, f);
 }
 
+/* Data files listed one a line in the summary; the JSON report has them all. */
+#define SHOWN_DATA_FILES 32
+
+/* Each data file written, with its size: the first SHOWN_DATA_FILES, then how many more. */
+static void
+print_data_files(const scs_report *r, FILE *f)
+{
+	char a[32];
+	size_t i;
+
+	for (i = 0; i < r->data_files.n && i < SHOWN_DATA_FILES; i++)
+		fprintf(f, "INFO: data file: %s: %s\n", r->data_files.items[i].name,
+		    human(a, strtoull(r->data_files.items[i].detail, NULL, 10)));
+	if (i < r->data_files.n)
+		fprintf(f, "INFO: data files: ... and %zu more, to %s (--json lists every one)\n", r->data_files.n - i,
+		    r->data_files.items[r->data_files.n - 1].name);
+}
+
 void
 scs_report_put_text(const scs_report *r, FILE *f)
 {
@@ -612,9 +630,6 @@ scs_report_put_text(const scs_report *r, FILE *f)
 		    human(a, strtoull(r->shards.items[i].detail, NULL, 10)));
 	print_list(f, "model", &r->models);
 	print_list(f, "shared", &r->shared);
-	for (size_t i = 0; i < r->data_files.n; i++)
-		fprintf(f, "INFO: data file: %s: %s\n", r->data_files.items[i].name,
-		    human(a, strtoull(r->data_files.items[i].detail, NULL, 10)));
 	for (size_t i = 0; i < r->n_stages; i++) {
 		fprintf(f, "INFO: stage %s: %.2f s", r->stages[i].name, r->stages[i].seconds);
 		if (r->stages[i].bytes)
@@ -637,13 +652,17 @@ scs_report_put_text(const scs_report *r, FILE *f)
 	    (unsigned long long)(r->output_len + r->output_data_len + r->npy_len));
 	if (r->external || r->npy_len) {
 		fputs(" (", f);
-		if (r->external)
+		if (r->external && r->data_files.n > 1)
+			fprintf(f, "%s in %zu external data files%s", human(a, r->output_data_len), r->data_files.n,
+			    r->npy_len ? ", " : "");
+		else if (r->external)
 			fprintf(f, "%s in the external data file%s", human(a, r->output_data_len), r->npy_len ? ", " : "");
 		if (r->npy_len)
 			fprintf(f, "%s in %zu .npy file%s", human(b, r->npy_len), r->npy.n, r->npy.n == 1 ? "" : "s");
 		fputc(')', f);
 	}
 	fputc('\n', f);
+	print_data_files(r, f);
 	fprintf(f, "INFO: finished in %.2f s\n", r->seconds);
 }
 
@@ -744,7 +763,7 @@ scs_report_put_json(const scs_report *r, FILE *f)
 	json_list(f, "shards", &r->shards, "bytes");
 	json_items(f, "  ", "models", &r->models, "path", "holds");
 	json_items(f, "  ", "shared", &r->shared, "constant", "models");
-	json_items(f, "  ", "data_files", &r->data_files, "path", "bytes");
+	json_list(f, "data_files", &r->data_files, "bytes");
 	fprintf(f, ",\n  \"stages\": [");
 	for (size_t i = 0; i < r->n_stages; i++)
 		fprintf(f, "%s\n    {\"name\": \"%s\", \"seconds\": %.3f, \"bytes\": %llu}", i ? "," : "", r->stages[i].name,

@@ -262,6 +262,16 @@ run_tool(char **out, const char *tool, const char *args_fmt, ...)
 	return rc;
 }
 
+void
+tool_ok(const char *tool, const char *args_fmt, const char *a, const char *b, const char *extra)
+{
+	char args[8192], *text;
+
+	snprintf(args, sizeof(args), args_fmt, a, b, extra ? extra : "");
+	cr_assert_eq(run_tool(&text, tool, "%s", args), 0, "%s %s: %s", tool, args, text);
+	free(text);
+}
+
 int
 onnx_check(char **out, const char *path)
 {

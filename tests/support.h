@@ -46,6 +46,10 @@ int run(char **out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Run a built tool: "tool args"; same as run(). */
 int run_tool(char **out, const char *tool, const char *args_fmt, ...) __attribute__((format(printf, 3, 4)));
 
+/* Run a built tool with the arguments @args_fmt makes of @a, @b and @extra
+ * ("" when NULL), three strings in that order; it must succeed. */
+void tool_ok(const char *tool, const char *args_fmt, const char *a, const char *b, const char *extra);
+
 /* onnx.checker.check_model(path): 0 when it passes; *out has the message. */
 int onnx_check(char **out, const char *path);
 

@@ -31,16 +31,6 @@ same_bytes(const char *a, const char *b)
 	return same;
 }
 
-static void
-tool_ok(const char *tool, const char *args_fmt, const char *a, const char *b, const char *extra)
-{
-	char args[4096], *text;
-
-	snprintf(args, sizeof(args), args_fmt, a, b, extra ? extra : "");
-	cr_assert_eq(run_tool(&text, tool, "%s", args), 0, "%s %s: %s", tool, args, text);
-	free(text);
-}
-
 /* split @in into @dir/@name.d at @budget, then merge into @out. */
 static void
 split_merge(const char *dir, const char *in, const char *name, const char *out, const char *budget)

@@ -565,3 +565,54 @@ Test(share, with_the_optimizer_first_each_output_still_computes_its_input, .init
 	free(data);
 	free(out);
 }
+
+/* --max-data-file-size: the shared data in numbered files, none over the
+ * maximum (but one that holds a longer payload alone), every model pointing
+ * into them, each weight still once */
+Test(share, the_shared_data_goes_into_numbered_files_of_at_most_the_size_asked, .init = scratch_setup,
+    .fini = scratch_teardown)
+{
+	scs_share_options o = SCS_SHARE_OPTIONS_INIT;
+	scs_report rep;
+	char *out = path_in(scratch_dir, "out"), *text;
+	uint64_t total = 0;
+
+	o.max_data_file_size = 20480;
+	cr_assert_eq(share(&rep, out, decoders, &o), 0, "%s", scs_err_msg());
+	/* three 16 KiB weights and two 4 KiB heads, 4096-aligned: no two weights fit in 20 KiB */
+	cr_assert_geq(rep.data_files.n, 3, "%zu data files", rep.data_files.n);
+	for (size_t i = 0; i < rep.data_files.n; i++) {
+		char want[64];
+		const char *base = strrchr(rep.data_files.items[i].name, '/') + 1;
+
+		snprintf(want, sizeof(want), "-%05zu-of-%05zu.data", i + 1, rep.data_files.n);
+		cr_assert(strncmp(base, "shared.", 7) == 0 && strlen(base) > strlen(want) &&
+		    strcmp(base + strlen(base) - strlen(want), want) == 0, "data file %zu named %s", i, base);
+		cr_assert_leq(file_size(rep.data_files.items[i].name), 20480, "%s: %llu bytes", base,
+		    (unsigned long long)file_size(rep.data_files.items[i].name));
+		total += file_size(rep.data_files.items[i].name);
+	}
+	cr_assert_eq(rep.output_data_len, total);
+	cr_assert_geq(total, 3 * 16384 + 2 * 4096, "%llu data bytes", (unsigned long long)total);
+	for (size_t i = 0; decoders[i]; i++) {
+		char *got = path_in(out, decoders[i]);
+
+		cr_assert_eq(run(&text, "/usr/bin/python3 '%s/tests/e2e/check_datafiles.py' '%s' any --max 20480",
+		    SCS_TEST_SRC_DIR, got), 0, "%s", text);
+		free(text);
+		free(got);
+	}
+	expect_outputs_compute(out, decoders);
+	/* one place per weight in the whole set: the count of distinct (file, offset) pairs both models name */
+	cr_assert_eq(run(&text, "cd '%s' && /usr/bin/python3 -c 'import onnx, sys\n"
+	    "places = set()\n"
+	    "for f in sys.argv[1:]:\n"
+	    "    for t in onnx.load(f, load_external_data=False).graph.initializer:\n"
+	    "        d = {e.key: e.value for e in t.external_data}\n"
+	    "        if d: places.add((d[\"location\"], d[\"offset\"]))\n"
+	    "print(\"places\", len(places))' %s %s", out, decoders[0], decoders[1]), 0, "%s", text);
+	cr_assert_not_null(strstr(text, "places 5"), "%s", text);
+	free(text);
+	scs_report_dispose(&rep);
+	free(out);
+}

@@ -534,6 +534,34 @@ Test(sink, data_file_names_follow_the_rule)
 	free(name);
 }
 
+Test(sink, numbered_data_file_names_sort_in_order_and_say_how_many)
+{
+	char *first = scs_sink_data_part_name("m.onnx", "0123456789abcdef", 0, 4),
+	     *last = scs_sink_data_part_name("m.onnx", "0123456789abcdef", 3, 4),
+	     *wide = scs_sink_data_part_name("m.onnx", "0123456789abcdef", 9, 123456);
+
+	cr_assert_str_eq(first, "m.onnx.0123456789abcdef-00001-of-00004.data");
+	cr_assert_str_eq(last, "m.onnx.0123456789abcdef-00004-of-00004.data");
+	cr_assert_str_eq(wide, "m.onnx.0123456789abcdef-000010-of-123456.data", "one width in every name of a set");
+	cr_assert(scs_sink_is_data_of("m.onnx", first));
+	cr_assert(scs_sink_is_data_of("m.onnx", last));
+	cr_assert(scs_sink_is_data_of("m.onnx", wide));
+	/* another model's, another shape of number, or not ours at all: left alone */
+	cr_assert_not(scs_sink_is_data_of("m2.onnx", first));
+	cr_assert_not(scs_sink_is_data_of("m.onnx", "m.onnx.0123456789abcdef-0001-of-0004.data"));
+	cr_assert_not(scs_sink_is_data_of("m.onnx", "m.onnx.0123456789abcdef-00001-of-000004.data"));
+	cr_assert_not(scs_sink_is_data_of("m.onnx", "m.onnx.0123456789abcdef-00005-of-00004.data"));
+	cr_assert_not(scs_sink_is_data_of("m.onnx", "m.onnx.0123456789abcdef-00000-of-00004.data"));
+	cr_assert_not(scs_sink_is_data_of("m.onnx", "m.onnx.0123456789abcdef-00001-of-00004.data.bak"));
+	cr_assert_not(scs_sink_is_data_of("m.onnx", "m.onnx.0123456789abcdef-0000a-of-00004.data"));
+	cr_assert_not(scs_sink_is_data_of("m.onnx", "m.onnx.0123456789abcdef-00001-of-00004"));
+	cr_assert_not(scs_sink_is_data_of("m.onnx", "m.onnx.0123456789abcdef-00001.data"));
+	cr_assert_not(scs_sink_is_data_of("m.onnx", "m.onnx.0123456789abcdeg-00001-of-00004.data"));
+	free(first);
+	free(last);
+	free(wide);
+}
+
 Test(err, messages_are_one_bounded_line_of_printable_bytes)
 {
 	char name[2048];

@@ -586,6 +586,7 @@ cli_parse(cli_args *a, int argc, char **argv, unsigned flags, void (*usage)(FILE
 	static const char *const o_verbose[] = { "-v", "--verbose", NULL };
 	static const char *const o_quiet[] = { "-n", "-q", "--non-verbose", "--non_verbose", "--quiet", NULL };
 	static const char *const o_ext[] = { "--external-data", "--external_data", NULL };
+	static const char *const o_max_data[] = { "--max-data-file-size", "--max_data_file_size", NULL };
 	static const char *const o_store[] = { "--store", NULL };
 	static const char *const o_json[] = { "--json", NULL };
 	static const char *const o_shard[] = { "--max-shard-size", "--max_shard_size", NULL };
@@ -676,6 +677,10 @@ cli_parse(cli_args *a, int argc, char **argv, unsigned flags, void (*usage)(FILE
 			a->shrink.initializers_as_constants = 1;
 		} else if ((flags & CLI_EXTERNAL) && is_opt(arg, o_ext, &value) && value == NULL) {
 			a->shrink.external_data = 1;
+		} else if ((flags & CLI_EXTERNAL) && is_opt(arg, o_max_data, &value)) {
+			if ((v = value_of(value, argc, argv, &i)) == NULL ||
+			    cli_parse_size(v, &a->shrink.max_data_file_size) < 0 || a->shrink.max_data_file_size < 4096)
+				return cli_usage_error("--max-data-file-size takes a size of at least 4K, such as 64M, 2G or 4096");
 		} else if ((flags & CLI_STORE) && is_opt(arg, o_store, &value)) {
 			if ((a->shrink.store_dir = value_of(value, argc, argv, &i)) == NULL)
 				return cli_usage_error("--store needs a folder");

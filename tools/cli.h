@@ -25,7 +25,7 @@ typedef struct cli_list {
 enum {
 	CLI_SHRINK = 1,           /* -m, -fo, -fc, -d and their spellings, --optimize (with --fold-*,
 	                             --input-shape, --write-shapes), --initializers-as-constants */
-	CLI_EXTERNAL = 2,         /* --external-data */
+	CLI_EXTERNAL = 2,         /* --external-data, --max-data-file-size SIZE */
 	CLI_STORE = 4,            /* --store DIR */
 	CLI_SHARDS = 8,           /* --max-shard-size SIZE */
 	CLI_MERGE = 16,           /* --no-dedup */
@@ -109,6 +109,9 @@ typedef struct cli_help {
 	"DequantizeLinear of constants (left by default\n" "for the runtime's quantized kernels)" }
 #define CLI_HELP_INIT_CONST { "    --initializers-as-constants", "take initializers that are also graph inputs\n" \
 	"as constants (IR 4+: no longer inputs in OUTPUT;\n" "below IR 4 they always are constants)" }
+#define CLI_HELP_MAX_DATA { "    --max-data-file-size SIZE", "write external data (as --external-data) in\n" \
+	"numbered files of at most SIZE each (K, M, G\n" "suffixes; at least 4K), such as\n" \
+	"OUTPUT.onnx.<16 hex>-00001-of-00004.data; a\n" "tensor longer than SIZE gets a file of its own" }
 #define CLI_HELP_END { "-h, --help", "show this help" }, { "    --version", "show the version" }, { NULL, NULL }
 
 /*

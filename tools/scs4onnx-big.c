@@ -20,6 +20,7 @@ usage(FILE *f)
 		CLI_HELP_FOLD_LIMIT, CLI_HELP_FOLD_GROW, CLI_HELP_FOLD_INEXACT, CLI_HELP_FOLD_QDQ,
 		CLI_HELP_INPUT_SHAPE, CLI_HELP_WRITE_SHAPES, CLI_HELP_INIT_CONST,
 		{ "    --external-data", "write a data file even when the model fits inline" },
+		CLI_HELP_MAX_DATA,
 		CLI_HELP_STORE,
 		{ "    --max-shard-size SIZE", "shard budget (K, M, G suffixes; default 1.8G)" },
 		{ "    --work DIR", "folder for the temporary store (default: beside\n"

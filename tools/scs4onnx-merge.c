@@ -13,12 +13,13 @@ usage(FILE *f)
 	static const cli_help opts[] = {
 		{ "    --no-dedup", "join only; no global dedup" },
 		{ "    --external-data", "write a data file even when the model fits inline" },
+		CLI_HELP_MAX_DATA,
 		CLI_HELP_STORE, CLI_HELP_QUIET, CLI_HELP_JSON, CLI_HELP_FORCE_NEW, CLI_HELP_END,
 	};
 
 	fprintf(f,
 	    "usage: scs4onnx-merge SHARDDIR OUTPUT.onnx [--no-dedup] [--external-data] [--store DIR]\n"
-	    "           [--json REPORT] [--non-verbose] [--force]\n"
+	    "           [--max-data-file-size SIZE] [--json REPORT] [--non-verbose] [--force]\n"
 	    "\n"
 	    "Join the shard models in SHARDDIR (every *.onnx there, as scs4onnx-split wrote\n"
 	    "them, possibly changed since by other tools that kept their input and output\n"
@@ -43,6 +44,7 @@ main(int argc, char **argv)
 		return rc;
 	o.no_dedup = a.no_dedup;
 	o.external_data = a.shrink.external_data;
+	o.max_data_file_size = a.shrink.max_data_file_size;
 	o.store_dir = a.shrink.store_dir;
 	o.progress = a.shrink.progress;
 	return cli_finish(&a, &rep, scs_merge(&rep, a.pos[0], a.pos[1], &o));

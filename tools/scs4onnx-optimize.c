@@ -43,6 +43,7 @@ usage(FILE *f)
 		{ "    --external-data", "write the data file OUTPUT.onnx.<16 hex>.data (ONNX\n"
 		  "external data) even when the model fits inline\n"
 		  "(always above 2 GiB)" },
+		CLI_HELP_MAX_DATA,
 		CLI_HELP_STORE, CLI_HELP_JSON, CLI_HELP_FORCE_NEW, CLI_HELP_END,
 	};
 
@@ -51,7 +52,8 @@ usage(FILE *f)
 	    "           [--list-passes] [--fold-size-limit SIZE] [--fold-grow] [--fold-inexact]\n"
 	    "           [--fold-qdq] [--input-shape NAME=DIMS ...] [--write-shapes]\n"
 	    "           [--initializers-as-constants]\n"
-	    "           [--external-data] [--store DIR] [--json REPORT] [--non-verbose]\n"
+	    "           [--external-data] [--max-data-file-size SIZE] [--store DIR]\n"
+	    "           [--json REPORT] [--non-verbose]\n"
 	    "           [--verbose] [--force]\n"
 	    "\n"
 	    "Run graph passes (onnxoptimizer's names) on an ONNX model of any size until\n"
@@ -108,6 +110,7 @@ main(int argc, char **argv)
 	o.skip = (const char *const *)a.skip.items;
 	o.n_skip = a.skip.n;
 	o.external_data = a.shrink.external_data;
+	o.max_data_file_size = a.shrink.max_data_file_size;
 	o.store_dir = a.shrink.store_dir;
 	o.progress = a.shrink.progress;
 	o.fold_size_limit = a.shrink.fold_size_limit;

@@ -1,6 +1,7 @@
 /*
  * scs4onnx-share: write several ONNX models that ship together into one
- * folder, each weight stored once in one data file they all reference.
+ * folder, each weight stored once in one data file they all reference (or
+ * numbered ones, with --max-data-file-size).
  * Takes OUTDIR and any number of models, so it parses its own command line
  * with the tools' shared pieces (cli.h).
  *
@@ -25,8 +26,9 @@ usage(FILE *f)
 		  "each model" },
 		{ "    --keep-transposed", "keep a constant equal to another one transposed\n"
 		  "as a copy of its own" },
-		{ "    --max-data-file-size SIZE", "taken for the data files in shards (K, M, G\n"
-		  "suffixes); for now the data goes into one file" },
+		{ "    --max-data-file-size SIZE", "the shared data in numbered files of at most\n"
+		  "SIZE each (K, M, G suffixes; at least 4K),\n"
+		  "shared.<16 hex>-00001-of-00004.data, ..." },
 		{ "-n, --non-verbose", "print nothing but errors" },
 		CLI_HELP_STORE, CLI_HELP_JSON, CLI_HELP_END,
 	};

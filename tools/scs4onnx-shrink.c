@@ -36,6 +36,7 @@ usage(FILE *f)
 		{ "    --external-data", "write the data file OUTPUT.onnx.<16 hex>.data (ONNX\n"
 		  "external data) even when inline fits (always\n"
 		  "above 2 GiB)" },
+		CLI_HELP_MAX_DATA,
 		CLI_HELP_STORE, CLI_HELP_JSON, TOOL_HELP_FORCE, CLI_HELP_END,
 	};
 

@@ -99,7 +99,7 @@ def _shapes(o, input_shape, write_shapes):
 
 def shrink(input, output, mode='shrink', forced_extraction_op_names=None, forced_extraction_constant_names=None,
            disable_auto_downcast=False, optimize=False, external_data=False, store=None, fold_size_limit=None,
-           fold_grow=False, fold_inexact=False, input_shape=None, write_shapes=False):
+           fold_grow=False, fold_inexact=False, input_shape=None, write_shapes=False, max_data_file_size=None):
     """scs4onnx-shrink on paths: shrink the model at @input (any size, inline
     or with external data) into @output, and return the report as a dict.
     mode 'npy' and forced extraction write <output stem>_exported_<name>.npy
@@ -107,13 +107,18 @@ def shrink(input, output, mode='shrink', forced_extraction_op_names=None, forced
     default passes first (fold_size_limit, fold_grow, fold_inexact,
     input_shape, write_shapes: as in optimize()).
     external_data: write the data file
-    OUTPUT.<16 hex>.data even when the model fits inline. store: a folder
-    keeping the payloads between runs. Needs no onnx module.
+    OUTPUT.<16 hex>.data even when the model fits inline.
+    max_data_file_size: external data (even when the model fits inline) in
+    numbered files OUTPUT.<16 hex>-00001-of-0000N.data of at most this size
+    each, an int of bytes or "64M" (at least 4096; a tensor longer than it
+    in a file of its own); report['data_files'] lists the data files written.
+    store: a folder keeping the payloads between runs. Needs no onnx module.
     Raises Error."""
     o, keep = _shrink_options(mode, forced_extraction_op_names, forced_extraction_constant_names,
                               disable_auto_downcast, optimize, external_data, store)
     o.fold_size_limit, o.fold_grow = _size(fold_size_limit, 'fold_size_limit'), 1 if fold_grow else 0
     o.fold_inexact = 1 if fold_inexact else 0
+    o.max_data_file_size = _size(max_data_file_size, 'max_data_file_size')
     keep_shapes = _shapes(o, input_shape, write_shapes)
     return _lib.call('scs_shrink', input, output, o)
 
@@ -253,14 +258,16 @@ def split(input, directory, max_shard_size=None, store=None):
     return _lib.call('scs_split', input, directory, o)
 
 
-def merge(directory, output, no_dedup=False, external_data=False, store=None):
+def merge(directory, output, no_dedup=False, external_data=False, store=None, max_data_file_size=None):
     """scs4onnx-merge: join the shards in @directory (every *.onnx there) into
     @output, then merge identical constants across the whole model unless
     no_dedup. external_data: write the data file even when the model fits
-    inline. Returns the report as a dict. Raises Error."""
+    inline; max_data_file_size: as in shrink(). Returns the report as a
+    dict. Raises Error."""
     o = _lib.MergeOptions()
     o.no_dedup = 1 if no_dedup else 0
     o.external_data = 1 if external_data else 0
+    o.max_data_file_size = _size(max_data_file_size, 'max_data_file_size')
     o.store_dir = _dir_arg(store)
     return _lib.call('scs_merge', directory, output, o)
 
@@ -268,7 +275,7 @@ def merge(directory, output, no_dedup=False, external_data=False, store=None):
 def big(input, output, mode='shrink', forced_extraction_op_names=None, forced_extraction_constant_names=None,
         disable_auto_downcast=False, external_data=False, store=None, max_shard_size=None, work=None,
         keep_work=False, optimize=False, fold_size_limit=None, fold_grow=False, fold_inexact=False,
-        input_shape=None, write_shapes=False):
+        input_shape=None, write_shapes=False, max_data_file_size=None):
     """scs4onnx-big: the one-shot journey for models of any size (2 GiB and
     over): split, shrink each shard, merge, global dedup, then npy mode and
     forced extraction on the joined model, reading @input once. The shrink
@@ -277,13 +284,15 @@ def big(input, output, mode='shrink', forced_extraction_op_names=None, forced_ex
     also write the shards to work/shards; optimize: the optimizer's default
     passes on the whole model first (fold_size_limit, fold_grow,
     fold_inexact, input_shape: as in optimize()); write_shapes: the joined
-    model's inferred shapes to value_info. Returns the report as a dict (with
-    report['stages']). Raises Error."""
+    model's inferred shapes to value_info; max_data_file_size: as in
+    shrink(). Returns the report as a dict (with report['stages']). Raises
+    Error."""
     o = _lib.BigOptions()
     so, keep = _shrink_options(mode, forced_extraction_op_names, forced_extraction_constant_names,
                                disable_auto_downcast, optimize, external_data, store)
     so.fold_size_limit, so.fold_grow = _size(fold_size_limit, 'fold_size_limit'), 1 if fold_grow else 0
     so.fold_inexact = 1 if fold_inexact else 0
+    so.max_data_file_size = _size(max_data_file_size, 'max_data_file_size')
     keep_shapes = _shapes(so, input_shape, write_shapes)
     o.shrink = ctypes.pointer(so)
     o.max_shard_len = _size(max_shard_size)
@@ -300,7 +309,7 @@ def _pass_names(names):
 
 
 def optimize(input, output, passes=None, skip=None, external_data=False, store=None, fold_size_limit=None,
-             fold_grow=False, fold_inexact=False, input_shape=None, write_shapes=False):
+             fold_grow=False, fold_inexact=False, input_shape=None, write_shapes=False, max_data_file_size=None):
     """scs4onnx-optimize: run the optimizer's passes (onnxoptimizer's names)
     on the model at @input until nothing changes and write @output. passes:
     run only these (default: the default set); skip: leave these out; both
@@ -314,8 +323,8 @@ def optimize(input, output, passes=None, skip=None, external_data=False, store=N
     Pow, Tanh, ...) and float sums of more than two terms, whose values a
     runtime may round otherwise; input_shape: {name: dims} (or a list of
     "NAME=1,3,224,224" strings), graph inputs given these dims, as
-    --input-shape; write_shapes: write the inferred shapes to value_info.
-    Raises Error."""
+    --input-shape; write_shapes: write the inferred shapes to value_info;
+    max_data_file_size: as in shrink(). Raises Error."""
     o = _lib.OptimizeOptions()
     o.passes, o.n_passes, keep_passes = _lib.names_arg(_pass_names(passes))
     o.skip, o.n_skip, keep_skip = _lib.names_arg(_pass_names(skip))
@@ -323,6 +332,7 @@ def optimize(input, output, passes=None, skip=None, external_data=False, store=N
     o.fold_inexact = 1 if fold_inexact else 0
     keep_shapes = _shapes(o, input_shape, write_shapes)
     o.external_data = 1 if external_data else 0
+    o.max_data_file_size = _size(max_data_file_size, 'max_data_file_size')
     o.store_dir = _dir_arg(store)
     return _lib.call('scs_optimize', input, output, o)
 

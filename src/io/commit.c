@@ -260,6 +260,46 @@ scs_sink_data_name(const char *model_name, const char *token)
 	return out;
 }
 
+char *
+scs_sink_data_part_name(const char *model_name, const char *token, uint32_t k, uint32_t n)
+{
+	int width = 5;
+	char *out;
+
+	for (uint32_t v = n; v >= 100000; v /= 10)
+		width++;
+	if (asprintf(&out, "%s.%.*s-%0*lu-of-%0*lu.data", model_name, SCS_DATA_TOKEN_LEN, token, width,
+	    (unsigned long)k + 1, width, (unsigned long)n) < 0)
+		return NULL;
+	return out;
+}
+
+/* The length of the run of decimal digits at @s. */
+static size_t
+digits_at(const char *s)
+{
+	size_t i = 0;
+
+	while (s[i] >= '0' && s[i] <= '9')
+		i++;
+	return i;
+}
+
+/* Is @s (up to ".data") "-K-of-N" as scs_sink_data_part_name() writes it: one width of 5 or more, 1 <= K <= N? */
+static int
+is_part_suffix(const char *s)
+{
+	size_t wk, wn;
+	unsigned long long k, n;
+
+	if (s[0] != '-' || (wk = digits_at(s + 1)) < 5 || strncmp(s + 1 + wk, "-of-", 4) != 0 ||
+	    (wn = digits_at(s + 5 + wk)) != wk || strcmp(s + 5 + wk + wn, ".data") != 0 || wk > 10)
+		return 0;
+	k = strtoull(s + 1, NULL, 10);
+	n = strtoull(s + 5 + wk, NULL, 10);
+	return k >= 1 && k <= n;
+}
+
 int
 scs_sink_is_data_of(const char *model_name, const char *name)
 {
@@ -269,12 +309,14 @@ scs_sink_is_data_of(const char *model_name, const char *name)
 		return 0;
 	if (strcmp(name + n, ".data") == 0)
 		return 1;    /* what versions before the content-named data files wrote */
-	if (len != n + 1 + SCS_DATA_TOKEN_LEN + 5 || strcmp(name + len - 5, ".data") != 0)
+	if (len < n + 1 + SCS_DATA_TOKEN_LEN + 5)
 		return 0;
 	for (size_t i = n + 1; i < n + 1 + SCS_DATA_TOKEN_LEN; i++)
 		if (!((name[i] >= '0' && name[i] <= '9') || (name[i] >= 'a' && name[i] <= 'f')))
 			return 0;
-	return 1;
+	if (len == n + 1 + SCS_DATA_TOKEN_LEN + 5)
+		return strcmp(name + len - 5, ".data") == 0;
+	return is_part_suffix(name + n + 1 + SCS_DATA_TOKEN_LEN);
 }
 
 static void
@@ -842,7 +884,8 @@ add_stale_dir(scs_commit *c, const char *name)
 static int
 is_stale(scs_commit *c, const char *entry, unsigned char type)
 {
-	const scs_sink *model = NULL, *data = NULL;
+	const scs_sink *model = NULL;
+	int data = 0;
 
 	if (c->folder) {
 		if (is_hidden_of(c->base, entry, TMP_SUFFIX))
@@ -856,12 +899,11 @@ is_stale(scs_commit *c, const char *entry, unsigned char type)
 			return 1;
 		if (s->role == SCS_SINK_MODEL)
 			model = s;
-		if (s->role == SCS_SINK_DATA)
-			data = s;
+		if (s->role == SCS_SINK_DATA && strcmp(entry, s->name) == 0)
+			data = 1;
 	}
-	/* the data files of the model's name it does not use: the old model's, or a killed run's */
-	return model && (type == DT_REG || type == DT_UNKNOWN) && scs_sink_is_data_of(model->name, entry) &&
-	    !(data && strcmp(entry, data->name) == 0);
+	/* the data files of the model's name it does not use (any of its own): the old model's, or a killed run's */
+	return model && (type == DT_REG || type == DT_UNKNOWN) && scs_sink_is_data_of(model->name, entry) && !data;
 }
 
 /* Under the lock: hidden names, which names are taken, and what to remove after the switch. */

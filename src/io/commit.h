@@ -7,12 +7,14 @@
  * outlive the process (an O_TMPFILE file, which has no name), and
  * scs_commit_run() gives every file its name in one short step:
  *
- * - files: the other files first, then the data file (under a name of its
- *   own, made from its contents: see scs_sink_data_name()), then the model,
+ * - files: the other files first, then the data files (one, or several
+ *   numbered ones, each under a name of its own made from the contents: see
+ *   scs_sink_data_name() and scs_sink_data_part_name()), then the model,
  *   which appears or replaces the old one in one rename; so at every instant
  *   the model at the target is the old one or the new one, each with its own
- *   data file. Data files of the model's name that the new model does not use
- *   (the old model's, or a killed run's) are removed after the switch.
+ *   data files. Data files of the model's name that the new model does not
+ *   use (the old model's, whatever their number, or a killed run's) are
+ *   removed after the switch.
  * - a folder: the files are linked into a fresh hidden folder beside it,
  *   which is then renamed over the missing or empty target folder.
  *
@@ -47,7 +49,8 @@ typedef struct scs_commit scs_commit;
 /* What a file is to its commit; it decides when the file appears. */
 typedef enum scs_sink_role {
 	SCS_SINK_FILE = 0,        /* a file of its own (.npy): named first, replacing an older one */
-	SCS_SINK_DATA = 1,        /* a model's data file, named by scs_sink_data_name() */
+	SCS_SINK_DATA = 1,        /* a model's data file (one of several), named by scs_sink_data_name()
+	                             or scs_sink_data_part_name() */
 	SCS_SINK_MODEL = 2,       /* the model: named last; at most one per commit */
 } scs_sink_role;
 
@@ -105,8 +108,19 @@ void scs_commit_abort(scs_commit *c);
  */
 char *scs_sink_data_name(const char *model_name, const char *token);
 
-/* 1 when @name is a data file name of model @model_name by that rule, or
- * the "<model_name>.data" earlier versions wrote; 0 otherwise. */
+/*
+ * The name of file @k (from 0) of the @n numbered data files of model
+ * @model_name whose contents have the digest @token:
+ * "<model_name>.<token>-<k + 1>-of-<n>.data", both numbers of 5 digits (more
+ * when @n needs them, the same width in every name of the set), so that a
+ * listing sorts them in order and each name says how many there are.
+ * malloc'd: the caller frees it. NULL on ENOMEM.
+ */
+char *scs_sink_data_part_name(const char *model_name, const char *token, uint32_t k, uint32_t n);
+
+/* 1 when @name is a data file name of model @model_name by either rule
+ * (one file or numbered files), or the "<model_name>.data" earlier versions
+ * wrote; 0 otherwise. */
 int scs_sink_is_data_of(const char *model_name, const char *name);
 
 /*

@@ -15,11 +15,7 @@
 #include "model/array.h"
 #include "util/buf.h"
 #include "util/err.h"
-#include "util/hash.h"
-#include "util/num.h"
 #include "onnx/pack.h"
-
-#define DATA_ALIGN 4096
 
 #define PROGRESS_STEP ((uint64_t)64 << 20)
 
@@ -82,10 +78,10 @@ typedef struct moved {
 typedef struct plan {
 	scs_model *m;
 	uint64_t min_len;
+	const scs_data_layout *only; /* not NULL: only the tensors whose payload it holds */
 	moved *items;
-	size_t n, cap;
-	uint64_t *offset_of;      /* per payload id: offset in the data file + 1, 0 when not placed */
-	uint64_t data_len;
+	uint32_t *ids;            /* per item: its payload */
+	size_t n, cap, cap_ids;
 	int rc;
 } plan;
 
@@ -94,38 +90,33 @@ plan_tensor(void *ctx, Onnx__TensorProto *t)
 {
 	plan *p = ctx;
 	uint32_t id;
-	uint64_t len;
 	int rc;
 
-	if (!scs_model_payload_of(p->m, t, &id) || (len = p->m->payloads->items[id].key.len) < p->min_len)
+	if (!scs_model_payload_of(p->m, t, &id) || p->m->payloads->items[id].key.len < p->min_len ||
+	    (p->only && scs_data_layout_find(p->only, id) == NULL))
 		return 0;
-	if ((rc = scs_grow(&p->items, &p->cap, p->n, sizeof(*p->items), 64, "the external data plan")) < 0) {
+	if ((rc = scs_grow(&p->items, &p->cap, p->n, sizeof(*p->items), 64, "the external data plan")) < 0 ||
+	    (rc = scs_grow(&p->ids, &p->cap_ids, p->n, sizeof(*p->ids), 64, "the external data plan")) < 0) {
 		p->rc = rc;
 		return 1;
 	}
 	memset(&p->items[p->n], 0, sizeof(p->items[p->n]));
+	p->ids[p->n] = id;
 	p->items[p->n++].t = t;
-	if (p->offset_of[id] == 0) {
-		p->data_len = scs_align_up(p->data_len, DATA_ALIGN);
-		p->offset_of[id] = p->data_len + 1;
-		p->data_len += len;
-	}
 	return 0;
 }
 
-/* Point a tensor at its place in the data file. */
+/* Point a tensor at its place (@off in the data file @location). */
 static int
-move_out(plan *p, moved *mv, const char *location)
+move_out(plan *p, moved *mv, const char *location, uint64_t off)
 {
 	Onnx__TensorProto *t = mv->t;
 	Onnx__StringStringEntryProto **ext;
 	uint32_t id;
-	uint64_t off;
 	char num[32];
 	size_t k = 0;
 
 	scs_model_payload_of(p->m, t, &id);
-	off = p->offset_of[id] - 1;
 	if ((ext = calloc(t->n_external_data + 3, sizeof(*ext))) == NULL)
 		return scs_err_set(SCS_ENOMEM, "cannot allocate external data entries");
 	if ((ext[k++] = scs_entry_new("location", location)) == NULL)
@@ -171,125 +162,125 @@ move_back(moved *mv)
 	t->has_scs_payload = 1;
 }
 
-/*
- * The data file's name comes from what it holds: its length and, for each
- * payload in it, the offset and the content key. The same contents get the
- * same name, so replacing a file of that name never changes what an older
- * model reads from it.
- */
+/* Point every planned tensor at its place in the data files of @l, named for @name. */
 static int
-data_token(char out[SCS_DATA_TOKEN_LEN + 1], const plan *p)
+move_all_out(plan *p, const scs_data_layout *l, const char *name)
 {
-	uint64_t end = 0, word[4];
-	scs_hash h;
-	scs_key k, key;
-	int rc;
+	char **names = calloc(l->n_files ? l->n_files : 1, sizeof(*names));
+	int rc = SCS_OK;
 
-	scs_hash_init(&h);
-	for (size_t b = 0; b < 8; b++) {
-		uint8_t byte = (uint8_t)(p->data_len >> (8 * b));
+	if (names == NULL)
+		return scs_err_set(SCS_ENOMEM, "cannot allocate a path");
+	for (uint32_t f = 0; f < l->n_files && rc == SCS_OK; f++)
+		if ((names[f] = scs_data_layout_name(l, name, f)) == NULL)
+			rc = scs_err_set(SCS_ENOMEM, "cannot allocate a path");
+	for (size_t i = 0; i < p->n && rc == SCS_OK; i++) {
+		const scs_data_place *at = scs_data_layout_find(l, p->ids[i]);
 
-		scs_hash_update(&h, &byte, 1);
+		rc = move_out(p, &p->items[i], names[at->file], at->offset);
 	}
-	for (size_t i = 0; i < p->n; i++) {
-		uint32_t id;
-
-		scs_model_payload_of(p->m, p->items[i].t, &id);
-		word[0] = p->offset_of[id] - 1;
-		if (word[0] < end)
-			continue;    /* shared with an earlier tensor */
-		if ((rc = scs_payloads_key(p->m->payloads, id, &key)) < 0)
-			return rc;
-		end = word[0] + key.len;
-		word[1] = key.h[0];
-		word[2] = key.h[1];
-		word[3] = key.len;
-		for (size_t j = 0; j < 4; j++) {
-			uint8_t le[8];
-
-			for (size_t b = 0; b < 8; b++)
-				le[b] = (uint8_t)(word[j] >> (8 * b));
-			scs_hash_update(&h, le, sizeof(le));
-		}
-	}
-	scs_hash_final(&k, &h);
-	snprintf(out, SCS_DATA_TOKEN_LEN + 1, "%016llx", (unsigned long long)(k.h[0] ^ k.h[1]));
-	return SCS_OK;
+	for (uint32_t f = 0; f < l->n_files; f++)
+		free(names[f]);
+	free(names);
+	return rc;
 }
 
-/* External data: the data file first, then the model pointing into it. */
+/* Collect the tensors that go external (plan_tensor) into @p, for model @m. */
 static int
-write_external(scs_emit_result *res, scs_model *m, scs_commit *c, const char *name, const scs_emit_options *opts)
+plan_start(plan *p, scs_model *m, const scs_emit_options *opts, const scs_data_layout *only)
 {
-	char token[SCS_DATA_TOKEN_LEN + 1];
-	scs_sink *data = NULL, *model = NULL;
-	scs_pack_plan *packing = NULL;
-	uint64_t reported = 0;
-	plan p;
-	char *data_name = NULL;
-	size_t i;
 	int rc;
 
-	memset(&p, 0, sizeof(p));
-	p.m = m;
-	p.min_len = opts->external_min ? opts->external_min : 1024;
+	memset(p, 0, sizeof(*p));
+	p->m = m;
+	p->min_len = opts->external_min ? opts->external_min : 1024;
+	p->only = only;
 	/* tensors move out and back: each must be one of its own */
 	if ((rc = scs_model_unseal(m)) < 0)
 		return rc;
-	if ((p.offset_of = calloc(m->payloads->n ? m->payloads->n : 1, sizeof(*p.offset_of))) == NULL) {
-		rc = scs_err_set(SCS_ENOMEM, "cannot allocate the external data plan");
-		goto done;
+	scs_model_each_tensor(m->proto, plan_tensor, p);
+	return p->rc;
+}
+
+/* Every tensor of @p back as it was. */
+static void
+plan_end(plan *p)
+{
+	for (size_t i = 0; i < p->n; i++)
+		move_back(&p->items[i]);
+	free(p->items);
+	free(p->ids);
+}
+
+/* The model of @p as the file @name of @c, its planned tensors pointing into @l's files named for @stem. */
+static int
+write_pointing(scs_emit_result *res, plan *p, scs_commit *c, const char *name, const scs_data_layout *l,
+    const char *stem, const scs_emit_options *opts)
+{
+	scs_sink *model = NULL;
+	scs_pack_plan *packing = NULL;
+	int rc;
+
+	if ((rc = move_all_out(p, l, stem)) == SCS_OK &&
+	    (rc = scs_pack_plan_make(&packing, &p->m->proto->base, p->m->payloads)) == SCS_OK &&
+	    (rc = scs_commit_open(&model, c, name, SCS_SINK_MODEL)) == SCS_OK &&
+	    (rc = pack_to(packing, p->m, model, opts, 0)) == SCS_OK && (rc = scs_sink_park(model)) == SCS_OK) {
+		res->external = p->n > 0;
+		res->model_len = scs_sink_pos(model);
+		res->n_external = p->n;
 	}
-	scs_model_each_tensor(m->proto, plan_tensor, &p);
-	if ((rc = p.rc) < 0)
+	scs_pack_plan_free(packing);
+	return rc;
+}
+
+/* External data: the data files first (datafiles.h), then the model pointing into them. */
+static int
+write_external(scs_emit_result *res, scs_model *m, scs_commit *c, const char *name, const scs_emit_options *opts)
+{
+	plan p;
+	int rc;
+
+	if ((rc = plan_start(&p, m, opts, NULL)) < 0)
 		goto done;
 	if (p.n == 0) {
 		rc = SCS_DONE;        /* nothing to put beside the model: it goes inline */
 		goto done;
 	}
-	if ((rc = data_token(token, &p)) < 0)
+	/* with numbered files (a new layout), also payloads of equal bytes that tensors do not share are written once */
+	if ((rc = scs_data_layout_make(&res->data, m->payloads, p.ids, p.n, opts->max_file_len,
+	    opts->max_file_len ? SCS_DATA_SHARE_EQUAL : 0)) < 0 ||
+	    (rc = scs_data_layout_write(&res->data, m->payloads, c, name, opts->progress, opts->progress_payload)) < 0 ||
+	    (rc = write_pointing(res, &p, c, name, &res->data, name, opts)) < 0)
 		goto done;
-	if ((data_name = scs_sink_data_name(name, token)) == NULL) {
-		rc = scs_err_set(SCS_ENOMEM, "cannot allocate a path");
-		goto done;
-	}
-	if ((rc = scs_commit_open(&data, c, data_name, SCS_SINK_DATA)) < 0)
-		goto done;
-	for (i = 0; i < p.n; i++) {
-		uint32_t id;
-		uint64_t off;
-
-		scs_model_payload_of(m, p.items[i].t, &id);
-		off = p.offset_of[id] - 1;
-		/* offsets were given in this same order; a smaller one is shared and written */
-		if (off < scs_sink_pos(data))
-			continue;
-		if ((rc = scs_sink_pad_to(data, off)) < 0 ||
-		    (rc = scs_payloads_copy(m->payloads, id, data)) < 0)
-			goto done;
-		tick(opts, data, &reported, p.data_len);
-	}
-	if ((rc = scs_sink_park(data)) < 0)
-		goto done;
-	for (i = 0; i < p.n; i++)
-		if ((rc = move_out(&p, &p.items[i], data_name)) < 0)
-			goto done;
-	if ((rc = scs_pack_plan_make(&packing, &m->proto->base, m->payloads)) < 0 ||
-	    (rc = scs_commit_open(&model, c, name, SCS_SINK_MODEL)) < 0 || (rc = pack_to(packing, m, model, opts, 0)) < 0 ||
-	    (rc = scs_sink_park(model)) < 0)
-		goto done;
-	res->external = 1;
-	res->data_len = scs_sink_pos(data);
-	res->model_len = scs_sink_pos(model);
-	res->n_external = p.n;
+	res->data_len = scs_data_layout_len(&res->data);
 done:
-	scs_pack_plan_free(packing);
-	for (i = 0; i < p.n; i++)
-		move_back(&p.items[i]);
-	free(p.items);
-	free(p.offset_of);
-	free(data_name);
+	plan_end(&p);
+	if (rc < 0 || rc == SCS_DONE)
+		scs_data_layout_dispose(&res->data);
 	return rc;
+}
+
+int
+scs_emit_write_into(scs_emit_result *res, scs_model *m, scs_commit *c, const char *name, const scs_data_layout *l,
+    const char *data_stem, const scs_emit_options *opts)
+{
+	static const scs_emit_options none;
+	plan p;
+	int rc;
+
+	if (opts == NULL)
+		opts = &none;
+	memset(res, 0, sizeof(*res));
+	if ((rc = plan_start(&p, m, opts, l)) == SCS_OK)
+		rc = write_pointing(res, &p, c, name, l, data_stem, opts);
+	plan_end(&p);
+	return rc;
+}
+
+void
+scs_emit_result_dispose(scs_emit_result *res)
+{
+	scs_data_layout_dispose(&res->data);
 }
 
 int
@@ -326,114 +317,64 @@ scs_emit_write(scs_emit_result *res, scs_model *m, scs_commit *c, const char *na
 	return rc;
 }
 
-/* The payloads of plan @p into @data, each at its offset, once. */
+/* Model @p's (its tensors pointed at @l's files for @stem) length as a file: what a write would give. */
 static int
-write_shared_data(const plan *p, scs_sink *data, const scs_emit_options *opts)
-{
-	uint64_t reported = 0;
-	int rc;
-
-	for (size_t i = 0; i < p->n; i++) {
-		uint32_t id;
-		uint64_t off;
-
-		scs_model_payload_of(p->m, p->items[i].t, &id);
-		off = p->offset_of[id] - 1;
-		if (off < scs_sink_pos(data))
-			continue;     /* written for an earlier tensor, of this model or another */
-		if ((rc = scs_sink_pad_to(data, off)) < 0 || (rc = scs_payloads_copy(p->m->payloads, id, data)) < 0)
-			return rc;
-		tick(opts, data, &reported, p->data_len);
-	}
-	return scs_sink_status(data);
-}
-
-/* Model @m (its tensors moved out already) as the file @name of @c, into *res (@dry: sized only). */
-static int
-write_shared_model(scs_emit_result *res, scs_model *m, scs_commit *c, const char *name, const scs_emit_options *opts,
-    int dry)
+sized_pointing(scs_emit_result *res, plan *p, const scs_data_layout *l, const char *stem)
 {
 	scs_pack_plan *packing = NULL;
-	scs_sink *model;
 	int rc;
 
-	if ((rc = scs_pack_plan_make(&packing, &m->proto->base, m->payloads)) < 0)
-		return rc;
-	if (dry)
+	if ((rc = move_all_out(p, l, stem)) == SCS_OK &&
+	    (rc = scs_pack_plan_make(&packing, &p->m->proto->base, p->m->payloads)) == SCS_OK) {
+		res->external = p->n > 0;
 		res->model_len = scs_pack_plan_len(packing);
-	else if ((rc = scs_commit_open(&model, c, name, SCS_SINK_MODEL)) == SCS_OK &&
-	    (rc = pack_to(packing, m, model, opts, 0)) == SCS_OK && (rc = scs_sink_park(model)) == SCS_OK)
-		res->model_len = scs_sink_pos(model);
+		res->n_external = p->n;
+	}
 	scs_pack_plan_free(packing);
 	return rc;
 }
 
 int
 scs_emit_write_shared(scs_emit_result *res, scs_model *const *ms, size_t n, scs_commit *c,
-    const char *const *names, const char *stem, const scs_emit_options *opts, int dry, char **data_name)
+    const char *const *names, const char *stem, const scs_emit_options *opts, int dry, scs_data_layout *l)
 {
 	static const scs_emit_options none;
-	char token[SCS_DATA_TOKEN_LEN + 1];
-	scs_sink *data = NULL;
-	size_t *first;            /* [k]: model k's first item in the plan; [n]: the end */
-	plan p;
-	size_t i, k;
+	plan *p;
+	uint32_t *ids = NULL;
+	size_t i, k, n_ids = 0, started = 0;
 	int rc = SCS_OK;
 
 	if (opts == NULL)
 		opts = &none;
-	*data_name = NULL;
+	memset(l, 0, sizeof(*l));
 	memset(res, 0, n * sizeof(*res));
 	if (n == 0)
 		return SCS_OK;
-	memset(&p, 0, sizeof(p));
-	p.m = ms[0];              /* one payload set: any of the models reads it */
-	p.min_len = opts->external_min ? opts->external_min : 1024;
-	if ((first = calloc(n + 1, sizeof(*first))) == NULL ||
-	    (p.offset_of = calloc(p.m->payloads->n ? p.m->payloads->n : 1, sizeof(*p.offset_of))) == NULL) {
+	if ((p = calloc(n, sizeof(*p))) == NULL)
+		return scs_err_set(SCS_ENOMEM, "cannot allocate the external data plan");
+	for (k = 0; k < n && rc == SCS_OK; k++, started++) {
+		rc = plan_start(&p[k], ms[k], opts, NULL);
+		n_ids += p[k].n;
+	}
+	if (rc == SCS_OK && (ids = malloc((n_ids ? n_ids : 1) * sizeof(*ids))) == NULL)
 		rc = scs_err_set(SCS_ENOMEM, "cannot allocate the external data plan");
-		goto done;
+	/* one layout over every model's payloads, in the order the models (then their tensors) first use them */
+	for (k = 0, i = 0; k < n && rc == SCS_OK; k++) {
+		memcpy(ids + i, p[k].ids, p[k].n * sizeof(*ids));
+		i += p[k].n;
 	}
-	for (k = 0; k < n; k++) {
-		/* tensors move out and back: each must be one of its own */
-		if ((rc = scs_model_unseal(ms[k])) < 0)
-			goto done;
-		first[k] = p.n;
-		scs_model_each_tensor(ms[k]->proto, plan_tensor, &p);
-		if ((rc = p.rc) < 0)
-			goto done;
+	if (rc == SCS_OK && n_ids && (rc = scs_data_layout_make(l, ms[0]->payloads, ids, n_ids, opts->max_file_len,
+	    SCS_DATA_SHARE_EQUAL)) == SCS_OK && !dry)
+		rc = scs_data_layout_write(l, ms[0]->payloads, c, stem, opts->progress, opts->progress_payload);
+	for (k = 0; k < n && rc == SCS_OK; k++) {
+		rc = dry ? sized_pointing(&res[k], &p[k], l, stem) : write_pointing(&res[k], &p[k], c, names[k], l, stem, opts);
+		res[k].data_len = scs_data_layout_len(l);
 	}
-	first[n] = p.n;
-	if (p.n) {
-		if ((rc = data_token(token, &p)) < 0)
-			goto done;
-		if ((*data_name = scs_sink_data_name(stem, token)) == NULL) {
-			rc = scs_err_set(SCS_ENOMEM, "cannot allocate a path");
-			goto done;
-		}
-		if (!dry && ((rc = scs_commit_open(&data, c, *data_name, SCS_SINK_DATA)) < 0 ||
-		    (rc = write_shared_data(&p, data, opts)) < 0 || (rc = scs_sink_park(data)) < 0))
-			goto done;
-		for (i = 0; i < p.n; i++)
-			if ((rc = move_out(&p, &p.items[i], *data_name)) < 0)
-				goto done;
-	}
-	for (k = 0; k < n; k++) {
-		if ((rc = write_shared_model(&res[k], ms[k], c, names[k], opts, dry)) < 0)
-			goto done;
-		res[k].external = first[k + 1] > first[k];
-		res[k].n_external = first[k + 1] - first[k];
-		res[k].data_len = p.n ? (dry ? p.data_len : scs_sink_pos(data)) : 0;
-	}
-done:
-	for (i = 0; i < p.n; i++)
-		move_back(&p.items[i]);
-	if (rc < 0) {
-		free(*data_name);
-		*data_name = NULL;
-	}
-	free(p.items);
-	free(p.offset_of);
-	free(first);
+	for (k = 0; k < started; k++)
+		plan_end(&p[k]);
+	free(p);
+	free(ids);
+	if (rc < 0)
+		scs_data_layout_dispose(l);
 	return rc;
 }

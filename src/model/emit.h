@@ -2,9 +2,10 @@
  * emit.h: the streaming writer. Packs the skeleton with src/onnx/pack.c and
  * streams each payload from where it lies (input file or store) as the
  * writer reaches it: inline when the model stays under the protobuf
- * limit, otherwise (or on request) with ONNX external data in one file
- * beside the model, every payload at an offset aligned to 4096. Both files
- * appear together or not at all, as files of one commit (sink.h).
+ * limit, otherwise (or on request) with ONNX external data beside the
+ * model: one data file, or numbered ones of at most a given size
+ * (io/datafiles.h), every payload at an offset aligned to 4096. All the
+ * files appear together or not at all, as files of one commit (commit.h).
  *
  * SPDX-License-Identifier: MIT
  */
@@ -16,6 +17,7 @@
 #include "model/model.h"
 #include "util/progress.h"
 #include "io/commit.h"
+#include "io/datafiles.h"
 
 /* Largest inline model written: protobuf's 2 GiB limit. */
 #define SCS_EMIT_INLINE_MAX (((uint64_t)2 << 30) - 1)
@@ -24,6 +26,7 @@ typedef struct scs_emit_options {
 	int external;             /* 1: external data even when inline would fit */
 	uint64_t external_min;    /* payloads at least this long go external (0: 1024) */
 	uint64_t inline_max;      /* 0: SCS_EMIT_INLINE_MAX */
+	uint64_t max_file_len;    /* external data in numbered files of at most this many bytes (0: one file) */
 	scs_progress_cb progress; /* bytes written so far */
 	void *progress_payload;
 } scs_emit_options;
@@ -31,34 +34,53 @@ typedef struct scs_emit_options {
 typedef struct scs_emit_result {
 	int external;             /* 1 when a data file was written */
 	uint64_t model_len;       /* bytes of the .onnx */
-	uint64_t data_len;        /* bytes of the data file (0 when inline) */
+	uint64_t data_len;        /* bytes of the data files (0 when inline) */
 	uint64_t n_external;      /* tensors stored externally */
+	scs_data_layout data;     /* the data files written (n_files 0 when inline): their names
+	                             by scs_data_layout_name(&data, name, k), lengths in data.file_len */
 } scs_emit_result;
 
 /*
  * Write model @m as the file @name of commit @c: the .onnx (role
- * SCS_SINK_MODEL) and, when external, its data file beside it, named by
- * its contents (scs_sink_data_name(): "<name>.<16 hex>.data"), which every
+ * SCS_SINK_MODEL) and, when external, its data files beside it, named by
+ * their contents (io/datafiles.h: "<name>.<16 hex>.data", or with
+ * max_file_len "<name>.<16 hex>-00001-of-00004.data" ...), which every
  * external tensor's location names. Nothing is visible before
  * scs_commit_run(@c); on failure the caller aborts the commit. The model is
- * unchanged afterwards.
+ * unchanged afterwards. Dispose of *@res with scs_emit_result_dispose() in
+ * any case.
  */
 int scs_emit_write(scs_emit_result *res, scs_model *m, scs_commit *c, const char *name, const scs_emit_options *opts);
 
 /*
  * Write the @n models @ms, whose payloads are one set (scs_model_load_with),
- * as the files @names of commit @c, with one data file for them all: every
- * payload of at least opts->external_min bytes (0: 1024) once in it, at an
- * offset aligned to 4096, in the order the models (then their tensors) first
- * reference it, each model's tensors pointing into it; smaller payloads
- * inline (opts->external and opts->inline_max are not used). The data file
- * is named "<@stem>.<16 hex>.data" (scs_sink_data_name(), from its
- * contents); *data_name gets that name (malloc'd; NULL when no payload is
- * that long and no data file is written). res[i] is model i's (data_len:
- * the shared file's bytes, in each). @dry: nothing is opened or written,
- * the figures are what would be. The models are unchanged afterwards.
+ * as the files @names of commit @c, with one set of data files for them all
+ * (io/datafiles.h: one file, or numbered files of at most opts->max_file_len
+ * bytes): every payload of at least opts->external_min bytes (0: 1024) once,
+ * payloads of equal bytes in one place, in the order the models (then their
+ * tensors) first use them, each model's tensors pointing into the files
+ * named for @stem; smaller payloads inline (opts->external and
+ * opts->inline_max are not used). *@l gets the layout (no file when no
+ * payload is that long: l->n_files 0); dispose of it in any case. res[i] is
+ * model i's (data_len: the data files' bytes together, in each). @dry:
+ * nothing is opened or written, the figures are what would be. The models
+ * are unchanged afterwards.
  */
 int scs_emit_write_shared(scs_emit_result *res, scs_model *const *ms, size_t n, scs_commit *c,
-    const char *const *names, const char *stem, const scs_emit_options *opts, int dry, char **data_name);
+    const char *const *names, const char *stem, const scs_emit_options *opts, int dry, scs_data_layout *l);
+
+/*
+ * Write model @m as the file @name of commit @c, its tensors of at least
+ * opts->external_min bytes (0: 1024) whose payloads the layout @l holds
+ * pointing at their places in @l's data files named for @data_stem, which
+ * the caller writes (scs_data_layout_write(), in the same commit); the
+ * others stay inline. For several models sharing one set of data files:
+ * their payloads in one set, laid out once over all their payloads. *@res
+ * holds no layout (data_len 0). The model is unchanged afterwards.
+ */
+int scs_emit_write_into(scs_emit_result *res, scs_model *m, scs_commit *c, const char *name, const scs_data_layout *l,
+    const char *data_stem, const scs_emit_options *opts);
+
+void scs_emit_result_dispose(scs_emit_result *res);
 
 #endif

@@ -393,10 +393,10 @@ class TestPathFunctions(Base):
 
     def test_share(self):
         models = [self.model('share_dec.onnx'), self.model('share_dec_past.onnx')]
-        dry = scs4onnx_c.share(os.path.join(self.py, 'out'), models, dry_run=True)
+        dry = scs4onnx_c.share(os.path.join(self.py, 'out'), models, dry_run=True, max_data_file_size='64M')
         self.assertFalse(os.path.exists(os.path.join(self.py, 'out')))
         rep = scs4onnx_c.share(os.path.join(self.py, 'out'), models, max_data_file_size='64M')
-        cli('share', os.path.join(self.cli, 'out'), *models)
+        cli('share', os.path.join(self.cli, 'out'), *models, '--max-data-file-size', '64M')
         self.assertSameFolders(self.py, self.cli)
         self.assertEqual([s['constant'] for s in rep['shared']], ['wte', 'w1', 'w2'])
         self.assertEqual([m['path'] for m in rep['models']], [os.path.join(self.py, 'out', 'share_dec.onnx'),
@@ -498,11 +498,26 @@ class TestPathFunctions(Base):
         self.assertSameFolders(self.py, self.cli)
         with open(os.path.join(self.tmp, 'cli.json')) as f:
             want = json.load(f)
+        # the data files, each in its own run's folder
+        self.assertEqual([os.path.basename(d['name']) for d in rep.pop('data_files')],
+                         [os.path.basename(d['name']) for d in want.pop('data_files')])
         for r in (rep, want):   # times, and the process's I/O (the CLI's start-up reads too)
             for key in ('summary', 'seconds', 'stages', 'bytes_read', 'bytes_written', 'bytes_kernel_copied',
                         'bytes_compared_mapped'):
                 r.pop(key, None)
         self.assertEqual(rep, want)
+
+    def test_max_data_file_size(self):
+        src = self.model('external.onnx')
+        rep = scs4onnx_c.shrink(src, os.path.join(self.py, 'out.onnx'), max_data_file_size='4K')
+        cli('shrink', src, os.path.join(self.cli, 'out.onnx'), '--max-data-file-size', '4K')
+        self.assertEqual([os.path.basename(d['name'])[-20:] for d in rep['data_files']],
+                         ['-00001-of-00002.data', '-00002-of-00002.data'])
+        self.assertEqual(sorted(os.listdir(self.py)), ['out.onnx'] + [os.path.basename(d['name'])
+                                                                     for d in rep['data_files']])
+        self.assertSameFolders(self.py, self.cli)
+        with self.assertRaises(scs4onnx_c.Error):
+            scs4onnx_c.shrink(src, os.path.join(self.py, 'out2.onnx'), max_data_file_size=4095)
 
 
 def load_tests(loader, tests, pattern):
