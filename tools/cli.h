@@ -109,6 +109,8 @@ typedef struct cli_help {
 	"DequantizeLinear of constants (left by default\n" "for the runtime's quantized kernels)" }
 #define CLI_HELP_INIT_CONST { "    --initializers-as-constants", "take initializers that are also graph inputs\n" \
 	"as constants (IR 4+: no longer inputs in OUTPUT;\n" "below IR 4 they always are constants)" }
+#define CLI_HELP_KEEP_TRANSPOSED { "    --keep-transposed", "keep a 2-D constant that equals another one\n" \
+	"transposed as a copy of its own (by default one\n" "is kept, the other read through a Transpose)" }
 #define CLI_HELP_END { "-h, --help", "show this help" }, { "    --version", "show the version" }, { NULL, NULL }
 
 /*
