@@ -308,8 +308,10 @@ scs_api_shrink_passes(scs_model *m, scs_report *rep, const scs_shrink_options *o
 		return rc;
 	if (narrowed && (rc = scs_api_dedup(m, rep, 0)) < 0)
 		return rc;
-	/* after dedup: identical copies are merged first */
-	if (!opts->keep_transposed && (rc = scs_api_transposed(&m, 1, rep)) < 0)
+	/* after dedup, so that identical copies are merged first; not where constants are exported by name
+	 * (npy mode, forced extraction), which a rewrite would take away */
+	if (!opts->keep_transposed && opts->mode != SCS_MODE_NPY && !opts->n_forced_op_names &&
+	    !opts->n_forced_constant_names && (rc = scs_api_transposed(&m, 1, rep)) < 0)
 		return rc;
 	/* last: the types downcast leaves */
 	if (opts->write_shapes && (rc = scs_opt_write_shapes(m, &n_shapes)) < 0)

@@ -409,6 +409,24 @@ Test(transposed, keep_transposed_keeps_both_copies, .init = shrink_setup, .fini 
 	cr_assert_eq(rep.bytes_transposed, 0);
 }
 
+/* npy mode and forced extraction export constants by name: no rewrite takes one away. */
+Test(transposed, not_with_npy_mode_or_forced_extraction, .init = shrink_setup, .fini = shrink_teardown)
+{
+	const char *names[] = { "wte" };
+	scs_shrink_options o = SCS_SHRINK_OPTIONS_INIT;
+	Onnx__GraphProto *g;
+
+	o.forced_constant_names = names;
+	o.n_forced_constant_names = 1;
+	g = shrink_fixture("tr_gpt_f32_21.onnx", &o);
+	cr_assert_eq(rep.transposed.n, 0);
+	cr_assert_eq(rep.npy.n, 1, "wte is exported");
+	cr_assert_str_eq(rep.npy.items[0].name, "wte");
+	cr_assert_null(find_init(g, "wte"), "wte is a graph input now");
+	cr_assert_not_null(find_init(g, "wte_T"));
+	cr_assert_eq(count_ops(g, "Transpose"), 0);
+}
+
 /* The tool's summary line and JSON, and --keep-transposed. */
 Test(transposed, the_tool_reports_the_rewrite_and_takes_keep_transposed, .init = shrink_setup, .fini = shrink_teardown)
 {
