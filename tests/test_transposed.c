@@ -166,10 +166,10 @@ Test(transposed, tied_embedding_float16_opset21_raw, .init = shrink_setup, .fini
 	expect_tied_embedding("tr_gpt_f16_21.onnx", "float16", 2, 0);
 }
 
-/* wte [600, 512] (1.2 MiB, over one store chunk): typed (in the store) against raw (in the file), with
- * @store_dir, and confirmed in blocks of @block bytes (0: the default). */
+/* wte [600, 512] (1.2 MiB, over one store chunk) of fixture @name: typed (in the store) against raw (in the
+ * file), with @store_dir, and confirmed in blocks of @block bytes (0: the default). */
 static void
-expect_chunk(const char *store_dir, size_t block)
+expect_chunk_of(const char *name, const char *store_dir, size_t block)
 {
 	scs_shrink_options o = SCS_SHRINK_OPTIONS_INIT;
 	Onnx__GraphProto *g;
@@ -177,7 +177,7 @@ expect_chunk(const char *store_dir, size_t block)
 
 	o.store_dir = store_dir;
 	scs_pass_transposed_block_for_tests(block);
-	g = shrink_fixture("tr_chunk.onnx", &o);
+	g = shrink_fixture(name, &o);
 	scs_pass_transposed_block_for_tests(0);
 	out = shrunk_path();
 	cr_assert_not_null(find_init(g, "wte_T"));
@@ -186,8 +186,24 @@ expect_chunk(const char *store_dir, size_t block)
 	expect_listed(&rep, "wte", "Transpose(wte_T) [600, 512] float32, 1.2 MiB");
 	cr_assert_eq(rep.bytes_transposed, 600 * 512 * 4);
 	cr_assert_eq(rep.bytes_after, 600 * 512 * 4);
-	expect_same_everywhere("tr_chunk.onnx", out, 1);
+	expect_same_everywhere(name, out, 1);
 	free(out);
+}
+
+static void
+expect_chunk(const char *store_dir, size_t block)
+{
+	expect_chunk_of("tr_chunk.onnx", store_dir, block);
+}
+
+/* wte in the file, wte_T in the store: the store's side is read in blocks, the file's in segments */
+Test(transposed, a_payload_over_one_store_chunk_the_other_way_round, .init = shrink_setup, .fini = shrink_teardown)
+{
+	expect_chunk_of("tr_chunk_swap.onnx", NULL, 0);
+	scs_report_dispose(&rep);
+	free_proto(shrunk_model);
+	shrunk_model = NULL;
+	expect_chunk_of("tr_chunk_swap.onnx", NULL, 3000);
 }
 
 Test(transposed, a_payload_over_one_store_chunk, .init = shrink_setup, .fini = shrink_teardown)

@@ -44,6 +44,8 @@
 #include "onnx/dtype.h"
 #include "util/err.h"
 #include "util/hash.h"
+#include "io/payload.h"
+#include "io/source.h"
 #include "onnx/opschema.h"
 #include "shrink/pass.h"
 #include "model/scope.h"
@@ -137,7 +139,7 @@ typedef struct tpass {
 	uint8_t *win;             /* SCS_CHUNK_LEN bytes */
 } tpass;
 
-/* Reads of one payload, through a window of one store chunk unless it lies in a file. */
+/* Reads of one payload: a file's read exactly, others through a window of one store chunk. */
 typedef struct reader {
 	scs_payloads *set;
 	uint32_t id;
@@ -153,7 +155,7 @@ reader_init(reader *r, scs_payloads *set, uint32_t id, uint8_t *win)
 	r->set = set;
 	r->id = id;
 	r->len = set->items[id].key.len;
-	r->win = set->items[id].where == SCS_AT_FILE ? NULL : win;
+	r->win = win;
 	r->win_off = 0;
 	r->win_len = 0;
 }
@@ -161,9 +163,13 @@ reader_init(reader *r, scs_payloads *set, uint32_t id, uint8_t *win)
 static int
 reader_read(reader *r, uint64_t off, void *buf, size_t len)
 {
+	const scs_payload *p = &r->set->items[r->id];
 	uint64_t start;
 	int rc;
 
+	/* a file's bytes read exactly (a segment per row: no read-ahead to throw away) */
+	if (p->where == SCS_AT_FILE && off <= r->len && len <= r->len - off)
+		return scs_source_read(r->set->files[p->file], buf, len, p->off + off);
 	if (r->win == NULL || len > SCS_CHUNK_LEN / 2)
 		return scs_payloads_read(r->set, r->id, off, buf, len);
 	if (r->win_len == 0 || off < r->win_off || off + len > r->win_off + r->win_len) {
@@ -273,9 +279,36 @@ signatures(tpass *p, tcand *c)
 	return SCS_OK;
 }
 
+/* 1 when the @n elements of @e bytes at @seg equal those at @col, @stride bytes apart. */
+static inline int
+column_equal_of(const uint8_t *seg, const uint8_t *col, size_t n, size_t stride, size_t e)
+{
+	for (size_t r = 0; r < n; r++, col += stride)
+		if (memcmp(seg + r * e, col, e) != 0)
+			return 0;
+	return 1;
+}
+
+/* column_equal_of(), with the common sizes known to the compiler (a compare each, not a call). */
+static int
+column_equal(const uint8_t *seg, const uint8_t *col, size_t n, size_t stride, size_t e)
+{
+	switch (e) {
+	case 1:
+		return column_equal_of(seg, col, n, stride, 1);
+	case 2:
+		return column_equal_of(seg, col, n, stride, 2);
+	case 4:
+		return column_equal_of(seg, col, n, stride, 4);
+	default:
+		return column_equal_of(seg, col, n, stride, e);
+	}
+}
+
 /*
  * 1 when @y [B, A] equals @x [A, B] transposed, byte for byte; 0 when not.
- * The side with fewer columns (s, [sr, sc]) is read in tiles of at most
+ * The side with fewer columns (s, [sr, sc]; the one in the store when the
+ * other lies in a file) is read in tiles of at most
  * BLOCK_LEN bytes, rows [r0, r0 + h) by columns [c0, c0 + w); for each
  * tile, rows c0 .. c0 + w of the other side (o, [sc, sr]), columns
  * [r0, r0 + h): one segment each.
@@ -285,12 +318,20 @@ confirm(tpass *p, const tcand *x, const tcand *y)
 {
 	scs_payloads *set = p->models[x->model].m->payloads;
 	const tcand *s = y->cols <= x->cols ? y : x, *o = s == y ? x : y;
-	uint64_t sr = (uint64_t)s->rows, sc = (uint64_t)s->cols, e = scs_dtype_bits(x->data_type) / 8, w, h;
+	uint64_t sr, sc, e = scs_dtype_bits(x->data_type) / 8, w, h;
 	reader rs, ro;
 	int rc;
 
+	/* segments are cheap to read from a file, dear from the store (a chunk decoded for each) */
+	if (set->items[s->payload].where == SCS_AT_FILE && set->items[o->payload].where != SCS_AT_FILE) {
+		const tcand *t = s;
+
+		s = o;
+		o = t;
+	}
+	sr = (uint64_t)s->rows;
+	sc = (uint64_t)s->cols;
 	reader_init(&rs, set, s->payload, NULL);
-	rs.win = NULL;
 	reader_init(&ro, set, o->payload, p->win);
 	w = sc < BLOCK / e ? sc : BLOCK / e;
 	if (w == 0)
@@ -316,13 +357,10 @@ confirm(tpass *p, const tcand *x, const tcand *y)
 						return rc;
 			}
 			for (uint64_t c = 0; c < ww; c++) {
-				const uint8_t *col = p->block + c * e;
-
 				if ((rc = reader_read(&ro, ((c0 + c) * sr + r0) * e, p->seg, (size_t)(hh * e))) < 0)
 					return rc;
-				for (uint64_t r = 0; r < hh; r++)
-					if (memcmp(p->seg + r * e, col + r * ww * e, e) != 0)
-						return 0;
+				if (!column_equal(p->seg, p->block + c * e, (size_t)hh, (size_t)(ww * e), (size_t)e))
+					return 0;
 			}
 		}
 	}

@@ -21,9 +21,10 @@ Files written to OUTDIR:
       h2 = Gather(wte, ids2) + x2 ([5, 12]); logits3 = MatMul(h3, wte_T)
       (3-D activations), logits2 = MatMul(h2, wte_T) (2-D). _17 holds its
       payloads typed (float_data; int32_data for float16), _21 raw.
-  tr_chunk.onnx
+  tr_chunk.onnx, tr_chunk_swap.onnx
       as tr_gpt_f32 at opset 17 with wte [600, 512] (1.2 MiB, over one
-      store chunk) in float_data (so in the store) and wte_T in raw_data.
+      store chunk) in float_data (so in the store) and wte_T in raw_data;
+      tr_chunk_swap.onnx the other way round.
   tr_if.onnx
       opset 13, an If on cond: the then branch holds the pair P [7, 5] (read
       by MatMul) and P_T [5, 7] (read by Gather) as its own initializers;
@@ -300,6 +301,7 @@ def main(outdir):
     gpt(outdir, "tr_gpt_f16_17.onnx", np.float16, 17, True)
     gpt(outdir, "tr_gpt_f16_21.onnx", np.float16, 21, False)
     gpt(outdir, "tr_chunk.onnx", np.float32, 17, False, v=600, d=512, wte_typed=True, wte_t_typed=False)
+    gpt(outdir, "tr_chunk_swap.onnx", np.float32, 17, False, v=600, d=512, wte_typed=False, wte_t_typed=True)
     if_model(outdir)
     sibling_model(outdir)
     const_model(outdir)
