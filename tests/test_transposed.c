@@ -425,6 +425,23 @@ Test(transposed, keep_transposed_keeps_both_copies, .init = shrink_setup, .fini 
 	cr_assert_eq(rep.bytes_transposed, 0);
 }
 
+/* A Transpose of the model's opset must take the element type: bfloat16 from opset 13 on. */
+Test(transposed, only_where_the_opsets_transpose_takes_the_type, .init = shrink_setup, .fini = shrink_teardown)
+{
+	Onnx__GraphProto *g = shrink_fixture("tr_bf16_op12.onnx", NULL);
+
+	cr_assert_not_null(find_init(g, "W"));
+	cr_assert_not_null(find_init(g, "W_T"));
+	cr_assert_eq(rep.transposed.n, 0);
+	expect_skipped(&rep, "W_T", "Transpose of this opset does not take its element type");
+	scs_report_dispose(&rep);
+	free_proto(shrunk_model);
+	g = shrink_fixture("tr_bf16_op13.onnx", NULL);
+	cr_assert_null(find_init(g, "W_T"));
+	expect_transpose(g, "W_T", "W");
+	expect_listed(&rep, "W_T", "Transpose(W) [6, 4] bfloat16, 48 bytes");
+}
+
 /* npy mode and forced extraction export constants by name: no rewrite takes one away. */
 Test(transposed, not_with_npy_mode_or_forced_extraction, .init = shrink_setup, .fini = shrink_teardown)
 {

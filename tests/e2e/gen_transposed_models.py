@@ -61,6 +61,9 @@ Files written to OUTDIR:
   tr_default.onnx
       IR 8, opset 13: D [3, 5] an initializer that is also a graph input and
       D_T [5, 3] = D.T; t = MatMul(x, D), y = Gather(D_T, idx).
+  tr_bf16_op12.onnx, tr_bf16_op13.onnx
+      bfloat16 W [4, 6] (read by Concat) and W_T = W.T (read by Gather), at
+      opset 12 (Transpose takes no bfloat16 before opset 13) and 13.
   tr_pair_a.onnx, tr_pair_b.onnx
       two models sharing a tied weight: _a reads wte_T [12, 50] by a MatMul,
       _b reads wte [50, 12] = wte_T.T by a Gather (for the pass across
@@ -295,6 +298,25 @@ def pair_models(outdir):
     save(outdir, "tr_pair_b.onnx", gb, 13)
 
 
+def bf16_model(outdir, opset):
+    w = rand((4, 6), 111)
+    bits = (w.view(np.uint32) >> 16).astype(np.uint16)     # bfloat16: the high half of each float32
+
+    def bf16(name, arr):
+        t = TensorProto()
+        t.name = name
+        t.data_type = TensorProto.BFLOAT16
+        t.dims.extend(arr.shape)
+        t.raw_data = np.ascontiguousarray(arr).tobytes()
+        return t
+    g = helper.make_graph(
+        [helper.make_node("Concat", ["W", "W"], ["c"], axis=0, name="cat"),
+         helper.make_node("Gather", ["W_T", "idx"], ["y"], name="gather")],
+        "bf16", [vi("idx", I64, [2])], [vi("c", TensorProto.BFLOAT16, [8, 6]), vi("y", TensorProto.BFLOAT16, [2, 4])],
+        [bf16("W", bits), bf16("W_T", bits.T)])
+    save(outdir, "tr_bf16_op%d.onnx" % opset, g, opset)
+
+
 def main(outdir):
     gpt(outdir, "tr_gpt_f32_17.onnx", np.float32, 17, True)
     gpt(outdir, "tr_gpt_f32_21.onnx", np.float32, 21, False)
@@ -312,6 +334,8 @@ def main(outdir):
     outputs_model(outdir)
     default_model(outdir)
     pair_models(outdir)
+    bf16_model(outdir, 12)
+    bf16_model(outdir, 13)
 
 
 if __name__ == "__main__":
