@@ -819,10 +819,9 @@ rewrite(tpass *p, tcand *kept, tcand *gone)
 			return skip(p, gone, kept, "a graph between them defines that name");
 	} else {
 		Onnx__TensorProto *holder;
-		char base[256];
 
-		snprintf(base, sizeof(base), "%s", kept->name);
-		if ((fresh = scs_fresh_name(base, "_scs", tensor_name_taken, tm, 1)) == NULL)
+		/* the kept copy's name where this model has it free */
+		if ((fresh = scs_fresh_name(kept->name, "_scs", tensor_name_taken, tm, 1)) == NULL)
 			return scs_err_set(SCS_ENOMEM, "cannot allocate a name");
 		if ((rc = own(tm, &tm->taken, fresh)) < 0)
 			return rc;
