@@ -287,6 +287,21 @@ Test(transposed, copies_in_sibling_bodies_are_left_with_a_reason, .init = shrink
 	free(out);
 }
 
+/* A Loop body whose carried input has the kept copy's name: a Transpose there would read that input. */
+Test(transposed, a_name_a_body_defines_again_is_not_captured, .init = shrink_setup, .fini = shrink_teardown)
+{
+	Onnx__GraphProto *g = shrink_fixture("tr_capture.onnx", NULL), *body = subgraph(g, "Loop", "body");
+	char *out = shrunk_path();
+
+	cr_assert_not_null(body);
+	cr_assert_eq(count_ops(body, "Constant"), 1, "A_T stays");
+	cr_assert_eq(count_ops(body, "Transpose"), 0);
+	cr_assert_eq(rep.transposed.n, 0);
+	expect_skipped(&rep, "A_T", "equal to 'A' transposed, but a graph between them defines that name");
+	expect_same_everywhere("tr_capture.onnx", out, 1);
+	free(out);
+}
+
 Test(transposed, constant_nodes, .init = shrink_setup, .fini = shrink_teardown)
 {
 	Onnx__GraphProto *g = shrink_fixture("tr_const.onnx", NULL);
@@ -409,6 +424,12 @@ Test(transposed, an_overridable_default_is_never_touched, .init = shrink_setup, 
 	cr_assert_eq(count_ops(g, "Transpose"), 0);
 	cr_assert_eq(rep.transposed.n, 0);
 	cr_assert_eq(rep.bytes_before, rep.bytes_after);
+	{
+		char *out = shrunk_path();
+
+		expect_same_everywhere("tr_default.onnx", out, 1);
+		free(out);
+	}
 }
 
 Test(transposed, keep_transposed_keeps_both_copies, .init = shrink_setup, .fini = shrink_teardown)

@@ -64,6 +64,11 @@ Files written to OUTDIR:
   tr_bf16_op12.onnx, tr_bf16_op13.onnx
       bfloat16 W [4, 6] (read by Concat) and W_T = W.T (read by Gather), at
       opset 12 (Transpose takes no bfloat16 before opset 13) and 13.
+  tr_capture.onnx
+      opset 13: A [6, 5] in the main graph (read by MatMul); a Loop whose
+      body's carried input is also named A holds A_T [5, 6] = A.T as a
+      Constant node read by Gather: a Transpose of A there would read the
+      body's A.
   tr_pair_a.onnx, tr_pair_b.onnx
       two models sharing a tied weight: _a reads wte_T [12, 50] by a MatMul,
       _b reads wte [50, 12] = wte_T.T by a Gather (for the pass across
@@ -317,6 +322,27 @@ def bf16_model(outdir, opset):
     save(outdir, "tr_bf16_op%d.onnx" % opset, g, opset)
 
 
+def capture_model(outdir):
+    a = rand((6, 5), 121)
+    body = helper.make_graph(
+        [helper.make_node("Identity", ["cond_in"], ["cond_out"], name="body_cond"),
+         const_node("A_T", np.ascontiguousarray(a.T)),
+         helper.make_node("Gather", ["A_T", "idx"], ["g"], name="body_gather"),
+         helper.make_node("MatMul", ["g", "A"], ["s"], name="body_mm"),
+         helper.make_node("Identity", ["A"], ["A_next"], name="body_carry")],
+        "body", [vi("iter", I64, []), vi("cond_in", TensorProto.BOOL, []), vi("A", F32, [6, 5])],
+        [vi("cond_out", TensorProto.BOOL, []), vi("A_next", F32, [6, 5]), vi("s", F32, [2, 5])])
+    g = helper.make_graph(
+        [helper.make_node("MatMul", ["x", "A"], ["t"], name="mm"),
+         helper.make_node("Loop", ["trip", "cond", "z"], ["z_out", "scan"], name="loop", body=body)],
+        "capture",
+        [vi("x", F32, [2, 6]), vi("trip", I64, []), vi("cond", TensorProto.BOOL, []), vi("z", F32, [6, 5]),
+         vi("idx", I64, [2])],
+        [vi("t", F32, [2, 5]), vi("z_out", F32, [6, 5]), vi("scan", F32, [None, 2, 5])],
+        [numpy_helper.from_array(a, "A")])
+    save(outdir, "tr_capture.onnx", g, 13)
+
+
 def main(outdir):
     gpt(outdir, "tr_gpt_f32_17.onnx", np.float32, 17, True)
     gpt(outdir, "tr_gpt_f32_21.onnx", np.float32, 21, False)
@@ -336,6 +362,7 @@ def main(outdir):
     pair_models(outdir)
     bf16_model(outdir, 12)
     bf16_model(outdir, 13)
+    capture_model(outdir)
 
 
 if __name__ == "__main__":
