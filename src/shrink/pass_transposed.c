@@ -87,7 +87,6 @@ typedef struct tcand {
 	uint32_t payload;
 	int32_t scope;
 	int32_t data_type;
-	int32_t node_at;          /* K_CONST: its index in its scope's nodes */
 	int8_t kind;
 	int8_t pinned;
 	int8_t role;
@@ -456,19 +455,6 @@ count_digest(const tpass *p, uint64_t d)
 	return lo < p->n_digests && p->digests[lo] == d ? 1 + (lo + 1 < p->n_digests && p->digests[lo + 1] == d) : 0;
 }
 
-/* The index of @node in scope @s's nodes. */
-static int32_t
-node_index(tmodel *tm, int s, const Onnx__NodeProto *node)
-{
-	size_t *n;
-	Onnx__NodeProto **nodes = *scs_scope_nodes(&tm->scopes.items[s], &n);
-
-	for (size_t i = 0; i < *n; i++)
-		if (nodes[i] == node)
-			return (int32_t)i;
-	return -1;
-}
-
 static int
 add_cand(void *ctx, int scope, Onnx__TensorProto *t, Onnx__NodeProto *node, const char *name)
 {
@@ -507,10 +493,7 @@ add_cand(void *ctx, int scope, Onnx__TensorProto *t, Onnx__NodeProto *node, cons
 	c->scope = scope;
 	c->data_type = t->data_type;
 	c->kind = node ? K_CONST : K_INIT;
-	c->node_at = node ? node_index(tm, scope, node) : -1;
 	c->pinned = (int8_t)scs_strmap_get(&tm->scopes.items[scope].pinned, name, NULL);
-	if (node && c->node_at < 0)
-		return scs_err_set(SCS_ECORRUPT, "a Constant node outside its graph");
 	p->n++;
 	return SCS_OK;
 }
@@ -806,10 +789,9 @@ rewrite(tpass *p, tcand *kept, tcand *gone)
 {
 	tmodel *tm = &p->models[gone->model], *tk = &p->models[kept->model];
 	const char *why, *source = kept->name;
-	Onnx__NodeProto *node = NULL, **nodes, *replaced = NULL;
+	Onnx__NodeProto *node = NULL, *replaced = NULL;
 	char *node_name = NULL, *fresh = NULL, detail[512], size[32];
 	uint64_t bytes = tm->m->payloads->items[gone->payload].key.len;
-	size_t *n;
 	int rc;
 
 	if ((why = cannot_transpose(tm, gone)) != NULL)
@@ -852,13 +834,16 @@ rewrite(tpass *p, tcand *kept, tcand *gone)
 		kept->moved = 1;
 	}
 	if (gone->kind == K_CONST) {
-		nodes = *scs_scope_nodes(&tm->scopes.items[gone->scope], &n);
+		Onnx__NodeProto swap;
+
+		/* replaced where it is: the Constant node takes the Transpose's fields, which frees its own after */
 		if ((node = transpose_node(source, gone->name, gone->node->name)) == NULL)
 			return scs_err_set(SCS_ENOMEM, "cannot make a Transpose node");
-		nodes[gone->node_at] = node;
-		replaced = gone->node;
-		gone->node = node;
-		gone->name = node->output[0];
+		swap = *gone->node;
+		*gone->node = *node;
+		*node = swap;
+		replaced = node;
+		gone->name = gone->node->output[0];
 	} else {
 		char base[256];
 
