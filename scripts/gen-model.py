@@ -16,6 +16,9 @@ Kinds:
            shape constants; tied (identical) [V,H] embeddings used by Gather
            and by Gemm(transB=1).  --big-tensor SIZE adds one [N,H] tensor of
            about SIZE bytes (used by a Gather).  Inline unless --external.
+           --tied-transposed stores the output projection as [H,V], the
+           embedding transposed, read by a MatMul (an export's constant
+           folding of a tied weight).
   inline   the llm kind, always inline (a single .onnx, default --size 2.3G,
            i.e. larger than the 2 GiB protobuf limit).
   many     --count N (default 4000) small DISTINCT float32 [4] constants, each
@@ -48,6 +51,8 @@ Options:
   --ext-threshold B  smallest tensor (bytes) to move to external data (1024;
                      at 32 or less the Reshape shape constants go external
                      too, and ONNX Runtime then refuses the model)
+  --tied-transposed  llm/inline: lm_head.weight is [H,V], the embedding
+                     transposed, read by MatMul instead of Gemm(transB=1)
   --layers/--hidden/--vocab/--seq  override the llm dimensions
   --vocab/--width/--layers/--seq/--batch  gpt dimensions (32000, 1024, 2, 32, 1)
   --dtype T          gpt: float32 (default) or float16
@@ -328,6 +333,17 @@ def pieces_uniform(seed_words, count, scale):
     return gen
 
 
+def pieces_transposed(pieces, rows, cols):
+    """The [rows, cols] float32 payload of `pieces` transposed ([cols, rows]),
+    in row blocks: the whole matrix is held once (rows * cols * 4 bytes)."""
+    def gen():
+        m = np.concatenate([np.asarray(p, dtype=np.float32) for p in pieces()]).reshape(rows, cols)
+        step = max(1, CHUNK // (4 * rows))
+        for r0 in range(0, cols, step):
+            yield np.ascontiguousarray(m[:, r0:r0 + step].T)
+    return gen
+
+
 # --------------------------------------------------------------------------
 # serialisation
 # --------------------------------------------------------------------------
@@ -542,7 +558,10 @@ def build_llm(a):
     # tied embeddings: two identical [V, H] tensors
     emb = pieces_uniform((seed, 1), V * H, 0.02)
     e_in = g.init("model.embed_tokens.weight", FLOAT, [V, H], ("emb", seed, V, H), emb)
-    e_out = g.init("lm_head.weight", FLOAT, [V, H], ("emb", seed, V, H), emb)
+    if a.tied_transposed:
+        e_out = g.init("lm_head.weight", FLOAT, [H, V], ("emb_t", seed, V, H), pieces_transposed(emb, V, H))
+    else:
+        e_out = g.init("lm_head.weight", FLOAT, [V, H], ("emb", seed, V, H), emb)
     ids = (np.arange(S, dtype=np.int64) * 7919 + seed) % V
     ids_t = g.init_array("input_ids_const", ids.reshape(1, S))
     h = g.node("Gather", [e_in, ids_t], axis=0)          # [1,S,H]
@@ -599,7 +618,10 @@ def build_llm(a):
 
     s2 = g.init_array("final_shape", np.array([S, H], np.int64))
     h2 = g.node("Reshape", [h, s2])                      # [S,H]
-    g.node("Gemm", [h2, e_out], out="logits", transB=1)  # [S,V]
+    if a.tied_transposed:
+        g.node("MatMul", [h2, e_out], out="logits")      # [S,V]
+    else:
+        g.node("Gemm", [h2, e_out], out="logits", transB=1)  # [S,V]
     g.output("logits", FLOAT, [S, V])
     return g
 
@@ -762,6 +784,8 @@ def main(argv=None):
                     help="external data file name (implies --external)")
     ap.add_argument("--ext-threshold", type=parse_size, default=1024,
                     help="min tensor bytes to externalise (default 1024)")
+    ap.add_argument("--tied-transposed", action="store_true",
+                    help="llm/inline: lm_head.weight is the embedding transposed, read by MatMul")
     ap.add_argument("--layers", type=positive_int)
     ap.add_argument("--hidden", type=positive_int)
     ap.add_argument("--vocab", type=positive_int)
@@ -805,6 +829,8 @@ def main(argv=None):
         for opt in gpt_only:
             if getattr(a, opt) is not None:
                 ap.error("--%s applies to gpt only" % opt)
+    if a.tied_transposed and a.kind not in ("llm", "inline"):
+        ap.error("--tied-transposed applies to llm/inline only")
     if a.kind != "dups" and a.groups != 1:
         ap.error("--groups applies to dups only")
     if a.kind in ("many", "dups") and a.count < 0:

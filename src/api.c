@@ -185,6 +185,22 @@ downcast(scs_model *m, scs_report *rep, size_t *narrowed)
 	return rc < 0 ? rc : added;
 }
 
+/* The transposed pass on @models (sharing one payload set), what it did into @rep. */
+int
+scs_api_transposed(scs_model *const *models, size_t n_models, scs_report *rep)
+{
+	scs_transposed_result res;
+	int rc, added;
+
+	memset(&res, 0, sizeof(res));
+	rc = scs_pass_transposed(models, n_models, &res);
+	if ((added = report_notes(&rep->transposed, &res.rewritten)) == SCS_OK)
+		added = report_notes(&rep->skipped, &res.skipped);
+	rep->bytes_transposed += res.bytes;
+	scs_transposed_result_dispose(&res);
+	return rc < 0 ? rc : added;
+}
+
 /* The initializers listed among @m's graph inputs (pass.h), counted in @rep. */
 int
 scs_api_lift_defaults(scs_defaults *d, scs_model *m, scs_report *rep, int as_constants)
@@ -264,7 +280,8 @@ scs_api_run_optimizer(scs_model *m, scs_report *rep, const char *const *only, si
 
 /*
  * Dedup, then downcast unless disabled, then dedup again when something was
- * narrowed (constants may be equal only once narrowed): what
+ * narrowed (constants may be equal only once narrowed), then transposed
+ * copies unless kept: what
  * scs4onnx-shrink does to a model, so that one run reaches what repeated
  * runs would. @count: what the first dedup studies is counted (not a
  * second look at constants counted before). @order, unless NULL, gets the
@@ -290,6 +307,11 @@ scs_api_shrink_passes(scs_model *m, scs_report *rep, const scs_shrink_options *o
 	if (!opts->disable_auto_downcast && (rc = downcast(m, rep, &narrowed)) < 0)
 		return rc;
 	if (narrowed && (rc = scs_api_dedup(m, rep, 0)) < 0)
+		return rc;
+	/* after dedup, so that identical copies are merged first; not where constants are exported by name
+	 * (npy mode, forced extraction), which a rewrite would take away */
+	if (!opts->keep_transposed && opts->mode != SCS_MODE_NPY && !opts->n_forced_op_names &&
+	    !opts->n_forced_constant_names && (rc = scs_api_transposed(&m, 1, rep)) < 0)
 		return rc;
 	/* last: the types downcast leaves */
 	if (opts->write_shapes && (rc = scs_opt_write_shapes(m, &n_shapes)) < 0)

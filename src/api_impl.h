@@ -57,6 +57,9 @@ int scs_api_load_input(scs_model **m, scs_store **store, scs_report *rep, const 
 /* Dedup @m into @rep (@count 0: a second look at constants counted before). */
 int scs_api_dedup(scs_model *m, scs_report *rep, int count);
 
+/* The transposed pass on @models (sharing one payload set), what it did into @rep. */
+int scs_api_transposed(scs_model *const *models, size_t n_models, scs_report *rep);
+
 /* Count what a dedup of @m studies into @rep, merging nothing. */
 int scs_api_dedup_count(scs_model *m, scs_report *rep);
 

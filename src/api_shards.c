@@ -314,6 +314,9 @@ scs_api_merge(scs_report *rep, const char *dir, const char *out, const scs_merge
 		ts = scs_api_stage_start(&r.pc, "dedup");
 		if ((rc = scs_api_dedup(merged, rep, 1)) < 0)
 			goto done;
+		/* after the global dedup: pairs that were in different shards */
+		if (!opts->keep_transposed && (rc = scs_api_transposed(&merged, 1, rep)) < 0)
+			goto done;
 		scs_api_stage_end(rep, &r.pc, "dedup", ts, 0);
 	}
 	/* one node order whatever the cuts and the passes did, so merge(split(m)) is m again */

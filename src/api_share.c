@@ -447,14 +447,13 @@ scs_api_share(scs_report *rep, const char *out_dir, const char *const *models, s
 	scs_api_stage_end(rep, &r.pc, "shrink", ts, 0);
 	ts = scs_api_stage_start(&r.pc, "share");
 	/*
-	 * HERE the transposed copies across the models (issue 24, point 1),
-	 * once scs_pass_transposed (shrink/pass_transposed.c) is in: unless
-	 * opts->keep_transposed, scs_pass_transposed(ms, n, &res) with its
-	 * result into rep->transposed and rep->bytes_transposed, after each
-	 * model's own passes and before the payloads are shared below (a
-	 * later model's copy becomes a Transpose of an initializer of its own
-	 * holding the kept payload, which the sharing then stores once).
+	 * the transposed copies across the models (each model's own went with
+	 * its passes above): a later model's copy becomes a Transpose of an
+	 * initializer of its own holding the kept payload, which the sharing
+	 * below then stores once
 	 */
+	if (!opts->keep_transposed && n > 1 && (rc = scs_api_transposed(ms, n, rep)) < 0)
+		goto done;
 	if ((rc = share_payloads(ms, n)) < 0)
 		goto done;
 	scs_api_stage_end(rep, &r.pc, "share", ts, 0);

@@ -360,19 +360,7 @@ print_list(FILE *f, const char *title, const scs_report_list *l)
 static const char *
 human(char buf[32], uint64_t n)
 {
-	static const char *const units[] = { "KiB", "MiB", "GiB", "TiB" };
-	double v = (double)n;
-	int u = -1;
-
-	while (v >= 1024.0 && u < 3) {
-		v /= 1024.0;
-		u++;
-	}
-	if (u < 0)
-		snprintf(buf, 32, "%llu bytes", (unsigned long long)n);
-	else
-		snprintf(buf, 32, "%.1f %s", v, units[u]);
-	return buf;
+	return scs_human_size(buf, n);
 }
 
 /* "82% smaller", "3% larger", "the same size": @after against @before. */
@@ -434,6 +422,10 @@ print_dedup(const scs_report *r, FILE *f)
 	print_list(f, "not merged", &r->skipped);
 	print_list(f, "narrowed", &r->narrowed);
 	print_list(f, "not narrowed", &r->refused);
+	print_list(f, "transposed", &r->transposed);
+	if (r->transposed.n)
+		fprintf(f, "INFO: transposed copies read through a Transpose: %zu, %llu bytes\n", r->transposed.n,
+		    (unsigned long long)r->bytes_transposed);
 }
 
 /* What the initializers listed among the graph inputs were taken for. */
@@ -751,6 +743,8 @@ scs_report_put_json(const scs_report *r, FILE *f)
 	json_list(f, "not_merged", &r->skipped, "reason");
 	json_list(f, "narrowed", &r->narrowed, "change");
 	json_list(f, "not_narrowed", &r->refused, "reason");
+	json_list(f, "transposed", &r->transposed, "rewrite");
+	fprintf(f, ",\n  \"bytes_transposed\": %llu", (unsigned long long)r->bytes_transposed);
 	json_list(f, "npy", &r->npy, "path");
 	json_list(f, "npy_renamed", &r->npy_renamed, "reason");
 	json_list(f, "not_exported", &r->unexported, "reason");

@@ -122,3 +122,47 @@ Test(e2e_big, an_inline_model_over_2_gib_through_big_and_the_pipeline, .timeout 
 	free(big);
 	free(step);
 }
+
+/*
+ * A model over 2 GiB whose tied embedding is stored again transposed (the
+ * output projection [H, V] read by a MatMul): scs4onnx-big, with shards
+ * that put the two copies apart, keeps the MatMul's copy and reads the
+ * Gather's through a Transpose, in bounded memory; the output computes
+ * what the input computes in ONNX Runtime at levels disabled and all, and
+ * the stepwise pipeline (split, shrink each, merge) writes the same bytes.
+ */
+Test(e2e_big, a_transposed_tied_embedding_over_2_gib_through_big, .timeout = 1800, .init = make_dir, .fini = drop_dir)
+{
+	char *dir = big_dir, *in = path_in(dir, "tied.onnx"), *big = path_in(dir, "big/out.onnx"),
+	     *step = path_in(dir, "step/out.onnx"), *json = path_in(dir, "r.json"), *text, *j;
+	size_t len;
+	long rss_kib;
+
+	cr_assert_eq(run(&text, "/usr/bin/python3 '%s/scripts/gen-model.py' llm '%s' --size 2.3G --external --tied-transposed",
+	    SCS_TEST_SRC_DIR, in), 0, "%s", text);
+	free(text);
+	big_and_stepwise_agree(dir, in, big, step);
+	run(NULL, "rm -f '%s' '%s'.*.data", step, step);
+	/* again with the report, and its peak memory */
+	cr_assert_eq(run(&text, "/usr/bin/time -f 'rss %%M' '%s/scs4onnx-big' '%s' '%s/again.onnx' -n --max-shard-size 256M "
+	    "--json '%s'", SCS_TOOLS_DIR, in, dir, json), 0, "%s", text);
+	cr_assert_not_null(strstr(text, "rss "), "%s", text);
+	rss_kib = strtol(strstr(text, "rss ") + 4, NULL, 10);
+	free(text);
+	cr_assert_lt(rss_kib, 1L << 20, "scs4onnx-big peaked at %ld KiB", rss_kib);
+	j = (char *)read_all(json, &len);
+	cr_assert_not_null(j);
+	j[len] = '\0';
+	cr_assert_not_null(strstr(j, "{\"name\": \"model.embed_tokens.weight\", \"rewrite\": \"Transpose(lm_head.weight) "),
+	    "%.2000s", j);
+	cr_assert_null(strstr(j, "\"n_shards\": 1,"), "the copies must fall into different shards");
+	free(j);
+	run(NULL, "rm -f '%s/again.onnx' '%s/again.onnx'.*.data", dir, dir);
+	expect_equivalent(in, big, "--graph-opt all");
+	cr_assert_eq(ort_same(&text, in, big, "--graph-opt disabled"), 0, "ONNX Runtime at level disabled: %s", text);
+	free(text);
+	free(in);
+	free(big);
+	free(step);
+	free(json);
+}

@@ -602,6 +602,7 @@ cli_parse(cli_args *a, int argc, char **argv, unsigned flags, void (*usage)(FILE
 	static const char *const o_input_shape[] = { "--input-shape", "--input_shape", NULL };
 	static const char *const o_write_shapes[] = { "--write-shapes", "--write_shapes", NULL };
 	static const char *const o_fold_qdq[] = { "--fold-qdq", "--fold_qdq", NULL };
+	static const char *const o_keep_tr[] = { "--keep-transposed", "--keep_transposed", NULL };
 	static const char *const o_init_const[] = { "--initializers-as-constants", "--initializers_as_constants", NULL };
 	static const char *const o_force[] = { "-f", "--force", NULL };
 	static const char *const o_help[] = { "-h", "--help", NULL };
@@ -673,6 +674,8 @@ cli_parse(cli_args *a, int argc, char **argv, unsigned flags, void (*usage)(FILE
 			a->shrink.write_shapes = 1;
 		} else if ((flags & (CLI_SHRINK | CLI_PASSES)) && is_opt(arg, o_fold_qdq, &value) && value == NULL) {
 			a->shrink.fold_qdq = 1;
+		} else if ((flags & (CLI_SHRINK | CLI_MERGE)) && is_opt(arg, o_keep_tr, &value) && value == NULL) {
+			a->shrink.keep_transposed = 1;
 		} else if ((flags & (CLI_SHRINK | CLI_PASSES)) && is_opt(arg, o_init_const, &value) && value == NULL) {
 			a->shrink.initializers_as_constants = 1;
 		} else if ((flags & CLI_EXTERNAL) && is_opt(arg, o_ext, &value) && value == NULL) {

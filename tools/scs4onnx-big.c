@@ -15,6 +15,7 @@ usage(FILE *f)
 		{ "-fo, --forced-extraction-op-names NAME[,NAME...]", "" },
 		{ "-fc, --forced-extraction-constant-names NAME[,NAME...]", "" },
 		{ "-d, --disable-auto-downcast", "" },
+		{ "    --keep-transposed", "" },
 		{ "    --optimize", "scs4onnx-optimize's default passes on the whole model\n"
 		  "first (before the cuts and the global dedup)" },
 		CLI_HELP_FOLD_LIMIT, CLI_HELP_FOLD_GROW, CLI_HELP_FOLD_INEXACT, CLI_HELP_FOLD_QDQ,

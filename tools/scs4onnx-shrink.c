@@ -30,6 +30,7 @@ usage(FILE *f)
 		{ "-fo, --forced-extraction-op-names NAME[,NAME...]", "move the constants of these ops to .npy files" },
 		{ "-fc, --forced-extraction-constant-names NAME[,NAME...]", "move these constants to .npy files" },
 		{ "-d, --disable-auto-downcast", "keep float64 and int64 constants as they are" },
+		CLI_HELP_KEEP_TRANSPOSED,
 		{ "    --optimize", "first run scs4onnx-optimize's default passes" },
 		CLI_HELP_FOLD_LIMIT, CLI_HELP_FOLD_GROW, CLI_HELP_FOLD_INEXACT, CLI_HELP_FOLD_QDQ,
 		CLI_HELP_INPUT_SHAPE, CLI_HELP_WRITE_SHAPES, CLI_HELP_INIT_CONST, CLI_HELP_VERBOSE, CLI_HELP_QUIET,
@@ -45,7 +46,9 @@ usage(FILE *f)
 	    "\n"
 	    "Make an ONNX model smaller without changing what it computes: identical\n"
 	    "non-scalar constants (initializers and Constant values, in every graph and\n"
-	    "function) become one. Reads models of any size, inline or with external data.\n"
+	    "function) become one, and a 2-D constant stored again transposed is read\n"
+	    "through a Transpose of the other. Reads models of any size, inline or with\n"
+	    "external data.\n"
 	    "\n");
 	cli_help_options(f, 31, opts,
 	    "The scs4onnx spellings --forced_extraction_op_names, --forced_extraction_constant_names,\n"

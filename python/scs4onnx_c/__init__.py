@@ -99,7 +99,8 @@ def _shapes(o, input_shape, write_shapes):
 
 def shrink(input, output, mode='shrink', forced_extraction_op_names=None, forced_extraction_constant_names=None,
            disable_auto_downcast=False, optimize=False, external_data=False, store=None, fold_size_limit=None,
-           fold_grow=False, fold_inexact=False, input_shape=None, write_shapes=False, max_data_file_size=None):
+           fold_grow=False, fold_inexact=False, input_shape=None, write_shapes=False, max_data_file_size=None,
+           keep_transposed=False):
     """scs4onnx-shrink on paths: shrink the model at @input (any size, inline
     or with external data) into @output, and return the report as a dict.
     mode 'npy' and forced extraction write <output stem>_exported_<name>.npy
@@ -112,10 +113,13 @@ def shrink(input, output, mode='shrink', forced_extraction_op_names=None, forced
     numbered files OUTPUT.<16 hex>-00001-of-0000N.data of at most this size
     each, an int of bytes or "64M" (at least 4096; a tensor longer than it
     in a file of its own); report['data_files'] lists the data files written.
-    store: a folder keeping the payloads between runs. Needs no onnx module.
-    Raises Error."""
+    store: a folder keeping the payloads between runs. keep_transposed: a
+    2-D constant equal to another one transposed stays a copy of its own (by
+    default one is kept and the other read through a Transpose;
+    report['transposed']). Needs no onnx module. Raises Error."""
     o, keep = _shrink_options(mode, forced_extraction_op_names, forced_extraction_constant_names,
                               disable_auto_downcast, optimize, external_data, store)
+    o.keep_transposed = 1 if keep_transposed else 0
     o.fold_size_limit, o.fold_grow = _size(fold_size_limit, 'fold_size_limit'), 1 if fold_grow else 0
     o.fold_inexact = 1 if fold_inexact else 0
     o.max_data_file_size = _size(max_data_file_size, 'max_data_file_size')
@@ -258,14 +262,16 @@ def split(input, directory, max_shard_size=None, store=None):
     return _lib.call('scs_split', input, directory, o)
 
 
-def merge(directory, output, no_dedup=False, external_data=False, store=None, max_data_file_size=None):
+def merge(directory, output, no_dedup=False, external_data=False, store=None, max_data_file_size=None,
+          keep_transposed=False):
     """scs4onnx-merge: join the shards in @directory (every *.onnx there) into
     @output, then merge identical constants across the whole model unless
     no_dedup. external_data: write the data file even when the model fits
-    inline; max_data_file_size: as in shrink(). Returns the report as a
-    dict. Raises Error."""
+    inline; max_data_file_size, keep_transposed: as in shrink(). Returns the
+    report as a dict. Raises Error."""
     o = _lib.MergeOptions()
     o.no_dedup = 1 if no_dedup else 0
+    o.keep_transposed = 1 if keep_transposed else 0
     o.external_data = 1 if external_data else 0
     o.max_data_file_size = _size(max_data_file_size, 'max_data_file_size')
     o.store_dir = _dir_arg(store)
@@ -275,7 +281,7 @@ def merge(directory, output, no_dedup=False, external_data=False, store=None, ma
 def big(input, output, mode='shrink', forced_extraction_op_names=None, forced_extraction_constant_names=None,
         disable_auto_downcast=False, external_data=False, store=None, max_shard_size=None, work=None,
         keep_work=False, optimize=False, fold_size_limit=None, fold_grow=False, fold_inexact=False,
-        input_shape=None, write_shapes=False, max_data_file_size=None):
+        input_shape=None, write_shapes=False, max_data_file_size=None, keep_transposed=False):
     """scs4onnx-big: the one-shot journey for models of any size (2 GiB and
     over): split, shrink each shard, merge, global dedup, then npy mode and
     forced extraction on the joined model, reading @input once. The shrink
@@ -294,6 +300,7 @@ def big(input, output, mode='shrink', forced_extraction_op_names=None, forced_ex
     so.fold_inexact = 1 if fold_inexact else 0
     so.max_data_file_size = _size(max_data_file_size, 'max_data_file_size')
     keep_shapes = _shapes(so, input_shape, write_shapes)
+    so.keep_transposed = 1 if keep_transposed else 0
     o.shrink = ctypes.pointer(so)
     o.max_shard_len = _size(max_shard_size)
     o.work_dir = _dir_arg(work)

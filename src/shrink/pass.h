@@ -78,6 +78,39 @@ int scs_pass_dedup_count(scs_model *m, scs_dedup_result *res);
  */
 int scs_pass_dedup_order(scs_model *m, scs_pass_notes *order);
 
+/* What scs_pass_transposed() rewrote and left alone. Zeroed before the
+ * first pass; each pass adds to it. */
+typedef struct scs_transposed_result {
+	scs_pass_notes rewritten; /* the copies now read through a Transpose: name,
+	                             "Transpose(KEPT) [A, B] float16, 196.3 MiB" */
+	scs_pass_notes skipped;   /* copies equal to another transposed, left alone, and why */
+	uint64_t bytes;           /* payload bytes the rewritten copies held */
+} scs_transposed_result;
+
+/*
+ * One copy of each 2-D constant that @models (sharing one payload set when
+ * more than one) also hold transposed: where Y [B, A] equals X [A, B]
+ * transposed (element type of whole bytes, compared byte for byte; the
+ * candidates as scs_pass_dedup() takes them, in the main graph and the
+ * bodies nested in it; identical copies are dedup's), the copy met first
+ * is kept when its scope encloses the other's (else the other one when
+ * its scope encloses the first's; a graph output is never rewritten;
+ * copies in sibling scopes are left alone, with a reason in res->skipped),
+ * and the other becomes a Transpose (perm [1, 0]) of it under its own
+ * name, so its readers are unchanged. A copy in a later model reads a new
+ * constant of its own model (a fresh name) holding the kept copy's
+ * payload. Reads the payloads in pieces, a few MiB at a time.
+ */
+int scs_pass_transposed(scs_model *const *models, size_t n_models, scs_transposed_result *res);
+void scs_transposed_result_dispose(scs_transposed_result *r);
+
+/* 1 when the signatures of a [@rows, @cols] constant read its element (@i, @j) (for tests). */
+int scs_pass_transposed_sampled(int64_t rows, int64_t cols, int64_t i, int64_t j);
+#ifdef SCS_TEST_HOOKS
+/* Test builds only: confirm in blocks of at most @len bytes (0: the default). */
+void scs_pass_transposed_block_for_tests(size_t len);
+#endif
+
 /*
  * Lossless downcast: float64 -> float32 and int64 -> int32 constants, only
  * where every value survives the round trip exactly and every consumer's
@@ -200,6 +233,14 @@ void scs_defaults_dispose(scs_defaults *d, scs_model *m);
 /* A graph input entry @name of element type @dtype and fixed dims (malloc'd
  * pieces: the tree it joins frees it); NULL on ENOMEM. */
 Onnx__ValueInfoProto *scs_value_info_new(const char *name, int dtype, const int64_t *dims, size_t n_dims);
+
+/* A new Constant node whose value is @t (the node's from then on), its
+ * output named like @t; NULL on ENOMEM, @t then freed. Put it into a
+ * model's tree, which then frees it. */
+Onnx__NodeProto *scs_constant_node_new(Onnx__TensorProto *t);
+
+/* qsort()/bsearch() order of pointers (to void *) by address. */
+int scs_pass_cmp_ptr(const void *pa, const void *pb);
 
 /* Payload bytes referenced by every tensor of the model. */
 uint64_t scs_pass_payload_bytes(scs_model *m);

@@ -385,29 +385,17 @@ add_front(dedup *d, int s, Onnx__NodeProto *node, int fresh)
 	return SCS_OK;
 }
 
-/* Place a lifted copy in scope @s: an initializer in a graph (IR >= 4),
- * otherwise a Constant node at the front of the scope's nodes. */
-static int
-place_copy(dedup *d, int s, Onnx__TensorProto *t)
+Onnx__NodeProto *
+scs_constant_node_new(Onnx__TensorProto *t)
 {
-	scs_scope *sc = &d->scopes.items[s];
-	Onnx__NodeProto *node;
-	Onnx__AttributeProto *a;
+	Onnx__NodeProto *node = malloc(sizeof(*node));
+	Onnx__AttributeProto *a = malloc(sizeof(*a));
 
-	if (sc->graph && d->ir_version >= 4) {
-		scs_sealed *sealed = scs_sealed_of(sc->graph);
-
-		if (sealed ? scs_sealed_append(sealed, t) < 0 :
-		    scs_array_insert(&sc->graph->initializer, &sc->graph->n_initializer, t, 0) < 0)
-			goto fail;
-		return SCS_OK;
-	}
-	node = malloc(sizeof(*node));
-	a = malloc(sizeof(*a));
 	if (node == NULL || a == NULL) {
 		free(node);
 		free(a);
-		goto fail;
+		scs_model_free_part(&t->base);
+		return NULL;
 	}
 	onnx__node_proto__init(node);
 	onnx__attribute_proto__init(a);
@@ -426,13 +414,34 @@ place_copy(dedup *d, int s, Onnx__TensorProto *t)
 			node->output = NULL;
 		}
 		node->n_output = node->output ? 1 : 0;
-		scs_model_free_message(d->m, &a->base);
-		scs_model_free_message(d->m, &node->base);
-		return scs_err_set(SCS_ENOMEM, "cannot allocate a Constant node");
+		scs_model_free_part(&a->base);
+		scs_model_free_part(&node->base);
+		return NULL;
 	}
 	node->n_output = 1;
 	node->attribute[0] = a;
 	node->n_attribute = 1;
+	return node;
+}
+
+/* Place a lifted copy in scope @s: an initializer in a graph (IR >= 4),
+ * otherwise a Constant node at the front of the scope's nodes. */
+static int
+place_copy(dedup *d, int s, Onnx__TensorProto *t)
+{
+	scs_scope *sc = &d->scopes.items[s];
+	Onnx__NodeProto *node;
+
+	if (sc->graph && d->ir_version >= 4) {
+		scs_sealed *sealed = scs_sealed_of(sc->graph);
+
+		if (sealed ? scs_sealed_append(sealed, t) < 0 :
+		    scs_array_insert(&sc->graph->initializer, &sc->graph->n_initializer, t, 0) < 0)
+			goto fail;
+		return SCS_OK;
+	}
+	if ((node = scs_constant_node_new(t)) == NULL)
+		return scs_err_set(SCS_ENOMEM, "cannot allocate a Constant node");
 	if (add_front(d, s, node, 1) < 0) {
 		scs_model_free_message(d->m, &node->base);
 		return scs_err_set(SCS_ENOMEM, "cannot add a Constant node");
@@ -594,8 +603,8 @@ done:
 	return rc;
 }
 
-static int
-cmp_ptr(const void *pa, const void *pb)
+int
+scs_pass_cmp_ptr(const void *pa, const void *pb)
 {
 	uintptr_t a = (uintptr_t)*(void *const *)pa, b = (uintptr_t)*(void *const *)pb;
 
@@ -609,7 +618,7 @@ keep_all_but(dedup *d, void **arr, size_t *n, void **gone, size_t n_gone, int fr
 	size_t k = 0;
 
 	for (size_t i = 0; i < *n; i++) {
-		if (!bsearch(&arr[i], gone, n_gone, sizeof(*gone), cmp_ptr))
+		if (!bsearch(&arr[i], gone, n_gone, sizeof(*gone), scs_pass_cmp_ptr))
 			arr[k++] = arr[i];
 		else if (free_gone)
 			scs_model_free_message(d->m, (ProtobufCMessage *)arr[i]);
@@ -647,8 +656,8 @@ settle_lists(dedup *d)
 		touched[d->fronts[i].scope] = 1;
 		at[d->fronts[i].scope]++;
 	}
-	qsort(gone, n_gone, sizeof(*gone), cmp_ptr);
-	qsort(moved, n_moved, sizeof(*moved), cmp_ptr);
+	qsort(gone, n_gone, sizeof(*gone), scs_pass_cmp_ptr);
+	qsort(moved, n_moved, sizeof(*moved), scs_pass_cmp_ptr);
 	/* room for the front nodes first, so that a failure changes no list */
 	for (size_t s = 0; s < d->scopes.n; s++) {
 		Onnx__NodeProto ***nodes, **grown;

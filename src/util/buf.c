@@ -108,3 +108,21 @@ scs_buf_dispose(scs_buf *b)
 	b->data = NULL;
 	b->len = b->cap = 0;
 }
+
+const char *
+scs_human_size(char buf[32], uint64_t n)
+{
+	static const char *const units[] = { "KiB", "MiB", "GiB", "TiB" };
+	double v = (double)n;
+	int u = -1;
+
+	while (v >= 1024.0 && u < 3) {
+		v /= 1024.0;
+		u++;
+	}
+	if (u < 0)
+		snprintf(buf, 32, "%llu bytes", (unsigned long long)n);
+	else
+		snprintf(buf, 32, "%.1f %s", v, units[u]);
+	return buf;
+}

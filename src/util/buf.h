@@ -44,4 +44,7 @@ int scs_grow(void *items, size_t *cap, size_t n, size_t elem, size_t first, cons
 /* Free the bytes; the buffer is empty and reusable afterwards. */
 void scs_buf_dispose(scs_buf *b);
 
+/* "512 bytes", "1.9 MiB": @n for a person (powers of 1024, one decimal), in @buf; returns @buf. */
+const char *scs_human_size(char buf[32], uint64_t n);
+
 #endif

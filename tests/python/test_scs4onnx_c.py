@@ -87,7 +87,8 @@ class Base(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         cls.fx = tempfile.mkdtemp(prefix='scs4onnx_c-fx-')
-        for gen in ('gen_models.py', 'gen_optimize_models.py', 'gen_fold_models.py', 'gen_share_models.py'):
+        for gen in ('gen_models.py', 'gen_optimize_models.py', 'gen_fold_models.py', 'gen_share_models.py',
+                    'gen_transposed_models.py'):
             subprocess.run([sys.executable, os.path.join(E2E, gen), cls.fx], check=True,
                            stdout=subprocess.DEVNULL)
 
@@ -379,6 +380,28 @@ class TestPathFunctions(Base):
         cli('split', self.model('external.onnx'), os.path.join(self.cli, 'shards'), '--max-shard-size', '8K')
         cli('merge', os.path.join(self.cli, 'shards'), os.path.join(self.cli, 'joined.onnx'), '--no-dedup',
             '--external-data')
+        self.assertSameFolders(self.py, self.cli)
+
+    def test_keep_transposed(self):
+        for keep in (False, True):
+            name = 'kept.onnx' if keep else 'out.onnx'
+            rep = scs4onnx_c.shrink(self.model('tr_gpt_f32_21.onnx'), os.path.join(self.py, name),
+                                    keep_transposed=keep)
+            cli('shrink', self.model('tr_gpt_f32_21.onnx'), os.path.join(self.cli, name),
+                *(['--keep-transposed'] if keep else []))
+            self.assertEqual(rep['transposed'], [] if keep else
+                             [{'name': 'wte', 'rewrite': 'Transpose(wte_T) [50, 12] float32, 2.3 KiB'}])
+            self.assertEqual(rep['bytes_transposed'], 0 if keep else 2400)
+        shards = os.path.join(self.tmp, 'shards')
+        scs4onnx_c.split(self.model('tr_gpt_f32_21.onnx'), shards, max_shard_size=3072)
+        rep = scs4onnx_c.merge(shards, os.path.join(self.py, 'merged.onnx'), keep_transposed=True)
+        self.assertEqual(rep['transposed'], [])
+        rep = scs4onnx_c.big(self.model('tr_gpt_f32_21.onnx'), os.path.join(self.py, 'big.onnx'),
+                             max_shard_size=3072, keep_transposed=True)
+        self.assertEqual(rep['transposed'], [])
+        cli('merge', shards, os.path.join(self.cli, 'merged.onnx'), '--keep-transposed')
+        cli('big', self.model('tr_gpt_f32_21.onnx'), os.path.join(self.cli, 'big.onnx'), '--max-shard-size', '3K',
+            '--keep-transposed')
         self.assertSameFolders(self.py, self.cli)
 
     def test_big(self):
