@@ -355,6 +355,11 @@ Test(transposed_readers, opset_10_is_refused, .init = open_store, .fini = close_
 	refused("trr_bad_opset10.onnx", "lm_head", "opset 10");
 }
 
+Test(transposed_readers, an_unknown_inner_dim_below_opset_14_is_refused, .init = open_store, .fini = close_store)
+{
+	refused("trr_bad_seq13.onnx", "lm_head", "dim 1");
+}
+
 /* The rank known only to the caller (inference): the shapes callback says it. */
 static int
 rank_3(void *ctx, const char *name, int64_t *dims, int max)
@@ -385,5 +390,88 @@ Test(transposed_readers, the_callers_shapes_give_the_rank, .init = open_store, .
 	out = write_model(m, "rank.onnx");
 	scs_model_free(m);
 	expect_same("trr_bad_rank.onnx", out);
+	free(out);
+}
+
+/* Loaded as scs4onnx-shrink loads (main-graph initializers sealed): Y a Constant node, X a sealed initializer. */
+Test(transposed_readers, a_model_with_sealed_initializers, .init = open_store, .fini = close_store)
+{
+	char *path = fixture("trr_r3_f32_13.onnx"), why[512], *out;
+	Onnx__ModelProto *p;
+	scs_model *m;
+	int64_t dims[2];
+	int dtype;
+
+	cr_assert_eq(scs_model_load_sealed(&m, path, st, NULL), SCS_OK, "%s", scs_err_msg());
+	cr_assert_not_null(scs_sealed_of(m->proto->graph), "nothing was sealed");
+	y_facts(m, &dtype, dims);
+	cr_assert_eq(scs_transposed_readers_check(m, m->proto->graph, "Y", dtype, dims, NULL, why, sizeof(why)), 1, "%s",
+	    why);
+	cr_assert_eq(scs_transposed_readers_rewrite(m, m->proto->graph, "Y", "X", dtype, dims, NULL), SCS_OK, "%s",
+	    scs_err_msg());
+	drop_y(m);
+	out = write_model(m, "sealed.onnx");
+	scs_model_free(m);
+	p = load_proto(out);
+	cr_assert_not_null(p);
+	expect_y_gone(p->graph);
+	expect_gemm(p->graph, 1);
+	cr_assert_not_null(find_init(p->graph, "X"));
+	expect_same("trr_r3_f32_13.onnx", out);
+	free_proto(p);
+	free(out);
+	free(path);
+}
+
+/* The Constant Y of graph @g (a branch) rewritten and dropped; A's rank comes from the main graph. */
+static void
+rewrite_in(scs_model *m, Onnx__GraphProto *g)
+{
+	int64_t dims[2];
+	char why[512];
+	scs_scopes s;
+	Onnx__NodeProto *y = NULL;
+	Onnx__TensorProto *t;
+
+	for (size_t i = 0; i < g->n_node; i++)
+		if (strcmp(g->node[i]->op_type, "Constant") == 0 && strcmp(g->node[i]->output[0], "Y") == 0)
+			y = g->node[i];
+	cr_assert_not_null(y);
+	t = scs_node_constant(y);
+	dims[0] = t->dims[0];
+	dims[1] = t->dims[1];
+	cr_assert_eq(scs_transposed_readers_check(m, g, "Y", t->data_type, dims, NULL, why, sizeof(why)), 1, "%s", why);
+	cr_assert_eq(scs_transposed_readers_rewrite(m, g, "Y", "X", t->data_type, dims, NULL), SCS_OK, "%s",
+	    scs_err_msg());
+	cr_assert_eq(scs_scopes_build(&s, m->proto), SCS_OK, "%s", scs_err_msg());
+	cr_assert_eq(scs_scope_drop_node(m, &s.items[scs_scopes_of(&s, g)], y), 1);
+	scs_scopes_dispose(&s);
+}
+
+Test(transposed_readers, in_if_branches_reading_the_main_graph, .init = open_store, .fini = close_store)
+{
+	scs_model *m = load("trr_nested_17.onnx");
+	Onnx__NodeProto *n = m->proto->graph->node[0];
+	Onnx__ModelProto *p;
+	char *out;
+
+	cr_assert_str_eq(n->op_type, "If");
+	for (size_t i = 0; i < n->n_attribute; i++)
+		rewrite_in(m, n->attribute[i]->g);
+	out = write_model(m, "nested.onnx");
+	scs_model_free(m);
+	p = load_proto(out);
+	cr_assert_not_null(p);
+	n = p->graph->node[0];
+	for (size_t i = 0; i < n->n_attribute; i++) {
+		const Onnx__GraphProto *g = n->attribute[i]->g;
+
+		cr_assert_eq(count_ops(g, "Gemm"), 1);
+		cr_assert_eq(count_ops(g, "MatMul"), 0);
+		cr_assert_eq(count_ops(g, "Transpose"), 1);
+		cr_assert_str_eq(find_node_by_output(g, "Y")->op_type, "Transpose");
+	}
+	expect_same("trr_nested_17.onnx", out);
+	free_proto(p);
 	free(out);
 }

@@ -49,6 +49,8 @@ typedef struct plan {
 	const int64_t *dims;
 	int64_t opset;
 	const scs_transposed_shapes *shapes;
+	scs_scopes scopes;        /* built when a rank is looked for in an enclosing scope */
+	int scopes_built;
 	reader *r;
 	size_t n;
 	int moves;                /* readers through the Transpose node */
@@ -110,19 +112,47 @@ declared_in(Onnx__ValueInfoProto **list, size_t n, const char *name, int64_t *di
 	return -1;
 }
 
+/* The declared shape of @name in graph @g. */
 static int
-shape_of(plan *p, const char *name, int64_t *dims, int max)
+declared(const Onnx__GraphProto *g, const char *name, int64_t *dims, int max)
 {
-	const Onnx__GraphProto *g = p->g;
 	int rank;
 
-	if (p->shapes && p->shapes->fn && (rank = p->shapes->fn(p->shapes->ctx, name, dims, max)) >= 0)
-		return rank;
 	if ((rank = declared_in(g->input, g->n_input, name, dims, max)) >= 0)
 		return rank;
 	if ((rank = declared_in(g->value_info, g->n_value_info, name, dims, max)) >= 0)
 		return rank;
 	return declared_in(g->output, g->n_output, name, dims, max);
+}
+
+/* The rank of @name (dims into @dims): from the caller's shapes, else
+ * declared in @p->g or, for a name of an enclosing scope, there; -1 when
+ * unknown, < -1 on error. */
+static int
+shape_of(plan *p, const char *name, int64_t *dims, int max)
+{
+	int rank, s;
+
+	if (p->shapes && p->shapes->fn && (rank = p->shapes->fn(p->shapes->ctx, name, dims, max)) >= 0)
+		return rank;
+	if ((rank = declared(p->g, name, dims, max)) >= 0 || producer(p->g, name))
+		return rank;
+	if (!p->scopes_built) {
+		if ((rank = scs_scopes_build(&p->scopes, p->m->proto)) < 0)
+			return rank;
+		p->scopes_built = 1;
+	}
+	for (s = scs_scopes_of(&p->scopes, p->g); s >= 0; s = p->scopes.items[s].parent) {
+		const scs_scope *sc = &p->scopes.items[s];
+
+		if (sc->graph == NULL)
+			break;
+		if (sc->graph != p->g && (rank = declared(sc->graph, name, dims, max)) >= 0)
+			return rank;
+		if (scs_strmap_get(&sc->defs, name, NULL) && sc->graph != p->g)
+			return -1;              /* defined there, not declared */
+	}
+	return -1;
 }
 
 /* ONNX Runtime fuses the MatMul @n with what makes its A input or reads its
@@ -205,7 +235,9 @@ gemm_ok(plan *p, const Onnx__NodeProto *n, int *rank, char *why, size_t why_len)
 	}
 	if (fused(p, n, why, why_len))
 		return 0;
-	if ((*rank = shape_of(p, n->input[0], dims, SCS_TRANSPOSED_MAX_RANK)) < 2) {
+	if ((*rank = shape_of(p, n->input[0], dims, SCS_TRANSPOSED_MAX_RANK)) < -1)
+		return *rank;
+	if (*rank < 2) {
 		snprintf(why, why_len, "node '%.200s' (MatMul): the rank of its input '%.200s' is %s", node_label(n),
 		    n->input[0], *rank < 0 ? "unknown" : "below 2");
 		return 0;
@@ -239,6 +271,14 @@ reads_nested(const Onnx__NodeProto *n, const char *name, int *out)
 			*out = !reads(n, name);
 	free(names.items);
 	return SCS_OK;
+}
+
+static void
+plan_dispose(plan *p)
+{
+	if (p->scopes_built)
+		scs_scopes_dispose(&p->scopes);
+	free(p->r);
 }
 
 /* Study every reader of the copy: 1 when all can be rewritten (the list in
@@ -277,8 +317,8 @@ make_plan(plan *p, char *why, size_t why_len)
 		}
 		if (scs_is_onnx_domain(n->domain) && strcmp(n->op_type, "MatMul") == 0 && n->n_input == 2 &&
 		    strcmp(n->input[1], p->copy) == 0) {
-			if (!gemm_ok(p, n, &r->rank, why, why_len))
-				return 0;
+			if ((rc = gemm_ok(p, n, &r->rank, why, why_len)) <= 0)
+				return rc;
 			r->gemm = 1;
 		} else if (scs_is_onnx_domain(n->domain) && is_move(n->op_type)) {
 			p->moves = 1;
@@ -297,13 +337,13 @@ int
 scs_transposed_readers_check(scs_model *m, Onnx__GraphProto *g, const char *copy, int dtype, const int64_t dims[2],
     const scs_transposed_shapes *shapes, char *why, size_t why_len)
 {
-	plan p = { m, g, copy, dtype, dims, 0, shapes, NULL, 0, 0 };
+	plan p = { .m = m, .g = g, .copy = copy, .dtype = dtype, .dims = dims, .shapes = shapes };
 	int rc;
 
 	if (why_len)
 		why[0] = 0;
 	rc = make_plan(&p, why, why_len);
-	free(p.r);
+	plan_dispose(&p);
 	return rc;
 }
 
@@ -579,7 +619,7 @@ int
 scs_transposed_readers_rewrite(scs_model *m, Onnx__GraphProto *g, const char *copy, const char *kept, int dtype,
     const int64_t dims[2], const scs_transposed_shapes *shapes)
 {
-	plan p = { m, g, copy, dtype, dims, 0, shapes, NULL, 0, 0 };
+	plan p = { .m = m, .g = g, .copy = copy, .dtype = dtype, .dims = dims, .shapes = shapes };
 	char why[512];
 	names nm;
 	list l = { 0 };
@@ -587,7 +627,7 @@ scs_transposed_readers_rewrite(scs_model *m, Onnx__GraphProto *g, const char *co
 	int rc, front;
 
 	if ((rc = make_plan(&p, why, sizeof(why))) <= 0) {
-		free(p.r);
+		plan_dispose(&p);
 		return rc < 0 ? rc : scs_err_set(SCS_EUSAGE, "'%s' cannot read '%s' transposed: %s", copy, kept, why);
 	}
 	if ((rc = names_init(&nm, m)) < 0)
@@ -635,6 +675,6 @@ done:
 	free(l.mine);
 	scs_strmap_dispose(&nm.taken);
 	scs_scopes_dispose(&nm.scopes);
-	free(p.r);
+	plan_dispose(&p);
 	return rc;
 }

@@ -37,6 +37,11 @@ Files written to OUTDIR (h is the activation, ids int64 indices):
   trr_bad_output.onnx  Y also an output of the graph.
   trr_bad_f64.onnx     float64 MatMul(h, Y).
   trr_bad_opset10.onnx rank-2 MatMul(h, Y) at opset 10.
+  trr_nested_17.onnx  an If whose branches each hold a Constant Y read by a
+                      MatMul (h of the main graph) and a Gather; X in the
+                      main graph.
+  trr_bad_seq13.onnx  rank-3 h [batch, seq, K] at opset 13: a Reshape there
+                      would take a sequence of length 0 for "copy the dim".
 """
 
 import os
@@ -81,11 +86,11 @@ def out(name, elem, rank):
     return helper.make_tensor_value_info(name, elem, [None] * rank)
 
 
-def h_shape(rank, opset):
+def h_shape(rank, opset, seq=None):
     if rank == 2:
         return [5, K]
     if rank == 3:
-        return ["batch", 3, K] if opset < 14 else ["batch", "seq", K]
+        return ["batch", seq or (3 if opset < 14 else "seq"), K]
     return ["batch", 2, "seq", K]
 
 
@@ -98,7 +103,7 @@ def model(nodes, inputs, outputs, inits, opset, name):
 
 
 def tied(opset, rank, dtype=np.float32, y_as="init", x_as="init", gather=True, encoding="raw",
-         extra=None):
+         extra=None, seq=None):
     """X (Gather table) and Y = X^T (MatMul weight) with their readers."""
     elem = {np.float32: TensorProto.FLOAT, np.float16: TensorProto.FLOAT16, np.float64: TensorProto.DOUBLE}[dtype]
     x, y = weights(dtype)
@@ -122,7 +127,7 @@ def tied(opset, rank, dtype=np.float32, y_as="init", x_as="init", gather=True, e
         nodes = [n for n in nodes if n.output[0] != "emb"] + [n for n in nodes if n.output[0] == "emb"]
     else:
         inits.append(tensor("X", x))
-    h = helper.make_tensor_value_info("h", elem, h_shape(rank, opset))
+    h = helper.make_tensor_value_info("h", elem, h_shape(rank, opset, seq))
     ids = helper.make_tensor_value_info("ids", TensorProto.INT64, [4])
     return model(nodes, [h, ids], outputs, inits, opset, "tied")
 
@@ -202,6 +207,29 @@ def bad_output(opset):
     return m
 
 
+def nested(opset):
+    """Y a Constant node of an If branch, read there by a MatMul and a Gather; X and h in the main graph."""
+    x, y = weights(np.float32)
+    elem = TensorProto.FLOAT
+
+    def branch(tag, y_name):
+        nodes = [constant(y_name, y),
+                 helper.make_node("MatMul", ["h", y_name], [tag + "_mm"], name=tag + "_lm_head"),
+                 helper.make_node("Gather", [y_name, "ids"], [tag + "_rows"], name=tag + "_gather", axis=0),
+                 helper.make_node("Flatten", [tag + "_rows"], [tag + "_flat"], name=tag + "_flatten", axis=0)]
+        nodes.append(helper.make_node("Flatten", [tag + "_mm"], [tag + "_mflat"], name=tag + "_mflatten", axis=0))
+        nodes.append(helper.make_node("Concat", [tag + "_mflat", tag + "_flat"], [tag + "_out"], name=tag + "_concat",
+                                      axis=1))
+        return helper.make_graph(nodes, tag, [], [out(tag + "_out", elem, 2)])
+    nodes = [helper.make_node("If", ["cond"], ["res"], name="if_tied", then_branch=branch("then", "Y"),
+                              else_branch=branch("else", "Y")),
+             helper.make_node("Gather", ["X", "ids"], ["emb"], name="gather_x", axis=0)]
+    inputs = [helper.make_tensor_value_info("h", elem, h_shape(3, opset)),
+              helper.make_tensor_value_info("ids", TensorProto.INT64, [4]),
+              helper.make_tensor_value_info("cond", TensorProto.BOOL, [])]
+    return model(nodes, inputs, [out("res", elem, 2), out("emb", elem, 2)], [tensor("X", x)], opset, "nested")
+
+
 def main():
     outdir = sys.argv[1]
     save(tied(13, 2), outdir, "trr_r2_f32_13.onnx")
@@ -221,6 +249,8 @@ def main():
     save(bad_output(17), outdir, "trr_bad_output.onnx")
     save(tied(17, 2, np.float64), outdir, "trr_bad_f64.onnx")
     save(tied(10, 2), outdir, "trr_bad_opset10.onnx")
+    save(tied(13, 3, seq="seq"), outdir, "trr_bad_seq13.onnx")
+    save(nested(17), outdir, "trr_nested_17.onnx")
 
 
 if __name__ == "__main__":
