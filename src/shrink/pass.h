@@ -225,8 +225,8 @@ uint64_t scs_pass_payload_bytes(scs_model *m);
  *   Unsqueeze, Slice, Concat, Expand, Add, Sub, Mul, Div, Cast) reads a new
  *   Transpose node of @kept (perm [1, 0]) named @copy, at the front of @g
  *   or right after @kept's Constant node in @g;
- * - any other reader, a nested graph reading @copy, or @copy an output of
- *   @g: refused.
+ * - any other reader, a nested graph reading @copy, or @copy an input or
+ *   an output of @g: refused.
  * The rank of A comes from @shapes (may be NULL) or else from @g's inputs,
  * value_info and outputs. The rewrite leaves @copy's definition (an
  * initializer or a Constant node) for the caller to remove; the new nodes

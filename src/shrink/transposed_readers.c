@@ -295,6 +295,11 @@ make_plan(plan *p, char *why, size_t why_len)
 			snprintf(why, why_len, "it is an output of the graph");
 			return 0;
 		}
+	for (size_t i = 0; i < g->n_input; i++)
+		if (g->input[i]->name && strcmp(g->input[i]->name, p->copy) == 0) {
+			snprintf(why, why_len, "it is an input of the graph");
+			return 0;
+		}
 	if (p->dims[0] <= 0 || p->dims[1] <= 0) {
 		snprintf(why, why_len, "it holds no element");
 		return 0;

@@ -35,6 +35,8 @@ Files written to OUTDIR (h is the activation, ids int64 indices):
   trr_bad_nested.onnx  MatMul(h, Y), and an If branch reading Y.
   trr_bad_mul_in.onnx  MatMul(Mul(h, s), Y): the A input made by a Mul.
   trr_bad_output.onnx  Y also an output of the graph.
+  trr_bad_input.onnx  Y also an input of the graph (a default a caller may
+                      override).
   trr_bad_f64.onnx     float64 MatMul(h, Y).
   trr_bad_opset10.onnx rank-2 MatMul(h, Y) at opset 10.
   trr_nested_17.onnx  an If whose branches each hold a Constant Y read by a
@@ -230,6 +232,12 @@ def nested(opset):
     return model(nodes, inputs, [out("res", elem, 2), out("emb", elem, 2)], [tensor("X", x)], opset, "nested")
 
 
+def bad_input(opset):
+    m = tied(opset, 2)
+    m.graph.input.append(helper.make_tensor_value_info("Y", TensorProto.FLOAT, [K, N]))
+    return m
+
+
 def main():
     outdir = sys.argv[1]
     save(tied(13, 2), outdir, "trr_r2_f32_13.onnx")
@@ -247,6 +255,7 @@ def main():
     save(bad_nested(17), outdir, "trr_bad_nested.onnx")
     save(bad_mul_in(17), outdir, "trr_bad_mul_in.onnx")
     save(bad_output(17), outdir, "trr_bad_output.onnx")
+    save(bad_input(17), outdir, "trr_bad_input.onnx")
     save(tied(17, 2, np.float64), outdir, "trr_bad_f64.onnx")
     save(tied(10, 2), outdir, "trr_bad_opset10.onnx")
     save(tied(13, 3, seq="seq"), outdir, "trr_bad_seq13.onnx")
