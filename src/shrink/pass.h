@@ -232,7 +232,9 @@ uint64_t scs_pass_payload_bytes(scs_model *m);
  * initializer or a Constant node) for the caller to remove; the new nodes
  * and values get names no scope uses.
  * check: 1 when it can, 0 with a one-line reason in @why (naming the node),
- * < 0 on error. rewrite: SCS_OK; SCS_EUSAGE when check() says no.
+ * < 0 on error. rewrite: SCS_OK; SCS_EUSAGE when check() says no (nothing
+ * changed); SCS_ENOMEM may leave @g half rewritten: the caller gives the
+ * model up.
  */
 #define SCS_TRANSPOSED_MAX_RANK 16
 
