@@ -424,7 +424,7 @@ print_dedup(const scs_report *r, FILE *f)
 	print_list(f, "not narrowed", &r->refused);
 	print_list(f, "transposed", &r->transposed);
 	if (r->transposed.n)
-		fprintf(f, "INFO: transposed copies read through a Transpose: %zu, %llu bytes\n", r->transposed.n,
+		fprintf(f, "INFO: transposed copies removed (read through the kept one): %zu, %llu bytes\n", r->transposed.n,
 		    (unsigned long long)r->bytes_transposed);
 }
 

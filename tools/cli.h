@@ -113,7 +113,7 @@ typedef struct cli_help {
 	"numbered files of at most SIZE each (K, M, G\n" "suffixes; at least 4K), such as\n" \
 	"OUTPUT.onnx.<16 hex>-00001-of-00004.data; a\n" "tensor longer than SIZE gets a file of its own" }
 #define CLI_HELP_KEEP_TRANSPOSED { "    --keep-transposed", "keep a 2-D constant that equals another one\n" \
-	"transposed as a copy of its own (by default one\n" "is kept, the other read through a Transpose)" }
+	"transposed as a copy of its own (by default one\n" "is kept, the other read through Gemm or Transpose)" }
 #define CLI_HELP_END { "-h, --help", "show this help" }, { "    --version", "show the version" }, { NULL, NULL }
 
 /*

@@ -26,8 +26,8 @@ usage(FILE *f)
 	    "Join the shard models in SHARDDIR (every *.onnx there, as scs4onnx-split wrote\n"
 	    "them, possibly changed since by other tools that kept their input and output\n"
 	    "names) into one model with the original inputs, outputs, opsets and metadata,\n"
-	    "then merge identical constants across the whole model (and read a 2-D constant\n"
-	    "stored again transposed through a Transpose of the other). The output is one file\n"
+	    "then merge identical constants across the whole model (and a 2-D constant stored\n"
+	    "again transposed: its readers read the other copy). The output is one file\n"
 	    "under 2 GiB, otherwise OUTPUT.onnx plus its data file OUTPUT.onnx.<16 hex>.data.\n"
 	    "OUTPUT goes outside SHARDDIR (the next merge would read it as a shard).\n"
 	    "\n");

@@ -46,8 +46,9 @@ usage(FILE *f)
 	    "\n"
 	    "Make an ONNX model smaller without changing what it computes: identical\n"
 	    "non-scalar constants (initializers and Constant values, in every graph and\n"
-	    "function) become one, and a 2-D constant stored again transposed is read\n"
-	    "through a Transpose of the other. Reads models of any size, inline or with\n"
+	    "function) become one, and a 2-D constant stored again transposed goes (its\n"
+	    "MatMuls read the other through Gemm(transB=1), data movement through a\n"
+	    "Transpose). Reads models of any size, inline or with\n"
 	    "external data.\n"
 	    "\n");
 	cli_help_options(f, 31, opts,

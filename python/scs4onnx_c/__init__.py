@@ -115,7 +115,7 @@ def shrink(input, output, mode='shrink', forced_extraction_op_names=None, forced
     in a file of its own); report['data_files'] lists the data files written.
     store: a folder keeping the payloads between runs. keep_transposed: a
     2-D constant equal to another one transposed stays a copy of its own (by
-    default one is kept and the other read through a Transpose;
+    default one is kept and the other read through Gemm or a Transpose;
     report['transposed']). Needs no onnx module. Raises Error."""
     o, keep = _shrink_options(mode, forced_extraction_op_names, forced_extraction_constant_names,
                               disable_auto_downcast, optimize, external_data, store)

@@ -777,6 +777,40 @@ infer_node(scs_infer *inf, const scs_infer_consts *c, const Onnx__NodeProto *n)
 	return rc;
 }
 
+/* Most values inference follows are few integers (shapes, axes). */
+#define SEALED_VALUES_MAX 64
+
+/*
+ * The sealed initializers of the graph (model/sealed.h): each one's type
+ * and dims; the values of the small integer ones too, opened into tensors
+ * of their own (a view would not outlive the next record).
+ */
+static int
+sealed_facts(scs_infer *inf, scs_infer_consts *c, scs_sealed *sl)
+{
+	int rc = SCS_OK;
+
+	for (size_t i = 0; rc == SCS_OK && i < sl->n; i++) {
+		Onnx__TensorProto *t = scs_sealed_get(sl, i);
+		uint64_t n = 1;
+
+		if (t == NULL)
+			continue;
+		for (size_t d = 0; d < t->n_dims && n <= SEALED_VALUES_MAX; d++)
+			n = t->dims[d] < 0 ? SEALED_VALUES_MAX + 1 : n * (uint64_t)t->dims[d];
+		if ((t->data_type == ONNX__TENSOR_PROTO__DATA_TYPE__INT64 || t->data_type == ONNX__TENSOR_PROTO__DATA_TYPE__INT32) &&
+		    n <= SEALED_VALUES_MAX) {
+			if ((t = scs_sealed_keep(t)) == NULL)
+				return scs_err_set(SCS_ENOMEM, "cannot open an initializer");
+			if ((rc = set_tensor(inf, t->name, t)) == SCS_OK)
+				rc = scs_infer_const_add(c, t->name, t);
+		} else {
+			rc = set_tensor(inf, t->name, t);
+		}
+	}
+	return rc;
+}
+
 int
 scs_infer_graph(scs_infer *inf, scs_model *m, const size_t *order, size_t n_order)
 {
@@ -797,6 +831,8 @@ scs_infer_graph(scs_infer *inf, scs_model *m, const size_t *order, size_t n_orde
 	for (size_t i = 0; rc == SCS_OK && i < g->n_initializer; i++)
 		if ((rc = set_tensor(inf, g->initializer[i]->name, g->initializer[i])) == SCS_OK)
 			rc = scs_infer_const_add(&c, g->initializer[i]->name, g->initializer[i]);
+	if ((rc == SCS_OK) && scs_sealed_of(g))
+		rc = sealed_facts(inf, &c, scs_sealed_of(g));
 	for (size_t i = 0; rc == SCS_OK && i < g->n_node; i++)
 		if ((t = scs_node_constant(g->node[i])) != NULL && (rc = set_tensor(inf, g->node[i]->output[0], t)) == SCS_OK)
 			rc = scs_infer_const_add(&c, g->node[i]->output[0], t);

@@ -10,6 +10,8 @@
 
 #include "util/arena.h"
 #include "util/err.h"
+#include "onnx/attr.h"
+#include "model/model.h"
 
 int
 scs_array_insert(void *arr, size_t *n, void *item, int front)
@@ -52,4 +54,52 @@ scs_entry_new(const char *key, const char *value)
 		return NULL;
 	}
 	return e;
+}
+
+int
+scs_attr_put(Onnx__NodeProto *n, Onnx__AttributeProto *a)
+{
+	Onnx__AttributeProto **slot;
+
+	if (a == NULL)
+		return scs_err_set(SCS_ENOMEM, "cannot make an attribute");
+	if ((slot = scs_attr_slot(n, a->name)) != NULL) {
+		scs_model_free_part(&(*slot)->base);
+		*slot = a;
+		return SCS_OK;
+	}
+	if (scs_array_insert(&n->attribute, &n->n_attribute, a, 0) < 0) {
+		protobuf_c_message_free_unpacked(&a->base, NULL);
+		return scs_err_set(SCS_ENOMEM, "cannot add an attribute");
+	}
+	return SCS_OK;
+}
+
+int
+scs_attr_put_int(Onnx__NodeProto *n, const char *name, int64_t v)
+{
+	Onnx__AttributeProto *a = scs_attr_new(name, ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INT);
+
+	if (a) {
+		a->has_i = 1;
+		a->i = v;
+	}
+	return scs_attr_put(n, a);
+}
+
+int
+scs_attr_put_ints(Onnx__NodeProto *n, const char *name, const int64_t *v, size_t len)
+{
+	Onnx__AttributeProto *a = scs_attr_new(name, ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INTS);
+
+	if (a && (a->ints = malloc((len ? len : 1) * sizeof(*v))) == NULL) {
+		protobuf_c_message_free_unpacked(&a->base, NULL);
+		a = NULL;
+	}
+	if (a) {
+		if (len)
+			memcpy(a->ints, v, len * sizeof(*v));
+		a->n_ints = len;
+	}
+	return scs_attr_put(n, a);
 }

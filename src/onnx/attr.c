@@ -5,6 +5,7 @@
  */
 #include "onnx/attr.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 /* The index of the first attribute of @n named @name, or n->n_attribute. */
@@ -59,4 +60,21 @@ scs_attr_is(const Onnx__NodeProto *n, const char *name, const char *value, int d
 	if (a == NULL)
 		return dflt_match;
 	return a->s.len == strlen(value) && memcmp(a->s.data, value, a->s.len) == 0;
+}
+
+Onnx__AttributeProto *
+scs_attr_new(const char *name, Onnx__AttributeProto__AttributeType type)
+{
+	Onnx__AttributeProto *a = malloc(sizeof(*a));
+
+	if (a == NULL)
+		return NULL;
+	onnx__attribute_proto__init(a);
+	if ((a->name = strdup(name)) == NULL) {
+		free(a);
+		return NULL;
+	}
+	a->has_type = 1;
+	a->type = type;
+	return a;
 }

@@ -21,6 +21,10 @@ Onnx__AttributeProto **scs_attr_slot(Onnx__NodeProto *n, const char *name);
 int64_t scs_attr_int(const Onnx__NodeProto *n, const char *name, int64_t dflt);
 float scs_attr_float(const Onnx__NodeProto *n, const char *name, float dflt);
 
+/* A new attribute @name (copied) of @type, with no value yet; NULL on ENOMEM. The caller owns it until it is put
+ * into a node (which then frees it); free it alone with protobuf_c_message_free_unpacked(&a->base, NULL). */
+Onnx__AttributeProto *scs_attr_new(const char *name, Onnx__AttributeProto__AttributeType type);
+
 /* 1 when @n's string attribute @name is @value (@dflt_match when the attribute is absent). */
 int scs_attr_is(const Onnx__NodeProto *n, const char *name, const char *value, int dflt_match);
 

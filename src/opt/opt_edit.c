@@ -44,82 +44,28 @@ scs_opt_tensor_new(scs_opt_ctx *ctx, const char *name, int dtype, const int64_t 
 	return t;
 }
 
-static Onnx__AttributeProto *
-attr_new(const char *name, Onnx__AttributeProto__AttributeType type)
-{
-	Onnx__AttributeProto *a = malloc(sizeof(*a));
-
-	if (a == NULL)
-		return NULL;
-	onnx__attribute_proto__init(a);
-	if ((a->name = strdup(name)) == NULL) {
-		free(a);
-		return NULL;
-	}
-	a->has_type = 1;
-	a->type = type;
-	return a;
-}
-
-/* Replace attribute @name of @n with @a (or add it); @a is owned by @n afterwards, also on failure. */
-static int
-attr_put(Onnx__NodeProto *n, Onnx__AttributeProto *a)
-{
-	Onnx__AttributeProto **slot;
-
-	if (a == NULL)
-		return scs_err_set(SCS_ENOMEM, "optimizer: cannot make an attribute");
-	if ((slot = scs_attr_slot(n, a->name)) != NULL) {
-		scs_model_free_part(&(*slot)->base);
-		*slot = a;
-		return SCS_OK;
-	}
-	if (scs_array_insert(&n->attribute, &n->n_attribute, a, 0) < 0) {
-		protobuf_c_message_free_unpacked(&a->base, NULL);
-		return scs_err_set(SCS_ENOMEM, "optimizer: cannot add an attribute");
-	}
-	return SCS_OK;
-}
-
 int
 scs_opt_set_attr_int(Onnx__NodeProto *node, const char *name, int64_t v)
 {
-	Onnx__AttributeProto *a = attr_new(name, ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INT);
-
-	if (a) {
-		a->has_i = 1;
-		a->i = v;
-	}
-	return attr_put(node, a);
+	return scs_attr_put_int(node, name, v);
 }
 
 int
 scs_opt_set_attr_float(Onnx__NodeProto *node, const char *name, float v)
 {
-	Onnx__AttributeProto *a = attr_new(name, ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__FLOAT);
+	Onnx__AttributeProto *a = scs_attr_new(name, ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__FLOAT);
 
 	if (a) {
 		a->has_f = 1;
 		a->f = v;
 	}
-	return attr_put(node, a);
+	return scs_attr_put(node, a);
 }
 
 int
 scs_opt_set_attr_ints(Onnx__NodeProto *node, const char *name, const int64_t *v, size_t n)
 {
-	Onnx__AttributeProto *a = attr_new(name, ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INTS);
-
-	if (a && (a->ints = malloc((n ? n : 1) * sizeof(*v))) == NULL) {
-		protobuf_c_message_free_unpacked(&a->base, NULL);
-		a = NULL;
-	}
-	if (a) {
-		if (n)
-			memcpy(a->ints, v, n * sizeof(*v));
-		a->n_ints = n;
-	}
-	return attr_put(node, a);
+	return scs_attr_put_ints(node, name, v, n);
 }
 
 static char **
@@ -209,13 +155,13 @@ scs_opt_add_constant(scs_opt_ctx *ctx, int scope, Onnx__TensorProto *t, Onnx__No
 	}
 	/* a function body has no initializers: a Constant node (and an IR 3 body) */
 	if ((n = scs_opt_node_new("Constant", "", NULL, 0, &out, 1)) == NULL ||
-	    (a = attr_new("value", ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__TENSOR)) == NULL) {
+	    (a = scs_attr_new("value", ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__TENSOR)) == NULL) {
 		scs_opt_node_free(ctx, n);
 		scs_model_free_message(ctx->m, &t->base);
 		return scs_err_set(SCS_ENOMEM, "optimizer: cannot add a Constant");
 	}
 	a->t = t;
-	if (attr_put(n, a) < 0) {
+	if (scs_attr_put(n, a) < 0) {
 		scs_opt_node_free(ctx, n);
 		return SCS_ENOMEM;
 	}

@@ -81,7 +81,7 @@ int scs_pass_dedup_order(scs_model *m, scs_pass_notes *order);
 /* What scs_pass_transposed() rewrote and left alone. Zeroed before the
  * first pass; each pass adds to it. */
 typedef struct scs_transposed_result {
-	scs_pass_notes rewritten; /* the copies now read through a Transpose: name,
+	scs_pass_notes rewritten; /* the copies removed, read through Gemm(transB=1) or a Transpose: name,
 	                             "Transpose(KEPT) [A, B] float16, 196.3 MiB" */
 	scs_pass_notes skipped;   /* copies equal to another transposed, left alone, and why */
 	uint64_t bytes;           /* payload bytes the rewritten copies held */
@@ -244,5 +244,50 @@ int scs_pass_cmp_ptr(const void *pa, const void *pb);
 
 /* Payload bytes referenced by every tensor of the model. */
 uint64_t scs_pass_payload_bytes(scs_model *m);
+
+/*
+ * The readers of a constant @copy (dims [K, N], element type @dtype) of
+ * graph @g of @m, when constant @kept (visible in @g) holds it transposed
+ * ([N, K]): scs_transposed_readers_check() says whether every reader can
+ * read @kept instead, changing nothing; scs_transposed_readers_rewrite()
+ * then rewrites them:
+ * - a MatMul reading @copy as B becomes Gemm(A, @kept, transB=1) (rank-2
+ *   A), or, for A of rank 3 and more, Reshape(A, [-1, K]) -> Gemm ->
+ *   Reshape to Shape(A) without its last dim and [N], under the MatMul's
+ *   output name (needs opset 11; a Slice of Shape below opset 15; the dims
+ *   of A but the first and the last known and not 0 below opset 14). Only
+ *   for float and float16 (measured bit-identical in ONNX Runtime at every
+ *   level, where a MatMul of a Transpose node is not), where ONNX Runtime
+ *   has the Gemm kernel, and refused where one of its fusions would take
+ *   the MatMul elsewhere (read by Add, Mul, Div or BatchNormalization, A
+ *   made by Transpose, Mul or Div);
+ * - a reader that moves data or computes element by element (Gather,
+ *   GatherElements, GatherND, Identity, Reshape, Flatten, Squeeze,
+ *   Unsqueeze, Slice, Concat, Expand, Add, Sub, Mul, Div, Cast) reads a new
+ *   Transpose node of @kept (perm [1, 0]) named @copy, at the front of @g
+ *   or right after @kept's Constant node in @g;
+ * - any other reader, a nested graph reading @copy, or @copy an input or
+ *   an output of @g: refused.
+ * The rank of A comes from @shapes (may be NULL) or else from @g's inputs,
+ * value_info and outputs. The rewrite leaves @copy's definition (an
+ * initializer or a Constant node) for the caller to remove; the new nodes
+ * and values get names no scope uses.
+ * check: 1 when it can, 0 with a one-line reason in @why (naming the node),
+ * < 0 on error. rewrite: SCS_OK; SCS_EUSAGE when check() says no (nothing
+ * changed); SCS_ENOMEM may leave @g half rewritten: the caller gives the
+ * model up.
+ */
+#define SCS_TRANSPOSED_MAX_RANK 16
+
+typedef struct scs_transposed_shapes {
+	/* rank of value @name (its dims, -1 where unknown, into @dims[0 .. @max)), or -1 */
+	int (*fn)(void *ctx, const char *name, int64_t *dims, int max);
+	void *ctx;
+} scs_transposed_shapes;
+
+int scs_transposed_readers_check(scs_model *m, Onnx__GraphProto *g, const char *copy, int dtype, const int64_t dims[2],
+    const scs_transposed_shapes *shapes, char *why, size_t why_len);
+int scs_transposed_readers_rewrite(scs_model *m, Onnx__GraphProto *g, const char *copy, const char *kept, int dtype,
+    const int64_t dims[2], const scs_transposed_shapes *shapes);
 
 #endif

@@ -24,7 +24,12 @@
  * The copy met first (model order, then dedup's order) is kept when its
  * scope encloses the other's; otherwise the later one is kept when its
  * scope encloses the first's; copies in sibling scopes are left alone, with
- * a reason. A graph output is never rewritten. The other copy becomes a
+ * a reason. A graph output is never rewritten. A copy read only as the B
+ * input of MatMuls is preferred for the rewrite: each MatMul becomes a Gemm
+ * of the kept copy with transB=1 (transposed_readers.c), which ONNX Runtime
+ * computes bit for bit as the MatMul at every level, and no Transpose is
+ * left for the runtime to fold back into a second copy. Otherwise the
+ * other copy becomes a
  * Transpose (perm [1, 0]) of the kept one, whose output has the removed
  * constant's name, so that its readers are unchanged: a Constant node is
  * replaced where it is, an initializer is removed and the Transpose goes to
@@ -39,7 +44,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "infer/infer.h"
 #include "model/array.h"
+#include "model/graph.h"
 #include "util/buf.h"
 #include "onnx/dtype.h"
 #include "util/err.h"
@@ -92,6 +99,8 @@ typedef struct tcand {
 	int8_t role;
 	int8_t moved;             /* K_CONST kept: moved to the front of its scope */
 	int8_t bad_input;         /* the input of bad_op that reads it */
+	int8_t matmul_b;          /* read as the B input of a MatMul (which bad_op does not count) */
+	int8_t other_reader;      /* read by a node other than such a MatMul */
 	const char *bad_op;       /* a reader that may compute otherwise from a computed input; NULL: none */
 	int64_t next;             /* the next record of the same name, or -1 */
 } tcand;
@@ -120,6 +129,8 @@ typedef struct tmodel {
 	size_t n_gone, cap_gone;
 	Onnx__TensorProto **added;   /* new initializers of the main graph */
 	size_t n_added, cap_added;
+	scs_infer inf;            /* the main graph's facts, for the Gemm rewrite (built when first needed) */
+	int have_inf;             /* 1: inf built; -1: the graph could not be ordered */
 } tmodel;
 
 typedef struct tpass {
@@ -603,8 +614,15 @@ check_readers(tpass *p)
 					for (; at >= 0; at = p->c[at].next) {
 						tcand *c = &p->c[at];
 
-						if (c->model != k || c->scope != def || c->bad_op ||
-						    (scs_is_onnx_domain(node->domain) && exact_reader(node->op_type, i)))
+						if (c->model != k || c->scope != def)
+							continue;
+						if (scs_is_onnx_domain(node->domain) && strcmp(node->op_type, "MatMul") == 0 &&
+						    i == 1) {
+							c->matmul_b = 1;
+							continue;
+						}
+						c->other_reader = 1;
+						if (c->bad_op || (scs_is_onnx_domain(node->domain) && exact_reader(node->op_type, i)))
 							continue;
 						c->bad_op = node->op_type;
 						c->bad_input = (int8_t)(i < 127 ? i : 127);
@@ -770,6 +788,45 @@ cannot_transpose(const tmodel *tm, const tcand *gone)
 	return NULL;
 }
 
+/* The name @gone's model reads @kept by: @kept's own, or (another model) a new constant holding its payload. */
+static int
+kept_source(tpass *p, const tcand *kept, const tcand *gone, const char **source)
+{
+	tmodel *tm = &p->models[gone->model];
+	Onnx__TensorProto *holder;
+	char *fresh;
+	int rc;
+
+	*source = kept->name;
+	if (kept->model == gone->model)
+		return SCS_OK;
+	/* the kept copy's name where this model has it free */
+	if ((fresh = scs_fresh_name(kept->name, "_scs", tensor_name_taken, tm, 1)) == NULL)
+		return scs_err_set(SCS_ENOMEM, "cannot allocate a name");
+	if ((rc = own(tm, &tm->taken, fresh)) < 0)
+		return rc;
+	*source = fresh;
+	if ((holder = scs_tensor_copy_named(tm->m, kept->t, fresh)) == NULL)
+		return scs_err_set(SCS_ENOMEM, "cannot copy a constant");
+	if (tm->ir_version >= 4) {
+		if ((rc = scs_grow(&tm->added, &tm->cap_added, tm->n_added, sizeof(*tm->added), 8, "the initializer list")) < 0) {
+			scs_model_free_message(tm->m, &holder->base);
+			return rc;
+		}
+		tm->added[tm->n_added++] = holder;
+	} else {
+		Onnx__NodeProto *cn = scs_constant_node_new(holder);
+
+		if (cn == NULL)
+			return scs_err_set(SCS_ENOMEM, "cannot add a Constant node");
+		if ((rc = add_front(tm, gone->scope, cn, 1)) < 0) {
+			scs_model_free_message(tm->m, &cn->base);
+			return rc;
+		}
+	}
+	return SCS_OK;
+}
+
 static int
 skip(tpass *p, const tcand *gone, const tcand *kept, const char *why)
 {
@@ -790,43 +847,16 @@ rewrite(tpass *p, tcand *kept, tcand *gone)
 	tmodel *tm = &p->models[gone->model], *tk = &p->models[kept->model];
 	const char *why, *source = kept->name;
 	Onnx__NodeProto *node = NULL, *replaced = NULL;
-	char *node_name = NULL, *fresh = NULL, detail[512], size[32];
+	char *node_name = NULL, detail[512], size[32];
 	uint64_t bytes = tm->m->payloads->items[gone->payload].key.len;
 	int rc;
 
 	if ((why = cannot_transpose(tm, gone)) != NULL)
 		return skip(p, gone, kept, why);
-	if (kept->model == gone->model) {
-		if (!capture_free(tm, gone->scope, kept->scope, kept->name))
-			return skip(p, gone, kept, "a graph between them defines that name");
-	} else {
-		Onnx__TensorProto *holder;
-
-		/* the kept copy's name where this model has it free */
-		if ((fresh = scs_fresh_name(kept->name, "_scs", tensor_name_taken, tm, 1)) == NULL)
-			return scs_err_set(SCS_ENOMEM, "cannot allocate a name");
-		if ((rc = own(tm, &tm->taken, fresh)) < 0)
-			return rc;
-		source = fresh;
-		if ((holder = scs_tensor_copy_named(tm->m, kept->t, fresh)) == NULL)
-			return scs_err_set(SCS_ENOMEM, "cannot copy a constant");
-		if (tm->ir_version >= 4) {
-			if ((rc = scs_grow(&tm->added, &tm->cap_added, tm->n_added, sizeof(*tm->added), 8, "the initializer list")) < 0) {
-				scs_model_free_message(tm->m, &holder->base);
-				return rc;
-			}
-			tm->added[tm->n_added++] = holder;
-		} else {
-			Onnx__NodeProto *cn = scs_constant_node_new(holder);
-
-			if (cn == NULL)
-				return scs_err_set(SCS_ENOMEM, "cannot add a Constant node");
-			if ((rc = add_front(tm, gone->scope, cn, 1)) < 0) {
-				scs_model_free_message(tm->m, &cn->base);
-				return rc;
-			}
-		}
-	}
+	if (kept->model == gone->model && !capture_free(tm, gone->scope, kept->scope, kept->name))
+		return skip(p, gone, kept, "a graph between them defines that name");
+	if ((rc = kept_source(p, kept, gone, &source)) < 0)
+		return rc;
 	/* a kept Constant node goes to the front of its scope, before every use */
 	if (kept->kind == K_CONST && !kept->moved) {
 		if ((rc = add_front(tk, kept->scope, kept->node, 0)) < 0)
@@ -874,12 +904,148 @@ rewrite(tpass *p, tcand *kept, tcand *gone)
 	return rc;
 }
 
+/* ---- the Gemm rewrite: a copy read only by MatMuls (as B) ---- */
+
+/* The rank and dims of @name from the main graph's facts (scs_transposed_shapes). */
+static int
+infer_rank(void *ctx, const char *name, int64_t *dims, int max)
+{
+	const tmodel *tm = ctx;
+	scs_vfacts f;
+
+	if (tm->have_inf != 1 || !scs_infer_get(&tm->inf, name, &f) || f.rank < 0 || f.rank > max)
+		return -1;
+	for (int i = 0; i < f.rank; i++)
+		dims[i] = f.dims[i] >= 0 ? f.dims[i] : -1;
+	return f.rank;
+}
+
+/* The facts of @tm's main graph, once (a graph that cannot be ordered has none). */
+static int
+need_infer(tmodel *tm)
+{
+	Onnx__GraphProto *g = tm->m->proto->graph;
+	scs_names *reads;
+	size_t *order = NULL, n_order = 0;
+	int rc = SCS_OK;
+
+	if (tm->have_inf || g == NULL)
+		return SCS_OK;
+	if ((reads = calloc(g->n_node ? g->n_node : 1, sizeof(*reads))) == NULL)
+		return scs_err_set(SCS_ENOMEM, "cannot order the nodes");
+	for (size_t i = 0; rc == SCS_OK && i < g->n_node; i++)
+		rc = scs_node_reads(g->node[i], &reads[i]);
+	if (rc == SCS_OK)
+		rc = scs_graph_order(&order, &n_order, g, reads, NULL, "the graph");
+	for (size_t i = 0; i < g->n_node; i++)
+		free(reads[i].items);
+	free(reads);
+	if (rc == SCS_ECORRUPT) {
+		scs_err_clear();
+		tm->have_inf = -1;
+		return SCS_OK;
+	}
+	if (rc == SCS_OK && (rc = scs_infer_graph(&tm->inf, tm->m, order, n_order)) == SCS_OK)
+		tm->have_inf = 1;
+	free(order);
+	return rc;
+}
+
+/*
+ * Can @gone, read only as the B input of MatMuls of its own graph, be
+ * removed, its MatMuls reading @kept through Gemm(transB=1)? 1 yes, 0 no
+ * (the reason in @why when the readers refuse), < 0 on error.
+ */
+static int
+gemm_ok(tpass *p, const tcand *kept, const tcand *gone, char *why, size_t cap)
+{
+	tmodel *tm = &p->models[gone->model];
+	Onnx__GraphProto *g = tm->scopes.items[gone->scope].graph;
+	scs_transposed_shapes shapes = { infer_rank, tm };
+	int64_t dims[2] = { gone->rows, gone->cols };
+	int rc;
+
+	if (!gone->matmul_b || gone->other_reader || gone->bad_op || gone->pinned || g == NULL)
+		return 0;
+	if (kept->model == gone->model && (!scs_scope_encloses(&tm->scopes, kept->scope, gone->scope) ||
+	    !capture_free(tm, gone->scope, kept->scope, kept->name)))
+		return 0;
+	if ((rc = need_infer(tm)) < 0)
+		return rc;
+	return scs_transposed_readers_check(tm->m, g, gone->name, gone->data_type, dims, &shapes, why, cap);
+}
+
+/* @gone's MatMuls read @kept through Gemm(transB=1), and @gone goes. */
+static int
+rewrite_gemm(tpass *p, tcand *kept, tcand *gone)
+{
+	tmodel *tm = &p->models[gone->model], *tk = &p->models[kept->model];
+	scs_scope *sc = &tm->scopes.items[gone->scope];
+	scs_transposed_shapes shapes = { infer_rank, tm };
+	int64_t dims[2] = { gone->rows, gone->cols };
+	uint64_t bytes = tm->m->payloads->items[gone->payload].key.len;
+	const char *source;
+	char detail[512], size[32];
+	int rc;
+
+	if ((rc = kept_source(p, kept, gone, &source)) < 0)
+		return rc;
+	/* a kept Constant node of an enclosing graph goes to its front (in the same graph the rewrite orders it) */
+	if (kept->kind == K_CONST && !kept->moved && (kept->model != gone->model || kept->scope != gone->scope)) {
+		if ((rc = add_front(tk, kept->scope, kept->node, 0)) < 0)
+			return rc;
+		kept->moved = 1;
+	}
+	if ((rc = scs_transposed_readers_rewrite(tm->m, sc->graph, gone->name, source, gone->data_type, dims,
+	    &shapes)) < 0)
+		return rc;
+	if (gone->kind == K_CONST) {
+		if ((rc = scs_scope_drop_node(tm->m, sc, gone->node)) < 0)
+			return rc;
+	} else {
+		if ((rc = scs_grow(&tm->gone, &tm->cap_gone, tm->n_gone, sizeof(*tm->gone), 16, "the removal list")) < 0)
+			return rc;
+		tm->gone[tm->n_gone++] = gone->t;
+	}
+	kept->role = ROLE_KEPT;
+	gone->role = ROLE_GONE;
+	scs_human_size(size, bytes);
+	snprintf(detail, sizeof(detail), "Gemm(transB=1) of %s [%lld, %lld] %s, %s", source, (long long)gone->cols,
+	    (long long)gone->rows, scs_dtype_name(gone->data_type), size);
+	p->res->bytes += bytes;
+	return scs_pass_notes_add(&p->res->rewritten, gone->name, detail);
+}
+
+/* @gone through Gemm of @kept when gemm_ok(): 1 done, 0 not (nothing changed), < 0 error. */
+static int
+gemm_pair(tpass *p, tcand *kept, tcand *gone, char *why, size_t cap)
+{
+	int rc;
+
+	why[0] = '\0';
+	if ((rc = gemm_ok(p, kept, gone, why, cap)) < 0)
+		return rc;
+	if (rc == 0) {
+		char text[512];
+
+		if (why[0]) {
+			snprintf(text, sizeof(text), "its MatMuls cannot read it through Gemm(transB=1): %s", why);
+			snprintf(why, cap, "%s", text);
+		}
+		return 0;
+	}
+	return (rc = rewrite_gemm(p, kept, gone)) < 0 ? rc : 1;
+}
+
 /* Why @c cannot become a Transpose (into @buf), or NULL when it can. */
 static const char *
 why_kept(const tcand *c, char *buf, size_t cap)
 {
 	if (c->pinned)
 		return "it is a graph output";
+	if (c->bad_op == NULL && c->matmul_b)
+		return "it is read as a MatMul's B input, which ONNX Runtime computes otherwise from a node's output "
+		    "than from a constant";
 	if (c->bad_op == NULL)
 		return NULL;
 	snprintf(buf, cap, "it is read by %s (input %d), which ONNX Runtime may compute otherwise from a node's "
@@ -897,9 +1063,16 @@ static int
 settle_pair(tpass *p, tcand *a, tcand *b)
 {
 	char why_a[256], why_b[256];
-	const char *na = why_kept(a, why_a, sizeof(why_a)), *nb = why_kept(b, why_b, sizeof(why_b));
+	char gemm_a[512], gemm_b[512];
+	const char *na, *nb;
 	tcand *kept;
+	int rc;
 
+	/* a copy whose MatMuls can read the other through Gemm(transB=1) goes first */
+	if ((rc = gemm_pair(p, a, b, gemm_b, sizeof(gemm_b))) != 0 || (rc = gemm_pair(p, b, a, gemm_a, sizeof(gemm_a))) != 0)
+		return rc < 0 ? rc : SCS_OK;
+	na = gemm_a[0] ? gemm_a : why_kept(a, why_a, sizeof(why_a));
+	nb = gemm_b[0] ? gemm_b : why_kept(b, why_b, sizeof(why_b));
 	if (na && nb) {
 		char both[600];
 
@@ -1081,6 +1254,8 @@ tmodel_dispose(tmodel *tm)
 		free(tm->owned[i]);
 	free(tm->owned);
 	scs_scopes_dispose(&tm->scopes);
+	if (tm->have_inf == 1)
+		scs_infer_dispose(&tm->inf);
 }
 
 static int

@@ -390,7 +390,7 @@ class TestPathFunctions(Base):
             cli('shrink', self.model('tr_gpt_f32_21.onnx'), os.path.join(self.cli, name),
                 *(['--keep-transposed'] if keep else []))
             self.assertEqual(rep['transposed'], [] if keep else
-                             [{'name': 'wte', 'rewrite': 'Transpose(wte_T) [50, 12] float32, 2.3 KiB'}])
+                             [{'name': 'wte_T', 'rewrite': 'Gemm(transB=1) of wte [50, 12] float32, 2.3 KiB'}])
             self.assertEqual(rep['bytes_transposed'], 0 if keep else 2400)
         shards = os.path.join(self.tmp, 'shards')
         scs4onnx_c.split(self.model('tr_gpt_f32_21.onnx'), shards, max_shard_size=3072)
