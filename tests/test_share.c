@@ -616,3 +616,40 @@ Test(share, the_shared_data_goes_into_numbered_files_of_at_most_the_size_asked, 
 	scs_report_dispose(&rep);
 	free(out);
 }
+
+/* A weight one model holds transposed (tr_pair_a: MatMul of wte_T [12, 50]) and another as it is
+ * (tr_pair_b: Gather of wte [50, 12]): stored once, the first model's MatMul reading it through
+ * Gemm(transB=1); both compute what they computed, at levels disabled and all. */
+Test(share, a_weight_one_model_holds_transposed_is_stored_once, .init = scratch_setup, .fini = scratch_teardown)
+{
+	static const char *const pair[] = { "tr_pair_a.onnx", "tr_pair_b.onnx", NULL };
+	scs_share_options o = SCS_SHARE_OPTIONS_INIT;
+	scs_report rep;
+	char *out = path_in(scratch_dir, "out"), *text;
+
+	cr_assert_eq(share(&rep, out, pair, NULL), 0, "%s", scs_err_msg());
+	cr_assert_eq(rep.transposed.n, 1, "%zu transposed copies", rep.transposed.n);
+	cr_assert_str_eq(rep.transposed.items[0].name, "wte_T");
+	cr_assert_eq(rep.bytes_transposed, 2400);
+	cr_assert_eq(rep.data_files.n, 1);
+	cr_assert_eq(rep.output_data_len, 2400, "one copy in the data file: %llu bytes",
+	    (unsigned long long)rep.output_data_len);
+	expect_outputs_compute(out, pair);
+	for (size_t i = 0; pair[i]; i++) {
+		char *ref = fixture(pair[i]), *got = path_in(out, pair[i]);
+
+		cr_assert_eq(ort_same(&text, ref, got, "--graph-opt disabled"), 0, "%s at disabled: %s", pair[i], text);
+		free(text);
+		free(ref);
+		free(got);
+	}
+	scs_report_dispose(&rep);
+	/* --keep-transposed: both copies stay */
+	run(NULL, "rm -rf '%s'", out);
+	o.keep_transposed = 1;
+	cr_assert_eq(share(&rep, out, pair, &o), 0, "%s", scs_err_msg());
+	cr_assert_eq(rep.transposed.n, 0);
+	cr_assert_eq(rep.output_data_len, 4096 + 2400, "%llu", (unsigned long long)rep.output_data_len);
+	scs_report_dispose(&rep);
+	free(out);
+}
