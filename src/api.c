@@ -81,6 +81,17 @@ scs_api_stage_end(scs_report *rep, scs_api_progress *pc, const char *name, doubl
 	scs_report_stage_add(rep, name, now() - t0, bytes);
 }
 
+void
+scs_api_scan_options(scs_scan_options *so, const char *store_dir, scs_api_progress *pc)
+{
+	memset(so, 0, sizeof(*so));
+	so->hold_bytes = store_dir != NULL;
+	if (pc->fn) {
+		so->progress = scs_api_stage_progress;
+		so->progress_payload = pc;
+	}
+}
+
 /* Open the store and scan @in into *m; @seal: its main graph's initializers
  * kept sealed (model.h). */
 int
@@ -92,12 +103,7 @@ scs_api_load_input(scs_model **m, scs_store **store, scs_report *rep, const char
 
 	if ((rc = scs_store_open(store, store_dir, tmp_parent)) < 0)
 		return rc;
-	memset(&so, 0, sizeof(so));
-	so.hold_bytes = store_dir != NULL;
-	if (pc->fn) {
-		so.progress = scs_api_stage_progress;
-		so.progress_payload = pc;
-	}
+	scs_api_scan_options(&so, store_dir, pc);
 	if ((rc = (seal ? scs_model_load_sealed : scs_model_load)(m, in, *store, &so)) < 0)
 		return rc;
 	for (size_t i = 0; i < (*m)->payloads->n_files; i++)

@@ -50,6 +50,10 @@ double scs_api_stage_start(scs_api_progress *pc, const char *name);
 /* End stage @name: its progress line at 100% when it counted bytes, and its time. */
 void scs_api_stage_end(scs_report *rep, scs_api_progress *pc, const char *name, double t0, uint64_t bytes);
 
+/* The scan options of a run: the store holds the bytes when @store_dir is kept,
+ * progress through @pc. */
+void scs_api_scan_options(scs_scan_options *so, const char *store_dir, scs_api_progress *pc);
+
 /* Open the store and scan @in into *m; @seal: its main graph's initializers kept sealed. */
 int scs_api_load_input(scs_model **m, scs_store **store, scs_report *rep, const char *in, const char *store_dir,
     const char *tmp_parent, scs_api_progress *pc, int seal);

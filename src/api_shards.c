@@ -236,12 +236,7 @@ load_shards(scs_shards *out, char ***paths, size_t *n_paths, scs_store **store, 
 		return scs_err_set(SCS_ENOMEM, "cannot allocate the shard list");
 	if ((rc = scs_store_open(store, store_dir, tmp_parent)) < 0)
 		return rc;
-	memset(&so, 0, sizeof(so));
-	so.hold_bytes = store_dir != NULL;
-	if (pc->fn) {
-		so.progress = scs_api_stage_progress;
-		so.progress_payload = pc;
-	}
+	scs_api_scan_options(&so, store_dir, pc);
 	if ((sizes = calloc(*n_paths, sizeof(*sizes))) == NULL)
 		return scs_err_set(SCS_ENOMEM, "cannot allocate the shard list");
 	for (size_t i = 0; i < *n_paths; i++) {

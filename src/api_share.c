@@ -354,12 +354,7 @@ load_models(scs_model **ms, scs_store **store, scs_report *rep, const char *cons
 
 	if ((rc = scs_store_open(store, store_dir, tmp_parent)) < 0)
 		return rc;
-	memset(&so, 0, sizeof(so));
-	so.hold_bytes = store_dir != NULL;
-	if (pc->fn) {
-		so.progress = scs_api_stage_progress;
-		so.progress_payload = pc;
-	}
+	scs_api_scan_options(&so, store_dir, pc);
 	for (size_t i = 0; i < n; i++) {
 		struct stat st;
 

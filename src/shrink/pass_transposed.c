@@ -827,6 +827,33 @@ kept_source(tpass *p, const tcand *kept, const tcand *gone, const char **source)
 	return SCS_OK;
 }
 
+/* @gone, an initializer, is removed from its graph when the lists are settled. */
+static int
+drop_initializer(tmodel *tm, const tcand *gone)
+{
+	int rc;
+
+	if ((rc = scs_grow(&tm->gone, &tm->cap_gone, tm->n_gone, sizeof(*tm->gone), 16, "the removal list")) < 0)
+		return rc;
+	tm->gone[tm->n_gone++] = gone->t;
+	return SCS_OK;
+}
+
+/* The pair is settled: @gone now read as @what (its dims and type, its bytes saved, follow in the report). */
+static int
+settled(tpass *p, tcand *kept, tcand *gone, const char *what)
+{
+	uint64_t bytes = p->models[gone->model].m->payloads->items[gone->payload].key.len;
+	char detail[512], size[32];
+
+	kept->role = ROLE_KEPT;
+	gone->role = ROLE_GONE;
+	scs_human_size(size, bytes);
+	snprintf(detail, sizeof(detail), "%s %s, %s", what, scs_dtype_name(gone->data_type), size);
+	p->res->bytes += bytes;
+	return scs_pass_notes_add(&p->res->rewritten, gone->name, detail);
+}
+
 static int
 skip(tpass *p, const tcand *gone, const tcand *kept, const char *why)
 {
@@ -847,8 +874,7 @@ rewrite(tpass *p, tcand *kept, tcand *gone)
 	tmodel *tm = &p->models[gone->model], *tk = &p->models[kept->model];
 	const char *why, *source = kept->name;
 	Onnx__NodeProto *node = NULL, *replaced = NULL;
-	char *node_name = NULL, detail[512], size[32];
-	uint64_t bytes = tm->m->payloads->items[gone->payload].key.len;
+	char *node_name = NULL, what[320];
 	int rc;
 
 	if ((why = cannot_transpose(tm, gone)) != NULL)
@@ -888,17 +914,11 @@ rewrite(tpass *p, tcand *kept, tcand *gone)
 			scs_model_free_message(tm->m, &node->base);
 			return rc;
 		}
-		if ((rc = scs_grow(&tm->gone, &tm->cap_gone, tm->n_gone, sizeof(*tm->gone), 16, "the removal list")) < 0)
+		if ((rc = drop_initializer(tm, gone)) < 0)
 			return rc;
-		tm->gone[tm->n_gone++] = gone->t;
 	}
-	kept->role = ROLE_KEPT;
-	gone->role = ROLE_GONE;
-	scs_human_size(size, bytes);
-	snprintf(detail, sizeof(detail), "Transpose(%s) [%lld, %lld] %s, %s", source, (long long)gone->rows,
-	    (long long)gone->cols, scs_dtype_name(gone->data_type), size);
-	p->res->bytes += bytes;
-	rc = scs_pass_notes_add(&p->res->rewritten, gone->name, detail);
+	snprintf(what, sizeof(what), "Transpose(%s) [%lld, %lld]", source, (long long)gone->rows, (long long)gone->cols);
+	rc = settled(p, kept, gone, what);
 	if (replaced)
 		scs_model_free_message(tm->m, &replaced->base);
 	return rc;
@@ -983,9 +1003,8 @@ rewrite_gemm(tpass *p, tcand *kept, tcand *gone)
 	scs_scope *sc = &tm->scopes.items[gone->scope];
 	scs_transposed_shapes shapes = { infer_rank, tm };
 	int64_t dims[2] = { gone->rows, gone->cols };
-	uint64_t bytes = tm->m->payloads->items[gone->payload].key.len;
 	const char *source;
-	char detail[512], size[32];
+	char what[320];
 	int rc;
 
 	if ((rc = kept_source(p, kept, gone, &source)) < 0)
@@ -1002,18 +1021,12 @@ rewrite_gemm(tpass *p, tcand *kept, tcand *gone)
 	if (gone->kind == K_CONST) {
 		if ((rc = scs_scope_drop_node(tm->m, sc, gone->node)) < 0)
 			return rc;
-	} else {
-		if ((rc = scs_grow(&tm->gone, &tm->cap_gone, tm->n_gone, sizeof(*tm->gone), 16, "the removal list")) < 0)
-			return rc;
-		tm->gone[tm->n_gone++] = gone->t;
+	} else if ((rc = drop_initializer(tm, gone)) < 0) {
+		return rc;
 	}
-	kept->role = ROLE_KEPT;
-	gone->role = ROLE_GONE;
-	scs_human_size(size, bytes);
-	snprintf(detail, sizeof(detail), "Gemm(transB=1) of %s [%lld, %lld] %s, %s", source, (long long)gone->cols,
-	    (long long)gone->rows, scs_dtype_name(gone->data_type), size);
-	p->res->bytes += bytes;
-	return scs_pass_notes_add(&p->res->rewritten, gone->name, detail);
+	snprintf(what, sizeof(what), "Gemm(transB=1) of %s [%lld, %lld]", source, (long long)gone->cols,
+	    (long long)gone->rows);
+	return settled(p, kept, gone, what);
 }
 
 /* @gone through Gemm of @kept when gemm_ok(): 1 done, 0 not (nothing changed), < 0 error. */
