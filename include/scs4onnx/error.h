@@ -25,6 +25,8 @@ enum {
 	SCS_EUNSUPPORTED = -5,
 	SCS_ERANGE = -6,         /* a size does not fit */
 	SCS_EUSAGE = -7,         /* the caller asked for something impossible */
+	SCS_ECHECK = -8,         /* the output would fail a check of the ONNX rules its input passed:
+	                            nothing was written (since 1.4.0) */
 };
 
 /* The current message of the calling thread ("" when none; each thread has

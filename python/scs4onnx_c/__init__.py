@@ -26,11 +26,11 @@ import sys
 import tempfile
 
 from . import _lib
-from ._lib import (Error, ECORRUPT, EIO, ENOMEM, ENOTFOUND, ERANGE, EUNSUPPORTED, EUSAGE)
+from ._lib import (Error, ECORRUPT, EIO, ENOMEM, ENOTFOUND, ERANGE, EUNSUPPORTED, EUSAGE, ECHECK)
 from ._report import format_report
 
 __all__ = ['shrinking', 'shrink', 'split', 'merge', 'big', 'optimize', 'share', 'format_report', 'Error',
-           'ENOMEM', 'EIO', 'ECORRUPT', 'ENOTFOUND', 'EUNSUPPORTED', 'ERANGE', 'EUSAGE', '__version__']
+           'ENOMEM', 'EIO', 'ECORRUPT', 'ENOTFOUND', 'EUNSUPPORTED', 'ERANGE', 'EUSAGE', 'ECHECK', '__version__']
 
 __version__ = _lib.version()
 

@@ -15,6 +15,7 @@ ENOTFOUND = -4
 EUNSUPPORTED = -5
 ERANGE = -6
 EUSAGE = -7
+ECHECK = -8
 
 CODE_NAMES = {
     ENOMEM: 'out of memory',
@@ -24,6 +25,7 @@ CODE_NAMES = {
     EUNSUPPORTED: 'unsupported',
     ERANGE: 'out of range',
     EUSAGE: 'usage error',
+    ECHECK: 'output fails a check',
 }
 
 # scs_mode

@@ -97,6 +97,7 @@ scs_err_name(int code)
 	case SCS_EUNSUPPORTED: return "unsupported";
 	case SCS_ERANGE: return "out of range";
 	case SCS_EUSAGE: return "usage error";
+	case SCS_ECHECK: return "output fails a check";
 	default: return "unknown error";
 	}
 }
