@@ -226,7 +226,7 @@ def main():
 		for i, f in enumerate(s.outputs):
 			arg_lines.append(arg_row(s, f, tv_index, i == len(s.outputs) - 1))
 			n_args += 1
-		schema_lines.append("\t{ %s, %s, %d, %d, %d, %d, %d, %s, %s, %s }," % (
+		schema_lines.append("\t{ %s, %s, %d, %d, %d, %d, %d, %s, %s, %s, 0, NULL, 0, 0, 0, 0 }," % (
 			c_str(s.domain), c_str(s.op), s.since, len(s.inputs), len(s.outputs), len(s.tcs),
 			s.deprecated,
 			"A + %d" % in_base if s.inputs else "NULL",
@@ -248,7 +248,8 @@ def main():
 		" * %d schemas of %d operators, sorted by (domain, op_type, since_version)." % (len(schemas), n_ops),
 		" * Newest opsets: %s." % ", ".join("%s %d" % (d or "ai.onnx", v) for d, v in sorted(newest.items())),
 		" * Schema rows are { domain, op_type, since_version, n_inputs, n_outputs, n_type_vars,",
-		" * deprecated, inputs, outputs, type_vars }.",
+		" * deprecated, inputs, outputs, type_vars, n_attrs, attrs, min_inputs, max_inputs,",
+		" * min_outputs, max_outputs }.",
 		" * Argument rows are { name, type_var, concrete mask, container, variadic, optional,",
 		" * heterogeneous }; type variable rows are { name, allowed mask, container }; masks hold",
 		" * bit (1 << TensorProto.DataType) per allowed tensor element type; container is 1",
