@@ -61,6 +61,8 @@ typedef struct scs_opschema {
 	int min_inputs, max_inputs;       /* onnx's rule: min = count up to the last single formal, + the variadic's
 	                                     minimum arity; max = formals, or INT_MAX with a variadic last formal */
 	int min_outputs, max_outputs;
+	uint8_t any_attrs;                /* 1: the node may carry attributes the schema does not declare
+	                                     (ONNX's AllowUncheckedAttributes: LayerNormalization-17) */
 } scs_opschema;
 
 /*
