@@ -73,6 +73,14 @@ ATTR_TYPES = {
 # the changelogs do not show this, so it is listed here from ONNX's sources.
 ANY_ATTRS = {("", "LayerNormalization", 17)}
 
+# Schemas that allow only some output counts within their range (ONNX's NumOutputs
+# sets); the changelogs show the range only, so these are listed from ONNX's sources.
+OUTPUT_COUNTS = {
+	("", "BatchNormalization", 1): {1, 5}, ("", "BatchNormalization", 6): {1, 5},
+	("", "BatchNormalization", 7): {1, 5}, ("", "BatchNormalization", 9): {1, 5},
+	("", "BatchNormalization", 14): {1, 3}, ("", "BatchNormalization", 15): {1, 3},
+}
+
 
 def die(where, msg):
 	sys.exit("gen-opschema: %s: %s" % (where, msg))
@@ -302,7 +310,10 @@ def main():
 		in_range = count_range(s, "Inputs", s.inputs)
 		out_range = count_range(s, "Outputs", s.outputs)
 		key = (s.domain, s.op, s.since)
-		schema_lines.append("\t{ %s, %s, %d, %d, %d, %d, %d, %s, %s, %s, %d, %s, %s, %s, %s, %s, %d }," % (
+		counts = OUTPUT_COUNTS.get(key, ())
+		if any(n < out_range[0] or n > min(out_range[1], 31) for n in counts):
+			die(s.where, "output counts %s outside %d - %d" % (sorted(counts), out_range[0], out_range[1]))
+		schema_lines.append("\t{ %s, %s, %d, %d, %d, %d, %d, %s, %s, %s, %d, %s, %s, %s, %s, %s, %d, 0x%x }," % (
 			c_str(s.domain), c_str(s.op), s.since, len(s.inputs), len(s.outputs), len(s.tcs),
 			s.deprecated,
 			"A + %d" % in_base if s.inputs else "NULL",
@@ -310,10 +321,10 @@ def main():
 			"V + %d" % tv_base if s.tcs else "NULL",
 			len(attrs), "T + %d" % attr_base if attrs else "NULL",
 			c_bound(in_range[0]), c_bound(in_range[1]), c_bound(out_range[0]), c_bound(out_range[1]),
-			int(key in ANY_ATTRS)))
-	missing = ANY_ATTRS - {(s.domain, s.op, s.since) for s in schemas}
+			int(key in ANY_ATTRS), sum(1 << n for n in counts)))
+	missing = (ANY_ATTRS | set(OUTPUT_COUNTS)) - {(s.domain, s.op, s.since) for s in schemas}
 	if missing:
-		die("ANY_ATTRS", "no such schema %s" % sorted(missing))
+		die("ANY_ATTRS, OUTPUT_COUNTS", "no such schema %s" % sorted(missing))
 
 	n_ops = len({(s.domain, s.op) for s in schemas})
 	sources = [(args.changelog, "Changelog.md"), (args.changelog_ml, "Changelog-ml.md")]
@@ -331,7 +342,7 @@ def main():
 		" * Newest opsets: %s." % ", ".join("%s %d" % (d or "ai.onnx", v) for d, v in sorted(newest.items())),
 		" * Schema rows are { domain, op_type, since_version, n_inputs, n_outputs, n_type_vars,",
 		" * deprecated, inputs, outputs, type_vars, n_attrs, attrs, min_inputs, max_inputs,",
-		" * min_outputs, max_outputs, any_attrs }.",
+		" * min_outputs, max_outputs, any_attrs, output_counts }.",
 		" * Argument rows are { name, type_var, concrete mask, container, variadic, optional,",
 		" * heterogeneous }; type variable rows are { name, allowed mask, container }; masks hold",
 		" * bit (1 << TensorProto.DataType) per allowed tensor element type; container is 1",

@@ -11,7 +11,7 @@
  * opschema-dump --schemas: one line per table entry (every domain and version),
  * for tests/e2e/compare_opschema.py, which holds it against onnx's own schemas:
  *   {"domain":"","op":"Split","since":1,"deprecated":0,"any_attrs":0,"inputs":[1,2],
- *    "outputs":[1,2147483647],"attrs":[["axis",2,0],["split",7,0]]}
+ *    "outputs":[1,2147483647],"output_counts":0,"attrs":[["axis",2,0],["split",7,0]]}
  *
  * SPDX-License-Identifier: MIT
  */
@@ -75,9 +75,9 @@ put_schema(const scs_opschema *s)
 	put_str(s->domain);
 	printf(",\"op\":");
 	put_str(s->op_type);
-	printf(",\"since\":%d,\"deprecated\":%d,\"any_attrs\":%d,\"inputs\":[%d,%d],\"outputs\":[%d,%d],\"attrs\":[",
-	    s->since_version, s->deprecated, s->any_attrs, s->min_inputs, s->max_inputs, s->min_outputs,
-	    s->max_outputs);
+	printf(",\"since\":%d,\"deprecated\":%d,\"any_attrs\":%d,\"inputs\":[%d,%d],\"outputs\":[%d,%d],"
+	    "\"output_counts\":%u,\"attrs\":[", s->since_version, s->deprecated, s->any_attrs, s->min_inputs,
+	    s->max_inputs, s->min_outputs, s->max_outputs, (unsigned)s->output_counts);
 	for (size_t j = 0; j < s->n_attrs; j++) {
 		printf("%s[", j ? "," : "");
 		put_str(s->attrs[j].name);

@@ -63,6 +63,9 @@ typedef struct scs_opschema {
 	int min_outputs, max_outputs;
 	uint8_t any_attrs;                /* 1: the node may carry attributes the schema does not declare
 	                                     (ONNX's AllowUncheckedAttributes: LayerNormalization-17) */
+	uint32_t output_counts;           /* 0: every output count in min_outputs..max_outputs is allowed; else
+	                                     bit n set for each count n ONNX allows (its NumOutputs sets:
+	                                     BatchNormalization-1 to 9 take 1 or 5 outputs, 14 and 15 1 or 3) */
 } scs_opschema;
 
 /*

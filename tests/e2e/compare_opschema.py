@@ -14,11 +14,15 @@ line per difference:
 
     DIFF domain:Op-N FIELD: ours X, onnx Y
 
-(FIELD: missing, inputs, outputs, attr NAME, any_attrs; "missing" also for a
-table entry within onnx's opset limits that onnx does not have) and last a
-line "compared N schemas, M attributes". Whether a schema accepts undeclared
-attributes is not in onnx's python API: it is probed through onnx.checker on a
-node with the schema's minimum counts and one attribute no schema declares.
+(FIELD: missing, inputs, outputs, output_counts, input_counts, attr NAME,
+any_attrs; "missing" also for a table entry within onnx's opset limits that
+onnx does not have) and last a line "compared N schemas, M attributes".
+Two facts are not in onnx's python API and are probed through onnx.checker:
+whether a schema accepts undeclared attributes (a node with the schema's
+minimum counts and one attribute no schema declares), and which counts within
+the ranges onnx allows (a node per count, up to 32; our output_counts is 0
+when all are allowed, else a bit per allowed count; we hold no input sets, so
+any input count refused within the range is a difference).
 Needs the Debian package python3-onnx. Exit status 0 unless the dump fails.
 """
 
@@ -45,6 +49,31 @@ def accepts_any_attribute(s):
     except checker.ValidationError as e:
         return int("Unrecognized attribute: " + PROBE not in str(e))
     return 1
+
+
+def probe(s, n_in, n_out):
+    """onnx.checker's message for a node of @s with @n_in inputs and @n_out outputs, "" when it passes."""
+    node = helper.make_node(s.name, ["i%d" % k for k in range(n_in)], ["o%d" % k for k in range(n_out)],
+                            domain=s.domain)
+    ctx = checker.C.CheckerContext()
+    ctx.ir_version = onnx.IR_VERSION
+    ctx.opset_imports = {s.domain: s.since_version}
+    try:
+        checker.check_node(node, ctx)
+    except checker.ValidationError as e:
+        return str(e)
+    return ""
+
+
+def count_mask(s, lo, hi, word, make):
+    """0 when onnx allows every count in lo..hi (up to 32), else a bit per count it allows."""
+    mask, every = 0, True
+    for n in range(lo, min(hi, 31) + 1):
+        if "not in allowed %s sizes" % word in probe(s, *make(n)):
+            every = False
+        else:
+            mask |= 1 << n
+    return 0 if every else mask
 
 
 def main(argv):
@@ -80,6 +109,12 @@ def main(argv):
             any_attrs = accepts_any_attribute(s)
             if e["any_attrs"] != any_attrs:
                 print("DIFF %s any_attrs: ours %d, onnx %d" % (label, e["any_attrs"], any_attrs))
+            outs = count_mask(s, s.min_output, s.max_output, "output", lambda n: (s.min_input, n))
+            if e["output_counts"] != outs:
+                print("DIFF %s output_counts: ours 0x%x, onnx 0x%x" % (label, e["output_counts"], outs))
+            ins = count_mask(s, s.min_input, s.max_input, "input", lambda n: (n, s.min_output))
+            if ins:
+                print("DIFF %s input_counts: ours 0x0, onnx 0x%x" % (label, ins))
     limits = defs.C.schema_version_map()
     known = {(s.domain, s.name, s.since_version) for s in defs.get_all_schemas_with_history()}
     for key in sorted(ours):
