@@ -162,4 +162,7 @@ int cli_stderr_is_tty(void);
  * CLI_OK or CLI_FAILED. */
 int cli_write_json(const scs_report *rep, const char *path);
 
+/* Write @text to @path the same way (@what names it in messages: "the HTML page"). */
+int cli_write_text(const char *text, const char *path, const char *what);
+
 #endif
