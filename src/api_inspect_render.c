@@ -165,6 +165,9 @@ finish(scs_buf *b, int rc)
 
 /* ---- text ---- */
 
+/* The copies of a group of identical constants the text names. */
+#define TEXT_COPIES 6
+
 static int
 text_values(scs_buf *b, const char *what, const insp_value *v, size_t n)
 {
@@ -286,8 +289,11 @@ text_shrink(scs_buf *b, const scs_inspect_result *r)
 	for (size_t i = 0; rc == SCS_OK && i < s->n_groups; i++) {
 		rc = scs_buf_printf(b, "  %s (%s, %llu bytes) also as", s->groups[i].canonical,
 		    scs_dtype_name(s->groups[i].dtype), (unsigned long long)s->groups[i].bytes);
-		for (size_t k = 0; rc == SCS_OK && k < s->groups[i].n_names; k++)
+		/* the first TEXT_COPIES names (--json: every one) */
+		for (size_t k = 0; rc == SCS_OK && k < s->groups[i].n_names && k < TEXT_COPIES; k++)
 			rc = scs_buf_printf(b, " %s", s->groups[i].names[k]);
+		if (rc == SCS_OK && s->groups[i].n_names > TEXT_COPIES)
+			rc = scs_buf_printf(b, " and %zu more", s->groups[i].n_names - TEXT_COPIES);
 		if (rc == SCS_OK)
 			rc = scs_buf_add_str(b, "\n");
 	}
@@ -573,6 +579,15 @@ html_str(scs_buf *b, const char *s)
 	return rc;
 }
 
+/* @s, or past the continuation bytes it starts with: a UTF-8 character whole. */
+static const char *
+utf8_start(const char *s)
+{
+	while (((unsigned char)*s & 0xc0) == 0x80)
+		s++;
+	return s;
+}
+
 typedef struct map_rect {
 	double area;              /* in, scaled to the map's pixels */
 	double x, y, w, h;        /* out */
@@ -654,15 +669,14 @@ map_rect_html(scs_buf *b, const map_rect *m, const char *colour, const char *tit
 	/* about 7 pixels a character at 12px */
 	if (rc == SCS_OK && m->w >= 48 && m->h >= 30) {
 		size_t fit = (size_t)((m->w - 8) / 7), len = strlen(label);
-		char *cut = strndup(label, len > fit ? fit : len);
 
-		if (cut == NULL)
-			return SCS_ENOMEM;
-		if ((rc = scs_buf_printf(b, "<text x=\"%.2f\" y=\"%.2f\">", m->x + 4, m->y + 14)) == SCS_OK &&
-		    (rc = html_str(b, cut)) == SCS_OK)
+		/* a name too long: its end, which tells a layer's weights apart */
+		if ((rc = scs_buf_printf(b, "<text x=\"%.2f\" y=\"%.2f\">%s", m->x + 4, m->y + 14,
+		    len > fit ? "&#8230;" : "")) == SCS_OK)
+			rc = html_str(b, len > fit ? utf8_start(label + len - (fit - 1)) : label);
+		if (rc == SCS_OK)
 			rc = scs_buf_printf(b, "</text><text x=\"%.2f\" y=\"%.2f\">%s</text>", m->x + 4, m->y + 27,
 			    scs_human_size(h, bytes));
-		free(cut);
 	}
 	return rc == SCS_OK ? scs_buf_add_str(b, "</g>\n") : rc;
 }
@@ -725,18 +739,191 @@ done:
 	return rc;
 }
 
-/* The text's lines as a <pre> block: every table, in the page. */
+/* One cell of a table row: @text escaped (@num: right-aligned). */
+static int
+td(scs_buf *b, const char *text, int num)
+{
+	int rc = scs_buf_add_str(b, num ? "<td class=\"n\">" : "<td>");
+
+	if (rc == SCS_OK && (rc = html_str(b, text)) == SCS_OK)
+		rc = scs_buf_add_str(b, "</td>");
+	return rc;
+}
+
+static int
+tdn(scs_buf *b, uint64_t n)
+{
+	return scs_buf_printf(b, "<td class=\"n\">%llu</td>", (unsigned long long)n);
+}
+
+/* A heading and a table's header row: @cols, '|'-separated. */
+static int
+table_head(scs_buf *b, const char *title, const char *cols)
+{
+	int rc = scs_buf_add_str(b, "<h2>");
+
+	if (rc == SCS_OK && (rc = html_str(b, title)) == SCS_OK)
+		rc = scs_buf_add_str(b, "</h2>\n<table><tr><th>");
+	for (; rc == SCS_OK && *cols; cols++)
+		rc = *cols == '|' ? scs_buf_add_str(b, "</th><th>") : scs_buf_add(b, cols, 1);
+	return rc == SCS_OK ? scs_buf_add_str(b, "</th></tr>\n") : rc;
+}
+
+static int
+html_values(scs_buf *b, const char *title, const insp_value *v, size_t n)
+{
+	scs_buf shape = SCS_BUF_INIT;
+	int rc = table_head(b, title, "name|type|shape");
+
+	for (size_t i = 0; rc == SCS_OK && i < n; i++) {
+		shape.len = 0;
+		if ((rc = shape_text(&shape, &v[i])) == SCS_OK && (rc = scs_buf_add_str(b, "<tr>")) == SCS_OK &&
+		    (rc = td(b, v[i].name, 0)) == SCS_OK && (rc = td(b, v[i].type, 0)) == SCS_OK &&
+		    (rc = td(b, (const char *)shape.data, 0)) == SCS_OK)
+			rc = scs_buf_add_str(b, "</tr>\n");
+	}
+	scs_buf_dispose(&shape);
+	return rc == SCS_OK ? scs_buf_add_str(b, "</table>\n") : rc;
+}
+
+static int
+html_ops(scs_buf *b, const scs_inspect_result *r)
+{
+	size_t *idx = sorted(r->ops, r->n_ops, sizeof(*r->ops), cmp_op_nodes);
+	int rc = idx ? table_head(b, "Nodes by operator", "operator|main graph|all graphs|constants read|their bytes") :
+	    SCS_ENOMEM;
+
+	for (size_t i = 0; rc == SCS_OK && i < r->n_ops; i++) {
+		const insp_op *op = &r->ops[idx[i]];
+
+		if ((rc = scs_buf_add_str(b, "<tr>")) == SCS_OK && (rc = td(b, op->op, 0)) == SCS_OK &&
+		    (rc = tdn(b, op->main)) == SCS_OK && (rc = tdn(b, op->all)) == SCS_OK &&
+		    (rc = tdn(b, op->tensors)) == SCS_OK && (rc = tdn(b, op->bytes)) == SCS_OK)
+			rc = scs_buf_add_str(b, "</tr>\n");
+	}
+	free(idx);
+	return rc == SCS_OK ? scs_buf_add_str(b, "</table>\n") : rc;
+}
+
+static int
+html_tensors(scs_buf *b, const scs_inspect_result *r)
+{
+	size_t *idx = sorted(r->tensors, r->n_tensors, sizeof(*r->tensors), cmp_tensor);
+	size_t n = r->n_tensors < r->top ? r->n_tensors : r->top;
+	scs_buf cell = SCS_BUF_INIT;
+	int rc = idx ? table_head(b, "The largest constants", "name|type|dims|bytes|where|read by") : SCS_ENOMEM;
+
+	for (size_t i = 0; rc == SCS_OK && i < n; i++) {
+		const insp_tensor *t = &r->tensors[idx[i]];
+
+		if ((rc = scs_buf_add_str(b, "<tr>")) < 0 || (rc = td(b, t->name, 0)) < 0 ||
+		    (rc = td(b, scs_dtype_name(t->dtype), 0)) < 0)
+			break;
+		cell.len = 0;
+		if ((rc = dims_text(&cell, t->dims, t->n_dims)) < 0 || (rc = td(b, (const char *)cell.data, 0)) < 0 ||
+		    (rc = tdn(b, t->bytes)) < 0 || (rc = td(b, where(r, t), 0)) < 0)
+			break;
+		cell.len = 0;
+		if ((rc = readers_text(&cell, r, t)) == SCS_OK && (rc = td(b, (const char *)cell.data, 0)) == SCS_OK)
+			rc = scs_buf_add_str(b, "</tr>\n");
+	}
+	scs_buf_dispose(&cell);
+	free(idx);
+	return rc == SCS_OK ? scs_buf_add_str(b, "</table>\n") : rc;
+}
+
+static int
+html_files(scs_buf *b, const scs_inspect_result *r)
+{
+	int rc = table_head(b, "Files", "path|bytes|tensors|their bytes|offsets aligned to");
+
+	for (size_t f = 0; rc == SCS_OK && f < r->n_files; f++) {
+		const insp_file *fl = &r->files[f];
+
+		if ((rc = scs_buf_add_str(b, "<tr>")) == SCS_OK && (rc = td(b, fl->path, 0)) == SCS_OK &&
+		    (rc = tdn(b, fl->bytes)) == SCS_OK && (rc = tdn(b, fl->tensors)) == SCS_OK &&
+		    (rc = tdn(b, fl->tensor_bytes)) == SCS_OK)
+			rc = f ? tdn(b, fl->align) : td(b, "(the model)", 0);
+		if (rc == SCS_OK)
+			rc = scs_buf_add_str(b, "</tr>\n");
+	}
+	return rc == SCS_OK ? scs_buf_add_str(b, "</table>\n") : rc;
+}
+
+static int
+html_duplicates(scs_buf *b, const scs_inspect_result *r)
+{
+	const scs_report *s = &r->shrink;
+	scs_buf names = SCS_BUF_INIT;
+	int rc = table_head(b, "Duplicates scs4onnx-shrink merges", "kept|type|bytes each|copies");
+
+	for (size_t i = 0; rc == SCS_OK && i < s->n_groups; i++) {
+		names.len = 0;
+		for (size_t k = 0; rc == SCS_OK && k < s->groups[i].n_names; k++)
+			rc = scs_buf_printf(&names, k ? " %s" : "%s", s->groups[i].names[k]);
+		if (rc == SCS_OK && (rc = scs_buf_add_str(b, "<tr>")) == SCS_OK && (rc = td(b, s->groups[i].canonical, 0)) == SCS_OK &&
+		    (rc = td(b, scs_dtype_name(s->groups[i].dtype), 0)) == SCS_OK && (rc = tdn(b, s->groups[i].bytes)) == SCS_OK &&
+		    (rc = td(b, names.data ? (const char *)names.data : "", 0)) == SCS_OK)
+			rc = scs_buf_add_str(b, "</tr>\n");
+	}
+	scs_buf_dispose(&names);
+	if (rc == SCS_OK && (rc = scs_buf_add_str(b, "</table>\n")) == SCS_OK)
+		rc = table_head(b, "Transposed copies and downcasts", "constant|what becomes of it");
+	for (size_t i = 0; rc == SCS_OK && i < s->transposed.n + s->narrowed.n; i++) {
+		const scs_report_item *it = i < s->transposed.n ? &s->transposed.items[i] :
+		    &s->narrowed.items[i - s->transposed.n];
+
+		if ((rc = scs_buf_add_str(b, "<tr>")) == SCS_OK && (rc = td(b, it->name, 0)) == SCS_OK &&
+		    (rc = td(b, it->detail, 0)) == SCS_OK)
+			rc = scs_buf_add_str(b, "</tr>\n");
+	}
+	return rc == SCS_OK ? scs_buf_add_str(b, "</table>\n") : rc;
+}
+
+static int
+html_tools(scs_buf *b, const scs_inspect_result *r)
+{
+	const scs_report *o = &r->optimize;
+	int rc = scs_buf_printf(b, "<h2>What the tools would do</h2>\n<p>scs4onnx-shrink would save %lld bytes: %llu bytes "
+	    "of input files, %llu of output.</p>\n<p>scs4onnx-optimize would remove %lld nodes (%llu &#8594; %llu) and %lld "
+	    "constant bytes, in %u rounds.</p>\n", (long long)shrink_saves(r), (unsigned long long)r->shrink.input_len,
+	    (unsigned long long)(r->shrink.output_len + r->shrink.output_data_len), (long long)(o->nodes_before - o->nodes_after),
+	    (unsigned long long)o->nodes_before, (unsigned long long)o->nodes_after, (long long)(o->bytes_before - o->bytes_after),
+	    o->rounds);
+
+	if (rc == SCS_OK)
+		rc = table_head(b, "Optimizer passes that change the model", "pass|changes|left alone");
+	for (size_t i = 0; rc == SCS_OK && i < o->n_pass_list; i++)
+		if (o->pass_list[i].changes && (rc = scs_buf_add_str(b, "<tr>")) == SCS_OK &&
+		    (rc = td(b, o->pass_list[i].name, 0)) == SCS_OK && (rc = tdn(b, o->pass_list[i].changes)) == SCS_OK &&
+		    (rc = tdn(b, o->pass_list[i].refusals)) == SCS_OK)
+			rc = scs_buf_add_str(b, "</tr>\n");
+	return rc == SCS_OK ? scs_buf_add_str(b, "</table>\n") : rc;
+}
+
+/* Every table of the text, as HTML tables. */
 static int
 html_tables(scs_buf *b, const scs_inspect_result *r)
 {
-	char *text = scs_inspect_text(r);
-	int rc;
+	int rc = scs_buf_printf(b, "<p>IR version %lld, producer &#8220;", (long long)r->ir_version);
 
-	if (text == NULL)
-		return SCS_ENOMEM;
-	if ((rc = scs_buf_add_str(b, "<pre>")) == SCS_OK && (rc = html_str(b, text)) == SCS_OK)
-		rc = scs_buf_add_str(b, "</pre>\n");
-	free(text);
+	if (rc == SCS_OK && (rc = html_str(b, r->producer)) == SCS_OK && (rc = scs_buf_add_str(b, "&#8221;")) == SCS_OK &&
+	    r->producer_version[0] && (rc = scs_buf_add_str(b, " ")) == SCS_OK)
+		rc = html_str(b, r->producer_version);
+	if (rc == SCS_OK)
+		rc = scs_buf_add_str(b, "; opsets:");
+	for (size_t i = 0; rc == SCS_OK && i < r->n_opsets; i++)
+		if ((rc = scs_buf_add_str(b, i ? ", " : " ")) == SCS_OK &&
+		    (rc = html_str(b, r->opsets[i].domain[0] ? r->opsets[i].domain : "ai.onnx")) == SCS_OK)
+			rc = scs_buf_printf(b, " %lld", (long long)r->opsets[i].version);
+	if (rc == SCS_OK)
+		rc = scs_buf_printf(b, "; %llu nodes in the main graph, %llu in all %zu graphs, bodies and functions.</p>\n",
+		    (unsigned long long)r->nodes_main, (unsigned long long)r->nodes_all, r->n_graphs);
+	if (rc == SCS_OK && (rc = html_values(b, "Inputs", r->inputs, r->n_inputs)) == SCS_OK &&
+	    (rc = html_values(b, "Outputs", r->outputs, r->n_outputs)) == SCS_OK && (rc = html_ops(b, r)) == SCS_OK &&
+	    (rc = html_tensors(b, r)) == SCS_OK && (rc = html_files(b, r)) == SCS_OK &&
+	    (rc = html_duplicates(b, r)) == SCS_OK)
+		rc = html_tools(b, r);
 	return rc;
 }
 
@@ -751,7 +938,9 @@ scs_inspect_html(const scs_inspect_result *r)
 	    (rc = html_str(&b, r->path)) == SCS_OK &&
 	    (rc = scs_buf_add_str(&b, "</title>\n<style>\nbody{margin:8px;font:13px sans-serif;color:#222;background:#fff}\n"
 	    "h1{font-size:15px;margin:0 0 6px}\n#treemap rect{stroke:#fff;stroke-width:1}\n"
-	    "#treemap text{font:12px monospace;fill:#fff;pointer-events:none}\npre{font:12px monospace}\n"
+	    "#treemap text{font:12px monospace;fill:#fff;pointer-events:none}\nh2{font-size:14px;margin:14px 0 4px}\n"
+	    "table{border-collapse:collapse}\ntd,th{border:1px solid #ccc;padding:2px 6px;text-align:left}\n"
+	    "td.n{text-align:right;font-variant-numeric:tabular-nums}\np{margin:4px 0}\n"
 	    "</style></head><body>\n<h1>")) == SCS_OK && (rc = html_str(&b, r->path)) == SCS_OK &&
 	    (rc = scs_buf_printf(&b, ": %zu constants, %llu bytes (%s)</h1>\n", r->n_tensors,
 	    (unsigned long long)r->const_bytes, scs_human_size(h, r->const_bytes))) == SCS_OK &&

@@ -361,6 +361,9 @@ Test(inspect, html_treemap_renders_in_chromium, .init = setup, .fini = teardown)
 	cr_assert_not_null(text);
 	text[len] = '\0';
 	cr_expect_str_eq(text, html, "the tool's page is not the library's");
+	/* the tables: the largest constant's row */
+	cr_expect(strstr(html, "<tr><td>T0</td><td>float32</td><td>[50000]</td><td class=\"n\">200000</td><td>inline</td>"
+	    "<td>Add</td></tr>") != NULL, "%s", html);
 	free(text);
 	scs_free(html);
 	scs_inspect_free(r);
