@@ -322,6 +322,20 @@ Test(inspect, bad_input_one_line_and_exit_1, .init = setup, .fini = teardown)
 	bytes = read_all(src, &len);
 	free(bytes);
 	cr_expect_eq(file_size(src), len, "the model was written over");
+	/* a data file (or any file but a report or a page) is never written over, checked before any work */
+	cr_expect_eq(run_tool(&text, "scs4onnx-inspect", "'%s' -n --json '%s' --html '%s.html'", src, lone, junk), 1, "%s",
+	    text);
+	cr_expect(strstr(text, "exists and is not what --json writes") != NULL, "%s", text);
+	free(text);
+	cr_expect_eq(file_size(lone), file_size(ext), "--json wrote over a model");
+	write_all(junk, "<!DOCTYPE html>\n", 16);
+	cr_expect_eq(run_tool(&text, "scs4onnx-inspect", "'%s' -n --html '%s'", src, junk), 0, "a page not replaced: %s",
+	    text);
+	free(text);
+	cr_expect_gt(file_size(junk), 1000, "the page was not written");
+	cr_expect_eq(run_tool(&text, "scs4onnx-inspect", "'%s' -n --html '%s'", src, lone), 1, "%s", text);
+	free(text);
+	cr_expect_eq(file_size(lone), file_size(ext), "--html wrote over a model");
 	free(missing);
 	free(junk);
 	free(cut);

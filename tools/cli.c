@@ -494,9 +494,9 @@ is_written_beside(const char *name, const char *out)
 	    strcmp(name + len - 4, ".npy") == 0;
 }
 
-/* 1 when the file at @path is empty or holds a JSON report (it begins with '{'). */
+/* 1 when the file at @path is empty or begins, after white space, with @begins ("{": a JSON report). */
 static int
-is_replaceable_report(const char *path)
+is_replaceable(const char *path, const char *begins)
 {
 	FILE *f = fopen(path, "r");
 	int c = EOF;
@@ -505,8 +505,14 @@ is_replaceable_report(const char *path)
 		return 0;
 	while ((c = fgetc(f)) != EOF && (c == ' ' || c == '\n' || c == '\t' || c == '\r'))
 		;
+	if (c == EOF) {
+		fclose(f);
+		return 1;
+	}
+	for (; *begins && c == (unsigned char)*begins; begins++)
+		c = fgetc(f);
 	fclose(f);
-	return c == EOF || c == '{';
+	return *begins == '\0';
 }
 
 /* Can a file be made in folder @dir? (A probe, so that read-only mounts answer as they will.) */
@@ -577,11 +583,31 @@ json_refused(const cli_args *a, unsigned flags, const char *json, const char *re
 	if (stat(json, &st) == 0 && !S_ISREG(st.st_mode))
 		return fprintf(stderr, "%s: error: --json %s is not a regular file (give - for stdout)\n", prog, json),
 		    CLI_FAILED;
-	if (stat(json, &st) == 0 && !is_replaceable_report(json))
+	if (stat(json, &st) == 0 && !is_replaceable(json, "{"))
 		return fprintf(stderr, "%s: error: --json %s exists and is not a JSON report; it is left as it is (remove it "
 		    "or give another file)\n", prog, json), CLI_FAILED;
 	if (!takes_files(dir))
 		return fprintf(stderr, "%s: error: --json %s: cannot make a file in the folder %s\n", prog, json, dir),
+		    CLI_FAILED;
+	return CLI_OK;
+}
+
+int
+cli_check_target(const char *path, const char *opt, const char *begins)
+{
+	char dir[4096];
+	struct stat st;
+
+	folder_of(dir, sizeof(dir), path);
+	if (path[strlen(path) - 1] == '/' || (stat(path, &st) == 0 && S_ISDIR(st.st_mode)))
+		return fprintf(stderr, "%s: error: %s %s is a folder; give a file name\n", prog, opt, path), CLI_FAILED;
+	if (stat(dir, &st) < 0 || !S_ISDIR(st.st_mode))
+		return fprintf(stderr, "%s: error: %s %s: the folder %s does not exist\n", prog, opt, path, dir), CLI_FAILED;
+	if (stat(path, &st) == 0 && (!S_ISREG(st.st_mode) || !is_replaceable(path, begins)))
+		return fprintf(stderr, "%s: error: %s %s exists and is not what %s writes; it is left as it is (remove it "
+		    "or give another file)\n", prog, opt, path, opt), CLI_FAILED;
+	if (!takes_files(dir))
+		return fprintf(stderr, "%s: error: %s %s: cannot make a file in the folder %s\n", prog, opt, path, dir),
 		    CLI_FAILED;
 	return CLI_OK;
 }

@@ -19,9 +19,12 @@ usage(FILE *f)
 {
 	static const cli_help opts[] = {
 		{ "    --json FILE", "write every figure as JSON (- for stdout, instead\n"
-		  "of the text)" },
+		  "of the text); a FILE there already is replaced\n"
+		  "only when empty or JSON" },
 		{ "    --html FILE", "write one self-contained page: a treemap of the\n"
-		  "constants' bytes by tensor and the same tables" },
+		  "constants' bytes by tensor and the same tables; a\n"
+		  "FILE there already is replaced only when empty or\n"
+		  "such a page" },
 		{ "    --top N", "list the N largest constants (default 20)" },
 		{ "-n, --non-verbose", "print nothing but errors" },
 		CLI_HELP_END,
@@ -115,6 +118,10 @@ main(int argc, char **argv)
 		return cli_usage_error("--json and --html name the same file");
 	if ((json && same_file(json, in)) || (html && same_file(html, in)))
 		return cli_usage_error("%s is the model: give --json and --html other files", in);
+	/* a file there already is replaced only when it is empty or what the option writes: never a data file */
+	if ((json && strcmp(json, "-") != 0 && (rc = cli_check_target(json, "--json", "{")) != CLI_OK) ||
+	    (html && (rc = cli_check_target(html, "--html", "<!DOCTYPE html>")) != CLI_OK))
+		return rc;
 	if (scs_inspect(&r, in, &o) < 0)
 		return cli_fail();
 	if (!quiet && !(json && strcmp(json, "-") == 0))
