@@ -405,14 +405,16 @@ shrink_dry(scs_inspect_result *r, scs_model *m, const char *in)
 	return rc;
 }
 
-/* Load @in (sealed or not) into a store of its own under @tmp; *m and *store are the caller's to free. */
+/* Load @in (sealed or not) into a store of its own under @tmp, the stage "scan" of @pc; *m and *store are
+ * the caller's to free. */
 static int
-load(scs_model **m, scs_store **store, const char *in, const char *tmp, int sealed)
+load(scs_model **m, scs_store **store, const char *in, const char *tmp, int sealed, scs_api_progress *pc)
 {
 	scs_scan_options so;
 	int rc;
 
-	memset(&so, 0, sizeof(so));
+	scs_api_stage_start(pc, "scan");
+	scs_api_scan_options(&so, NULL, pc);
 	if ((rc = scs_store_open(store, NULL, tmp)) < 0)
 		return rc;
 	return (sealed ? scs_model_load_sealed : scs_model_load)(m, in, *store, &so);
@@ -425,6 +427,7 @@ scs_api_inspect(scs_inspect_result **out, const char *in, const scs_inspect_opti
 	scs_store *store = NULL;
 	scs_model *m = NULL;
 	const char *tmp = opts->tmp_dir;
+	scs_api_progress pc;
 	int rc;
 
 	*out = NULL;
@@ -437,15 +440,24 @@ scs_api_inspect(scs_inspect_result **out, const char *in, const scs_inspect_opti
 		rc = scs_err_set(SCS_ENOMEM, "out of memory");
 		goto done;
 	}
+	memset(&pc, 0, sizeof(pc));
+	pc.fn = opts->progress;
+	pc.payload = opts->progress_payload;
 	/* as scs4onnx-optimize loads it: the figures of the model as it is, then its passes */
-	if ((rc = load(&m, &store, in, tmp, 0)) < 0 || (rc = describe(r, m)) < 0 || (rc = optimize_dry(r, m)) < 0)
+	if ((rc = load(&m, &store, in, tmp, 0, &pc)) < 0 || (rc = describe(r, m)) < 0)
+		goto done;
+	scs_api_stage_start(&pc, "optimize");
+	if ((rc = optimize_dry(r, m)) < 0)
 		goto done;
 	scs_model_free(m);
 	scs_store_close(store);
 	m = NULL;
 	store = NULL;
 	/* as scs4onnx-shrink loads it */
-	if ((rc = load(&m, &store, in, tmp, 1)) < 0 || (rc = shrink_dry(r, m, in)) < 0)
+	if ((rc = load(&m, &store, in, tmp, 1, &pc)) < 0)
+		goto done;
+	scs_api_stage_start(&pc, "shrink");
+	if ((rc = shrink_dry(r, m, in)) < 0)
 		goto done;
 	r->shrink.input_len = r->input_len;
 done:

@@ -122,8 +122,13 @@ main(int argc, char **argv)
 	if ((json && strcmp(json, "-") != 0 && (rc = cli_check_target(json, "--json", "{")) != CLI_OK) ||
 	    (html && (rc = cli_check_target(html, "--html", "<!DOCTYPE html>")) != CLI_OK))
 		return rc;
-	if (scs_inspect(&r, in, &o) < 0)
+	if (!quiet && cli_stderr_is_tty())
+		o.progress = cli_progress;
+	rc = scs_inspect(&r, in, &o);
+	cli_progress_end();
+	if (rc < 0)
 		return cli_fail();
+	rc = CLI_OK;
 	if (!quiet && !(json && strcmp(json, "-") == 0))
 		rc = write_out(scs_inspect_text(r), "-", "the summary");
 	if (rc == CLI_OK && json)

@@ -301,6 +301,8 @@ typedef struct scs_inspect_options {
 	size_t top;                                 /* the largest constants listed by name (0: 20) */
 	const char *tmp_dir;                        /* the temporary store's parent folder (NULL: $TMPDIR,
 	                                               else /tmp) */
+	scs_progress_fn progress;                   /* stages "scan", "optimize", "scan", "shrink" */
+	void *progress_payload;
 } scs_inspect_options;
 
 /* What scs_inspect found: opaque, read through the renderers below. */

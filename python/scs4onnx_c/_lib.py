@@ -182,6 +182,8 @@ class InspectOptions(_Versioned):
         ('version', ctypes.c_uint),
         ('top', ctypes.c_size_t),
         ('tmp_dir', ctypes.c_char_p),
+        ('progress', PROGRESS_FN),
+        ('progress_payload', ctypes.c_void_p),
     ]
 
 
