@@ -88,6 +88,15 @@ Test(inspect, nested_model_counts_shapes_constants_and_duplicates, .init = setup
 	char *json = inspect_json("insp_nested.onnx", "n.json", NULL), *model = fixture("insp_nested.onnx");
 
 	expect_check("insp_nested node counts", "nodes '%s' '%s'", json, model);
+	/* functions, quantized, opset 21 */
+	for (size_t i = 0; i < 3; i++) {
+		static const char *const others[] = { "func_dup.onnx", "qdq21.onnx", "bench_bert18.onnx" };
+		char *other = fixture(others[i]), *other_json = inspect_json(others[i], "o.json", NULL);
+
+		expect_check(others[i], "nodes '%s' '%s'", other_json, other);
+		free(other_json);
+		free(other);
+	}
 	expect_values(json, "ir_version opset_import nodes.main nodes.all nodes.graphs",
 	    "8\n[{\"domain\": \"\", \"version\": 17}]\n10\n15\n4\n");
 	expect_values(json, "inputs outputs.name=e.shape initializer_inputs",
@@ -186,7 +195,8 @@ Test(inspect, shrink_would_save_what_shrink_saves, .init = setup, .fini = teardo
 	 * IR 3 with every initializer an input, defaults among the inputs, many tensors */
 	static const char *const names[] = { "insp_nested.onnx", "insp_ext.onnx", "insp_map.onnx", "tr_if.onnx",
 		"tr_gpt_f16_17.onnx", "tr_ir3.onnx", "ir3_typed.onnx", "defaults_ir8.onnx", "downcast.onnx", "ds_typed.onnx",
-		"ds_many.onnx", "shadow.onnx" };
+		"ds_many.onnx", "shadow.onnx", "func_dup.onnx", "qdq21.onnx", "tr_qdq.onnx", "tr_gpt_f32_21.onnx",
+		"nested_if.onnx" };
 
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
 		expect_shrink_saving(names[i]);
@@ -195,7 +205,7 @@ Test(inspect, shrink_would_save_what_shrink_saves, .init = setup, .fini = teardo
 Test(inspect, optimize_dry_run_is_what_optimize_does, .init = setup, .fini = teardown)
 {
 	static const char *const names[] = { "insp_nested.onnx", "insp_ext.onnx", "nop_nested.onnx", "bench_bert13.onnx",
-		"defaults_ir8.onnx", "tr_ir3.onnx" };
+		"defaults_ir8.onnx", "tr_ir3.onnx", "func_dup.onnx", "qdq21.onnx", "tr_gpt_f32_21.onnx" };
 
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
 		char *in = fixture(names[i]), *json = inspect_json(names[i], "i.json", NULL), *out = path_in(dir, "o.onnx"),
