@@ -26,11 +26,12 @@ esac
 # its runtime for the fuzzer, mount (the limits suite's private tmpfs), mawk
 # (awk in the scripts); bsdutils (script, for the progress test),
 # util-linux (unshare) and coreutils are essential, named all the same; man-db,
-# groff-base and binutils (nm) for the man and install suites
+# groff-base and binutils (nm) for the man and install suites; chromium for
+# the inspect suite (its HTML page rendered headless)
 build_packages=(gcc libc6-dev meson ninja-build pkg-config protobuf-c-compiler libprotobuf-c-dev liblmdb-dev
 	libzstd-dev libxxhash-dev)
 packages=("${build_packages[@]}" libcriterion-dev python3-onnx python3-numpy bc gcovr libonnx-testdata clang libclang-rt-14-dev
-	mount mawk bsdutils util-linux coreutils man-db groff-base binutils)
+	mount mawk bsdutils util-linux coreutils man-db groff-base binutils chromium)
 node_packages=()
 command -v node >/dev/null 2>&1 || node_packages+=(nodejs)
 command -v npm >/dev/null 2>&1 || node_packages+=(npm ca-certificates)

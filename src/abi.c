@@ -36,6 +36,7 @@ static const size_t big_ends[] = { 0, sizeof(scs_big_options) };
 static const size_t optimize_ends[] = { 0, END(scs_optimize_options, write_shapes), END(scs_optimize_options, fold_qdq),
 	sizeof(scs_optimize_options) };
 static const size_t share_ends[] = { 0, sizeof(scs_share_options) };
+static const size_t inspect_ends[] = { 0, sizeof(scs_inspect_options) };
 static const size_t report_ends[] = { 0, END(scs_report, io_start_copied), END(scs_report, default_inputs_rule),
 	END(scs_report, n_pass_list), sizeof(scs_report) };
 
@@ -47,6 +48,7 @@ ENDS_FOR(merge_ends, SCS_MERGE_OPTIONS_VERSION);
 ENDS_FOR(big_ends, SCS_BIG_OPTIONS_VERSION);
 ENDS_FOR(optimize_ends, SCS_OPTIMIZE_OPTIONS_VERSION);
 ENDS_FOR(share_ends, SCS_SHARE_OPTIONS_VERSION);
+ENDS_FOR(inspect_ends, SCS_INSPECT_OPTIONS_VERSION);
 ENDS_FOR(report_ends, SCS_REPORT_VERSION);
 
 typedef struct abi_struct {
@@ -64,8 +66,9 @@ static const abi_struct abi_structs[] = {
 	{ "scs_optimize_options", "SCS_OPTIMIZE_OPTIONS_INIT", optimize_ends, SCS_OPTIMIZE_OPTIONS_VERSION },
 	{ "scs_report", "SCS_REPORT_INIT", report_ends, SCS_REPORT_VERSION },
 	{ "scs_share_options", "SCS_SHARE_OPTIONS_INIT", share_ends, SCS_SHARE_OPTIONS_VERSION },
+	{ "scs_inspect_options", "SCS_INSPECT_OPTIONS_INIT", inspect_ends, SCS_INSPECT_OPTIONS_VERSION },
 };
-enum { ABI_SHRINK, ABI_SPLIT, ABI_MERGE, ABI_BIG, ABI_OPTIMIZE, ABI_REPORT, ABI_SHARE };
+enum { ABI_SHRINK, ABI_SPLIT, ABI_MERGE, ABI_BIG, ABI_OPTIMIZE, ABI_REPORT, ABI_SHARE, ABI_INSPECT };
 
 const size_t *
 scs_abi_ends(const char *type, unsigned *version)
@@ -232,6 +235,18 @@ scs_share(scs_report *rep, const char *out_dir, const char *const *models, size_
 	rc = scs_api_share(work, out_dir, models, n_models, &o);
 	give_report(rep, work);
 	return rc;
+}
+
+int
+scs_inspect(scs_inspect_result **out, const char *in, const scs_inspect_options *opts)
+{
+	scs_inspect_options o;
+	int rc;
+
+	*out = NULL;
+	if ((rc = take_options(&o, sizeof(o), opts, "scs_inspect", ABI_INSPECT)) < 0)
+		return rc;
+	return scs_api_inspect(out, in, &o);
 }
 
 /* @r as a report of this header's version: @r itself, or its bytes in

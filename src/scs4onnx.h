@@ -26,6 +26,7 @@ int scs_api_big(scs_report *rep, const char *in, const char *out, const scs_big_
 int scs_api_optimize(scs_report *rep, const char *in, const char *out, const scs_optimize_options *opts);
 int scs_api_share(scs_report *rep, const char *out_dir, const char *const *models, size_t n_models,
     const scs_share_options *opts);
+int scs_api_inspect(scs_inspect_result **out, const char *in, const scs_inspect_options *opts);
 
 /* The table of public struct @type ("scs_shrink_options", ...; abi.c): [v]
  * the bytes of its version v, for v from 1 to *version (this header's);

@@ -20,7 +20,7 @@
 #define MAN_DIR SCS_TOOLS_DIR "/../man"
 
 static const char *const tools[] = { "scs4onnx-shrink", "scs4onnx-split", "scs4onnx-merge", "scs4onnx-big",
-	"scs4onnx-optimize", "scs4onnx", "scs4onnx-share" };
+	"scs4onnx-optimize", "scs4onnx", "scs4onnx-share", "scs4onnx-inspect" };
 #define N_TOOLS (sizeof(tools) / sizeof(tools[0]))
 
 /* The page's text, read from the build tree (NUL-terminated, malloc'd). */
@@ -88,11 +88,12 @@ Test(man, big_page_lists_the_options_of_its_help) { expect_page_matches_help("sc
 Test(man, optimize_page_lists_the_options_of_its_help) { expect_page_matches_help("scs4onnx-optimize"); }
 Test(man, scs4onnx_page_lists_the_options_of_its_help) { expect_page_matches_help("scs4onnx"); }
 Test(man, share_page_lists_the_options_of_its_help) { expect_page_matches_help("scs4onnx-share"); }
+Test(man, inspect_page_lists_the_options_of_its_help) { expect_page_matches_help("scs4onnx-inspect"); }
 
 Test(man, every_page_renders_without_warnings)
 {
 	static const char *const pages[] = { "scs4onnx-shrink.1", "scs4onnx.1", "scs4onnx-split.1", "scs4onnx-merge.1",
-		"scs4onnx-big.1", "scs4onnx-optimize.1", "scs4onnx-share.1", "scs4onnx.3" };
+		"scs4onnx-big.1", "scs4onnx-optimize.1", "scs4onnx-share.1", "scs4onnx-inspect.1", "scs4onnx.3" };
 
 	for (size_t i = 0; i < sizeof(pages) / sizeof(pages[0]); i++) {
 		char *path = path_in(MAN_DIR, pages[i]);

@@ -18,7 +18,7 @@
 
 static const char *prog = "scs4onnx";
 static int progress_shown;
-static char json_tmp[4096];             /* the JSON report's temporary while it is written */
+static char json_tmp[4096];             /* the JSON report's (or a text file's) temporary while it is written */
 
 static void
 on_signal(int sig)
@@ -231,8 +231,10 @@ temp_beside(char *out, size_t len, const char *path)
 	return (size_t)snprintf(out, len, "%.*s.%s.XXXXXX", dir_len, path, slash ? slash + 1 : path) < len ? 0 : -1;
 }
 
-int
-cli_write_json(const scs_report *rep, const char *path)
+/* @write's output (@data: what it writes, @what: what it is, for messages) to @path ("-": stdout): a new
+ * file renamed over @path, so that @path holds the old contents or the new, whole; CLI_OK or CLI_FAILED. */
+static int
+write_whole(const char *path, const char *what, int (*write)(const void *data, FILE *f), const void *data)
 {
 	char tmp[sizeof(json_tmp)];
 	sigset_t old;
@@ -241,18 +243,18 @@ cli_write_json(const scs_report *rep, const char *path)
 	int fd, rc = -1;
 
 	if (strcmp(path, "-") == 0) {
-		if (scs_report_write_json(rep, stdout) < 0 || fflush(stdout) != 0) {
-			fprintf(stderr, "%s: error: cannot write the JSON report to stdout\n", prog);
+		if (write(data, stdout) < 0 || fflush(stdout) != 0) {
+			fprintf(stderr, "%s: error: cannot write %s to stdout\n", prog, what);
 			return CLI_FAILED;
 		}
 		return CLI_OK;
 	}
-	/* a new file renamed over @path: an interrupted run leaves the old report, whole (and no temporary:
-	 * the signal handler knows it from the moment it exists) */
+	/* an interrupted run leaves the old file, whole (and no temporary: the signal handler knows it from
+	 * the moment it exists) */
 	hold_signals(&old);
 	if (temp_beside(tmp, sizeof(tmp), path) < 0 || (fd = mkstemp(tmp)) < 0) {
 		sigprocmask(SIG_SETMASK, &old, NULL);
-		fprintf(stderr, "%s: error: %s: cannot write the JSON report\n", prog, path);
+		fprintf(stderr, "%s: error: %s: cannot write %s\n", prog, path, what);
 		return CLI_FAILED;
 	}
 	memcpy(json_tmp, tmp, sizeof(tmp));
@@ -260,7 +262,7 @@ cli_write_json(const scs_report *rep, const char *path)
 	mask = umask(0);
 	umask(mask);
 	if (fchmod(fd, 0666 & ~mask) == 0 && (f = fdopen(fd, "w")) != NULL) {
-		rc = scs_report_write_json(rep, f);
+		rc = write(data, f);
 		if (fclose(f) != 0)
 			rc = -1;
 	} else {
@@ -269,11 +271,35 @@ cli_write_json(const scs_report *rep, const char *path)
 	if (rc < 0 || rename(tmp, path) < 0) {
 		unlink(tmp);
 		json_tmp[0] = '\0';
-		fprintf(stderr, "%s: error: %s: cannot write the JSON report\n", prog, path);
+		fprintf(stderr, "%s: error: %s: cannot write %s\n", prog, path, what);
 		return CLI_FAILED;
 	}
 	json_tmp[0] = '\0';
 	return CLI_OK;
+}
+
+static int
+write_report(const void *rep, FILE *f)
+{
+	return scs_report_write_json(rep, f);
+}
+
+int
+cli_write_json(const scs_report *rep, const char *path)
+{
+	return write_whole(path, "the JSON report", write_report, rep);
+}
+
+static int
+write_text(const void *text, FILE *f)
+{
+	return fputs(text, f) < 0 ? -1 : 0;
+}
+
+int
+cli_write_text(const char *text, const char *path, const char *what)
+{
+	return write_whole(path, what, write_text, text);
 }
 
 int
@@ -468,9 +494,9 @@ is_written_beside(const char *name, const char *out)
 	    strcmp(name + len - 4, ".npy") == 0;
 }
 
-/* 1 when the file at @path is empty or holds a JSON report (it begins with '{'). */
+/* 1 when the file at @path is empty or begins, after white space, with @begins ("{": a JSON report). */
 static int
-is_replaceable_report(const char *path)
+is_replaceable(const char *path, const char *begins)
 {
 	FILE *f = fopen(path, "r");
 	int c = EOF;
@@ -479,8 +505,14 @@ is_replaceable_report(const char *path)
 		return 0;
 	while ((c = fgetc(f)) != EOF && (c == ' ' || c == '\n' || c == '\t' || c == '\r'))
 		;
+	if (c == EOF) {
+		fclose(f);
+		return 1;
+	}
+	for (; *begins && c == (unsigned char)*begins; begins++)
+		c = fgetc(f);
 	fclose(f);
-	return c == EOF || c == '{';
+	return *begins == '\0';
 }
 
 /* Can a file be made in folder @dir? (A probe, so that read-only mounts answer as they will.) */
@@ -551,11 +583,31 @@ json_refused(const cli_args *a, unsigned flags, const char *json, const char *re
 	if (stat(json, &st) == 0 && !S_ISREG(st.st_mode))
 		return fprintf(stderr, "%s: error: --json %s is not a regular file (give - for stdout)\n", prog, json),
 		    CLI_FAILED;
-	if (stat(json, &st) == 0 && !is_replaceable_report(json))
+	if (stat(json, &st) == 0 && !is_replaceable(json, "{"))
 		return fprintf(stderr, "%s: error: --json %s exists and is not a JSON report; it is left as it is (remove it "
 		    "or give another file)\n", prog, json), CLI_FAILED;
 	if (!takes_files(dir))
 		return fprintf(stderr, "%s: error: --json %s: cannot make a file in the folder %s\n", prog, json, dir),
+		    CLI_FAILED;
+	return CLI_OK;
+}
+
+int
+cli_check_target(const char *path, const char *opt, const char *begins)
+{
+	char dir[4096];
+	struct stat st;
+
+	folder_of(dir, sizeof(dir), path);
+	if (path[strlen(path) - 1] == '/' || (stat(path, &st) == 0 && S_ISDIR(st.st_mode)))
+		return fprintf(stderr, "%s: error: %s %s is a folder; give a file name\n", prog, opt, path), CLI_FAILED;
+	if (stat(dir, &st) < 0 || !S_ISDIR(st.st_mode))
+		return fprintf(stderr, "%s: error: %s %s: the folder %s does not exist\n", prog, opt, path, dir), CLI_FAILED;
+	if (stat(path, &st) == 0 && (!S_ISREG(st.st_mode) || !is_replaceable(path, begins)))
+		return fprintf(stderr, "%s: error: %s %s exists and is not what %s writes; it is left as it is (remove it "
+		    "or give another file)\n", prog, opt, path, opt), CLI_FAILED;
+	if (!takes_files(dir))
+		return fprintf(stderr, "%s: error: %s %s: cannot make a file in the folder %s\n", prog, opt, path, dir),
 		    CLI_FAILED;
 	return CLI_OK;
 }

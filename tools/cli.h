@@ -162,4 +162,13 @@ int cli_stderr_is_tty(void);
  * CLI_OK or CLI_FAILED. */
 int cli_write_json(const scs_report *rep, const char *path);
 
+/* Write @text to @path the same way (@what names it in messages: "the HTML page"). */
+int cli_write_text(const char *text, const char *path, const char *what);
+
+/* Before any work, for a tool that checks its own file options: the file @path that option @opt writes
+ * must be missing, empty, or begin (after white space) with @begins, what @opt writes ("{" for JSON), so
+ * that no model or data file is written over; in a folder that exists and takes a new file. CLI_OK, or
+ * CLI_FAILED with its line. */
+int cli_check_target(const char *path, const char *opt, const char *begins);
+
 #endif

@@ -293,6 +293,43 @@ typedef struct scs_share_options {
 int scs_share(scs_report *rep, const char *out_dir, const char *const *models, size_t n_models,
     const scs_share_options *opts);
 
+#define SCS_INSPECT_OPTIONS_VERSION 1
+#define SCS_INSPECT_OPTIONS_INIT SCS_STRUCT_INIT_(SCS_INSPECT_OPTIONS_VERSION)
+
+typedef struct scs_inspect_options {
+	unsigned version;                           /* SCS_INSPECT_OPTIONS_VERSION (SCS_INSPECT_OPTIONS_INIT) */
+	size_t top;                                 /* the largest constants listed by name (0: 20) */
+	const char *tmp_dir;                        /* the temporary store's parent folder (NULL: $TMPDIR,
+	                                               else /tmp) */
+	scs_progress_fn progress;                   /* stages "scan", "optimize", "scan", "shrink" */
+	void *progress_payload;
+} scs_inspect_options;
+
+/* What scs_inspect found: opaque, read through the renderers below. */
+typedef struct scs_inspect_result scs_inspect_result;
+
+/*
+ * Describe the model at @in without writing anything: its inputs and
+ * outputs, opsets, node counts by operator (every graph, body and
+ * function; the main graph's apart), constant bytes by operator and by
+ * tensor, its external data files, the duplicates scs_shrink would merge
+ * and what scs_shrink with default options would save (the input's files
+ * on disk against the output's, sized as scs_shrink would write it, named
+ * like the input), and what scs_optimize's default passes would remove
+ * (run on the model in memory). Payload bytes are read only where a pass
+ * compares or folds them. *out (NULL on failure) is released with
+ * scs_inspect_free(); render it with scs_inspect_text() (the tool's
+ * summary), scs_inspect_json() (every figure, as JSON) or
+ * scs_inspect_html() (one page, nothing fetched: a treemap of the
+ * constants' bytes and the same tables), each a string the caller frees
+ * with scs_free (NULL when out of memory).
+ */
+int scs_inspect(scs_inspect_result **out, const char *in, const scs_inspect_options *opts);
+char *scs_inspect_text(const scs_inspect_result *r);
+char *scs_inspect_json(const scs_inspect_result *r);
+char *scs_inspect_html(const scs_inspect_result *r);
+void scs_inspect_free(scs_inspect_result *r);
+
 typedef struct scs_optimize_pass_info {
 	const char *name;                           /* onnxoptimizer's name */
 	const char *what;                           /* one line */

@@ -6,7 +6,8 @@
 
 shrinking() takes scs4onnx's parameters and returns what scs4onnx returns.
 shrink(), split(), merge(), big(), optimize() and share() work on paths only and return
-the run's report as a dict (the tools' --json). A failing call raises
+the run's report as a dict (the tools' --json); inspect() returns what
+scs4onnx-inspect --json writes, as a dict. A failing call raises
 scs4onnx_c.Error, a RuntimeError carrying the library's one-line message and
 its code; on failure no file at the output paths is created or changed.
 
@@ -368,3 +369,17 @@ def share(directory, models, disable_auto_downcast=False, store=None, keep_trans
     paths = [_lib.path_arg(m) for m in models]
     arr = (ctypes.c_char_p * max(len(paths), 1))(*paths)
     return _lib.call_with('scs_share', (_lib.path_arg(directory), ctypes.cast(arr, _lib._names), len(paths)), o)
+
+
+def inspect(path, top=None):
+    """scs4onnx-inspect on a path: what the model at @path holds (any size,
+    inline or with external data) and what scs4onnx-shrink and
+    scs4onnx-optimize with their defaults would make of it, writing nothing:
+    the tool's --json as a dict, plus 'summary' (the text it prints) and
+    'html' (its --html page). top: the largest constants listed (default 20)."""
+    o = _lib.InspectOptions()
+    if top is not None:
+        if int(top) < 1:
+            raise ValueError('top: at least 1')
+        o.top = int(top)
+    return _lib.inspect(path, o)

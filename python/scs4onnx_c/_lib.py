@@ -176,6 +176,17 @@ class ShareOptions(_Versioned):
     ]
 
 
+class InspectOptions(_Versioned):
+    VERSION = 1    # SCS_INSPECT_OPTIONS_VERSION
+    _fields_ = [
+        ('version', ctypes.c_uint),
+        ('top', ctypes.c_size_t),
+        ('tmp_dir', ctypes.c_char_p),
+        ('progress', PROGRESS_FN),
+        ('progress_payload', ctypes.c_void_p),
+    ]
+
+
 # the C name of each mirrored struct, for the layout test
 STRUCTS = {
     'scs_shrink_options': ShrinkOptions,
@@ -184,6 +195,7 @@ STRUCTS = {
     'scs_big_options': BigOptions,
     'scs_optimize_options': OptimizeOptions,
     'scs_share_options': ShareOptions,
+    'scs_inspect_options': InspectOptions,
 }
 
 _lib = None
@@ -209,6 +221,13 @@ def library():
         fn.restype = ctypes.c_int
     lib.scs_share.argtypes = [rep, ctypes.c_char_p, _names, ctypes.c_size_t, ctypes.POINTER(ShareOptions)]
     lib.scs_share.restype = ctypes.c_int
+    lib.scs_inspect.argtypes = [ctypes.POINTER(ctypes.c_void_p), ctypes.c_char_p, ctypes.POINTER(InspectOptions)]
+    lib.scs_inspect.restype = ctypes.c_int
+    for name in ('scs_inspect_json', 'scs_inspect_text', 'scs_inspect_html'):
+        getattr(lib, name).argtypes = [ctypes.c_void_p]
+        getattr(lib, name).restype = ctypes.c_void_p    # freed with scs_free
+    lib.scs_inspect_free.argtypes = [ctypes.c_void_p]
+    lib.scs_inspect_free.restype = None
     lib.scs_report_new.argtypes = []
     lib.scs_report_new.restype = rep
     lib.scs_report_free.argtypes = [rep]
@@ -295,3 +314,26 @@ def call_with(name, args, opts):
         return report
     finally:
         lib.scs_report_free(rep)
+
+
+def inspect(path, opts):
+    """scs_inspect(&r, path, &opts): its JSON as a dict, plus 'summary' (the
+    tool's text) and 'html' (the page), or Error."""
+    lib = library()
+    r = ctypes.c_void_p()
+    rc = lib.scs_inspect(ctypes.byref(r), path_arg(path), ctypes.byref(opts))
+    if rc < 0:
+        msg = lib.scs_err_msg()
+        raise Error(rc, msg.decode('utf-8', 'replace') if msg else CODE_NAMES.get(rc, 'error %d' % rc), None)
+    try:
+        text = _taken_string(lib, lib.scs_inspect_json(r))
+        summary = _taken_string(lib, lib.scs_inspect_text(r))
+        html = _taken_string(lib, lib.scs_inspect_html(r))
+    finally:
+        lib.scs_inspect_free(r)
+    if text is None or summary is None or html is None:
+        raise MemoryError('scs4onnx_c: cannot render the inspection')
+    result = json.loads(text)
+    result['summary'] = summary
+    result['html'] = html
+    return result

@@ -182,7 +182,9 @@ scs_data_layout_make(scs_data_layout *l, scs_payloads *set, const uint32_t *ids,
 			bk.slots[slot] = l->n;
 		*cur = at + len;
 	}
-	if (l->n)
+	if (l->n && (flags & SCS_DATA_SIZE_ONLY))
+		memset(l->token, '0', SCS_DATA_TOKEN_LEN);
+	else if (l->n)
 		rc = layout_token(l, set);
 done:
 	free(bk.slots);

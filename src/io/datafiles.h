@@ -38,6 +38,8 @@
 
 /* scs_data_layout_make()'s flags: */
 #define SCS_DATA_SHARE_EQUAL 1u   /* payloads of equal bytes placed once */
+#define SCS_DATA_SIZE_ONLY 2u     /* the names' digest left as zeros, no payload read for it: a layout
+                                     that sizes a model (the names' length is the same), never written */
 
 /* Where one payload lies. */
 typedef struct scs_data_place {
@@ -60,8 +62,9 @@ typedef struct scs_data_layout {
 /*
  * Lay out the payloads @ids (@n of them, ids of @set, repeats allowed) in
  * data files of at most @max_file_len bytes each (0: one file), in the
- * order given; @flags: SCS_DATA_SHARE_EQUAL or 0. Computes the names'
- * digest (which reads the digest of a payload not keyed yet).
+ * order given; @flags: SCS_DATA_SHARE_EQUAL, SCS_DATA_SIZE_ONLY or 0.
+ * Computes the names' digest (which reads the digest of a payload not keyed
+ * yet), unless SCS_DATA_SIZE_ONLY.
  * @return SCS_OK; SCS_EUSAGE when 0 < @max_file_len < SCS_DATA_FILE_MIN;
  * SCS_ENOMEM, or an error reading a payload. Dispose of *l in any case.
  */

@@ -283,27 +283,39 @@ scs_emit_result_dispose(scs_emit_result *res)
 	scs_data_layout_dispose(&res->data);
 }
 
+/* The start of a write or its sizing: *@opts set (NULL: the defaults), @res emptied, @m packed whole
+ * (sealed initializers, model.h, from their records) into *@packing; *@external: 1 when the options ask
+ * for external data or the model is too long to go inline. */
+static int
+plan_whole(scs_emit_result *res, scs_pack_plan **packing, scs_model *m, const scs_emit_options **opts, int *external)
+{
+	static const scs_emit_options none;
+	scs_pack_more more;
+	int rc;
+
+	if (*opts == NULL)
+		*opts = &none;
+	memset(res, 0, sizeof(*res));
+	rc = scs_pack_plan_make_more(packing, &m->proto->base, m->payloads, scs_model_pack_more(m, &more) ? &more : NULL);
+	if (rc == SCS_OK)
+		*external = (*opts)->external ||
+		    scs_pack_plan_len(*packing) > ((*opts)->inline_max ? (*opts)->inline_max : SCS_EMIT_INLINE_MAX);
+	return rc;
+}
+
 int
 scs_emit_write(scs_emit_result *res, scs_model *m, scs_commit *c, const char *name, const scs_emit_options *opts)
 {
-	static const scs_emit_options none;
-	uint64_t inline_max, size;
 	scs_pack_plan *packing;
-	scs_pack_more more;
 	scs_sink *model;
-	int rc;
+	uint64_t size;
+	int rc, external;
 
-	if (opts == NULL)
-		opts = &none;
-	memset(res, 0, sizeof(*res));
-	inline_max = opts->inline_max ? opts->inline_max : SCS_EMIT_INLINE_MAX;
-	/* the sizing pass serves the inline write too; sealed initializers
-	 * (model.h) are written from their records */
-	if ((rc = scs_pack_plan_make_more(&packing, &m->proto->base, m->payloads,
-	    scs_model_pack_more(m, &more) ? &more : NULL)) < 0)
+	/* the sizing pass serves the inline write too */
+	if ((rc = plan_whole(res, &packing, m, &opts, &external)) < 0)
 		return rc;
 	size = scs_pack_plan_len(packing);
-	if (opts->external || size > inline_max) {
+	if (external) {
 		scs_pack_plan_free(packing);
 		packing = NULL;
 		if ((rc = write_external(res, m, c, name, opts)) != SCS_DONE ||
@@ -331,6 +343,33 @@ sized_pointing(scs_emit_result *res, plan *p, const scs_data_layout *l, const ch
 		res->n_external = p->n;
 	}
 	scs_pack_plan_free(packing);
+	return rc;
+}
+
+/*
+ * What scs_emit_write() would write, sized without writing: inline when the
+ * model fits (the packing's length), otherwise the layout of the data files
+ * (names of the same length, no digest read) and the model pointing into it.
+ */
+int
+scs_emit_size(scs_emit_result *res, scs_model *m, const char *name, const scs_emit_options *opts)
+{
+	scs_pack_plan *packing;
+	plan p;
+	int rc, external;
+
+	if ((rc = plan_whole(res, &packing, m, &opts, &external)) < 0)
+		return rc;
+	res->model_len = scs_pack_plan_len(packing);
+	scs_pack_plan_free(packing);
+	if (!external)
+		return SCS_OK;
+	if ((rc = plan_start(&p, m, opts, NULL)) == SCS_OK && p.n &&
+	    (rc = scs_data_layout_make(&res->data, m->payloads, p.ids, p.n, opts->max_file_len,
+	    (opts->max_file_len ? SCS_DATA_SHARE_EQUAL : 0) | SCS_DATA_SIZE_ONLY)) == SCS_OK &&
+	    (rc = sized_pointing(res, &p, &res->data, name)) == SCS_OK)
+		res->data_len = scs_data_layout_len(&res->data);
+	plan_end(&p);
 	return rc;
 }
 

@@ -81,6 +81,15 @@ int scs_emit_write_shared(scs_emit_result *res, scs_model *const *ms, size_t n, 
 int scs_emit_write_into(scs_emit_result *res, scs_model *m, scs_commit *c, const char *name, const scs_data_layout *l,
     const char *data_stem, const scs_emit_options *opts);
 
+/*
+ * The figures scs_emit_write(@res, @m, c, @name, @opts) would give
+ * (model_len, data_len, external, n_external, the layout's files and
+ * lengths), nothing opened or written and no payload read: the data files'
+ * digest is left as zeros (names of the same length). The model is
+ * unchanged afterwards.
+ */
+int scs_emit_size(scs_emit_result *res, scs_model *m, const char *name, const scs_emit_options *opts);
+
 void scs_emit_result_dispose(scs_emit_result *res);
 
 #endif

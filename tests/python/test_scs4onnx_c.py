@@ -431,6 +431,20 @@ class TestPathFunctions(Base):
         self.assertEqual(e.exception.code, scs4onnx_c.EUSAGE)
         self.assertFalse(os.path.exists(os.path.join(self.py, 'out2')))
 
+    def test_inspect(self):
+        model = self.model('tr_if.onnx')
+        got = scs4onnx_c.inspect(model, top=3)
+        r = subprocess.run([tool('inspect'), model, '--top', '3', '--json', '-'], stdout=subprocess.PIPE, text=True,
+                           check=True)
+        want = json.loads(r.stdout)
+        self.assertEqual({k: v for k, v in got.items() if k not in ('summary', 'html')}, want)
+        self.assertEqual(len(got['constants']['largest']), 3)
+        self.assertIn('scs4onnx-shrink would save 235 bytes', got['summary'])
+        self.assertIn('<svg id="treemap"', got['html'])
+        with self.assertRaises(scs4onnx_c.Error) as e:
+            scs4onnx_c.inspect(os.path.join(self.tmp, 'missing.onnx'))
+        self.assertEqual(e.exception.code, scs4onnx_c.EIO)
+
     def test_big_keep_work(self):
         work = os.path.join(self.tmp, 'work')
         scs4onnx_c.big(self.model('nested_if.onnx'), os.path.join(self.py, 'out.onnx'), work=work, keep_work=True,
