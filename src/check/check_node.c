@@ -10,6 +10,7 @@
  *
  * SPDX-License-Identifier: MIT
  */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -186,12 +187,116 @@ check_args(chk *c, const scs_opschema *s, char *const *names, size_t n, const sc
 	}
 }
 
+/* A count @n of @kind against the schema's range: 1 when inside it. */
+static int
+check_count(chk *c, const scs_opschema *s, size_t n, int min, int max, const chk_where *w, const char *kind)
+{
+	if ((long long)n >= min && (long long)n <= max)
+		return 1;
+	if (min == max)
+		chk_problem(c, SCS_RULE_ARITY, w, "%zu %ss, but %s-%d takes %d", n, kind, s->op_type, s->since_version, min);
+	else if (max == INT_MAX)
+		chk_problem(c, SCS_RULE_ARITY, w, "%zu %ss, but %s-%d takes %d or more", n, kind, s->op_type,
+		    s->since_version, min);
+	else
+		chk_problem(c, SCS_RULE_ARITY, w, "%zu %ss, but %s-%d takes %d to %d", n, kind, s->op_type,
+		    s->since_version, min, max);
+	return 0;
+}
+
+/* 1 when attribute @a of type @type holds the field that type needs (the
+ * scalars count as set: proto3 writers leave out a zero). */
+static int
+attr_has_value(const Onnx__AttributeProto *a, int type)
+{
+	switch (type) {
+	case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__FLOAT:
+	case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INT:
+	case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__STRING:
+	case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__SPARSE_TENSORS:
+		return 1;
+	case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__TENSOR:
+		return a->t != NULL;
+	case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__SPARSE_TENSOR:
+		return a->sparse_tensor != NULL;
+	case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__GRAPH:
+		return a->g != NULL;
+	case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__TYPE_PROTO:
+		return a->tp != NULL;
+	case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__FLOATS:
+		return a->n_floats > 0;
+	case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INTS:
+		return a->n_ints > 0;
+	case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__STRINGS:
+		return a->n_strings > 0;
+	case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__TENSORS:
+		return a->n_tensors > 0;
+	case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__GRAPHS:
+		return a->n_graphs > 0;
+	case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__TYPE_PROTOS:
+		return a->n_type_protos > 0;
+	default:
+		return 0;
+	}
+}
+
+/* The attributes of node @n at @w against schema @s: each once, known (or
+ * "__" internal, or the schema takes any), of the schema's type with its
+ * value, the required ones present. */
+static void
+check_schema_attrs(chk *c, const scs_opschema *s, const Onnx__NodeProto *n, const chk_where *w)
+{
+	for (size_t i = 0; i < n->n_attribute; i++) {
+		const Onnx__AttributeProto *a = n->attribute[i];
+		const char *name = a->name ? a->name : "";
+		const scs_opschema_attr *sa;
+		int type = a->has_type ? (int)a->type : 0, dup = 0;
+
+		for (size_t k = 0; k < i && !dup; k++)
+			dup = strcmp(n->attribute[k]->name ? n->attribute[k]->name : "", name) == 0;
+		if (dup) {
+			chk_problem(c, SCS_RULE_ATTRIBUTE, w, "attribute '%s' is given twice", name);
+			continue;
+		}
+		if ((sa = scs_opschema_attr_find(s, name)) == NULL) {
+			if (!s->any_attrs && strncmp(name, "__", 2) != 0)
+				chk_problem(c, SCS_RULE_ATTRIBUTE, w, "%s-%d has no attribute '%s'", s->op_type, s->since_version,
+				    name);
+			continue;
+		}
+		if (type != sa->type) {
+			chk_problem(c, SCS_RULE_ATTRIBUTE, w, "attribute '%s' is of type %s, %s-%d wants %s", name,
+			    attr_type_name(type), s->op_type, s->since_version, attr_type_name(sa->type));
+			continue;
+		}
+		if (a->ref_attr_name && a->ref_attr_name[0])
+			continue;
+		if (!attr_has_value(a, type))
+			chk_problem(c, SCS_RULE_ATTRIBUTE, w, "attribute '%s' (%s) holds no value", name, attr_type_name(type));
+	}
+	for (size_t k = 0; k < s->n_attrs; k++) {
+		size_t i;
+
+		if (!s->attrs[k].required)
+			continue;
+		for (i = 0; i < n->n_attribute; i++)
+			if (strcmp(n->attribute[i]->name ? n->attribute[i]->name : "", s->attrs[k].name) == 0)
+				break;
+		if (i == n->n_attribute)
+			chk_problem(c, SCS_RULE_ATTRIBUTE, w, "required attribute '%s' of %s-%d is missing", s->attrs[k].name,
+			    s->op_type, s->since_version);
+	}
+}
+
 /* Node @n at @w against its schema @s: arity and attributes. */
 static void
 check_schema(chk *c, const scs_opschema *s, const Onnx__NodeProto *n, const chk_where *w)
 {
-	check_args(c, s, n->input, n->n_input, s->inputs, s->n_inputs, w, "input");
-	check_args(c, s, n->output, n->n_output, s->outputs, s->n_outputs, w, "output");
+	if (check_count(c, s, n->n_input, s->min_inputs, s->max_inputs, w, "input"))
+		check_args(c, s, n->input, n->n_input, s->inputs, s->n_inputs, w, "input");
+	if (check_count(c, s, n->n_output, s->min_outputs, s->max_outputs, w, "output"))
+		check_args(c, s, n->output, n->n_output, s->outputs, s->n_outputs, w, "output");
+	check_schema_attrs(c, s, n, w);
 }
 
 void
