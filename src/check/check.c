@@ -490,9 +490,10 @@ scs_check_model(const scs_model *m, const scs_check_cfg *cfg, scs_check_findings
 	c.max = c.cfg->max_problems ? c.cfg->max_problems : 1000;
 	c.ir = mp->has_ir_version ? mp->ir_version : 0;
 	c.main_graph = 1;
-	if (c.ir <= 0)
+	if (c.ir <= 0) {
 		chk_problem(&c, SCS_RULE_MODEL, NULL, "the model has no IR version");
-	else if (c.ir > CHK_IR_NEWEST)
+		c.ir = CHK_IR_NEWEST;     /* the rest by the newest rules, so that this is said once */
+	} else if (c.ir > CHK_IR_NEWEST)
 		chk_problem(&c, SCS_RULE_MODEL, NULL, "IR version %lld is newer than the newest this checker knows (%d)",
 		    (long long)c.ir, CHK_IR_NEWEST);
 	check_metadata(&c, mp);
