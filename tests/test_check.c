@@ -126,6 +126,56 @@ OK(sparse, 1)
 OK(ir3, 1)
 OK(optional, 1)
 
+/* Fixture @name passes without --full and, with it, gives one problem of
+ * the infer rule at node @node; onnx.checker's full check refuses it too. */
+static void
+expect_full(const char *name, const char *node, const char *what)
+{
+	scs_check_result res = SCS_CHECK_RESULT_INIT;
+	char *path = fixture(name), *out = NULL;
+
+	check_fixture(&res, name, 0);
+	cr_expect_eq(res.n_items, 0, "%s: %zu problems without --full", name, res.n_items);
+	scs_check_result_dispose(&res);
+	check_fixture(&res, name, 1);
+	for (size_t i = 0; i < res.n_items; i++)
+		cr_log_info("%s: %s: %s", name, res.items[i].rule, res.items[i].what);
+	cr_assert_eq(res.n_items, 1, "%s: %zu problems with --full, one expected", name, res.n_items);
+	cr_expect_str_eq(res.items[0].rule, "infer");
+	cr_expect_str_eq(res.items[0].graph, "main");
+	cr_expect_str_eq(res.items[0].node, node);
+	cr_expect(strstr(res.items[0].what, what) != NULL, "%s: %s", name, res.items[0].what);
+	scs_check_result_dispose(&res);
+	cr_expect_eq(onnx_check(&out, path), 0, "%s: onnx.checker refuses it: %s", name, out);
+	free(out);
+	cr_expect_neq(run(&out, "/usr/bin/python3 -c 'import onnx,sys; onnx.checker.check_model(sys.argv[1], "
+	    "full_check=True)' '%s'", path), 0, "%s: onnx.checker's full check passes it", name);
+	free(out);
+	free(path);
+}
+
+Test(check, full_output_type) { expect_full("ck_full_out_type.onnx", "add", "declared int64 [2, 2] but comes out float32 [2, 2]"); }
+Test(check, full_output_rank) { expect_full("ck_full_out_rank.onnx", "relu", "declared float32 [2, 2, 1]"); }
+Test(check, full_output_dim) { expect_full("ck_full_out_dim.onnx", "relu", "declared float32 [2, 3] but comes out float32 [2, 2]"); }
+Test(check, full_input_types) { expect_full("ck_full_in_types.onnx", "add", "input 1 ('w') is int64 but input 0 is float32"); }
+
+/* --full passes the valid models. */
+Test(check, full_passes_valid_models)
+{
+	static const char *const names[] = { "ck_ok_nested.onnx", "ck_ok_function.onnx", "ck_ok_qdq.onnx",
+		"ck_ok_typed.onnx", "ck_ok_external.onnx", "ck_ok_sparse.onnx", "ck_ok_ir3.onnx", "ck_ok_optional.onnx" };
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(*names); i++) {
+		scs_check_result res = SCS_CHECK_RESULT_INIT;
+
+		check_fixture(&res, names[i], 1);
+		for (size_t k = 0; k < res.n_items; k++)
+			cr_log_error("%s: %s: %s", names[i], res.items[k].rule, res.items[k].what);
+		cr_expect_eq(res.n_items, 0, "%s: %zu problems with --full", names[i], res.n_items);
+		scs_check_result_dispose(&res);
+	}
+}
+
 /* The problem's node carries its op_type after its NUL; the line shows it. */
 Test(check, line_names_graph_node_op_and_rule)
 {

@@ -529,6 +529,8 @@ scs_check_model(const scs_model *m, const scs_check_cfg *cfg, scs_check_findings
 		for (size_t i = 0; i < mp->n_functions && c.rc == 0; i++)
 			check_function(&c, mp->functions[i], &merged);
 	}
+	if (c.cfg->full && c.rc == 0 && mp->graph)
+		chk_infer(&c);
 	opsets_dispose(&opsets);
 	opsets_dispose(&merged);
 	if (c.rc < 0) {

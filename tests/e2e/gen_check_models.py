@@ -43,6 +43,13 @@ Broken on purpose (the rule scs4onnx-check names):
   ck_bad_func_order     order: a function body reads what it makes later
   ck_bad_func_outputs   function: a function lists an output twice
 
+Valid, but refused by onnx.checker's full check and by --full (rule infer):
+
+  ck_full_out_type      an Add of floats whose graph output is declared int64
+  ck_full_out_rank      a Relu of [2, 2] declared [2, 2, 1]
+  ck_full_out_dim       a Relu of [2, 2] declared [2, 3]
+  ck_full_in_types      an Add of a float and an int64
+
 Valid (both checkers pass them):
 
   ck_ok_nested          a Loop whose body holds an If whose branches read
@@ -256,6 +263,25 @@ def ok_models(outdir):
     return out
 
 
+def full_models():
+    """Valid for onnx.checker, refused by its full_check (and by --full)."""
+    out = {}
+    out["out_type"] = model([add()], [w()], outputs=[vi("y", TensorProto.INT64, [2, 2])])
+    out["out_rank"] = model([node("Relu", ["x"], ["y"], "relu")], outputs=[vi("y", FLOAT, [2, 2, 1])])
+    out["out_dim"] = model([node("Relu", ["x"], ["y"], "relu")], outputs=[vi("y", FLOAT, [2, 3])])
+    out["in_types"] = model([add()], [init("w", np.ones((2, 2), np.int64))])
+    return out
+
+
+def write_full(m, outdir, filename):
+    path = write(m, outdir, filename, True)
+    try:
+        onnx.checker.check_model(path, full_check=True)
+    except Exception:  # noqa: BLE001
+        return path
+    raise SystemExit("%s: onnx.checker's full check passes it" % filename)
+
+
 def main(argv):
     if len(argv) != 2 or argv[1].startswith("-"):
         sys.stderr.write("usage: gen_check_models.py OUTDIR\n")
@@ -275,6 +301,8 @@ def main(argv):
     with open(os.path.join(outdir, "ck_bad_ext_offset.bin"), "wb") as fh:
         fh.write(data)
     write(model([add()], [t]), outdir, "ck_bad_ext_offset.onnx", True)
+    for name, m in sorted(full_models().items()):
+        write_full(m, outdir, "ck_full_%s.onnx" % name)
     for name, m in sorted(ok_models(outdir).items()):
         write(m, outdir, "ck_ok_%s.onnx" % name, True)
     return 0
