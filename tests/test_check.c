@@ -193,6 +193,19 @@ Test(check, line_names_graph_node_op_and_rule)
 	scs_free(line);
 	scs_check_result_dispose(&res);
 	cr_expect_eq(res.n_items, 0);
+	{
+		/* a name with a space keeps its op_type; "#INDEX OP" says it once */
+		char named[] = "my node\0Relu", unnamed[] = "#4 Relu\0Relu";
+		scs_check_item it = { "ssa", "main", named, "x" };
+
+		line = scs_check_item_line(&it);
+		cr_expect_str_eq(line, "graph 'main', node 'my node' (Relu): ssa: x");
+		scs_free(line);
+		it.node = unnamed;
+		line = scs_check_item_line(&it);
+		cr_expect_str_eq(line, "graph 'main', node '#4 Relu': ssa: x");
+		scs_free(line);
+	}
 	cr_expect_eq(res.version, SCS_CHECK_RESULT_VERSION);
 }
 

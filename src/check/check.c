@@ -136,8 +136,13 @@ scs_check_problem_line(const scs_check_problem *p, char *buf, size_t len)
 	const char *op;
 
 	if (p->graph && p->node) {
-		op = p->node + strlen(p->node) + 1;
-		if (op[0] && strchr(p->node, ' ') == NULL)
+		size_t ln = strlen(p->node), lo;
+
+		op = p->node + ln + 1;
+		lo = strlen(op);
+		/* a node of no name reads "#INDEX OP": its op_type is said already */
+		if (op[0] && !(p->node[0] == '#' && ln > lo && strcmp(p->node + ln - lo, op) == 0 &&
+		    p->node[ln - lo - 1] == ' '))
 			return snprintf(buf, len, "graph '%s', node '%s' (%s): %s: %s", p->graph, p->node, op, rule, p->what);
 		return snprintf(buf, len, "graph '%s', node '%s': %s: %s", p->graph, p->node, rule, p->what);
 	}
