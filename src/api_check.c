@@ -90,6 +90,7 @@ take_findings(scs_check_result *res, scs_check_findings *f)
 		it->graph = p->graph;
 		it->node = p->node;
 		it->what = p->what;
+		it->op_type = p->node ? p->node + strlen(p->node) + 1 : NULL;
 		p->graph = p->node = p->what = NULL;
 		res->n_items++;
 	}
@@ -189,18 +190,11 @@ scs_check_result_dispose(scs_check_result *res)
 	res->version = v;
 }
 
-/* The op_type that follows @node's NUL ("" for none). */
-static const char *
-item_op(const scs_check_item *it)
-{
-	return it->node ? it->node + strlen(it->node) + 1 : "";
-}
-
 char *
 scs_check_item_line(const scs_check_item *it)
 {
 	scs_check_problem p;
-	char *buf;
+	char *buf = NULL, *node = NULL;
 	int n;
 
 	p.rule = 0;
@@ -208,12 +202,22 @@ scs_check_item_line(const scs_check_item *it)
 		if (it->rule && strcmp(it->rule, scs_check_rule_name(r)) == 0)
 			p.rule = r;
 	p.graph = it->graph;
-	p.node = it->node;
+	p.node = NULL;
+	if (it->node) {
+		/* the checker's form: the name, its NUL, the op_type */
+		size_t ln = strlen(it->node), lo = it->op_type ? strlen(it->op_type) : 0;
+
+		if ((node = malloc(ln + lo + 2)) == NULL)
+			return NULL;
+		memcpy(node, it->node, ln + 1);
+		memcpy(node + ln + 1, it->op_type ? it->op_type : "", lo + 1);
+		p.node = node;
+	}
 	p.what = it->what ? it->what : "";
 	n = scs_check_problem_line(&p, NULL, 0);
-	if (n < 0 || (buf = malloc((size_t)n + 1)) == NULL)
-		return NULL;
-	scs_check_problem_line(&p, buf, (size_t)n + 1);
+	if (n >= 0 && (buf = malloc((size_t)n + 1)) != NULL)
+		scs_check_problem_line(&p, buf, (size_t)n + 1);
+	free(node);
 	return buf;
 }
 
@@ -248,7 +252,7 @@ scs_check_result_json(const scs_check_result *res)
 		fputs(", \"node\": ", f);
 		json_str(f, it->node);
 		fputs(", \"op_type\": ", f);
-		json_str(f, it->node ? item_op(it) : NULL);
+		json_str(f, it->op_type);
 		fputs(", \"what\": ", f);
 		json_str(f, it->what);
 		fputs(", \"line\": ", f);

@@ -206,8 +206,8 @@ Test(check, line_names_graph_node_op_and_rule)
 	cr_expect_eq(res.n_items, 0);
 	{
 		/* a name with a space keeps its op_type; "#INDEX OP" says it once */
-		char named[] = "my node\0Relu", unnamed[] = "#4 Relu\0Relu";
-		scs_check_item it = { "ssa", "main", named, "x" };
+		char named[] = "my node", unnamed[] = "#4 Relu";
+		scs_check_item it = { "ssa", "main", named, "x", "Relu" };
 
 		line = scs_check_item_line(&it);
 		cr_expect_str_eq(line, "graph 'main', node 'my node' (Relu): ssa: x");

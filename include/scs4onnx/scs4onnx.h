@@ -354,13 +354,15 @@ typedef struct scs_check_options {
  * "ssa", "value-info", "tensor", "external-data", "sparse", "function",
  * "infer"), where (graph: "main", "main/If_3.then_branch", "function
  * DOMAIN.NAME"; NULL for the model itself; node: the node's name, or
- * "#INDEX OP_TYPE" when it has none, NULL when not about a node, and after
- * its terminating NUL the node's op_type), and what, one sentence. */
+ * "#INDEX OP_TYPE" when it has none, NULL when not about a node), what,
+ * one sentence, and the node's op_type (NULL when not about a node; it lies
+ * in @node's memory and is freed with it). */
 typedef struct scs_check_item {
 	char *rule;
 	char *graph;
 	char *node;
 	char *what;
+	const char *op_type;
 } scs_check_item;
 
 #define SCS_CHECK_RESULT_VERSION 1

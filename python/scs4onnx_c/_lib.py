@@ -199,10 +199,11 @@ class CheckOptions(_Versioned):
 
 class CheckItem(ctypes.Structure):
     _fields_ = [
-        ('rule', ctypes.c_void_p),      # char *: read with ctypes.string_at (node holds the op_type after its NUL)
+        ('rule', ctypes.c_void_p),      # char *: read with ctypes.string_at
         ('graph', ctypes.c_void_p),
         ('node', ctypes.c_void_p),
         ('what', ctypes.c_void_p),
+        ('op_type', ctypes.c_void_p),
     ]
 
 
@@ -400,7 +401,7 @@ def check(path, full=False):
         for i in range(res.n_items):
             it = res.items[i]
             node = _c_string(it.node)
-            op = _c_string(it.node + len(ctypes.string_at(it.node)) + 1) if it.node else None
+            op = _c_string(it.op_type)
             line = _taken_string(lib, lib.scs_check_item_line(ctypes.byref(it)))
             problems.append({'rule': _c_string(it.rule), 'graph': _c_string(it.graph), 'node': node,
                              'op_type': op, 'what': _c_string(it.what), 'line': line})

@@ -162,7 +162,7 @@ class TestSetup(Base):
                 lines.append('printf("%%s.%%s %%zu %%zu\\n", "%s", "%s", offsetof(%s, %s), sizeof(((%s *)0)->%s));'
                              % (cname, fname, cname, fname, cname, fname))
                 want.append('%s.%s %d %d' % (cname, fname, getattr(st, fname).offset, getattr(st, fname).size))
-        for code in ('ENOMEM', 'EIO', 'ECORRUPT', 'ENOTFOUND', 'EUNSUPPORTED', 'ERANGE', 'EUSAGE'):
+        for code in ('ENOMEM', 'EIO', 'ECORRUPT', 'ENOTFOUND', 'EUNSUPPORTED', 'ERANGE', 'EUSAGE', 'ECHECK'):
             lines.append('printf("SCS_%s %%d\\n", SCS_%s);' % (code, code))
             want.append('SCS_%s %d' % (code, getattr(scs4onnx_c, code)))
         lines += ['return 0;', '}']
