@@ -29,8 +29,9 @@ and a summary:
 ONNX_PLAIN ONNX_FULL DESCRIPTION", FILE relative to the manifest's folder,
 ONNX_* "refuse" or "accept": onnx.checker's verdict, recorded). Each such
 model must be refused by the tool without --full with exactly one problem,
-of rule RULE (rule "infer": valid without --full, one problem with it),
-and refused with --full; onnx.checker's verdicts must be the recorded ones.
+of rule RULE (rule "infer": valid without --full, one problem with it;
+rule "none": a valid model, no problem in either mode), and refused with
+--full; onnx.checker's verdicts must be the recorded ones.
 Where onnx accepts a model the tool refuses (a rule onnx.checker does not
 have), that is not a disagreement: the manifest says so. A model of the
 manifest the folders do not reach is checked all the same.
@@ -238,15 +239,17 @@ def main(argv):
                 ok = False
                 disagreement(mode, path, verdict(theirs[mode]),
                              "recorded onnx.checker verdict: %s (%s)" % (recorded[mode], what))
-        want = 0 if rule == "infer" else 1
+        want = 0 if rule in ("infer", "none") else 1
         if len(mine_plain) != want or (want and mine_plain[0].get("rule") != rule):
             ok = False
             disagreement("plain", path, verdict(theirs["plain"]), "expected %d problem(s) of rule %s (%s), got %d: %s"
                          % (want, rule, what, len(mine_plain), " / ".join(i["line"] for i in mine_plain)))
-        if not plain_only and (not mine_full or (rule == "infer" and len(mine_full) != 1)):
+        want_full = {"none": 0, "infer": 1}.get(rule)
+        if not plain_only and (not mine_full if want_full is None else len(mine_full) != want_full):
             ok = False
-            disagreement("full", path, verdict(theirs["full"]), "expected a refusal of rule %s (%s), got: %s"
-                         % (rule, what, " / ".join(i["line"] for i in mine_full) or "valid"))
+            disagreement("full", path, verdict(theirs["full"]), "expected %s (%s), got: %s"
+                         % ("no problem" if rule == "none" else "a refusal of rule " + rule, what,
+                            " / ".join(i["line"] for i in mine_full) or "valid"))
         count["broken"] += 1
         count["as expected"] += ok
 

@@ -18,6 +18,9 @@ models) and bk_broken.txt, the manifest check_agree.py --expect reads: one
 line per model, "FILE RULE ONNX_PLAIN ONNX_FULL DESCRIPTION", RULE the rule
 of scs4onnx-check that must name the one problem, ONNX_* the verdict of
 onnx.checker.check_model (full_check=False, True): "refuse" or "accept".
+RULE "none" marks the bk_ok_* models: valid ones a checker could refuse by
+mistake (a graph output nothing makes, untyped body inputs ...), which
+onnx.checker accepts and so must scs4onnx-check.
 "accept" where onnx.checker has no such rule and issue 25 wants the model
 refused (a payload that disagrees with its dims, an external-data offset
 past the end of its file).
@@ -103,6 +106,10 @@ def gen(outdir):
     add(outdir, "bk_body_unsorted.onnx", "order", "refuse", "refuse", "an If branch's nodes out of order",
         model([if_node([relu("u", "t"), relu("X", "u")], "t")], inputs=XC))
 
+    add(outdir, "bk_body_shadow.onnx", "ssa", "refuse", "refuse", "an If branch makes a name the outer graph makes",
+        model([relu("X", "a"), if_node([relu("X", "a")], "a", out="r"), helper.make_node("Add", ["r", "a"], ["Y"], name="y")],
+              inputs=XC))
+
     # ssa: a name made twice
     add(outdir, "bk_ssa_outputs.onnx", "ssa", "refuse", "refuse", "two nodes make the same name",
         model([relu("X", "a"), helper.make_node("Neg", ["X"], ["a"], name="a2"), relu("a", "Y")]))
@@ -126,6 +133,9 @@ def gen(outdir):
     add(outdir, "bk_no_import.onnx", "operator", "refuse", "refuse", "a node of ai.onnx.ml, a domain not imported",
         model([helper.make_node("Normalizer", ["X"], ["Y"], name="n", domain="ai.onnx.ml", norm="MAX")],
               inputs=[vi("X", F, (1, 2))], outputs=[vi("Y", F, (1, 2))]))
+
+    add(outdir, "bk_no_import_custom.onnx", "operator", "refuse", "refuse", "a node of a custom domain not imported",
+        model([helper.make_node("Foo", ["X"], ["Y"], name="f", domain="my.domain")]))
 
     # model
     add(outdir, "bk_ir2_opset.onnx", "model", "refuse", "refuse", "IR 2 with an opset import",
@@ -173,6 +183,9 @@ def gen(outdir):
             name="k", data_type=TensorProto.INT64, dims=[3], int64_data=[1, 2]))],
             inputs=[], outputs=[vi("Y", TensorProto.INT64, (3,))]))
 
+    add(outdir, "bk_init_no_name.onnx", "tensor", "refuse", "refuse", "an initializer without name",
+        model([relu("X", "Y")], inits=[w("")]))
+
     # external-data
     with open(os.path.join(outdir, "bk_ext.bin"), "wb") as f:
         f.write(np.arange(16, dtype=np.float32).tobytes())
@@ -203,6 +216,10 @@ def gen(outdir):
                   outputs=[vi("Y", F, (4,))])
         m.graph.sparse_initializer.append(sparse(idx))
         add(outdir, fn, "sparse", "refuse", "refuse", what, m)
+    m = model([helper.make_node("Add", ["X", "SP"], ["Y"], name="add")], inputs=[vi("X", F, (4,))],
+              outputs=[vi("Y", F, (4,))])
+    m.graph.sparse_initializer.append(sparse([0, 1, 2]))
+    add(outdir, "bk_sparse_nnz.onnx", "sparse", "refuse", "refuse", "3 sparse indices for 2 values", m)
 
     # attribute
     def sm(**attrs):
@@ -224,7 +241,13 @@ def gen(outdir):
     add(outdir, "bk_attr_type_unset.onnx", "attribute", "refuse", "refuse", "IR 8: an attribute without its type", m)
     m = model([if_node([relu("X", "t")], "t")], inputs=XC)
     m.graph.node[0].attribute[0].ClearField("g")
-    add(outdir, "bk_attr_graph_unset.onnx", "attribute", "refuse", "refuse", "If's then_branch of type GRAPH without g", m)
+    add(outdir, "bk_attr_graph_unset.onnx", "attribute", "refuse", "refuse", "If's else_branch of type GRAPH without g", m)
+    m = model([helper.make_node("Constant", [], ["Y"], name="c", value=w("k"))], inputs=[])
+    m.graph.node[0].attribute[0].ClearField("t")
+    add(outdir, "bk_attr_tensor_unset.onnx", "attribute", "refuse", "refuse", "Constant's value of type TENSOR without t", m)
+    m = sm(axis=0)
+    m.graph.node[0].attribute[0].name = ""
+    add(outdir, "bk_attr_no_name.onnx", "attribute", "refuse", "refuse", "an attribute without name", m)
 
     # arity
     add(outdir, "bk_arity_many.onnx", "arity", "refuse", "refuse", "Relu with two inputs",
@@ -266,6 +289,10 @@ def gen(outdir):
         fmodel([helper.make_node("NoSuchOp", ["x"], ["y"], name="n")]))
     add(outdir, "bk_func_unsorted.onnx", "function", "refuse", "refuse", "a function body out of order",
         fmodel([relu("t", "y", name="a"), relu("x", "t", name="b")]))
+    fn = helper.make_function("local", "F", ["x"], ["y"], [relu("x", "y")], [helper.make_opsetid("", 12)])
+    add(outdir, "bk_func_opset.onnx", "function", "refuse", "refuse", "a function imports opset 12, the model 13",
+        model([helper.make_node("F", ["X"], ["Y"], name="f", domain="local")],
+              imports=[helper.make_opsetid("", 13), helper.make_opsetid("local", 1)], functions=[fn]))
     add(outdir, "bk_func_ssa.onnx", "function", "refuse", "refuse", "a function body making a name twice",
         fmodel([relu("x", "t", name="a"), relu("x", "t", name="b"), relu("t", "y", name="c")]))
 
@@ -276,11 +303,50 @@ def gen(outdir):
         model([helper.make_node("Add", ["X", "Z"], ["Y"], name="add")], inputs=[vi("X"), vi("Z", F, (3,))]))
 
 
+def gen_valid(outdir):
+    """Valid models a checker could refuse by mistake: onnx.checker accepts
+    each in both modes, so must we (rule "none": no problem)."""
+    XC = [vi("X"), vi("C", TensorProto.BOOL, ())]
+    ok = lambda name, what, m: add(outdir, name, "none", "accept", "accept", what, m)  # noqa: E731
+    ok("bk_ok_output_unmade.onnx", "a graph output nothing makes", model([relu("X", "Y")], outputs=[vi("Y"), vi("Z")]))
+    ok("bk_ok_output_is_input.onnx", "no nodes, the input is the output", model([], outputs=[vi("X")]))
+    ok("bk_ok_unused_input.onnx", "a graph input nothing reads", model([relu("X", "Y")], inputs=[vi("X"), vi("U")]))
+    ok("bk_ok_unused_init.onnx", "an initializer nothing reads", model([relu("X", "Y")], inits=[w()]))
+    ok("bk_ok_node_names.onnx", "nodes without names and with one name twice",
+       model([helper.make_node("Relu", ["X"], ["a"]), relu("a", "b", name="n"), relu("b", "Y", name="n")]))
+    m = model([relu("X", "a"), relu("a", "Y")])
+    m.graph.value_info.append(onnx.ValueInfoProto(name="a"))
+    ok("bk_ok_value_info_untyped.onnx", "a value_info entry without type", m)
+    ok("bk_ok_custom_domain.onnx", "an operator of an imported custom domain",
+       model([helper.make_node("Foo", ["X"], ["Y"], name="f", domain="my.domain", any=1)],
+             imports=[helper.make_opsetid("", 13), helper.make_opsetid("my.domain", 1)]))
+    ok("bk_ok_optional_empty.onnx", "\"\" for Clip's optional min",
+       model([helper.make_node("Clip", ["X", "", "M"], ["Y"], name="c")],
+             inits=[numpy_helper.from_array(np.array(1.0, dtype=np.float32), "M")]))
+    ok("bk_ok_body_outer.onnx", "an If branch reads an outer name made before the If",
+       model([relu("X", "a"), if_node([helper.make_node("Add", ["X", "a"], ["t"], name="t")], "t")], inputs=XC))
+    loop_body = helper.make_graph([helper.make_node("Identity", ["c"], ["co"], name="i"),
+                                   helper.make_node("Identity", ["v"], ["vo"], name="j")], "body",
+                                  [onnx.ValueInfoProto(name=n) for n in ("n", "c", "v")],
+                                  [onnx.ValueInfoProto(name=n) for n in ("co", "vo")])
+    ok("bk_ok_body_untyped.onnx", "a Loop body's inputs and outputs without types",
+       model([helper.make_node("Loop", ["N", "B", "X"], ["Y"], name="l", body=loop_body)],
+             inputs=[vi("X"), vi("N", TensorProto.INT64, ()), vi("B", TensorProto.BOOL, ())]))
+    ok("bk_ok_ir3_init_input.onnx", "IR 3: an initializer among the inputs",
+       model([helper.make_node("Add", ["X", "W"], ["Y"], name="a")], inputs=[vi("X"), vi("W")], inits=[w()], ir=3, opset=8))
+    ok("bk_ok_empty_tensor.onnx", "a tensor of 0 elements without data",
+       model([helper.make_node("Concat", ["X", "W"], ["Y"], name="cat", axis=0)],
+             inits=[TensorProto(name="W", data_type=F, dims=[0])]))
+    ok("bk_ok_external.onnx", "external data inside its file",
+       model([helper.make_node("Add", ["X", "W"], ["Y"], name="add")], inits=[ext_tensor("W", "bk_ext.bin", 8, 8)]))
+
+
 def main(argv):
     if len(argv) != 2:
         sys.stderr.write("usage: gen_broken.py OUTDIR\n")
         return 2
     gen(argv[1])
+    gen_valid(argv[1])
     with open(os.path.join(argv[1], "bk_broken.txt"), "w") as f:
         f.write("# FILE RULE ONNX_PLAIN ONNX_FULL DESCRIPTION (gen_broken.py)\n")
         for row in MODELS:
