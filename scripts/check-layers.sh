@@ -22,7 +22,7 @@ layers='
 3 eval
 4 model
 5 infer
-6 shrink shard opt
+6 shrink shard opt check
 7 .
 '
 

@@ -1,9 +1,9 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: MIT
 """Generate src/onnx/opschema_table.c: the ONNX operator-schema facts (formal
-inputs/outputs, type variables and the types they allow) that the lossless
-downcast pass consults, for every version of every operator up to the newest
-opset ONNX publishes.
+inputs/outputs, type variables and the types they allow, attributes, input and
+output count ranges) that the lossless downcast pass and the checker consult,
+for every version of every operator up to the newest opset ONNX publishes.
 
 Usage:
   scripts/gen-opschema.py CHANGELOG.md CHANGELOG-ML.md --origin TEXT [-o OUTPUT]
@@ -20,12 +20,15 @@ Only the markdown is read, by our own parser, not the onnx python package
 (Debian's stops at opset 17). The layout it relies on, per operator version:
 
   ### <a name="[domain.]Op-N"></a>**[domain.]Op-N**</a>
+  #### Attributes                   <dt><tt>name</tt> : int (default is 0)</dt>, : list of ints (required), ...
   #### Inputs (min - max)           <dl> of  <dt><tt>name</tt> (flags) : TYPE</dt>
   #### Outputs                      flags: optional, variadic, heterogeneous, ...
   #### Type Constraints             <dt><tt>T</tt> : tensor(float), seq(tensor(int64)), ...</dt>
 
 and the section headers "## Version N of ... operator set", which give the
-newest opset of each domain. Anything else in the layout stops the generator
+newest opset of each domain. "(min - max)" is there when the counts differ
+(max "&#8734;" with a variadic last formal); without it both are the number of
+formals. Anything else in the layout stops the generator
 with a message rather than being guessed at. The output is sorted by
 (domain, op_type, since_version) in byte order so that the C side can
 binary-search it; the same inputs always give the same bytes.
@@ -48,12 +51,27 @@ ELEM = {
 
 DOMAINS = ("ai.onnx.preview.training", "ai.onnx.preview", "ai.onnx.ml")
 HEADING = re.compile(r'^### <a name="([A-Za-z0-9_.]+)-(\d+)"></a>')
-SECTION = re.compile(r"^#### (Version|Attributes|Inputs|Outputs|Type Constraints)\b")
+SECTION = re.compile(r"^#### (Version|Attributes|Inputs|Outputs|Type Constraints)\b(?: \((\d+) - (\d+|&#8734;)\))?")
 VERSION = re.compile(r"^## Version (\d+) of (?:the default ONNX|the '([a-z.]+)') operator set$")
 ENTRY = re.compile(r"^<dt><tt>([A-Za-z0-9_]+(?:\.\.\.)?)</tt>(?: \(([a-z, -]+)\))? : (.+)</dt>$")
 IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 TENSOR = re.compile(r"^tensor\(([a-z0-9]+)\)$")
 FLAGS = {"optional", "variadic", "heterogeneous", "differentiable", "non-differentiable"}
+ATTR = re.compile(r"^<dt><tt>([A-Za-z0-9_]+)</tt> : ([a-z_ ]+?)(?: \((required)\)| \(default is .*\))?</dt>$")
+INT_MAX = 2147483647
+
+# AttributeProto.AttributeType numbers, by the spelling ONNX's documentation
+# generator gives each (the lower-case enum name; "list of" + it for the plural ones).
+ATTR_TYPES = {
+	"float": 1, "int": 2, "string": 3, "tensor": 4, "graph": 5, "sparse_tensor": 11,
+	"type_proto": 13, "list of floats": 6, "list of ints": 7, "list of strings": 8,
+	"list of tensors": 9, "list of graphs": 10, "list of sparse_tensors": 12,
+	"list of type_protos": 14,
+}
+
+# Schemas that accept attributes they do not declare (ONNX's AllowUncheckedAttributes);
+# the changelogs do not show this, so it is listed here from ONNX's sources.
+ANY_ATTRS = {("", "LayerNormalization", 17)}
 
 
 def die(where, msg):
@@ -63,8 +81,9 @@ def die(where, msg):
 class Schema:
 	def __init__(self, domain, op, since, where):
 		self.domain, self.op, self.since, self.where = domain, op, since, where
-		self.inputs, self.outputs, self.tcs = [], [], []
+		self.inputs, self.outputs, self.tcs, self.attrs = [], [], [], []
 		self.deprecated = 0
+		self.ranges = {}      # "Inputs"/"Outputs" -> (min, max) from the section header
 
 
 def split_types(text):
@@ -111,10 +130,23 @@ def parse(path, default_domain):
 			if line.startswith("#"):
 				m = SECTION.match(line)
 				section = m.group(1) if m and cur else None
+				if section and m.group(2):
+					if section not in ("Inputs", "Outputs"):
+						die(where, "a count range on %s" % section)
+					hi = INT_MAX if m.group(3) == "&#8734;" else int(m.group(3))
+					cur.ranges[section] = (int(m.group(2)), hi)
 				continue
-			if cur is None or section not in ("Inputs", "Outputs", "Type Constraints"):
+			if cur is None or section not in ("Attributes", "Inputs", "Outputs", "Type Constraints"):
 				continue
 			if not line.startswith("<dt>"):
+				continue
+			if section == "Attributes":
+				m = ATTR.match(line)
+				if not m:
+					die(where, "unexpected attribute entry %r" % line)
+				if m.group(2) not in ATTR_TYPES:
+					die(where, "unknown attribute type %r" % m.group(2))
+				cur.attrs.append((m.group(1), ATTR_TYPES[m.group(2)], int(m.group(3) is not None)))
 				continue
 			m = ENTRY.match(line)
 			if not m:
@@ -169,6 +201,36 @@ def arg_row(s, formal, tv_index, is_last):
 		int("heterogeneous" in flags))
 
 
+def count_range(s, section, formals):
+	"""(min, max) actual arguments: the changelog's "(min - max)", else onnx's rule
+	(min: the formals up to the last single one, a variadic counting its minimum
+	arity, 1; max: the formals, unbounded with a variadic last), which must agree
+	with the header where one is given."""
+	lo = hi = 0
+	for name, flags, typ in formals:
+		if "variadic" in flags:
+			lo, hi = hi + 1, INT_MAX
+		elif "optional" in flags:
+			hi += 1
+		else:
+			hi += 1
+			lo = hi
+	if section not in s.ranges:
+		if lo != hi:
+			die(s.where, "%s: no count range given, but the formals allow %d - %d" % (section, lo, hi))
+		return lo, hi
+	given = s.ranges[section]
+	variadic = hi == INT_MAX
+	# A variadic's minimum arity (0 or more) is only in the header: its min may be lower.
+	if given[1] != hi or (given[0] != lo and not (variadic and given[0] < lo)):
+		die(s.where, "%s: the header says %d - %d, the formals %d - %d" % (section, given[0], given[1], lo, hi))
+	return given
+
+
+def c_bound(n):
+	return "INT_MAX" if n == INT_MAX else str(n)
+
+
 def sha256(path):
 	with open(path, "rb") as fp:
 		return hashlib.sha256(fp.read()).hexdigest()
@@ -197,8 +259,8 @@ def main():
 		if len(s.inputs) > 255 or len(s.outputs) > 255 or len(s.tcs) > 255:
 			die(s.where, "too many formals")
 
-	arg_lines, tv_lines, schema_lines = [], [], []
-	n_args = n_tvs = 0
+	arg_lines, tv_lines, attr_lines, schema_lines = [], [], [], []
+	n_args = n_tvs = n_attrs = 0
 	for s in schemas:
 		label = "%s%s-%d" % (s.domain + ":" if s.domain else "", s.op, s.since)
 		tv_index = {}
@@ -226,12 +288,32 @@ def main():
 		for i, f in enumerate(s.outputs):
 			arg_lines.append(arg_row(s, f, tv_index, i == len(s.outputs) - 1))
 			n_args += 1
-		schema_lines.append("\t{ %s, %s, %d, %d, %d, %d, %d, %s, %s, %s }," % (
+		attrs = sorted(s.attrs, key=lambda a: a[0].encode())
+		if len({a[0] for a in attrs}) != len(attrs):
+			die(s.where, "an attribute given twice")
+		if len(attrs) > 255:
+			die(s.where, "too many attributes")
+		attr_base = n_attrs
+		if attrs:
+			attr_lines.append("\t/* [%d] %s */" % (attr_base, label))
+		for name, typ, req in attrs:
+			attr_lines.append("\t{ %s, %d, %d }," % (c_str(name), typ, req))
+			n_attrs += 1
+		in_range = count_range(s, "Inputs", s.inputs)
+		out_range = count_range(s, "Outputs", s.outputs)
+		key = (s.domain, s.op, s.since)
+		schema_lines.append("\t{ %s, %s, %d, %d, %d, %d, %d, %s, %s, %s, %d, %s, %s, %s, %s, %s, %d }," % (
 			c_str(s.domain), c_str(s.op), s.since, len(s.inputs), len(s.outputs), len(s.tcs),
 			s.deprecated,
 			"A + %d" % in_base if s.inputs else "NULL",
 			"A + %d" % out_base if s.outputs else "NULL",
-			"V + %d" % tv_base if s.tcs else "NULL"))
+			"V + %d" % tv_base if s.tcs else "NULL",
+			len(attrs), "T + %d" % attr_base if attrs else "NULL",
+			c_bound(in_range[0]), c_bound(in_range[1]), c_bound(out_range[0]), c_bound(out_range[1]),
+			int(key in ANY_ATTRS)))
+	missing = ANY_ATTRS - {(s.domain, s.op, s.since) for s in schemas}
+	if missing:
+		die("ANY_ATTRS", "no such schema %s" % sorted(missing))
 
 	n_ops = len({(s.domain, s.op) for s in schemas})
 	sources = [(args.changelog, "Changelog.md"), (args.changelog_ml, "Changelog-ml.md")]
@@ -248,12 +330,16 @@ def main():
 		" * %d schemas of %d operators, sorted by (domain, op_type, since_version)." % (len(schemas), n_ops),
 		" * Newest opsets: %s." % ", ".join("%s %d" % (d or "ai.onnx", v) for d, v in sorted(newest.items())),
 		" * Schema rows are { domain, op_type, since_version, n_inputs, n_outputs, n_type_vars,",
-		" * deprecated, inputs, outputs, type_vars }.",
+		" * deprecated, inputs, outputs, type_vars, n_attrs, attrs, min_inputs, max_inputs,",
+		" * min_outputs, max_outputs, any_attrs }.",
 		" * Argument rows are { name, type_var, concrete mask, container, variadic, optional,",
 		" * heterogeneous }; type variable rows are { name, allowed mask, container }; masks hold",
 		" * bit (1 << TensorProto.DataType) per allowed tensor element type; container is 1",
-		" * where a seq, optional or map type is allowed.",
+		" * where a seq, optional or map type is allowed. Attribute rows are { name,",
+		" * AttributeProto.AttributeType, required }, sorted by name within a schema.",
 		" */",
+		"",
+		"#include <limits.h>",
 		"",
 		'#include "onnx/opschema.h"',
 		"",
@@ -261,6 +347,8 @@ def main():
 	out += arg_lines
 	out += ["};", "", "static const scs_opschema_typevar V[] = {"]
 	out += tv_lines
+	out += ["};", "", "static const scs_opschema_attr T[] = {"]
+	out += attr_lines
 	out += ["};", "", "const scs_opschema scs_opschema_table[] = {"]
 	out += schema_lines
 	out += ["};", "",
@@ -273,8 +361,8 @@ def main():
 		""]
 	with open(args.output, "w", encoding="ascii", newline="\n") as fp:
 		fp.write("\n".join(out))
-	sys.stderr.write("gen-opschema: %d schemas, %d operators, %d args, %d type vars, newest %s -> %s\n"
-		% (len(schemas), n_ops, n_args, n_tvs, newest, args.output))
+	sys.stderr.write("gen-opschema: %d schemas, %d operators, %d args, %d type vars, %d attributes, newest %s -> %s\n"
+		% (len(schemas), n_ops, n_args, n_tvs, n_attrs, newest, args.output))
 	return 0
 
 

@@ -658,8 +658,8 @@ scs_report_put_text(const scs_report *r, FILE *f)
 	fprintf(f, "INFO: finished in %.2f s\n", r->seconds);
 }
 
-static void
-json_str(FILE *f, const char *s)
+void
+scs_json_str(FILE *f, const char *s)
 {
 	fputc('"', f);
 	for (; *s; s++) {
@@ -683,9 +683,9 @@ json_items(FILE *f, const char *indent, const char *key, const scs_report_list *
 	fprintf(f, ",\n%s\"%s\": [", indent, key);
 	for (size_t i = 0; i < l->n; i++) {
 		fprintf(f, "%s\n%s  {\"%s\": ", i ? "," : "", indent, name_key);
-		json_str(f, l->items[i].name);
+		scs_json_str(f, l->items[i].name);
 		fprintf(f, ", \"%s\": ", detail_key);
-		json_str(f, l->items[i].detail);
+		scs_json_str(f, l->items[i].detail);
 		fputc('}', f);
 	}
 	if (l->n)
@@ -710,7 +710,7 @@ json_optimize(const scs_report *r, FILE *f)
 	    (unsigned long long)r->nodes_after, r->rounds);
 	for (size_t i = 0; i < n; i++) {
 		fprintf(f, "%s\n      {\"name\": ", i ? "," : "");
-		json_str(f, p[i].name);
+		scs_json_str(f, p[i].name);
 		fprintf(f, ", \"changes\": %llu, \"left\": %llu}", (unsigned long long)p[i].changes,
 		    (unsigned long long)p[i].refusals);
 	}
@@ -729,13 +729,13 @@ scs_report_put_json(const scs_report *r, FILE *f)
 		const scs_report_group *g = &r->groups[i];
 
 		fprintf(f, "%s\n    {\"canonical\": ", i ? "," : "");
-		json_str(f, g->canonical);
+		scs_json_str(f, g->canonical);
 		fprintf(f, ", \"dtype\": \"%s\", \"bytes\": %llu, \"lifted\": %s, \"merged\": [",
 		    scs_dtype_name(g->dtype), (unsigned long long)g->bytes, g->lifted ? "true" : "false");
 		for (size_t j = 0; j < g->n_names; j++) {
 			if (j)
 				fputs(", ", f);
-			json_str(f, g->names[j]);
+			scs_json_str(f, g->names[j]);
 		}
 		fputs("]}", f);
 	}
@@ -751,7 +751,7 @@ scs_report_put_json(const scs_report *r, FILE *f)
 	if (r->optimized)
 		json_optimize(r, f);
 	fprintf(f, ",\n  \"default_inputs\": %llu,\n  \"default_inputs_rule\": ", (unsigned long long)r->n_default_inputs);
-	json_str(f, r->default_inputs_rule == SCS_DEFAULTS_CONSTANT_IR3 ? "constants_below_ir4" :
+	scs_json_str(f, r->default_inputs_rule == SCS_DEFAULTS_CONSTANT_IR3 ? "constants_below_ir4" :
 	    r->default_inputs_rule == SCS_DEFAULTS_CONSTANT_ASKED ? "constants_asked" : "overridable");
 	fprintf(f, ",\n  \"n_shards\": %zu", r->n_shards);
 	json_list(f, "shards", &r->shards, "bytes");

@@ -19,6 +19,9 @@ void scs_report_clear(scs_report *r);
 void scs_report_put_text(const scs_report *r, FILE *f);
 int scs_report_put_json(const scs_report *r, FILE *f);
 
+/* @s as a JSON string, quoted and escaped, to @f. */
+void scs_json_str(FILE *f, const char *s);
+
 /* Note the calling thread's I/O counters at the start of a run (after the report
  * was cleared); each scs_report_stage_add() then sets the run's I/O. */
 void scs_report_io_begin(scs_report *r);

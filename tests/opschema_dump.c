@@ -8,6 +8,11 @@
  * "variadic"} and, for inputs, "narrow": {"1": "" or a refusal, "6": ...}
  * (float32 and int32: "" where the pass may narrow to that type).
  *
+ * opschema-dump --schemas: one line per table entry (every domain and version),
+ * for tests/e2e/compare_opschema.py, which holds it against onnx's own schemas:
+ *   {"domain":"","op":"Split","since":1,"deprecated":0,"any_attrs":0,"inputs":[1,2],
+ *    "outputs":[1,2147483647],"attrs":[["axis",2,0],["split",7,0]]}
+ *
  * SPDX-License-Identifier: MIT
  */
 #include <stdio.h>
@@ -62,12 +67,36 @@ put_arg(const scs_opschema *s, const scs_opschema_arg *a, int input, size_t i)
 	putchar('}');
 }
 
+/* The --schemas line of table entry @s. */
+static void
+put_schema(const scs_opschema *s)
+{
+	printf("{\"domain\":");
+	put_str(s->domain);
+	printf(",\"op\":");
+	put_str(s->op_type);
+	printf(",\"since\":%d,\"deprecated\":%d,\"any_attrs\":%d,\"inputs\":[%d,%d],\"outputs\":[%d,%d],\"attrs\":[",
+	    s->since_version, s->deprecated, s->any_attrs, s->min_inputs, s->max_inputs, s->min_outputs,
+	    s->max_outputs);
+	for (size_t j = 0; j < s->n_attrs; j++) {
+		printf("%s[", j ? "," : "");
+		put_str(s->attrs[j].name);
+		printf(",%d,%d]", s->attrs[j].type, s->attrs[j].required);
+	}
+	printf("]}\n");
+}
+
 int
 main(int argc, char **argv)
 {
 	if (argc < 2) {
-		fprintf(stderr, "usage: opschema-dump OPSET...\n");
+		fprintf(stderr, "usage: opschema-dump OPSET... | --schemas\n");
 		return 2;
+	}
+	if (strcmp(argv[1], "--schemas") == 0) {
+		for (size_t i = 0; i < scs_opschema_table_len; i++)
+			put_schema(&scs_opschema_table[i]);
+		return 0;
 	}
 	for (int k = 1; k < argc; k++) {
 		long opset = strtol(argv[k], NULL, 10);

@@ -20,7 +20,8 @@
 #define MAN_DIR SCS_TOOLS_DIR "/../man"
 
 static const char *const tools[] = { "scs4onnx-shrink", "scs4onnx-split", "scs4onnx-merge", "scs4onnx-big",
-	"scs4onnx-optimize", "scs4onnx", "scs4onnx-share" };
+	"scs4onnx-optimize", "scs4onnx", "scs4onnx-share",
+	"scs4onnx-check" };
 #define N_TOOLS (sizeof(tools) / sizeof(tools[0]))
 
 /* The page's text, read from the build tree (NUL-terminated, malloc'd). */

@@ -760,6 +760,13 @@ cli_start(cli_args *a, const char *p, int argc, char **argv, unsigned flags, voi
 void
 cli_help_options(FILE *f, int col, const cli_help *opts, const char *note)
 {
+	cli_help_entries(f, col, opts, note);
+	fputs("Exit status: 0 done, 1 failed (nothing written), 2 bad usage.\n", f);
+}
+
+void
+cli_help_entries(FILE *f, int col, const cli_help *opts, const char *note)
+{
 	fputs("options:\n", f);
 	for (; opts->flags; opts++) {
 		const char *what = opts->what, *nl;
@@ -784,7 +791,6 @@ cli_help_options(FILE *f, int col, const cli_help *opts, const char *note)
 	fputc('\n', f);
 	if (note)
 		fprintf(f, "%s\n", note);
-	fputs("Exit status: 0 done, 1 failed (nothing written), 2 bad usage.\n", f);
 }
 
 void

@@ -123,6 +123,8 @@ typedef struct cli_help {
  * @note is not NULL, and the exit status line.
  */
 void cli_help_options(FILE *f, int col, const cli_help *opts, const char *note);
+/* The same without the exit status line (a tool whose statuses differ prints its own). */
+void cli_help_entries(FILE *f, int col, const cli_help *opts, const char *note);
 
 /* "1.8G", "512M", "4096": bytes (K, M, G, T are powers of 1024); -1 when bad. */
 int cli_parse_size(const char *s, uint64_t *out);

@@ -293,6 +293,69 @@ typedef struct scs_share_options {
 int scs_share(scs_report *rep, const char *out_dir, const char *const *models, size_t n_models,
     const scs_share_options *opts);
 
+/*
+ * scs_check: the rules of the ONNX checker (onnx.checker) on the model in
+ * file @in, of any size, in bounded memory: IR version and opset imports,
+ * every node's operator known for its domain and opset, its attributes and
+ * input/output counts against the operator's schema, topological order and
+ * single assignment in every graph and nested body, value infos, tensors
+ * (dims against their payloads), external data locations and ranges, sparse
+ * tensors, model-local functions; with opts->full also the type and shape
+ * contradictions our inference finds. Each problem is one item of @res
+ * (res->n_items 0: the model is valid).
+ */
+#define SCS_CHECK_OPTIONS_VERSION 1
+#define SCS_CHECK_OPTIONS_INIT SCS_STRUCT_INIT_(SCS_CHECK_OPTIONS_VERSION)
+
+typedef struct scs_check_options {
+	unsigned version;                           /* SCS_CHECK_OPTIONS_VERSION (SCS_CHECK_OPTIONS_INIT) */
+	int full;                                   /* 1: also type and shape contradictions (inference) */
+	scs_progress_fn progress;
+	void *progress_payload;
+} scs_check_options;
+
+/* One problem: the rule ("model", "operator", "arity", "attribute", "order",
+ * "ssa", "value-info", "tensor", "external-data", "sparse", "function",
+ * "infer"), where (graph: "main", "main/If_3.then_branch", "function
+ * DOMAIN.NAME"; NULL for the model itself; node: the node's name, or
+ * "#INDEX OP_TYPE" when it has none, NULL when not about a node, and after
+ * its terminating NUL the node's op_type), and what, one sentence. */
+typedef struct scs_check_item {
+	char *rule;
+	char *graph;
+	char *node;
+	char *what;
+} scs_check_item;
+
+#define SCS_CHECK_RESULT_VERSION 1
+#define SCS_CHECK_RESULT_INIT SCS_STRUCT_INIT_(SCS_CHECK_RESULT_VERSION)
+
+typedef struct scs_check_result {
+	unsigned version;                           /* SCS_CHECK_RESULT_VERSION (SCS_CHECK_RESULT_INIT) */
+	scs_check_item *items;
+	size_t n_items, cap_items;
+	uint64_t n_graphs, n_nodes, n_tensors;      /* what was checked */
+	uint64_t input_len;                         /* bytes of the model and its data files */
+	double seconds;
+} scs_check_result;
+
+/* SCS_OK when the model was read and checked (valid when res->n_items is 0);
+ * a model the scanner cannot read as ONNX (bad wire format, a payload that
+ * disagrees with its dims, a bad external-data location) is one item, not an
+ * error; < 0 (message in scs_err_msg) only when the file cannot be opened or
+ * read. */
+int scs_check(scs_check_result *res, const char *in, const scs_check_options *opts);
+/* Free what scs_check put into @res (which stays of its version, empty). */
+void scs_check_result_dispose(scs_check_result *res);
+/* @res as JSON ({"valid", "problems": [{"rule", "graph", "node", "op_type",
+ * "what", "line"}], "graphs", "nodes", "tensors", "input_bytes",
+ * "seconds"}), in memory the caller frees with scs_free (NULL when out of
+ * memory). */
+char *scs_check_result_json(const scs_check_result *res);
+/* Problem @item as the one line scs4onnx-check prints (without the model's
+ * path), in memory the caller frees with scs_free (NULL when out of memory). */
+char *scs_check_item_line(const scs_check_item *item);
+
 typedef struct scs_optimize_pass_info {
 	const char *name;                           /* onnxoptimizer's name */
 	const char *what;                           /* one line */

@@ -130,3 +130,26 @@ scs_opschema_newest_opset(const char *domain)
 			return scs_opschema_domains[i].newest;
 	return 0;
 }
+
+const scs_opschema_attr *
+scs_opschema_attr_find(const scs_opschema *s, const char *name)
+{
+	size_t lo, hi, mid;
+	int c;
+
+	if (s == NULL || name == NULL || s->attrs == NULL)
+		return NULL;
+	lo = 0;
+	hi = s->n_attrs;
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		c = strcmp(name, s->attrs[mid].name);
+		if (c == 0)
+			return &s->attrs[mid];
+		if (c < 0)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return NULL;
+}

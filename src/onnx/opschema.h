@@ -38,6 +38,14 @@ typedef struct scs_opschema_typevar {
 	uint8_t container;  /* 1 when the constraint also allows seq, optional or map types (not in @allowed) */
 } scs_opschema_typevar;
 
+/* One attribute an operator schema declares. */
+typedef struct scs_opschema_attr {
+	const char *name;
+	uint8_t type;       /* AttributeProto.AttributeType: FLOAT=1 INT=2 STRING=3 TENSOR=4 GRAPH=5 SPARSE_TENSOR=11
+	                       TYPE_PROTO=13 FLOATS=6 INTS=7 STRINGS=8 TENSORS=9 GRAPHS=10 SPARSE_TENSORS=12 TYPE_PROTOS=14 */
+	uint8_t required;   /* 1: the node must carry it */
+} scs_opschema_attr;
+
 /* One version of one operator. */
 typedef struct scs_opschema {
 	const char *domain;      /* "" for ai.onnx */
@@ -48,6 +56,13 @@ typedef struct scs_opschema {
 	const scs_opschema_arg *inputs;
 	const scs_opschema_arg *outputs;
 	const scs_opschema_typevar *type_vars;
+	uint8_t n_attrs;
+	const scs_opschema_attr *attrs;   /* sorted by name (strcmp) */
+	int min_inputs, max_inputs;       /* onnx's rule: min = count up to the last single formal, + the variadic's
+	                                     minimum arity; max = formals, or INT_MAX with a variadic last formal */
+	int min_outputs, max_outputs;
+	uint8_t any_attrs;                /* 1: the node may carry attributes the schema does not declare
+	                                     (ONNX's AllowUncheckedAttributes: LayerNormalization-17) */
 } scs_opschema;
 
 /*
@@ -101,5 +116,8 @@ int scs_opschema_typevar_types_output(const scs_opschema *s, int tv);
  * the formal is not a tensor type.
  */
 uint64_t scs_opschema_input_allowed(const scs_opschema *s, size_t i);
+
+/* The attribute @name that @s declares (binary search over its sorted attrs); NULL when unknown. */
+const scs_opschema_attr *scs_opschema_attr_find(const scs_opschema *s, const char *name);
 
 #endif /* SCS_OPSCHEMA_H */
