@@ -192,8 +192,9 @@ def gen(outdir):
     ext = lambda t: model([helper.make_node("Add", ["X", "W"], ["Y"], name="add")], inits=[t])  # noqa: E731
     add(outdir, "bk_ext_absolute.onnx", "external-data", "refuse", "refuse", "an absolute location",
         ext(ext_tensor("W", "/nonexistent/bk_ext.bin")))
-    add(outdir, "bk_ext_absolute_file.onnx", "external-data", "accept", "accept",
-        "an absolute location naming a file that exists", ext(ext_tensor("W", "/etc/passwd")))
+    add(outdir, "bk_ext_absolute_file.onnx", "external-data", "refuse", "refuse",
+        "an absolute location naming a file that exists (onnx 1.12 looks for it under the model's folder)",
+        ext(ext_tensor("W", "/etc/passwd")))
     add(outdir, "bk_ext_dotdot.onnx", "external-data", "refuse", "refuse", "a location out of the model's folder",
         ext(ext_tensor("W", "../bk_ext.bin")))
     add(outdir, "bk_ext_missing.onnx", "external-data", "refuse", "refuse", "a location that is no file",
@@ -279,21 +280,23 @@ def gen(outdir):
     add(outdir, "bk_input_no_name.onnx", "value-info", "refuse", "refuse", "a graph input without name",
         model([helper.make_node("Constant", [], ["Y"], name="c", value=w("k"))], inputs=[vi("")]))
 
-    # function (IR 8, model-local)
+    # function (IR 8, model-local): a body breaks the rule it breaks in a graph
+    # (named in graph "function DOMAIN.NAME"); "function" is the function's own
+    # fields (its opset imports against the model's)
     def fmodel(fnodes, finputs=("x",), foutputs=("y",)):
         fn = helper.make_function("local", "F", list(finputs), list(foutputs), fnodes,
                                   [helper.make_opsetid("", 13)])
         return model([helper.make_node("F", ["X"], ["Y"], name="f", domain="local")],
                      imports=[helper.make_opsetid("", 13), helper.make_opsetid("local", 1)], functions=[fn])
-    add(outdir, "bk_func_unknown_op.onnx", "function", "refuse", "refuse", "a function body with an unknown operator",
+    add(outdir, "bk_func_unknown_op.onnx", "operator", "refuse", "refuse", "a function body with an unknown operator",
         fmodel([helper.make_node("NoSuchOp", ["x"], ["y"], name="n")]))
-    add(outdir, "bk_func_unsorted.onnx", "function", "refuse", "refuse", "a function body out of order",
+    add(outdir, "bk_func_unsorted.onnx", "order", "refuse", "refuse", "a function body out of order",
         fmodel([relu("t", "y", name="a"), relu("x", "t", name="b")]))
     fn = helper.make_function("local", "F", ["x"], ["y"], [relu("x", "y")], [helper.make_opsetid("", 12)])
     add(outdir, "bk_func_opset.onnx", "function", "refuse", "refuse", "a function imports opset 12, the model 13",
         model([helper.make_node("F", ["X"], ["Y"], name="f", domain="local")],
               imports=[helper.make_opsetid("", 13), helper.make_opsetid("local", 1)], functions=[fn]))
-    add(outdir, "bk_func_ssa.onnx", "function", "refuse", "refuse", "a function body making a name twice",
+    add(outdir, "bk_func_ssa.onnx", "ssa", "refuse", "refuse", "a function body making a name twice",
         fmodel([relu("x", "t", name="a"), relu("x", "t", name="b"), relu("t", "y", name="c")]))
 
     # infer (--full only): a type contradiction
