@@ -8,7 +8,9 @@
 # and prints for each: its bytes, `cat` of its files to /dev/null (wall),
 # scs4onnx-check and scs4onnx-check --full (wall, peak RssAnon from
 # scripts/measure.py, peak RSS from /usr/bin/time -v, which also counts the
-# pages of the files it maps), and each one's ratio to cat. Timings are
+# pages of the files it maps), the bytes it read (rchar of /proc/PID/io:
+# read and pread; a checker needs the skeleton and the payloads' lengths,
+# not their bytes), and each one's ratio to cat. Timings are
 # medians of three runs (RUNS=N for another odd count); peaks the highest.
 # The page cache is dropped before every timed run where the machine lets
 # us (root outside a container); otherwise every run is warm (the files
@@ -47,12 +49,16 @@ median() {       # the middle one of an odd count of numbers
 	printf "%s\n" "$@" | sort -g | sed -n "$((($# + 1) / 2))p"
 }
 
+rchar_of() {     # bytes the kernel counted a command reading (scripts/measure.py)
+	/usr/bin/python3 scripts/measure.py "$@" 2>&1 >/dev/null | sed -n 's/^measure:.* rchar=\([0-9]*\).*/\1/p'
+}
+
 max_rss_of() {   # /usr/bin/time -v's peak RSS (KiB) of a command
 	/usr/bin/time -v "$@" 2>&1 >/dev/null | sed -n 's/.*Maximum resident set size (kbytes): \([0-9]*\).*/\1/p'
 }
 
-printf "\n%-9s %13s %7s %-8s %8s %6s %14s %14s %6s\n" model bytes cat_s mode check_s ratio peak_RssAnon \
-	peak_RSS status
+printf "\n%-9s %13s %7s %-8s %8s %6s %14s %14s %12s %6s\n" model bytes cat_s mode check_s ratio peak_RssAnon \
+	peak_RSS read_bytes status
 for c in inline external; do
 	files=("$work/$c.onnx")
 	[ -e "$work/$c.onnx.data" ] && files+=("$work/$c.onnx.data")
@@ -75,10 +81,11 @@ for c in inline external; do
 		done
 		settle
 		rss=$(max_rss_of "$check" "${args[@]}")
+		read_bytes=$(rchar_of "$check" "${args[@]}")
 		"$check" "${args[@]}" >/dev/null 2>&1 || status=$?
 		wall=$(median "${wall_t[@]}")
-		printf "%-9s %13d %7.2f %-8s %8.2f %6.2f %10d KiB %10d KiB %6s\n" "$c" "$bytes" "$cat_s" "$mode" "$wall" \
-			"$(echo "$wall / $cat_s" | bc -l)" "$top" "${rss:-0}" "exit=$status"
+		printf "%-9s %13d %7.2f %-8s %8.2f %6.2f %10d KiB %10d KiB %12d %6s\n" "$c" "$bytes" "$cat_s" "$mode" "$wall" \
+			"$(echo "$wall / $cat_s" | bc -l)" "$top" "${rss:-0}" "${read_bytes:-0}" "exit=$status"
 	done
 done
 echo "bars: peak RssAnon < 65536 KiB, ratio <= 1.50 (page cache $cache)"
