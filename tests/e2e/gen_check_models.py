@@ -42,6 +42,10 @@ Broken on purpose (the rule scs4onnx-check names):
   ck_bad_sparse_order   sparse: indices not increasing
   ck_bad_func_order     order: a function body reads what it makes later
   ck_bad_func_outputs   function: a function lists an output twice
+  ck_bad_ai_onnx_domain operator: a Relu of domain 'ai.onnx' (onnx.checker finds no schema)
+
+ck_lenient_future_op.onnx: an unknown operator in opset 99 of the default
+domain, which we do not refuse (our schemas end before it); onnx.checker does.
 
 Valid, but refused by onnx.checker's full check and by --full (rule infer):
 
@@ -83,10 +87,11 @@ Y = vi("y", FLOAT, [2, 2])
 STRICTER = ("dims_payload", "typed_payload")
 
 
-def model(nodes, inits=(), inputs=(X,), outputs=(Y,), ir=8, opset=13, name="g", **kw):
+def model(nodes, inits=(), inputs=(X,), outputs=(Y,), ir=8, opset=13, name="g", opset_imports=None, **kw):
     graph = helper.make_graph(list(nodes), name, list(inputs), list(outputs), list(inits))
-    m = helper.make_model(graph, producer_name="scs4onnx-c-gen_check_models",
-                          opset_imports=[helper.make_opsetid("", opset)] if opset else [], **kw)
+    if opset_imports is None:
+        opset_imports = [helper.make_opsetid("", opset)] if opset else []
+    m = helper.make_model(graph, producer_name="scs4onnx-c-gen_check_models", opset_imports=opset_imports, **kw)
     m.ir_version = ir
     return m
 
@@ -185,6 +190,8 @@ def bad_models():
     out["sparse_order"] = m
     out["func_order"] = function_model([node("Relu", ["t"], ["b"], "f_relu"), node("Neg", ["a"], ["t"], "f_neg")],
                                        ["b"])
+    out["ai_onnx_domain"] = model([helper.make_node("Relu", ["x"], ["y"], name="relu", domain="ai.onnx")],
+                                  opset_imports=[helper.make_opsetid("", 13), helper.make_opsetid("ai.onnx", 13)])
     out["func_outputs"] = function_model([node("Neg", ["a"], ["b"], "f_neg")], ["b", "b"])
     return out
 
@@ -302,6 +309,9 @@ def main(argv):
     with open(os.path.join(outdir, "ck_bad_ext_offset.bin"), "wb") as fh:
         fh.write(data)
     write(model([add()], [t]), outdir, "ck_bad_ext_offset.onnx", True)
+    # an operator this build's schemas do not know, in an opset newer than they know: not refused
+    # (onnx.checker 1.12, which knows opset 17, refuses it)
+    write(model([node("FutureOp", ["x"], ["y"], "future")], opset=99), outdir, "ck_lenient_future_op.onnx", False)
     for name, m in sorted(full_models().items()):
         write_full(m, outdir, "ck_full_%s.onnx" % name)
     for name, m in sorted(ok_models(outdir).items()):
