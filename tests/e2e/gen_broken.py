@@ -79,6 +79,27 @@ def if_node(then_nodes, then_out, name="if", cond="C", out="Y"):
     return helper.make_node("If", [cond], [out], name=name, then_branch=then_b, else_branch=else_b)
 
 
+def nested_if(out):
+    """An If whose then_branch holds an If whose then_branch adds outer 'a' to X."""
+    inner = if_node([helper.make_node("Add", ["X", "a"], ["t"], name="t")], "t", name="inner", out="u")
+    then_b = body([inner], [], [vi("u")], "then")
+    else_b = body([helper.make_node("Identity", ["X"], ["e2"], name="e2")], [], [vi("e2")], "else")
+    return helper.make_node("If", ["C"], [out], name="outer", then_branch=then_b, else_branch=else_b)
+
+
+LOOP_INPUTS = [vi("X"), vi("N", TensorProto.INT64, ()), vi("B", TensorProto.BOOL, ())]
+
+
+def loop(outer, out, carried="v"):
+    """A Loop on N, B carrying X; its body adds @outer to the carried value
+    (named @carried) and passes the condition on."""
+    b = helper.make_graph([helper.make_node("Identity", ["c"], ["co"], name="i"),
+                           helper.make_node("Add", [carried, outer], ["vo"], name="j")], "body",
+                          [vi("n", TensorProto.INT64, ()), vi("c", TensorProto.BOOL, ()), vi(carried)],
+                          [vi("co", TensorProto.BOOL, ()), vi("vo")])
+    return helper.make_node("Loop", ["N", "B", "X"], [out], name="l", body=b)
+
+
 def ext_tensor(name, location, offset=0, length=8, dims=(2,)):
     t = TensorProto(name=name, data_type=F, dims=list(dims))
     t.data_location = TensorProto.EXTERNAL
@@ -103,6 +124,12 @@ def gen(outdir):
         "an If branch reads an outer name made after the If",
         model([if_node([helper.make_node("Add", ["X", "late"], ["t"], name="t")], "t", out="r"),
                relu("X", "late"), helper.make_node("Add", ["r", "late"], ["Y"], name="y")], inputs=XC))
+    add(outdir, "bk_nested_later.onnx", "order", "refuse", "refuse",
+        "an If in an If's branch reads a name the main graph makes after the outer If",
+        model([nested_if("r"), relu("X", "a"), helper.make_node("Add", ["r", "a"], ["Y"], name="y")], inputs=XC))
+    add(outdir, "bk_loop_later.onnx", "order", "refuse", "refuse", "a Loop body reads an outer name made after the Loop",
+        model([loop("late", "r"), relu("X", "late"), helper.make_node("Add", ["r", "late"], ["Y"], name="y")],
+              inputs=LOOP_INPUTS))
     add(outdir, "bk_body_unsorted.onnx", "order", "refuse", "refuse", "an If branch's nodes out of order",
         model([if_node([relu("u", "t"), relu("X", "u")], "t")], inputs=XC))
 
@@ -136,6 +163,13 @@ def gen(outdir):
 
     add(outdir, "bk_no_import_custom.onnx", "operator", "refuse", "refuse", "a node of a custom domain not imported",
         model([helper.make_node("Foo", ["X"], ["Y"], name="f", domain="my.domain")]))
+
+    add(outdir, "bk_domain_ai_onnx.onnx", "operator", "refuse", "refuse",
+        "a node of domain 'ai.onnx' (onnx.checker knows the default domain as \"\" only)",
+        model([helper.make_node("Relu", ["X"], ["Y"], name="r", domain="ai.onnx")],
+              imports=[helper.make_opsetid("", 13), helper.make_opsetid("ai.onnx", 13)]))
+    add(outdir, "bk_import_ai_onnx_only.onnx", "operator", "refuse", "refuse",
+        "the default domain imported as 'ai.onnx' only", model([relu("X", "Y")], imports=[helper.make_opsetid("ai.onnx", 13)]))
 
     # model
     add(outdir, "bk_ir2_opset.onnx", "model", "refuse", "refuse", "IR 2 with an opset import",
@@ -332,6 +366,15 @@ def gen_valid(outdir):
                                    helper.make_node("Identity", ["v"], ["vo"], name="j")], "body",
                                   [onnx.ValueInfoProto(name=n) for n in ("n", "c", "v")],
                                   [onnx.ValueInfoProto(name=n) for n in ("co", "vo")])
+    ok("bk_ok_nested_outer.onnx", "an If in an If's branch reads a name the main graph made before",
+       model([relu("X", "a"), nested_if("Y")], inputs=XC))
+    ok("bk_ok_body_input_shadow.onnx", "a Loop body's input named like an outer value (inputs may shadow)",
+       model([loop("X", "Y", carried="X")], inputs=LOOP_INPUTS))
+    ok("bk_ok_import_twice.onnx", "the default domain imported twice",
+       model([relu("X", "Y")], imports=[helper.make_opsetid("", 13), helper.make_opsetid("", 12)]))
+    ok("bk_ok_custom_no_function.onnx", "a node of an imported custom domain no function defines",
+       model([helper.make_node("F", ["X"], ["Y"], name="f", domain="local")],
+             imports=[helper.make_opsetid("", 13), helper.make_opsetid("local", 1)]))
     ok("bk_ok_body_untyped.onnx", "a Loop body's inputs and outputs without types",
        model([helper.make_node("Loop", ["N", "B", "X"], ["Y"], name="l", body=loop_body)],
              inputs=[vi("X"), vi("N", TensorProto.INT64, ()), vi("B", TensorProto.BOOL, ())]))
