@@ -100,6 +100,16 @@ def loop(outer, out, carried="v"):
     return helper.make_node("Loop", ["N", "B", "X"], [out], name="l", body=b)
 
 
+def seq_opt_models():
+    """A graph input of sequence type (opset 13) and one of optional type (opset 15)."""
+    seq = model([helper.make_node("SequenceLength", ["S"], ["Y"], name="l")],
+                inputs=[helper.make_tensor_sequence_value_info("S", F, [2])], outputs=[vi("Y", TensorProto.INT64, ())])
+    opt = model([helper.make_node("OptionalHasElement", ["O"], ["Y"], name="o")],
+                inputs=[helper.make_value_info("O", helper.make_optional_type_proto(helper.make_tensor_type_proto(F, [2])))],
+                outputs=[vi("Y", TensorProto.BOOL, ())], opset=15)
+    return [("bk_seq_no_elem.onnx", "sequence", seq), ("bk_optional_no_elem.onnx", "optional", opt)]
+
+
 def ext_tensor(name, location, offset=0, length=8, dims=(2,)):
     t = TensorProto(name=name, data_type=F, dims=list(dims))
     t.data_location = TensorProto.EXTERNAL
@@ -171,6 +181,10 @@ def gen(outdir):
     add(outdir, "bk_import_ai_onnx_only.onnx", "operator", "refuse", "refuse",
         "the default domain imported as 'ai.onnx' only", model([relu("X", "Y")], imports=[helper.make_opsetid("ai.onnx", 13)]))
 
+    m = model([relu("X", "Y")])
+    m.opset_import[0].ClearField("version")
+    add(outdir, "bk_opset_no_version.onnx", "operator", "refuse", "refuse", "the default domain imported without version", m)
+
     # model
     add(outdir, "bk_ir2_opset.onnx", "model", "refuse", "refuse", "IR 2 with an opset import",
         model([relu("X", "Y")], ir=2, opset=1))
@@ -220,6 +234,10 @@ def gen(outdir):
     add(outdir, "bk_init_no_name.onnx", "tensor", "refuse", "refuse", "an initializer without name",
         model([relu("X", "Y")], inits=[w("")]))
 
+    m = model([helper.make_node("Constant", [], ["Y"], name="c", value=w("k"))], inputs=[])
+    m.graph.node[0].attribute[0].t.ClearField("data_type")
+    add(outdir, "bk_attr_tensor_dtype.onnx", "tensor", "refuse", "refuse", "a Constant's value without data_type", m)
+
     # external-data
     with open(os.path.join(outdir, "bk_ext.bin"), "wb") as f:
         f.write(np.arange(16, dtype=np.float32).tobytes())
@@ -255,6 +273,12 @@ def gen(outdir):
               outputs=[vi("Y", F, (4,))])
     m.graph.sparse_initializer.append(sparse([0, 1, 2]))
     add(outdir, "bk_sparse_nnz.onnx", "sparse", "refuse", "refuse", "3 sparse indices for 2 values", m)
+    for fn, idx, what in (("bk_sparse2d_range.onnx", [[0, 0], [2, 1]], "a 2-D sparse index past its dim"),
+                          ("bk_sparse2d_order.onnx", [[1, 1], [0, 1]], "2-D sparse indices not in lexicographic order")):
+        m = model([helper.make_node("Add", ["X", "SP"], ["Y"], name="add")], inputs=[vi("X", F, (2, 2))],
+                  outputs=[vi("Y", F, (2, 2))])
+        m.graph.sparse_initializer.append(sparse(idx, (2, 2)))
+        add(outdir, fn, "sparse", "refuse", "refuse", what, m)
 
     # attribute
     def sm(**attrs):
@@ -311,6 +335,10 @@ def gen(outdir):
     m = model([relu("X", "Y")])
     m.graph.output[0].ClearField("type")
     add(outdir, "bk_output_no_type.onnx", "value-info", "refuse", "refuse", "a graph output without type", m)
+    for fn, kind, m in seq_opt_models():
+        tp = m.graph.input[0].type
+        (tp.sequence_type if kind == "sequence" else tp.optional_type).ClearField("elem_type")
+        add(outdir, fn, "value-info", "refuse", "refuse", "a graph input of type %s without elem_type" % kind, m)
     add(outdir, "bk_input_no_name.onnx", "value-info", "refuse", "refuse", "a graph input without name",
         model([helper.make_node("Constant", [], ["Y"], name="c", value=w("k"))], inputs=[vi("")]))
 
@@ -375,6 +403,12 @@ def gen_valid(outdir):
     ok("bk_ok_custom_no_function.onnx", "a node of an imported custom domain no function defines",
        model([helper.make_node("F", ["X"], ["Y"], name="f", domain="local")],
              imports=[helper.make_opsetid("", 13), helper.make_opsetid("local", 1)]))
+    for fn, kind, m in seq_opt_models():
+        ok(fn.replace("bk_", "bk_ok_").replace("_no_elem", "_input"), "a graph input of type " + kind, m)
+    m = model([helper.make_node("Softmax", ["X"], ["Y"], name="s")])
+    a = m.graph.node[0].attribute.add()
+    a.name, a.ref_attr_name, a.type = "axis", "ax", onnx.AttributeProto.INT
+    ok("bk_ok_ref_attr_main.onnx", "a main graph's attribute with ref_attr_name (onnx 1.12 lets it pass)", m)
     ok("bk_ok_body_untyped.onnx", "a Loop body's inputs and outputs without types",
        model([helper.make_node("Loop", ["N", "B", "X"], ["Y"], name="l", body=loop_body)],
              inputs=[vi("X"), vi("N", TensorProto.INT64, ()), vi("B", TensorProto.BOOL, ())]))
