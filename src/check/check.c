@@ -85,6 +85,7 @@ chk_problem(chk *c, int rule, const chk_where *w, const char *fmt, ...)
 	char what[1024];
 
 	f->failed |= 1u << rule;
+	c->raised++;
 	if (f->n >= c->max || c->rc < 0)
 		return;
 	if (f->n == f->cap) {
@@ -358,7 +359,8 @@ chk_graph(chk *c, const Onnx__GraphProto *g, const char *path, const chk_lex *pa
 		const Onnx__TensorProto *t = scs_sealed_get(sealed, i);
 
 		if (t)
-			check_initializer(c, t, scs_sealed_name(sealed->items[i]), &w, &lex, &seen);
+			check_initializer(c, t, scs_sealed_name(sealed->items[i]) ? scs_sealed_name(sealed->items[i]) : "", &w,
+			    &lex, &seen);
 	}
 	for (size_t i = 0; i < g->n_sparse_initializer; i++) {
 		const Onnx__SparseTensorProto *s = g->sparse_initializer[i];

@@ -45,6 +45,7 @@ typedef struct chk {
 	const chk_opsets *opsets;           /* in force */
 	int main_graph;                     /* 1: checking the main graph (or a function), not a subgraph */
 	int rc;                             /* the first error (SCS_ENOMEM) */
+	uint64_t raised;                    /* problems found so far (also those past max) */
 } chk;
 
 /* Record a problem of @rule at @w (printf-style sentence). */

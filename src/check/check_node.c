@@ -101,16 +101,16 @@ check_subgraph(chk *c, const Onnx__GraphProto *g, const Onnx__AttributeProto *a,
 	if (n->name && n->name[0])
 		snprintf(label, sizeof(label), "%.256s", n->name);
 	else
-		snprintf(label, sizeof(label), "#%zu %.256s", w->index, n->op_type);
-	len = strlen(w->graph) + strlen(label) + strlen(a->name) + 32;
+		snprintf(label, sizeof(label), "#%zu %.256s", w->index, n->op_type ? n->op_type : "");
+	len = strlen(w->graph) + strlen(label) + strlen(a->name ? a->name : "") + 32;
 	if ((path = malloc(len)) == NULL) {
 		c->rc = SCS_ENOMEM;
 		return;
 	}
 	if (k < 0)
-		snprintf(path, len, "%s/%s.%s", w->graph, label, a->name);
+		snprintf(path, len, "%s/%s.%s", w->graph, label, a->name ? a->name : "");
 	else
-		snprintf(path, len, "%s/%s.%s[%ld]", w->graph, label, a->name, k);
+		snprintf(path, len, "%s/%s.%s[%ld]", w->graph, label, a->name ? a->name : "", k);
 	c->main_graph = 0;
 	chk_graph(c, g, path, lex);
 	c->main_graph = saved;
@@ -305,22 +305,29 @@ chk_node(chk *c, const Onnx__NodeProto *n, const chk_where *w, const chk_lex *le
 	const char *op = n->op_type ? n->op_type : "", *domain = n->domain ? n->domain : "";
 	const scs_opschema *s;
 	int64_t version;
+	uint64_t raised;
 	int newest;
 
 	if (op[0] == '\0') {
 		chk_problem(c, SCS_RULE_OPERATOR, w, "the node has no op_type");
 		return;
 	}
-	if (n->n_input == 0 && n->n_output == 0)
+	/* a node's checks stop at its first problem: one defect, one line */
+	if (n->n_input == 0 && n->n_output == 0) {
 		chk_problem(c, SCS_RULE_ARITY, w, "the node has no inputs and no outputs");
+		return;
+	}
 	if (is_experimental(op))
 		return;
 	if ((version = chk_opset(c->opsets, domain)) < 0) {
 		chk_problem(c, SCS_RULE_OPERATOR, w, "domain '%s' is not imported (no opset_import names it)", domain);
 		return;
 	}
+	raised = c->raised;
 	for (size_t i = 0; i < n->n_attribute && c->rc == 0; i++)
 		check_attribute(c, n->attribute[i], w, lex);
+	if (c->raised != raised)
+		return;
 	if (strcmp(domain, "ai.onnx") == 0) {
 		/* the ONNX checker finds its schemas under "" only */
 		chk_problem(c, SCS_RULE_OPERATOR, w, "domain 'ai.onnx' has no schemas in the ONNX checker: write the "

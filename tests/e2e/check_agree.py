@@ -105,7 +105,37 @@ def why_unknown(path, newest):
         top = newest.get(op.domain)
         if top is not None and op.version > top:
             return "opset newer than %s %d" % (op.domain or "ai.onnx", top)
+    types = set(onnx.TensorProto.DataType.values())
+    for t in tensors_of(m):
+        if t.data_type not in types:
+            return "a data type newer than this onnx"
     return None
+
+
+def tensors_of(m):
+    """Every tensor of @m: initializers (sparse ones' values and indices) and
+    attribute tensors, in every graph, body and function."""
+    def graph(g):
+        yield from g.initializer
+        for sp in g.sparse_initializer:
+            yield sp.values
+            yield sp.indices
+        yield from nodes(g.node)
+
+    def nodes(ns):
+        for n in ns:
+            for a in n.attribute:
+                if a.HasField("t"):
+                    yield a.t
+                yield from a.tensors
+                if a.HasField("g"):
+                    yield from graph(a.g)
+                for g in a.graphs:
+                    yield from graph(g)
+
+    yield from graph(m.graph)
+    for f in m.functions:
+        yield from nodes(f.node)
 
 
 def one_line(exc):
