@@ -137,7 +137,8 @@ main(int argc, char **argv)
 	cli_progress_end();
 	if (rc < 0)
 		return cli_fail();
-	for (size_t i = 0; i < res.n_items; i++) {
+	/* with --json - the JSON alone goes to stdout */
+	for (size_t i = 0; i < res.n_items && !(json && strcmp(json, "-") == 0); i++) {
 		char *line = scs_check_item_line(&res.items[i]);
 
 		printf("%s: %s\n", model, line ? line : res.items[i].what);

@@ -6,7 +6,9 @@
 
 shrinking() takes scs4onnx's parameters and returns what scs4onnx returns.
 shrink(), split(), merge(), big(), optimize() and share() work on paths only and return
-the run's report as a dict (the tools' --json). A failing call raises
+the run's report as a dict (the tools' --json). check(path, full=False) gives
+what scs4onnx-check finds: a dict whose 'problems' lists each (rule, graph,
+node, op_type, what, line); 'valid' is True when there is none. A failing call raises
 scs4onnx_c.Error, a RuntimeError carrying the library's one-line message and
 its code; on failure no file at the output paths is created or changed.
 
@@ -29,7 +31,7 @@ from . import _lib
 from ._lib import (Error, ECORRUPT, EIO, ENOMEM, ENOTFOUND, ERANGE, EUNSUPPORTED, EUSAGE, ECHECK)
 from ._report import format_report
 
-__all__ = ['shrinking', 'shrink', 'split', 'merge', 'big', 'optimize', 'share', 'format_report', 'Error',
+__all__ = ['shrinking', 'shrink', 'split', 'merge', 'big', 'optimize', 'share', 'check', 'format_report', 'Error',
            'ENOMEM', 'EIO', 'ECORRUPT', 'ENOTFOUND', 'EUNSUPPORTED', 'ERANGE', 'EUSAGE', 'ECHECK', '__version__']
 
 __version__ = _lib.version()
@@ -368,3 +370,12 @@ def share(directory, models, disable_auto_downcast=False, store=None, keep_trans
     paths = [_lib.path_arg(m) for m in models]
     arr = (ctypes.c_char_p * max(len(paths), 1))(*paths)
     return _lib.call_with('scs_share', (_lib.path_arg(directory), ctypes.cast(arr, _lib._names), len(paths)), o)
+
+
+def check(path, full=False):
+    """The rules of the ONNX checker on the model at @path (scs4onnx-check;
+    @full: also type and shape contradictions): {'valid', 'problems': [{'rule',
+    'graph', 'node', 'op_type', 'what', 'line'}], 'graphs', 'nodes',
+    'tensors', 'input_bytes', 'seconds'}. A model that cannot be read as ONNX
+    is one problem; Error only when the file cannot be opened or read."""
+    return _lib.check(path, full)

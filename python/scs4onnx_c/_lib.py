@@ -176,8 +176,44 @@ class ShareOptions(_Versioned):
     ]
 
 
+class CheckOptions(_Versioned):
+    VERSION = 1    # SCS_CHECK_OPTIONS_VERSION
+    _fields_ = [
+        ('version', ctypes.c_uint),
+        ('full', ctypes.c_int),
+        ('progress', PROGRESS_FN),
+        ('progress_payload', ctypes.c_void_p),
+    ]
+
+
+class CheckItem(ctypes.Structure):
+    _fields_ = [
+        ('rule', ctypes.c_void_p),      # char *: read with ctypes.string_at (node holds the op_type after its NUL)
+        ('graph', ctypes.c_void_p),
+        ('node', ctypes.c_void_p),
+        ('what', ctypes.c_void_p),
+    ]
+
+
+class CheckResult(_Versioned):
+    VERSION = 1    # SCS_CHECK_RESULT_VERSION
+    _fields_ = [
+        ('version', ctypes.c_uint),
+        ('items', ctypes.POINTER(CheckItem)),
+        ('n_items', ctypes.c_size_t),
+        ('cap_items', ctypes.c_size_t),
+        ('n_graphs', ctypes.c_uint64),
+        ('n_nodes', ctypes.c_uint64),
+        ('n_tensors', ctypes.c_uint64),
+        ('input_len', ctypes.c_uint64),
+        ('seconds', ctypes.c_double),
+    ]
+
+
 # the C name of each mirrored struct, for the layout test
 STRUCTS = {
+    'scs_check_options': CheckOptions,
+    'scs_check_result': CheckResult,
     'scs_shrink_options': ShrinkOptions,
     'scs_split_options': SplitOptions,
     'scs_merge_options': MergeOptions,
@@ -209,6 +245,12 @@ def library():
         fn.restype = ctypes.c_int
     lib.scs_share.argtypes = [rep, ctypes.c_char_p, _names, ctypes.c_size_t, ctypes.POINTER(ShareOptions)]
     lib.scs_share.restype = ctypes.c_int
+    lib.scs_check.argtypes = [ctypes.POINTER(CheckResult), ctypes.c_char_p, ctypes.POINTER(CheckOptions)]
+    lib.scs_check.restype = ctypes.c_int
+    lib.scs_check_result_dispose.argtypes = [ctypes.POINTER(CheckResult)]
+    lib.scs_check_result_dispose.restype = None
+    lib.scs_check_item_line.argtypes = [ctypes.POINTER(CheckItem)]
+    lib.scs_check_item_line.restype = ctypes.c_void_p
     lib.scs_report_new.argtypes = []
     lib.scs_report_new.restype = rep
     lib.scs_report_free.argtypes = [rep]
@@ -295,3 +337,34 @@ def call_with(name, args, opts):
         return report
     finally:
         lib.scs_report_free(rep)
+
+
+def _c_string(p):
+    return ctypes.string_at(p).decode('utf-8', 'replace') if p else None
+
+
+def check(path, full=False):
+    """scs_check() of the model at @path: its problems, each a dict (rule,
+    graph, node, op_type, what, line), and what was checked; Error when the
+    file cannot be read."""
+    lib = library()
+    res = CheckResult()
+    o = CheckOptions()
+    o.full = 1 if full else 0
+    rc = lib.scs_check(ctypes.byref(res), path_arg(path), ctypes.byref(o))
+    if rc < 0:
+        msg = lib.scs_err_msg()
+        raise Error(rc, msg.decode('utf-8', 'replace') if msg else CODE_NAMES.get(rc, 'error %d' % rc))
+    try:
+        problems = []
+        for i in range(res.n_items):
+            it = res.items[i]
+            node = _c_string(it.node)
+            op = _c_string(it.node + len(ctypes.string_at(it.node)) + 1) if it.node else None
+            line = _taken_string(lib, lib.scs_check_item_line(ctypes.byref(it)))
+            problems.append({'rule': _c_string(it.rule), 'graph': _c_string(it.graph), 'node': node,
+                             'op_type': op, 'what': _c_string(it.what), 'line': line})
+        return {'valid': not problems, 'problems': problems, 'graphs': res.n_graphs, 'nodes': res.n_nodes,
+                'tensors': res.n_tensors, 'input_bytes': res.input_len, 'seconds': res.seconds}
+    finally:
+        lib.scs_check_result_dispose(ctypes.byref(res))

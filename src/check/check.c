@@ -136,8 +136,13 @@ scs_check_problem_line(const scs_check_problem *p, char *buf, size_t len)
 	const char *op;
 
 	if (p->graph && p->node) {
-		op = p->node + strlen(p->node) + 1;
-		if (op[0] && strchr(p->node, ' ') == NULL)
+		size_t ln = strlen(p->node), lo;
+
+		op = p->node + ln + 1;
+		lo = strlen(op);
+		/* a node of no name reads "#INDEX OP": its op_type is said already */
+		if (op[0] && !(p->node[0] == '#' && ln > lo && strcmp(p->node + ln - lo, op) == 0 &&
+		    p->node[ln - lo - 1] == ' '))
 			return snprintf(buf, len, "graph '%s', node '%s' (%s): %s: %s", p->graph, p->node, op, rule, p->what);
 		return snprintf(buf, len, "graph '%s', node '%s': %s: %s", p->graph, p->node, rule, p->what);
 	}
@@ -490,9 +495,10 @@ scs_check_model(const scs_model *m, const scs_check_cfg *cfg, scs_check_findings
 	c.max = c.cfg->max_problems ? c.cfg->max_problems : 1000;
 	c.ir = mp->has_ir_version ? mp->ir_version : 0;
 	c.main_graph = 1;
-	if (c.ir <= 0)
+	if (c.ir <= 0) {
 		chk_problem(&c, SCS_RULE_MODEL, NULL, "the model has no IR version");
-	else if (c.ir > CHK_IR_NEWEST)
+		c.ir = CHK_IR_NEWEST;     /* the rest by the newest rules, so that this is said once */
+	} else if (c.ir > CHK_IR_NEWEST)
 		chk_problem(&c, SCS_RULE_MODEL, NULL, "IR version %lld is newer than the newest this checker knows (%d)",
 		    (long long)c.ir, CHK_IR_NEWEST);
 	check_metadata(&c, mp);
@@ -528,6 +534,8 @@ scs_check_model(const scs_model *m, const scs_check_cfg *cfg, scs_check_findings
 		for (size_t i = 0; i < mp->n_functions && c.rc == 0; i++)
 			check_function(&c, mp->functions[i], &merged);
 	}
+	if (c.cfg->full && c.rc == 0 && mp->graph)
+		chk_infer(&c);
 	opsets_dispose(&opsets);
 	opsets_dispose(&merged);
 	if (c.rc < 0) {

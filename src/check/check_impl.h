@@ -70,6 +70,9 @@ void chk_node(chk *c, const Onnx__NodeProto *n, const chk_where *w, const chk_le
 void chk_tensor(chk *c, const Onnx__TensorProto *t, const chk_where *w, const char *what);
 void chk_sparse(chk *c, const Onnx__SparseTensorProto *s, const chk_where *w, const char *what);
 
+/* --full (check_infer.c): the main graph's type and shape contradictions. */
+void chk_infer(chk *c);
+
 /* Element count of dims @dims (@n of them): 0 and *out, or -1 when a dim is
  * negative or the count overflows. */
 int chk_elems(const int64_t *dims, size_t n, int64_t *out);

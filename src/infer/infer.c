@@ -714,6 +714,23 @@ output_elem(scs_infer *inf, const Onnx__NodeProto *n, size_t j, const scs_vfacts
 	return 0;
 }
 
+/* 1 when inferred @o contradicts declared @f: both know the element type,
+ * the rank or a dim, and differ. */
+static int
+contradicts(const scs_vfacts *f, const scs_vfacts *o)
+{
+	if (f->elem > 0 && o->elem > 0 && f->elem != o->elem)
+		return 1;
+	if (f->rank < 0 || o->rank < 0)
+		return 0;
+	if (f->rank != o->rank)
+		return 1;
+	for (int d = 0; d < f->rank; d++)
+		if (f->dims[d] >= 0 && o->dims[d] >= 0 && f->dims[d] != o->dims[d])
+			return 1;
+	return 0;
+}
+
 static int
 infer_node(scs_infer *inf, const scs_infer_consts *c, const Onnx__NodeProto *n)
 {
@@ -753,6 +770,8 @@ infer_node(scs_infer *inf, const scs_infer_consts *c, const Onnx__NodeProto *n)
 		if ((rc = slot(&at, inf, n->output[j])) < 0)
 			break;
 		facts_load(inf, at, &f);
+		if (inf->conflict && contradicts(&f, &o))
+			inf->conflict(inf->conflict_ctx, n, j, &f, &o);
 		/*
 		 * Declarations win; inference fills what they leave open, as ONNX
 		 * merges: a declared unknown dim takes an inferred number, a
@@ -814,6 +833,14 @@ sealed_facts(scs_infer *inf, scs_infer_consts *c, scs_sealed *sl)
 int
 scs_infer_graph(scs_infer *inf, scs_model *m, const size_t *order, size_t n_order)
 {
+	return scs_infer_graph_checked(inf, m, order, n_order, NULL, NULL);
+}
+
+int
+scs_infer_graph_checked(scs_infer *inf, scs_model *m, const size_t *order, size_t n_order,
+    void (*conflict)(void *ctx, const Onnx__NodeProto *n, size_t output, const scs_vfacts *declared,
+    const scs_vfacts *inferred), void *ctx)
+{
 	Onnx__GraphProto *g = m->proto->graph;
 	scs_infer_consts c;
 	Onnx__TensorProto *t;
@@ -822,6 +849,8 @@ scs_infer_graph(scs_infer *inf, scs_model *m, const size_t *order, size_t n_orde
 	memset(inf, 0, sizeof(*inf));
 	memset(&c, 0, sizeof(c));
 	inf->m = m;
+	inf->conflict = conflict;
+	inf->conflict_ctx = ctx;
 	for (size_t i = 0; rc == SCS_OK && i < g->n_input; i++)
 		rc = declare(inf, g->input[i]);
 	for (size_t i = 0; rc == SCS_OK && i < g->n_output; i++)

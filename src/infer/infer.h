@@ -53,10 +53,23 @@ typedef struct scs_infer {
 	char **syms;                                /* symbol k's name at syms[k - 1] */
 	size_t n_syms, cap_syms;
 	int nomem;                                  /* a name could not be kept */
+	/* scs_infer_graph_checked(): called where a node's output as inferred
+	 * (@inferred) contradicts what the model declares of it (@declared):
+	 * another element type, another rank, another fixed dim */
+	void (*conflict)(void *ctx, const Onnx__NodeProto *n, size_t output, const scs_vfacts *declared,
+	    const scs_vfacts *inferred);
+	void *conflict_ctx;
 } scs_infer;
 
 /* Learn the facts of @m's main graph, visiting nodes in @order (topological). */
 int scs_infer_graph(scs_infer *out, scs_model *m, const size_t *order, size_t n_order);
+
+/* The same, calling @conflict (when not NULL) with @ctx for each output
+ * whose inferred type or shape contradicts its declaration (the declaration
+ * is kept, as always). */
+int scs_infer_graph_checked(scs_infer *out, scs_model *m, const size_t *order, size_t n_order,
+    void (*conflict)(void *ctx, const Onnx__NodeProto *n, size_t output, const scs_vfacts *declared,
+    const scs_vfacts *inferred), void *ctx);
 
 /* 1 and the facts of @name in *out, or 0 when nothing is known. */
 int scs_infer_get(const scs_infer *inf, const char *name, scs_vfacts *out);

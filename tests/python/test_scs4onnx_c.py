@@ -88,7 +88,7 @@ class Base(unittest.TestCase):
     def setUpClass(cls):
         cls.fx = tempfile.mkdtemp(prefix='scs4onnx_c-fx-')
         for gen in ('gen_models.py', 'gen_optimize_models.py', 'gen_fold_models.py', 'gen_share_models.py',
-                    'gen_transposed_models.py'):
+                    'gen_transposed_models.py', 'gen_check_models.py'):
             subprocess.run([sys.executable, os.path.join(E2E, gen), cls.fx], check=True,
                            stdout=subprocess.DEVNULL)
 
@@ -174,6 +174,34 @@ class TestSetup(Base):
         subprocess.run([cc, '-std=c11'] + ['-I' + d for d in INCLUDE] + ['-o', exe, src], check=True)
         got = subprocess.run([exe], stdout=subprocess.PIPE, text=True, check=True).stdout.splitlines()
         self.assertEqual(got, want)
+
+
+class TestCheck(Base):
+    """check() gives what scs4onnx-check prints and writes as JSON."""
+
+    def test_problems_as_the_tool_gives_them(self):
+        path = self.model('ck_bad_body_later.onnx')
+        r = scs4onnx_c.check(path)
+        self.assertFalse(r['valid'])
+        self.assertEqual(len(r['problems']), 1)
+        p = r['problems'][0]
+        self.assertEqual((p['rule'], p['graph'], p['node'], p['op_type']),
+                         ('order', 'main/if.then_branch', 'then_id', 'Identity'))
+        out = subprocess.run([tool('check'), path, '-n', '--json', '-'], stdout=subprocess.PIPE, text=True)
+        self.assertEqual(out.returncode, 1)
+        self.assertEqual(json.loads(out.stdout)['problems'][0]['line'], p['line'])
+        self.assertEqual(scs4onnx_c.check(self.model('ck_ok_nested.onnx'))['problems'], [])
+
+    def test_full(self):
+        path = self.model('ck_full_out_type.onnx')
+        self.assertTrue(scs4onnx_c.check(path)['valid'])
+        r = scs4onnx_c.check(path, full=True)
+        self.assertEqual([p['rule'] for p in r['problems']], ['infer'])
+
+    def test_missing_file(self):
+        with self.assertRaises(scs4onnx_c.Error) as cm:
+            scs4onnx_c.check(os.path.join(self.tmp, 'none.onnx'))
+        self.assertEqual(cm.exception.code, scs4onnx_c.EIO)
 
 
 class TestShrinking(Base):
