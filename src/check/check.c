@@ -358,7 +358,8 @@ chk_graph(chk *c, const Onnx__GraphProto *g, const char *path, const chk_lex *pa
 		const Onnx__TensorProto *t = scs_sealed_get(sealed, i);
 
 		if (t)
-			check_initializer(c, t, scs_sealed_name(sealed->items[i]), &w, &lex, &seen);
+			check_initializer(c, t, scs_sealed_name(sealed->items[i]) ? scs_sealed_name(sealed->items[i]) : "", &w,
+			    &lex, &seen);
 	}
 	for (size_t i = 0; i < g->n_sparse_initializer; i++) {
 		const Onnx__SparseTensorProto *s = g->sparse_initializer[i];
