@@ -164,16 +164,47 @@ refuse(const scs_precommit *pre, const scs_check_findings *f, uint32_t rules, si
 }
 
 #ifdef SCS_TEST_HOOKS
+/* 1 when node @b reads an output of node @a. */
+static int
+reads(const Onnx__NodeProto *b, const Onnx__NodeProto *a)
+{
+	for (size_t i = 0; i < b->n_input; i++)
+		for (size_t o = 0; o < a->n_output; o++)
+			if (b->input[i][0] && strcmp(b->input[i], a->output[o]) == 0)
+				return 1;
+	return 0;
+}
+
+/* Move the first node of @g that another reads to just after its first reader (SCS_TEST_BREAK_HOW=order). */
+static void
+break_order(Onnx__GraphProto *g)
+{
+	for (size_t a = 0; a < g->n_node; a++)
+		for (size_t b = a + 1; b < g->n_node; b++)
+			if (reads(g->node[b], g->node[a])) {
+				Onnx__NodeProto *moved = g->node[a];
+
+				memmove(&g->node[a], &g->node[a + 1], (b - a) * sizeof(*g->node));
+				g->node[b] = moved;
+				return;
+			}
+}
+
 /* Break @m's main graph (a test's broken pass result): a graph input listed twice, or, with none, the first
- * node made twice. */
+ * node made twice; with SCS_TEST_BREAK_HOW=order, a node moved after one that reads it. */
 static int
 break_model(scs_model *m)
 {
 	Onnx__GraphProto *g = m->proto->graph;
+	const char *how = getenv("SCS_TEST_BREAK_HOW");
 	ProtobufCMessage *copy;
 
 	if (g == NULL || (g->n_input == 0 && g->n_node == 0))
 		return SCS_OK;
+	if (how && strcmp(how, "order") == 0) {
+		break_order(g);
+		return SCS_OK;
+	}
 	copy = scs_model_copy_kept(m, g->n_input ? &g->input[0]->base : &g->node[0]->base);
 	if (copy == NULL)
 		return scs_err_set(SCS_ENOMEM, "cannot break the model");

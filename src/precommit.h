@@ -28,7 +28,8 @@
  * Test builds (SCS_TEST_HOOKS) read SCS_TEST_BREAK_AFTER=<pass>: after the
  * first pass of that name, the run breaks its models' main graphs (a graph
  * input listed twice, so a name made twice; a graph without inputs gets a
- * second copy of its first node), so that tests see a commit refused.
+ * second copy of its first node; with SCS_TEST_BREAK_HOW=order, a node moved
+ * after one that reads it), so that tests see a commit refused.
  *
  * SPDX-License-Identifier: MIT
  */

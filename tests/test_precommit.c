@@ -159,6 +159,36 @@ Test(precommit, refused_naming_the_pass, .init = scratch_setup, .fini = scratch_
 	cr_expect_eq(count_files(scratch_dir, ""), 2 + n_merges, "files left in %s", scratch_dir);
 }
 
+/* A node moved after its reader: the refusal names the node and the order rule. */
+Test(precommit, order_broken, .init = scratch_setup, .fini = scratch_teardown)
+{
+	static const struct {
+		enum call c;
+		const char *pass;
+	} runs[] = { { SHRINK, "dedup" }, { SHRINK, "transposed" }, { SHARE, "share" } };
+
+	setenv("SCS_TEST_BREAK_HOW", "order", 1);
+	for (size_t i = 0; i < sizeof(runs) / sizeof(runs[0]); i++) {
+		char name[64], at[256], *out;
+		scs_report rep;
+		int rc;
+
+		snprintf(name, sizeof(name), runs[i].c == SHARE ? "out%zu" : "out%zu.onnx", i);
+		out = path_in(scratch_dir, name);
+		setenv("SCS_TEST_BREAK_AFTER", runs[i].pass, 1);
+		rc = call(runs[i].c, "pc_valid.onnx", out, &rep);
+		unsetenv("SCS_TEST_BREAK_AFTER");
+		cr_expect_eq(rc, SCS_ECHECK, "%s: %d: %s", call_names[runs[i].c], rc, scs_err_msg());
+		/* pc_valid's first node, mm, now after add, which reads its output */
+		snprintf(at, sizeof(at), "after pass '%s' graph 'main', node 'add' (Add): order: input 'xw' ", runs[i].pass);
+		cr_expect_not_null(strstr(scs_err_msg(), at), "%s: no \"%s\": %s", call_names[runs[i].c], at, scs_err_msg());
+		cr_expect_not(file_exists(out), "%s: written", call_names[runs[i].c]);
+		scs_report_dispose(&rep);
+		free(out);
+	}
+	unsetenv("SCS_TEST_BREAK_HOW");
+}
+
 /* Split's shards each checked: the refusal names the shard. */
 Test(precommit, split_names_the_shard, .init = scratch_setup, .fini = scratch_teardown)
 {
