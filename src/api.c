@@ -23,6 +23,7 @@
 #include "opt/opt.h"
 #include "shrink/pass.h"
 #include "util/path.h"
+#include "precommit.h"
 #include "report.h"
 #include "io/sink.h"
 #include "io/source.h"
@@ -34,8 +35,8 @@ scs_remove_temporaries(void)
 	scs_temps_remove_all();
 }
 
-static double
-now(void)
+double
+scs_api_now(void)
 {
 	struct timespec ts;
 
@@ -67,7 +68,7 @@ scs_api_stage_start(scs_api_progress *pc, const char *name)
 	pc->total = pc->base = pc->rest = pc->last = 0;
 	if (pc->fn)
 		pc->fn(pc->payload, name, 0, 1);
-	return now();
+	return scs_api_now();
 }
 
 /* End stage @name: its progress line at 100% when it counted bytes, and its time. */
@@ -78,7 +79,7 @@ scs_api_stage_end(scs_report *rep, scs_api_progress *pc, const char *name, doubl
 
 	if (pc->fn && total)
 		pc->fn(pc->payload, name, total, total);
-	scs_report_stage_add(rep, name, now() - t0, bytes);
+	scs_report_stage_add(rep, name, scs_api_now() - t0, bytes);
 }
 
 void
@@ -276,8 +277,15 @@ int
 scs_api_run_optimizer(scs_model *m, scs_report *rep, const char *const *only, size_t n_only, const char *const *skip,
     size_t n_skip, const scs_opt_settings *settings)
 {
+	scs_opt_settings with = { 0, 0, 0, 0, NULL, NULL };
 	scs_opt_result res;
-	int rc = scs_opt_run_with(m, &res, only, n_only, skip, n_skip, settings), rc_rep;
+	int rc, rc_rep;
+
+	if (settings)
+		with = *settings;
+	/* each pass's result checked where a refused output is looked into (precommit.h) */
+	with.after_pass = scs_precommit_opt_after;
+	rc = scs_opt_run_with(m, &res, only, n_only, skip, n_skip, &with);
 
 	rc_rep = report_optimizer(rep, &res);
 	scs_opt_result_dispose(&res);
@@ -298,7 +306,8 @@ int
 scs_api_shrink_passes(scs_model *m, scs_report *rep, const scs_shrink_options *opts, int count, scs_pass_notes *order)
 {
 	size_t narrowed = 0, n_shapes;
-	scs_opt_settings settings = { opts->fold_size_limit, opts->fold_grow, opts->fold_inexact, opts->fold_qdq };
+	scs_opt_settings settings = { opts->fold_size_limit, opts->fold_grow, opts->fold_inexact, opts->fold_qdq,
+	    NULL, NULL };
 	int rc;
 
 	/* the optimizer and the shapes see every initializer as a tensor (such
@@ -308,19 +317,23 @@ scs_api_shrink_passes(scs_model *m, scs_report *rep, const scs_shrink_options *o
 	if (opts->optimize && ((rc = scs_api_set_input_shapes(m, opts->input_shapes, opts->n_input_shapes)) < 0 ||
 	    (rc = scs_api_run_optimizer(m, rep, NULL, 0, NULL, 0, &settings)) < 0))
 		return rc;
-	if ((order && (rc = scs_pass_dedup_order(m, order)) < 0) || (rc = scs_api_dedup(m, rep, count)) < 0)
+	if ((order && (rc = scs_pass_dedup_order(m, order)) < 0) || (rc = scs_api_dedup(m, rep, count)) < 0 ||
+	    (rc = scs_precommit_after(&m, 1, "dedup", 1)) < 0)
 		return rc;
-	if (!opts->disable_auto_downcast && (rc = downcast(m, rep, &narrowed)) < 0)
+	if (!opts->disable_auto_downcast &&
+	    ((rc = downcast(m, rep, &narrowed)) < 0 || (rc = scs_precommit_after(&m, 1, "downcast", narrowed > 0)) < 0))
 		return rc;
-	if (narrowed && (rc = scs_api_dedup(m, rep, 0)) < 0)
+	if (narrowed && ((rc = scs_api_dedup(m, rep, 0)) < 0 || (rc = scs_precommit_after(&m, 1, "dedup", 1)) < 0))
 		return rc;
 	/* after dedup, so that identical copies are merged first; not where constants are exported by name
 	 * (npy mode, forced extraction), which a rewrite would take away */
 	if (!opts->keep_transposed && opts->mode != SCS_MODE_NPY && !opts->n_forced_op_names &&
-	    !opts->n_forced_constant_names && (rc = scs_api_transposed(&m, 1, rep)) < 0)
+	    !opts->n_forced_constant_names &&
+	    ((rc = scs_api_transposed(&m, 1, rep)) < 0 || (rc = scs_precommit_after(&m, 1, "transposed", 1)) < 0))
 		return rc;
 	/* last: the types downcast leaves */
-	if (opts->write_shapes && (rc = scs_opt_write_shapes(m, &n_shapes)) < 0)
+	if (opts->write_shapes &&
+	    ((rc = scs_opt_write_shapes(m, &n_shapes)) < 0 || (rc = scs_precommit_after(&m, 1, "write_shapes", 1)) < 0))
 		return rc;
 	return SCS_OK;
 }
@@ -420,7 +433,7 @@ scs_api_run_begin(scs_api_run *r, scs_report *rep, scs_progress_fn fn, void *pay
 	int rc;
 
 	memset(r, 0, sizeof(*r));
-	r->t0 = now();
+	r->t0 = scs_api_now();
 	r->rep = rep;
 	memset(rep, 0, sizeof(*rep));
 	rep->version = SCS_REPORT_VERSION;
@@ -443,7 +456,7 @@ scs_api_run_begin(scs_api_run *r, scs_report *rep, scs_progress_fn fn, void *pay
 void
 scs_api_run_end(scs_api_run *r)
 {
-	r->rep->seconds = now() - r->t0;
+	r->rep->seconds = scs_api_now() - r->t0;
 	free(r->out_dir);
 	r->out_dir = NULL;
 }
@@ -581,9 +594,11 @@ scs_api_write_result(scs_model *m, scs_report *rep, const char *out, const scs_s
 	xo.out_path = out;
 	if ((xo.groups || xo.n_op_names || xo.n_constant_names) &&
 	    ((rc = scs_model_unseal(m)) < 0 || (rc = report_extract(rep, &extracted, scs_pass_extract(m, &xo, &extracted))) < 0 ||
+	    (rc = scs_precommit_after(&m, 1, "extract", 1)) < 0 ||
 	    (rc = write_npys(c, m, rep, &extracted.extracted, out, out_dir)) < 0))
 		goto done;
-	if ((rc = scs_pass_defaults_restore(dflt, m)) < 0)
+	/* what is written, checked before anything is (precommit.h) */
+	if ((rc = scs_pass_defaults_restore(dflt, m)) < 0 || (rc = scs_precommit_output(&m, 1)) < 0)
 		goto done;
 	rep->bytes_after = scs_pass_payload_bytes(m);
 	memset(&eo, 0, sizeof(eo));
@@ -613,8 +628,8 @@ done:
 	return rc;
 }
 
-int
-scs_api_shrink(scs_report *rep, const char *in, const char *out, const scs_shrink_options *opts)
+static int
+shrink(scs_report *rep, const char *in, const char *out, const scs_shrink_options *opts)
 {
 	static const scs_shrink_options defaults;
 	scs_store *store = NULL;
@@ -631,8 +646,9 @@ scs_api_shrink(scs_report *rep, const char *in, const char *out, const scs_shrin
 		return rc;
 	ts = scs_api_stage_start(&r.pc, "scan");
 	if ((rc = scs_api_load_input(&m, &store, rep, in, opts->store_dir, r.out_dir, &r.pc,
-	    !opts->optimize && !opts->write_shapes)) < 0 ||
-	    (rc = scs_api_lift_defaults(&dflt, m, rep, opts->initializers_as_constants)) < 0)
+	    !opts->optimize && !opts->write_shapes)) < 0 || (rc = scs_precommit_input(&m, 1, 0)) < 0 ||
+	    (rc = scs_api_lift_defaults(&dflt, m, rep, opts->initializers_as_constants)) < 0 ||
+	    (rc = scs_precommit_ready(&m, 1, NULL)) < 0)
 		goto done;
 	scs_api_stage_end(rep, &r.pc, "scan", ts, rep->input_len);
 	rep->bytes_before = scs_pass_payload_bytes(m);
@@ -654,6 +670,19 @@ done:
 	scs_store_close(store);
 	scs_api_run_end(&r);
 	return rc;
+}
+
+int
+scs_api_shrink(scs_report *rep, const char *in, const char *out, const scs_shrink_options *opts)
+{
+	scs_precommit pre;
+	int rc;
+
+	scs_precommit_begin(&pre, out);
+	do
+		rc = shrink(rep, in, out, opts);
+	while (scs_precommit_again(&pre, rep, rc));
+	return scs_precommit_end(&pre, rep, rc);
 }
 
 /* ---- optimize ---- */
@@ -690,8 +719,8 @@ optimize_check(scs_report *rep, const void *opts)
 	return SCS_OK;
 }
 
-int
-scs_api_optimize(scs_report *rep, const char *in, const char *out, const scs_optimize_options *opts)
+static int
+optimize(scs_report *rep, const char *in, const char *out, const scs_optimize_options *opts)
 {
 	static const scs_optimize_options defaults;
 	scs_shrink_options write_opts;
@@ -710,8 +739,9 @@ scs_api_optimize(scs_report *rep, const char *in, const char *out, const scs_opt
 		return rc;
 	ts = scs_api_stage_start(&r.pc, "scan");
 	if ((rc = scs_api_load_input(&m, &store, rep, in, opts->store_dir, r.out_dir, &r.pc, 0)) < 0 ||
-	    (rc = scs_api_check_outputs(m, out)) < 0 ||
-	    (rc = scs_api_lift_defaults(&dflt, m, rep, opts->initializers_as_constants)) < 0)
+	    (rc = scs_api_check_outputs(m, out)) < 0 || (rc = scs_precommit_input(&m, 1, 0)) < 0 ||
+	    (rc = scs_api_lift_defaults(&dflt, m, rep, opts->initializers_as_constants)) < 0 ||
+	    (rc = scs_precommit_ready(&m, 1, NULL)) < 0)
 		goto done;
 	scs_api_stage_end(rep, &r.pc, "scan", ts, rep->input_len);
 	rep->bytes_before = scs_pass_payload_bytes(m);
@@ -724,7 +754,8 @@ scs_api_optimize(scs_report *rep, const char *in, const char *out, const scs_opt
 		goto done;
 	if ((rc = scs_api_run_optimizer(m, rep, opts->passes, opts->n_passes, opts->skip, opts->n_skip, &settings)) < 0)
 		goto done;
-	if (opts->write_shapes && (rc = scs_opt_write_shapes(m, &n_shapes)) < 0)
+	if (opts->write_shapes &&
+	    ((rc = scs_opt_write_shapes(m, &n_shapes)) < 0 || (rc = scs_precommit_after(&m, 1, "write_shapes", 1)) < 0))
 		goto done;
 	scs_api_stage_end(rep, &r.pc, "optimize", ts, 0);
 	memset(&write_opts, 0, sizeof(write_opts));
@@ -740,6 +771,19 @@ done:
 	scs_store_close(store);
 	scs_api_run_end(&r);
 	return rc;
+}
+
+int
+scs_api_optimize(scs_report *rep, const char *in, const char *out, const scs_optimize_options *opts)
+{
+	scs_precommit pre;
+	int rc;
+
+	scs_precommit_begin(&pre, out);
+	do
+		rc = optimize(rep, in, out, opts);
+	while (scs_precommit_again(&pre, rep, rc));
+	return scs_precommit_end(&pre, rep, rc);
 }
 
 scs_report *

@@ -41,6 +41,9 @@ int scs_api_run_begin(scs_api_run *r, scs_report *rep, scs_progress_fn fn, void 
     int (*check)(scs_report *, const void *), const void *opts, const char *out);
 void scs_api_run_end(scs_api_run *r);
 
+/* The monotonic clock, in seconds. */
+double scs_api_now(void);
+
 /* Forward a room's progress (done, total) as the current stage's (@payload: a scs_api_progress). */
 void scs_api_stage_progress(void *payload, uint64_t done, uint64_t total);
 

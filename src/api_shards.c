@@ -23,6 +23,7 @@
 #include "opt/opt.h"
 #include "shrink/pass.h"
 #include "util/path.h"
+#include "precommit.h"
 #include "report.h"
 #include "io/source.h"
 #include "shard/split.h"
@@ -167,8 +168,8 @@ write_shards(scs_report *rep, const scs_shards *shards, scs_commit *c, const cha
 	return rc;
 }
 
-int
-scs_api_split(scs_report *rep, const char *in, const char *dir, const scs_split_options *opts)
+static int
+split(scs_report *rep, const char *in, const char *dir, const scs_split_options *opts)
 {
 	static const scs_split_options defaults;
 	uint64_t max_len;
@@ -190,12 +191,16 @@ scs_api_split(scs_report *rep, const char *in, const char *dir, const scs_split_
 	if ((rc = scs_commit_folder(&c, dir)) < 0)
 		goto done;
 	ts = scs_api_stage_start(&r.pc, "scan");
-	if ((rc = scs_api_load_input(&m, &store, rep, in, opts->store_dir, scs_commit_tmp_dir(c), &r.pc, 0)) < 0)
+	if ((rc = scs_api_load_input(&m, &store, rep, in, opts->store_dir, scs_commit_tmp_dir(c), &r.pc, 0)) < 0 ||
+	    (rc = scs_precommit_input(&m, 1, 0)) < 0 || (rc = scs_precommit_ready(&m, 1, NULL)) < 0)
 		goto done;
 	scs_api_stage_end(rep, &r.pc, "scan", ts, rep->input_len);
 	rep->bytes_before = rep->bytes_after = scs_pass_payload_bytes(m);
 	ts = scs_api_stage_start(&r.pc, "split");
-	if ((rc = scs_split_model(&shards, m, max_len)) < 0)
+	/* every shard checked before any is written (precommit.h) */
+	if ((rc = scs_split_model(&shards, m, max_len)) < 0 ||
+	    (rc = scs_precommit_after(shards.items, shards.n, "split", 1)) < 0 ||
+	    (rc = scs_precommit_output(shards.items, shards.n)) < 0)
 		goto done;
 	scs_api_stage_end(rep, &r.pc, "split", ts, 0);
 	rep->n_shards = shards.n;
@@ -214,6 +219,19 @@ done:
 	scs_store_close(store);
 	scs_api_run_end(&r);
 	return rc;
+}
+
+int
+scs_api_split(scs_report *rep, const char *in, const char *dir, const scs_split_options *opts)
+{
+	scs_precommit pre;
+	int rc;
+
+	scs_precommit_begin(&pre, dir);
+	do
+		rc = split(rep, in, dir, opts);
+	while (scs_precommit_again(&pre, rep, rc));
+	return scs_precommit_end(&pre, rep, rc);
 }
 
 /* ---- merge ---- */
@@ -271,8 +289,8 @@ merge_check(scs_report *rep, const void *opts)
 	return scs_api_check_data_file_size(((const scs_merge_options *)opts)->max_data_file_size);
 }
 
-int
-scs_api_merge(scs_report *rep, const char *dir, const char *out, const scs_merge_options *opts)
+static int
+merge(scs_report *rep, const char *dir, const char *out, const scs_merge_options *opts)
 {
 	static const scs_merge_options defaults;
 	scs_shrink_options write_opts;
@@ -296,26 +314,31 @@ scs_api_merge(scs_report *rep, const char *dir, const char *out, const scs_merge
 		goto done;
 	}
 	ts = scs_api_stage_start(&r.pc, "scan");
-	if ((rc = load_shards(&shards, &paths, &n_paths, &store, rep, dir, opts->store_dir, r.out_dir, &r.pc)) < 0)
+	if ((rc = load_shards(&shards, &paths, &n_paths, &store, rep, dir, opts->store_dir, r.out_dir, &r.pc)) < 0 ||
+	    (rc = scs_precommit_input(shards.items, shards.n, 0)) < 0 ||
+	    (rc = scs_precommit_ready(shards.items, shards.n, NULL)) < 0)
 		goto done;
 	scs_api_stage_end(rep, &r.pc, "scan", ts, rep->input_len);
 	rep->n_shards = shards.n;
 	ts = scs_api_stage_start(&r.pc, "merge");
-	if ((rc = scs_merge_models(&merged, shards.items, (const char *const *)paths, shards.n)) < 0)
+	if ((rc = scs_merge_models(&merged, shards.items, (const char *const *)paths, shards.n)) < 0 ||
+	    (rc = scs_precommit_after(&merged, 1, "merge", 1)) < 0)
 		goto done;
 	scs_api_stage_end(rep, &r.pc, "merge", ts, 0);
 	rep->bytes_before = scs_pass_payload_bytes(merged);
 	if (!opts->no_dedup) {
 		ts = scs_api_stage_start(&r.pc, "dedup");
-		if ((rc = scs_api_dedup(merged, rep, 1)) < 0)
+		if ((rc = scs_api_dedup(merged, rep, 1)) < 0 || (rc = scs_precommit_after(&merged, 1, "dedup", 1)) < 0)
 			goto done;
 		/* after the global dedup: pairs that were in different shards */
-		if (!opts->keep_transposed && (rc = scs_api_transposed(&merged, 1, rep)) < 0)
+		if (!opts->keep_transposed && ((rc = scs_api_transposed(&merged, 1, rep)) < 0 ||
+		    (rc = scs_precommit_after(&merged, 1, "transposed", 1)) < 0))
 			goto done;
 		scs_api_stage_end(rep, &r.pc, "dedup", ts, 0);
 	}
 	/* one node order whatever the cuts and the passes did, so merge(split(m)) is m again */
-	if ((rc = scs_graph_sort(merged->proto->graph, "merged model")) < 0)
+	if ((rc = scs_graph_sort(merged->proto->graph, "merged model")) < 0 ||
+	    (rc = scs_precommit_after(&merged, 1, "sort", 1)) < 0)
 		goto done;
 	memset(&write_opts, 0, sizeof(write_opts));
 	write_opts.external_data = opts->external_data;
@@ -331,6 +354,19 @@ done:
 	scs_store_close(store);
 	scs_api_run_end(&r);
 	return rc;
+}
+
+int
+scs_api_merge(scs_report *rep, const char *dir, const char *out, const scs_merge_options *opts)
+{
+	scs_precommit pre;
+	int rc;
+
+	scs_precommit_begin(&pre, out);
+	do
+		rc = merge(rep, dir, out, opts);
+	while (scs_precommit_again(&pre, rep, rc));
+	return scs_precommit_end(&pre, rep, rc);
 }
 
 /* ---- big ---- */
@@ -380,8 +416,8 @@ big_check(scs_report *rep, const void *opts)
 	return scs_api_check_data_file_size(((const scs_shrink_options *)opts)->max_data_file_size);
 }
 
-int
-scs_api_big(scs_report *rep, const char *in, const char *out, const scs_big_options *opts)
+static int
+big(scs_report *rep, const char *in, const char *out, const scs_big_options *opts)
 {
 	static const scs_big_options defaults;
 	static const scs_shrink_options shrink_defaults;
@@ -428,8 +464,9 @@ scs_api_big(scs_report *rep, const char *in, const char *out, const scs_big_opti
 	}
 	ts = scs_api_stage_start(&r.pc, "scan");
 	if ((rc = scs_api_load_input(&m, &store, rep, in, so->store_dir, store_parent, &r.pc, 0)) < 0 ||
-	    (rc = scs_api_check_outputs(m, out)) < 0 ||
-	    (rc = scs_api_lift_defaults(&dflt, m, rep, so->initializers_as_constants)) < 0)
+	    (rc = scs_api_check_outputs(m, out)) < 0 || (rc = scs_precommit_input(&m, 1, 0)) < 0 ||
+	    (rc = scs_api_lift_defaults(&dflt, m, rep, so->initializers_as_constants)) < 0 ||
+	    (rc = scs_precommit_ready(&m, 1, NULL)) < 0)
 		goto done;
 	scs_api_stage_end(rep, &r.pc, "scan", ts, rep->input_len);
 	rep->bytes_before = scs_pass_payload_bytes(m);
@@ -439,7 +476,8 @@ scs_api_big(scs_report *rep, const char *in, const char *out, const scs_big_opti
 	 */
 	if (so->optimize) {
 		ts = scs_api_stage_start(&r.pc, "optimize");
-		scs_opt_settings settings = { so->fold_size_limit, so->fold_grow, so->fold_inexact, so->fold_qdq };
+		scs_opt_settings settings = { so->fold_size_limit, so->fold_grow, so->fold_inexact, so->fold_qdq,
+		    NULL, NULL };
 
 		if ((rc = scs_api_set_input_shapes(m, so->input_shapes, so->n_input_shapes)) < 0 ||
 		    (rc = scs_api_run_optimizer(m, rep, NULL, 0, NULL, 0, &settings)) < 0)
@@ -453,7 +491,8 @@ scs_api_big(scs_report *rep, const char *in, const char *out, const scs_big_opti
 	if ((rc = scs_api_dedup_count(m, rep)) < 0 || (rc = scs_pass_dedup_order(m, &order)) < 0)
 		goto done;
 	ts = scs_api_stage_start(&r.pc, "split");
-	if ((rc = scs_split_model(&shards, m, max_len)) < 0)
+	if ((rc = scs_split_model(&shards, m, max_len)) < 0 ||
+	    (rc = scs_precommit_after(shards.items, shards.n, "split", 1)) < 0)
 		goto done;
 	scs_api_stage_end(rep, &r.pc, "split", ts, 0);
 	rep->n_shards = shards.n;
@@ -468,7 +507,8 @@ scs_api_big(scs_report *rep, const char *in, const char *out, const scs_big_opti
 	ts = scs_api_stage_start(&r.pc, "shrink");
 	first_group = rep->n_groups;
 	for (size_t k = 0; k < shards.n; k++)
-		if ((rc = scs_api_dedup(shards.items[k], rep, 0)) < 0)
+		if ((rc = scs_api_dedup(shards.items[k], rep, 0)) < 0 ||
+		    (rc = scs_precommit_after(&shards.items[k], 1, "dedup", 1)) < 0)
 			goto done;
 	scs_api_stage_end(rep, &r.pc, "shrink", ts, 0);
 	ts = scs_api_stage_start(&r.pc, "merge");
@@ -485,7 +525,8 @@ scs_api_big(scs_report *rep, const char *in, const char *out, const scs_big_opti
 			goto done;
 		}
 	}
-	if ((rc = scs_merge_models(&merged, shards.items, (const char *const *)labels, shards.n)) < 0)
+	if ((rc = scs_merge_models(&merged, shards.items, (const char *const *)labels, shards.n)) < 0 ||
+	    (rc = scs_precommit_after(&merged, 1, "merge", 1)) < 0)
 		goto done;
 	scs_api_stage_end(rep, &r.pc, "merge", ts, 0);
 	ts = scs_api_stage_start(&r.pc, "dedup");
@@ -497,7 +538,8 @@ scs_api_big(scs_report *rep, const char *in, const char *out, const scs_big_opti
 	}
 	/* merged in rounds (each shard, then the joined model): reported as one round would be */
 	if (rc < 0 || (rc = scs_report_fold_groups(rep, first_group)) < 0 ||
-	    (rc = scs_graph_sort(merged->proto->graph, "merged model")) < 0)
+	    (rc = scs_graph_sort(merged->proto->graph, "merged model")) < 0 ||
+	    (rc = scs_precommit_after(&merged, 1, "sort", 1)) < 0)
 		goto done;
 	scs_report_list_unique(&rep->skipped);     /* each shard holding the pair refused it once */
 	scs_api_stage_end(rep, &r.pc, "dedup", ts, 0);
@@ -532,4 +574,17 @@ done:
 	free(shard_dir);
 	scs_api_run_end(&r);
 	return rc;
+}
+
+int
+scs_api_big(scs_report *rep, const char *in, const char *out, const scs_big_options *opts)
+{
+	scs_precommit pre;
+	int rc;
+
+	scs_precommit_begin(&pre, out);
+	do
+		rc = big(rep, in, out, opts);
+	while (scs_precommit_again(&pre, rep, rc));
+	return scs_precommit_end(&pre, rep, rc);
 }

@@ -21,6 +21,7 @@
 #include "shrink/pass.h"
 #include "util/buf.h"
 #include "util/path.h"
+#include "precommit.h"
 #include "report.h"
 #include "io/source.h"
 #include "io/store.h"
@@ -377,9 +378,8 @@ load_models(scs_model **ms, scs_store **store, scs_report *rep, const char *cons
 	return SCS_OK;
 }
 
-int
-scs_api_share(scs_report *rep, const char *out_dir, const char *const *models, size_t n,
-    const scs_share_options *opts)
+static int
+share(scs_report *rep, const char *out_dir, const char *const *models, size_t n, const scs_share_options *opts)
 {
 	static const scs_share_options defaults;
 	scs_shrink_options so;
@@ -420,7 +420,8 @@ scs_api_share(scs_report *rep, const char *out_dir, const char *const *models, s
 		}
 	}
 	ts = scs_api_stage_start(&r.pc, "scan");
-	if ((rc = load_models(ms, &store, rep, models, n, opts->store_dir, scs_commit_tmp_dir(c), &r.pc)) < 0)
+	if ((rc = load_models(ms, &store, rep, models, n, opts->store_dir, scs_commit_tmp_dir(c), &r.pc)) < 0 ||
+	    (rc = scs_precommit_input(ms, n, 1)) < 0)
 		goto done;
 	for (k = 0; k < n; k++) {
 		/* below IR 4 the initializers listed among the inputs are constants, as scs4onnx-shrink takes them */
@@ -428,6 +429,8 @@ scs_api_share(scs_report *rep, const char *out_dir, const char *const *models, s
 			goto done;
 		rep->bytes_before += scs_pass_payload_bytes(ms[k]);
 	}
+	if ((rc = scs_precommit_ready(ms, n, names)) < 0)
+		goto done;
 	scs_api_stage_end(rep, &r.pc, "scan", ts, rep->input_len);
 	/* each model as scs4onnx-shrink shrinks it */
 	ts = scs_api_stage_start(&r.pc, "shrink");
@@ -447,14 +450,18 @@ scs_api_share(scs_report *rep, const char *out_dir, const char *const *models, s
 	 * initializer of its own holding the kept payload, which the sharing
 	 * below then stores once
 	 */
-	if (!opts->keep_transposed && n > 1 && (rc = scs_api_transposed(ms, n, rep)) < 0)
+	if (!opts->keep_transposed && n > 1 &&
+	    ((rc = scs_api_transposed(ms, n, rep)) < 0 || (rc = scs_precommit_after(ms, n, "transposed", 1)) < 0))
 		goto done;
-	if ((rc = share_payloads(ms, n)) < 0)
+	if ((rc = share_payloads(ms, n)) < 0 || (rc = scs_precommit_after(ms, n, "share", 1)) < 0)
 		goto done;
 	scs_api_stage_end(rep, &r.pc, "share", ts, 0);
 	for (k = 0; k < n; k++)
 		if ((rc = scs_pass_defaults_restore(&dflt[k], ms[k])) < 0)
 			goto done;
+	/* every model checked before anything is written (precommit.h) */
+	if ((rc = scs_precommit_output(ms, n)) < 0)
+		goto done;
 	ts = scs_api_stage_start(&r.pc, "write");
 	{
 		scs_emit_options eo;
@@ -495,4 +502,18 @@ done:
 	scs_store_close(store);
 	scs_api_run_end(&r);
 	return rc;
+}
+
+int
+scs_api_share(scs_report *rep, const char *out_dir, const char *const *models, size_t n,
+    const scs_share_options *opts)
+{
+	scs_precommit pre;
+	int rc;
+
+	scs_precommit_begin(&pre, out_dir);
+	do
+		rc = share(rep, out_dir, models, n, opts);
+	while (scs_precommit_again(&pre, rep, rc));
+	return scs_precommit_end(&pre, rep, rc);
 }

@@ -830,11 +830,11 @@ Test(cli, every_tool_names_its_stages, .init = scratch_setup, .fini = scratch_te
 	static const struct {
 		const char *cmd, *stages;
 	} runs[] = {
-		{ "scs4onnx-shrink '%s' o1.onnx", "scan shrink write" },
-		{ "scs4onnx-optimize '%s' o2.onnx", "scan optimize write" },
-		{ "scs4onnx-split '%s' shards", "scan split write" },
-		{ "scs4onnx-merge shards o3.onnx", "scan merge dedup write" },
-		{ "scs4onnx-big '%s' o4.onnx", "scan split shrink merge dedup write" },
+		{ "scs4onnx-shrink '%s' o1.onnx", "scan shrink write check" },
+		{ "scs4onnx-optimize '%s' o2.onnx", "scan optimize write check" },
+		{ "scs4onnx-split '%s' shards", "scan split write check" },
+		{ "scs4onnx-merge shards o3.onnx", "scan merge dedup write check" },
+		{ "scs4onnx-big '%s' o4.onnx", "scan split shrink merge dedup write check" },
 	};
 	char *model = fixture("dup_basic.onnx");
 

@@ -399,7 +399,8 @@ scs_emit_write_shared(scs_emit_result *res, scs_model *const *ms, size_t n, scs_
 		rc = scs_err_set(SCS_ENOMEM, "cannot allocate the external data plan");
 	/* one layout over every model's payloads, in the order the models (then their tensors) first use them */
 	for (k = 0, i = 0; k < n && rc == SCS_OK; k++) {
-		memcpy(ids + i, p[k].ids, p[k].n * sizeof(*ids));
+		if (p[k].n)     /* a model with no payload beside the others has no list */
+			memcpy(ids + i, p[k].ids, p[k].n * sizeof(*ids));
 		i += p[k].n;
 	}
 	if (rc == SCS_OK && n_ids && (rc = scs_data_layout_make(l, ms[0]->payloads, ids, n_ids, opts->max_file_len,

@@ -358,6 +358,20 @@ put_in_order(scs_opt_ctx *ctx)
 	return SCS_OK;
 }
 
+/* The caller's after_pass (settings) on the pass just committed; when it changed the model, the snapshot again. */
+static int
+after_pass(scs_opt_ctx *ctx, int changed)
+{
+	int rc;
+
+	if (ctx->settings == NULL || ctx->settings->after_pass == NULL)
+		return SCS_OK;
+	if ((rc = ctx->settings->after_pass(ctx->settings->after_pass_payload, ctx->m, ctx->pass->name, changed)) <= 0)
+		return rc;
+	ctx->st->dirty = 1;
+	return scs_opt_commit(ctx);
+}
+
 int
 scs_opt_run_with(scs_model *m, scs_opt_result *res, const char *const *only, size_t n_only, const char *const *skip,
     size_t n_skip, const scs_opt_settings *settings)
@@ -410,7 +424,7 @@ scs_opt_run_with(scs_model *m, scs_opt_result *res, const char *const *only, siz
 				goto done;
 			if (changed)
 				ctx.st->dirty = 1;
-			if ((rc = scs_opt_commit(&ctx)) < 0)
+			if ((rc = scs_opt_commit(&ctx)) < 0 || (rc = after_pass(&ctx, changed)) < 0)
 				goto done;
 			any |= changed || ctx.st->deferred;
 		}

@@ -71,6 +71,10 @@ typedef struct scs_opt_settings {
 	int fold_grow;                      /* fold_constants: 1: also folds that make the model bigger */
 	int fold_inexact;                   /* fold_constants: 1: also results a runtime may round otherwise */
 	int fold_qdq;                       /* fold_constants: 1: also QuantizeLinear / DequantizeLinear */
+	/* called after each pass ran and its edits were committed (@changed 0: it changed nothing); < 0 stops the
+	 * run with that status; 1: it changed the model itself (the snapshot is taken again). NULL: none */
+	int (*after_pass)(void *payload, scs_model *m, const char *pass, int changed);
+	void *after_pass_payload;
 } scs_opt_settings;
 
 #define SCS_OPT_FOLD_SIZE_LIMIT ((uint64_t)1 << 20)

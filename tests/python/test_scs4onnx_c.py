@@ -437,7 +437,8 @@ class TestPathFunctions(Base):
         rep = scs4onnx_c.big(self.model('dup_basic.onnx'), out, mode='npy', max_shard_size=1024)
         cli('big', self.model('dup_basic.onnx'), os.path.join(self.cli, 'out.onnx'), '--mode', 'npy',
             '--max-shard-size', '1024')
-        self.assertEqual([s['name'] for s in rep['stages']], ['scan', 'split', 'shrink', 'merge', 'dedup', 'write'])
+        self.assertEqual([s['name'] for s in rep['stages']],
+                         ['scan', 'split', 'shrink', 'merge', 'dedup', 'write', 'check'])
         self.assertEqual(sorted(i['path'] for i in rep['npy']),
                          [os.path.join(self.py, 'out_exported_O1.npy'), os.path.join(self.py, 'out_exported_W1.npy')])
         self.assertSameFolders(self.py, self.cli)
