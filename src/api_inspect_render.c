@@ -283,9 +283,10 @@ text_shrink(scs_buf *b, const scs_inspect_result *r)
 		copies += s->groups[i].n_names;
 		dup_bytes += s->groups[i].bytes * s->groups[i].n_names;
 	}
-	rc = scs_buf_printf(b, "duplicates: %zu groups of identical constants (%llu copies, %llu bytes), "
-	    "%zu transposed copies (%llu bytes)\n", s->n_groups, (unsigned long long)copies, (unsigned long long)dup_bytes,
-	    s->transposed.n, (unsigned long long)s->bytes_transposed);
+	rc = scs_buf_printf(b, "duplicates: %zu group%s of identical constants (%llu cop%s, %llu bytes), "
+	    "%zu transposed cop%s (%llu bytes)\n", s->n_groups, s->n_groups == 1 ? "" : "s", (unsigned long long)copies,
+	    copies == 1 ? "y" : "ies", (unsigned long long)dup_bytes, s->transposed.n, s->transposed.n == 1 ? "y" : "ies",
+	    (unsigned long long)s->bytes_transposed);
 	for (size_t i = 0; rc == SCS_OK && i < s->n_groups; i++) {
 		rc = scs_buf_printf(b, "  %s (%s, %llu bytes) also as", s->groups[i].canonical,
 		    scs_dtype_name(s->groups[i].dtype), (unsigned long long)s->groups[i].bytes);
