@@ -185,7 +185,7 @@ Test(check, full_untyped) { expect_full("ck_full_untyped.onnx", "conv", "input 0
 Test(check, full_passes_near_twins)
 {
 	static const char *const names[] = { "ck_fullok_axis.onnx", "ck_fullok_broadcast.onnx",
-		"ck_fullok_legacy_add.onnx", "ck_fullok_conv_rank.onnx", "ck_fullok_symbolic.onnx", "ck_fullok_untyped.onnx" };
+		"ck_fullok_legacy_add.onnx", "ck_fullok_conv_rank.onnx", "ck_fullok_old_axes.onnx", "ck_fullok_symbolic.onnx", "ck_fullok_untyped.onnx" };
 
 	for (size_t i = 0; i < sizeof(names) / sizeof(*names); i++) {
 		scs_check_result res = SCS_CHECK_RESULT_INIT;

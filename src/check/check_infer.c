@@ -295,10 +295,10 @@ check_axes(shape_ctx *s, const scs_vfacts *x)
 	int64_t v[SCS_INFER_MAX_RANK * 2];
 	int r = x->rank, k;
 
+	/* (before opset 11, ONNX's rules of ArgMax, ArgMin, Reduce*, Unsqueeze, Softmax and the like do not look) */
 	if (strcmp(op, "Concat") == 0 || strcmp(op, "Gather") == 0 || strcmp(op, "Split") == 0 ||
-	    strcmp(op, "ArgMax") == 0 || strcmp(op, "ArgMin") == 0 ||
 	    (s->opset >= 11 && (strcmp(op, "Softmax") == 0 || strcmp(op, "LogSoftmax") == 0 ||
-	    strcmp(op, "Hardmax") == 0))) {
+	    strcmp(op, "Hardmax") == 0 || strcmp(op, "ArgMax") == 0 || strcmp(op, "ArgMin") == 0))) {
 		const Onnx__AttributeProto *a = scs_attr_find(s->n, "axis");
 
 		if (a && (op[0] != 'C' || s->opset >= 4)) {
@@ -313,9 +313,9 @@ check_axes(shape_ctx *s, const scs_vfacts *x)
 
 		if (p && p->n_ints == (size_t)r)
 			axes_in(s, "perm's axis", p->ints, (int)p->n_ints, 0, r - 1, r);
-	} else if (strncmp(op, "Reduce", 6) == 0 && (k = axes(s, "axes", 1, v)) > 0) {
+	} else if (s->opset >= 11 && strncmp(op, "Reduce", 6) == 0 && (k = axes(s, "axes", 1, v)) > 0) {
 		axes_in(s, "axis", v, k, -(int64_t)r, r - 1, r);
-	} else if (strcmp(op, "Unsqueeze") == 0 && (k = axes(s, "axes", 1, v)) > 0) {
+	} else if (s->opset >= 11 && strcmp(op, "Unsqueeze") == 0 && (k = axes(s, "axes", 1, v)) > 0) {
 		axes_in(s, "axis", v, k, -(int64_t)(r + k), r + k - 1, r);
 	} else if (strcmp(op, "Slice") == 0 && s->opset >= 10 && s->n->n_input > 3 && s->n->input[3][0] &&
 	    (k = const_ints(s, s->n->input[3], v, SCS_INFER_MAX_RANK * 2)) > 0) {

@@ -75,6 +75,9 @@ Valid for both full checks, the near twins of the ones above:
   ck_fullok_axis        Concat of [2, 2] on axis -2, Unsqueeze by axes [-3]
   ck_fullok_broadcast   Add of [2, 2] and [1, 2]; of ["n", "m"] and [3]
   ck_fullok_legacy_add  opset 6: Add(x [2, 2], c [2], broadcast=1) declared [2, 2]
+  ck_fullok_old_axes    opset 10: ReduceMean by axes [2], ArgMax on axis 2,
+                        Unsqueeze by axes [3] of [2, 2] (ONNX's rules do not
+                        look before 11)
   ck_fullok_conv_rank   a Conv of [1, 2, 4, 4] by weights [3, 2, 3], declared of rank 3
   ck_fullok_symbolic    MatMul of ["n", "k"] and [3, 2]; Gemm, Reshape to [-1, 4]
   ck_fullok_untyped     opset 1: Pad declared in value_info, then Conv; Pad, Relu
@@ -363,6 +366,11 @@ def full_ok_models():
                               inputs=[X, vi("c", FLOAT, [2])])
     out["conv_rank"] = model([node("Conv", ["x", "w"], ["y"], "conv")], [init("w", np.ones((3, 2, 3), np.float32))],
                              inputs=x4, outputs=[vi("y", FLOAT, [1, 3, 2])])
+    out["old_axes"] = model([node("ReduceMean", ["x"], ["m"], "mean", axes=[2]),
+                             node("ArgMax", ["x"], ["a"], "argmax", axis=2),
+                             node("Unsqueeze", ["x"], ["u"], "unsq", axes=[3])] +
+                            [node("Shape", [v], [v + "s"], "shape_" + v) for v in "mau"], opset=10,
+                            outputs=[vi(v + "s", TensorProto.INT64, [v]) for v in "mau"])
     out["symbolic"] = model([node("MatMul", ["a", "w"], ["m"], "mm"), node("Gemm", ["m", "w2"], ["g"], "gemm"),
                              node("Reshape", ["g", "s"], ["y"], "reshape")],
                             [init("w", np.ones((3, 2), np.float32)), init("w2", np.ones((2, 4), np.float32)),
