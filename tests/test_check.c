@@ -179,13 +179,21 @@ Test(check, full_conv_rank) { expect_full("ck_full_conv_rank.onnx", "conv", "the
 Test(check, full_pool_kernel) { expect_full("ck_full_pool_kernel.onnx", "pool", "kernel_shape has 3 dims"); }
 Test(check, full_conv_low) { expect_full("ck_full_conv_low.onnx", "conv", "input 0 is of rank 1"); }
 Test(check, full_reshape) { expect_full("ck_full_reshape.onnx", "reshape", "-1 2 times"); }
+Test(check, full_concat_dims) { expect_full("ck_full_concat_dims.onnx", "cat", "only the dims along axis 0 may differ"); }
+Test(check, full_split_sum) { expect_full("ck_full_split_sum.onnx", "split", "its sizes add up to 3"); }
+Test(check, full_expand) { expect_full("ck_full_expand.onnx", "expand", "does not broadcast to the shape"); }
+Test(check, full_tile) { expect_full("ck_full_tile.onnx", "tile", "it repeats 1 dims of input 0, which has 2"); }
+Test(check, full_pad_count) { expect_full("ck_full_pad_count.onnx", "pad", "it has 2 pads for input 0 of rank 2"); }
+Test(check, full_topk_axis) { expect_full("ck_full_topk_axis.onnx", "topk", "axis 2 is out of range"); }
+Test(check, full_depth_rank) { expect_full("ck_full_depth_rank.onnx", "d2s", "input 0 is of rank 2"); }
 Test(check, full_untyped) { expect_full("ck_full_untyped.onnx", "conv", "input 0 ('r') has no type"); }
 
 /* Their near twins (axis -rank, dims of 1 and symbolic ones, ranks onnx.checker takes) pass both full checks. */
 Test(check, full_passes_near_twins)
 {
 	static const char *const names[] = { "ck_fullok_axis.onnx", "ck_fullok_broadcast.onnx",
-		"ck_fullok_legacy_add.onnx", "ck_fullok_conv_rank.onnx", "ck_fullok_old_axes.onnx", "ck_fullok_symbolic.onnx", "ck_fullok_untyped.onnx" };
+		"ck_fullok_legacy_add.onnx", "ck_fullok_conv_rank.onnx", "ck_fullok_old_axes.onnx", "ck_fullok_symbolic.onnx", "ck_fullok_untyped.onnx",
+		"ck_fullok_shapes.onnx" };
 
 	for (size_t i = 0; i < sizeof(names) / sizeof(*names); i++) {
 		scs_check_result res = SCS_CHECK_RESULT_INIT;

@@ -305,6 +305,13 @@ check_axes(shape_ctx *s, const scs_vfacts *x)
 			v[0] = a->i;
 			axes_in(s, "axis", v, 1, -(int64_t)r, r - 1, r);
 		}
+	} else if ((strcmp(op, "TopK") == 0 || (s->opset >= 11 && (strcmp(op, "Compress") == 0 ||
+	    strcmp(op, "OneHot") == 0))) && scs_attr_find(s->n, "axis")) {
+		int one = op[0] == 'O';     /* OneHot's axis is one of its output, a rank more */
+
+		v[0] = scs_attr_int(s->n, "axis", -1);
+		if (!one || s->n->n_input > 0)
+			axes_in(s, "axis", v, 1, -(int64_t)r - one, r - 1 + one, r);
 	} else if (strcmp(op, "Flatten") == 0 && scs_attr_find(s->n, "axis")) {
 		v[0] = scs_attr_int(s->n, "axis", 1);
 		axes_in(s, "axis", v, 1, s->opset >= 11 ? -(int64_t)r : 0, r, r);
@@ -397,12 +404,65 @@ check_legacy_arith(const shape_ctx *s, const scs_vfacts *x)
 		    "('%s'), and before opset 7 %s's output has its first input's shape", s->n->output[0], s->n->input[0], op);
 }
 
+/* Concat's inputs: one rank, and the same dims but along the axis. */
+static void
+check_concat(const shape_ctx *s, const scs_vfacts *x)
+{
+	int64_t axis = scs_attr_int(s->n, "axis", 0);
+	scs_vfacts f;
+
+	axis += axis < 0 ? x->rank : 0;
+	for (size_t i = 1; i < s->n->n_input; i++) {
+		if (!known(s, i, &f))
+			continue;
+		if (f.rank != x->rank) {
+			chk_problem(s->c, SCS_RULE_INFER, &s->w, "input %zu ('%s') is of rank %d and input 0 of rank %d: "
+			    "Concat joins tensors of one rank", i, s->n->input[i], f.rank, x->rank);
+			return;
+		}
+		for (int d = 0; d < f.rank; d++)
+			if (d != axis && f.dims[d] >= 0 && x->dims[d] >= 0 && f.dims[d] != x->dims[d]) {
+				chk_problem(s->c, SCS_RULE_INFER, &s->w, "input %zu ('%s') has %lld in dim %d and input 0 %lld: "
+				    "only the dims along axis %lld may differ", i, s->n->input[i], (long long)f.dims[d], d,
+				    (long long)x->dims[d], (long long)axis);
+				return;
+			}
+	}
+}
+
+/* Split's sizes (attribute or constant input) add up to the dim along its axis. */
+static void
+check_split(shape_ctx *s, const scs_vfacts *x)
+{
+	int64_t axis = scs_attr_int(s->n, "axis", 0), v[SCS_INFER_MAX_RANK * 2], sum = 0;
+	const Onnx__AttributeProto *a = scs_attr_find(s->n, "split");
+	int k = -1;
+
+	axis += axis < 0 ? x->rank : 0;
+	if (axis < 0 || axis >= x->rank || x->dims[axis] < 0)
+		return;
+	if (a && a->n_ints <= SCS_INFER_MAX_RANK * 2) {
+		k = (int)a->n_ints;
+		for (int i = 0; i < k; i++)
+			v[i] = a->ints[i];
+	} else if (!a && s->n->n_input > 1 && s->n->input[1][0]) {
+		k = const_ints(s, s->n->input[1], v, SCS_INFER_MAX_RANK * 2);
+	}
+	for (int i = 0; i < k; i++)
+		sum = v[i] < 0 || sum > INT64_MAX - v[i] ? -1 : sum + v[i];
+	if (k > 0 && sum >= 0 && sum != x->dims[axis])
+		chk_problem(s->c, SCS_RULE_INFER, &s->w, "its sizes add up to %lld, and input 0 has %lld along axis %lld",
+		    (long long)sum, (long long)x->dims[axis], (long long)axis);
+}
+
 /* Ranks and inner dims of the matrix and neural-network operators. */
 static void
 check_nn(shape_ctx *s, const scs_vfacts *x)
 {
 	const char *op = s->n->op_type;
+	int64_t v[SCS_INFER_MAX_RANK * 2];
 	scs_vfacts b, o;
+	int k;
 
 	if (strcmp(op, "MatMul") == 0 && known(s, 1, &b) && x->rank >= 1 && b.rank >= 1) {
 		int64_t ka = x->dims[x->rank - 1], kb = b.dims[b.rank >= 2 ? b.rank - 2 : 0];
@@ -428,14 +488,40 @@ check_nn(shape_ctx *s, const scs_vfacts *x)
 		    "and output '%s' is declared of rank %d", b.rank, x->rank, s->n->output[0], o.rank);
 	} else if (strcmp(op, "Conv") == 0 || strcmp(op, "MaxPool") == 0 || strcmp(op, "AveragePool") == 0 ||
 	    strcmp(op, "LpPool") == 0) {
-		const Onnx__AttributeProto *k = scs_attr_find(s->n, "kernel_shape");
+		const Onnx__AttributeProto *ks = scs_attr_find(s->n, "kernel_shape");
 
-		if (k && k->n_ints != (size_t)(x->rank - 2))
+		if (ks && ks->n_ints != (size_t)(x->rank - 2))
 			chk_problem(s->c, SCS_RULE_INFER, &s->w, "kernel_shape has %zu dims, and input 0 of rank %d has "
-			    "%d spatial ones", k->n_ints, x->rank, x->rank - 2);
+			    "%d spatial ones", ks->n_ints, x->rank, x->rank - 2);
+	} else if ((strcmp(op, "DepthToSpace") == 0 || strcmp(op, "SpaceToDepth") == 0) && x->rank != 4) {
+		chk_problem(s->c, SCS_RULE_INFER, &s->w, "input 0 is of rank %d, and %s takes rank 4", x->rank, op);
+	} else if (strcmp(op, "Tile") == 0 && s->opset >= 6 && s->n->n_input > 1 &&
+	    (k = const_ints(s, s->n->input[1], v, SCS_INFER_MAX_RANK * 2)) >= 0 && k != x->rank) {
+		chk_problem(s->c, SCS_RULE_INFER, &s->w, "it repeats %d dims of input 0, which has %d", k, x->rank);
+	} else if (strcmp(op, "Pad") == 0 && s->opset >= 11 && s->n->n_input > 1 && s->n->input[1][0] &&
+	    (s->n->n_input < 4 || !s->n->input[3][0]) &&
+	    (k = const_ints(s, s->n->input[1], v, SCS_INFER_MAX_RANK * 2)) >= 0 && k != 2 * x->rank) {
+		chk_problem(s->c, SCS_RULE_INFER, &s->w, "it has %d pads for input 0 of rank %d, which takes %d", k,
+		    x->rank, 2 * x->rank);
+	} else if (strcmp(op, "Expand") == 0 && s->opset >= 8 && s->n->n_input > 1 &&
+	    (k = const_ints(s, s->n->input[1], v, SCS_INFER_MAX_RANK)) >= 0) {
+		for (int d = 1; d <= k && d <= x->rank; d++) {
+			int64_t a = x->dims[x->rank - d], t = v[k - d];
+
+			if (a >= 0 && a != 1 && t != 1 && t != a) {
+				chk_problem(s->c, SCS_RULE_INFER, &s->w, "input 0 does not broadcast to the shape it is "
+				    "expanded to: a dim of %lld against one of %lld", (long long)a, (long long)t);
+				return;
+			}
+		}
+	} else if (strcmp(op, "Split") == 0 && s->opset >= 2) {
+		check_split(s, x);
+	} else if (strcmp(op, "Concat") == 0 && s->opset >= 4) {
+		check_concat(s, x);
 	} else if (strcmp(op, "Reshape") == 0 && s->opset >= 5 && s->n->n_input > 1) {
-		int64_t v[SCS_INFER_MAX_RANK];
-		int k = const_ints(s, s->n->input[1], v, SCS_INFER_MAX_RANK), minus = 0;
+		int minus = 0;
+
+		k = const_ints(s, s->n->input[1], v, SCS_INFER_MAX_RANK);
 
 		for (int i = 0; i < k; i++)
 			minus += v[i] == -1;

@@ -69,6 +69,13 @@ Valid, but refused by onnx.checker's full check and by --full (rule infer):
   ck_full_conv_low      a Conv of [4] by weights [3]
   ck_full_reshape       a Reshape of [2, 2] to [-1, -1]
   ck_full_untyped       opset 1: Pad, Relu, then Conv (Pad-1's output has no type)
+  ck_full_concat_dims   a Concat on axis 0 of [2, 2] and [2, 3]
+  ck_full_split_sum     a Split of [2, 2] on axis 0 into constant sizes [1, 2]
+  ck_full_expand        an Expand of [2, 2] to [3, 3]
+  ck_full_tile          a Tile of [2, 2] by constant repeats [3]
+  ck_full_pad_count     a Pad (13) of [2, 2] by two pads
+  ck_full_topk_axis     a TopK of [2, 2] on axis 2
+  ck_full_depth_rank    a DepthToSpace of [2, 2]
 
 Valid for both full checks, the near twins of the ones above:
 
@@ -80,6 +87,8 @@ Valid for both full checks, the near twins of the ones above:
                         look before 11)
   ck_fullok_conv_rank   a Conv of [1, 2, 4, 4] by weights [3, 2, 3], declared of rank 3
   ck_fullok_symbolic    MatMul of ["n", "k"] and [3, 2]; Gemm, Reshape to [-1, 4]
+  ck_fullok_shapes      the twins of concat_dims ... depth_rank: symbolic dims,
+                        sizes that add up, negative axes, ranks that fit
   ck_fullok_untyped     opset 1: Pad declared in value_info, then Conv; Pad, Relu
                         as a graph output
 
@@ -347,6 +356,18 @@ def full_models():
         node("Pad", ["x"], ["p"], "pad", paddings=[0] * 8), node("Relu", ["p"], ["r"], "relu"),
         node("Conv", ["r", "w"], ["y"], "conv")], [init("w", np.ones((3, 2, 1, 1), np.float32))],
         inputs=x4, outputs=[vi("y", FLOAT, [1, 3, 4, 4])], opset=1)
+    out["concat_dims"] = model([node("Concat", ["x", "w"], ["y"], "cat", axis=0)],
+                               [init("w", np.ones((2, 3), np.float32))], outputs=YS)
+    out["split_sum"] = model([node("Split", ["x", "s"], ["y", "z"], "split", axis=0)],
+                             [init("s", np.array([1, 2], np.int64))], outputs=YS)
+    out["expand"] = model([node("Expand", ["x", "s"], ["y"], "expand")], [init("s", np.array([3, 3], np.int64))],
+                          outputs=YS)
+    out["tile"] = model([node("Tile", ["x", "s"], ["y"], "tile")], [init("s", np.array([3], np.int64))], outputs=YS)
+    out["pad_count"] = model([node("Pad", ["x", "p"], ["y"], "pad")], [init("p", np.array([1, 1], np.int64))],
+                             outputs=YS)
+    out["topk_axis"] = model([node("TopK", ["x", "k"], ["y", "i"], "topk", axis=2)],
+                             [init("k", np.array([1], np.int64))], outputs=YS)
+    out["depth_rank"] = model([node("DepthToSpace", ["x"], ["y"], "d2s", blocksize=2)], outputs=YS)
     return out
 
 
@@ -366,6 +387,22 @@ def full_ok_models():
                               inputs=[X, vi("c", FLOAT, [2])])
     out["conv_rank"] = model([node("Conv", ["x", "w"], ["y"], "conv")], [init("w", np.ones((3, 2, 3), np.float32))],
                              inputs=x4, outputs=[vi("y", FLOAT, [1, 3, 2])])
+    xn = vi("x", FLOAT, ["n", 2])
+    out["shapes"] = model([
+        node("Concat", ["x", "n"], ["c"], "cat", axis=0),
+        node("Split", ["c", "s"], ["c1", "c2"], "split", axis=-1),
+        node("Expand", ["c1", "e"], ["ex"], "expand"),
+        node("Tile", ["ex", "t"], ["ti"], "tile"),
+        node("Pad", ["ti", "p"], ["pa"], "pad"),
+        node("TopK", ["pa", "k"], ["tk", "ti2"], "topk", axis=-2),
+        node("DepthToSpace", ["x4"], ["d"], "d2s", blocksize=1),
+        node("Shape", ["tk"], ["ys"], "shape")],
+        [init("s", np.array([1, 1], np.int64)), init("e", np.array([3, 1, 1], np.int64)),
+         init("t", np.array([1, 1, 2], np.int64)), init("p", np.array([0, 0, 0, 0, 0, 0], np.int64)),
+         init("k", np.array([1], np.int64))],
+        inputs=[vi("x", FLOAT, [2, 2]), xn, vi("x4", FLOAT, [1, 2, 4, 4])],
+        outputs=YS + [vi("d", FLOAT, [1, 2, 4, 4])])
+    out["shapes"].graph.input[1].name = "n"
     out["old_axes"] = model([node("ReduceMean", ["x"], ["m"], "mean", axes=[2]),
                              node("ArgMax", ["x"], ["a"], "argmax", axis=2),
                              node("Unsqueeze", ["x"], ["u"], "unsq", axes=[3])] +
