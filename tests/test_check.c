@@ -161,6 +161,56 @@ Test(check, full_output_rank) { expect_full("ck_full_out_rank.onnx", "relu", "de
 Test(check, full_output_dim) { expect_full("ck_full_out_dim.onnx", "relu", "declared float32 [2, 3] but comes out float32 [2, 2]"); }
 Test(check, full_input_types) { expect_full("ck_full_in_types.onnx", "add", "input 1 ('w') is int64 but input 0 is float32"); }
 
+/* What ONNX's inference refuses where the ranks and dims are known: axes out of range (attributes,
+ * constant inputs in raw_data and int64_data, a Constant node's), dims that do not broadcast, the
+ * matrix and neural-network operators' ranks and inner dims, opset 6's arithmetic, an untyped value. */
+Test(check, full_axis) { expect_full("ck_full_axis.onnx", "cat", "axis 2 is out of range for input 0 of rank 2"); }
+Test(check, full_axes_input) { expect_full("ck_full_axes_input.onnx", "unsq", "axis 5 is out of range"); }
+Test(check, full_axes_typed) { expect_full("ck_full_axes_typed.onnx", "sum", "axis 2 is out of range"); }
+Test(check, full_axes_node) { expect_full("ck_full_axes_node.onnx", "slice", "axis 5 is out of range"); }
+Test(check, full_perm) { expect_full("ck_full_perm.onnx", "tr", "perm's axis 2 is out of range"); }
+Test(check, full_squeeze) { expect_full("ck_full_squeeze.onnx", "sq", "squeezes axis 0 of input 0, which is 2, not 1"); }
+Test(check, full_broadcast) { expect_full("ck_full_broadcast.onnx", "add", "input 1 ('w') does not broadcast"); }
+Test(check, full_broadcast3) { expect_full("ck_full_broadcast3.onnx", "where", "input 1 ('x') does not broadcast"); }
+Test(check, full_legacy_add) { expect_full("ck_full_legacy_add.onnx", "add", "before opset 7 Add's output"); }
+Test(check, full_matmul) { expect_full("ck_full_matmul.onnx", "mm", "inner dims of the matrix product differ"); }
+Test(check, full_gemm_rank) { expect_full("ck_full_gemm_rank.onnx", "gemm", "input 1 is of rank 3"); }
+Test(check, full_conv_rank) { expect_full("ck_full_conv_rank.onnx", "conv", "the weights) is of rank 3"); }
+Test(check, full_pool_kernel) { expect_full("ck_full_pool_kernel.onnx", "pool", "kernel_shape has 3 dims"); }
+Test(check, full_conv_low) { expect_full("ck_full_conv_low.onnx", "conv", "input 0 is of rank 1"); }
+Test(check, full_reshape) { expect_full("ck_full_reshape.onnx", "reshape", "-1 2 times"); }
+Test(check, full_concat_dims) { expect_full("ck_full_concat_dims.onnx", "cat", "only the dims along axis 0 may differ"); }
+Test(check, full_split_sum) { expect_full("ck_full_split_sum.onnx", "split", "its sizes add up to 3"); }
+Test(check, full_expand) { expect_full("ck_full_expand.onnx", "expand", "does not broadcast to the shape"); }
+Test(check, full_tile) { expect_full("ck_full_tile.onnx", "tile", "it repeats 1 dims of input 0, which has 2"); }
+Test(check, full_pad_count) { expect_full("ck_full_pad_count.onnx", "pad", "it has 2 pads for input 0 of rank 2"); }
+Test(check, full_topk_axis) { expect_full("ck_full_topk_axis.onnx", "topk", "axis 2 is out of range"); }
+Test(check, full_depth_rank) { expect_full("ck_full_depth_rank.onnx", "d2s", "input 0 is of rank 2"); }
+Test(check, full_untyped) { expect_full("ck_full_untyped.onnx", "conv", "input 0 ('r') has no type"); }
+
+/* Their near twins (axis -rank, dims of 1 and symbolic ones, ranks onnx.checker takes) pass both full checks. */
+Test(check, full_passes_near_twins)
+{
+	static const char *const names[] = { "ck_fullok_axis.onnx", "ck_fullok_broadcast.onnx",
+		"ck_fullok_legacy_add.onnx", "ck_fullok_conv_rank.onnx", "ck_fullok_old_axes.onnx", "ck_fullok_symbolic.onnx", "ck_fullok_untyped.onnx",
+		"ck_fullok_shapes.onnx" };
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(*names); i++) {
+		scs_check_result res = SCS_CHECK_RESULT_INIT;
+		char *path = fixture(names[i]), *out = NULL;
+
+		check_fixture(&res, names[i], 1);
+		for (size_t k = 0; k < res.n_items; k++)
+			cr_log_error("%s: %s: %s", names[i], res.items[k].rule, res.items[k].what);
+		cr_expect_eq(res.n_items, 0, "%s: %zu problems with --full", names[i], res.n_items);
+		scs_check_result_dispose(&res);
+		cr_expect_eq(run(&out, "/usr/bin/python3 -c 'import onnx,sys; onnx.checker.check_model(onnx.load(sys.argv[1]), "
+		    "full_check=True)' '%s'", path), 0, "%s: onnx.checker's full check refuses it: %s", names[i], out);
+		free(out);
+		free(path);
+	}
+}
+
 /* An operator unknown in an opset newer than our schemas is not refused (onnx.checker 1.12 refuses it). */
 Test(check, unknown_operator_of_a_newer_opset_passes)
 {

@@ -20,7 +20,11 @@ usage(FILE *f)
 		{ "    --full", "also check types and shapes: report each\n"
 		  "contradiction our type and shape inference finds\n"
 		  "(a value whose type or shape disagrees with what\n"
-		  "its graph declares or its operator allows)" },
+		  "its graph declares or its operator allows), and\n"
+		  "what ONNX's inference refuses where shapes are\n"
+		  "known (an axis out of range, dims that do not\n"
+		  "broadcast, a rank or inner dim an operator does\n"
+		  "not take)" },
 		{ "    --json FILE", "write the problems as JSON (- for stdout)" },
 		CLI_HELP_QUIET,
 		CLI_HELP_END,

@@ -153,6 +153,8 @@ conv_pool(const rule *r, size_t j, scs_vfacts *o, int wi)
 
 	if (j > 1 || (j == 1 && strcmp(r->n->op_type, "MaxPool") != 0) || !x)
 		return;
+	if (w && w->rank != x->rank && !scs_attr_find(r->n, "kernel_shape"))
+		return;     /* invalid: weights of another rank (ONNX infers the weights' rank, ONNX Runtime refuses) */
 	scs_infer_unknown_dims(o, x->rank);     /* the Indices of MaxPool: Y's shape */
 	if (x->rank < 2)
 		return;

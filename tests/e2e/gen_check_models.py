@@ -53,6 +53,44 @@ Valid, but refused by onnx.checker's full check and by --full (rule infer):
   ck_full_out_rank      a Relu of [2, 2] declared [2, 2, 1]
   ck_full_out_dim       a Relu of [2, 2] declared [2, 3]
   ck_full_in_types      an Add of a float and an int64
+  ck_full_axis          a Concat of [2, 2] on axis 2
+  ck_full_axes_input    an Unsqueeze (13) of [2, 2] by constant axes [5] (raw_data)
+  ck_full_axes_typed    a ReduceSum (13) of [2, 2] by axes [2] in int64_data
+  ck_full_axes_node     a Slice of [2, 2] by axes [5] of a Constant node
+  ck_full_perm          a Transpose of [2, 2] by perm [0, 2]
+  ck_full_squeeze       a Squeeze of axis 0 of [2, 2] (not 1)
+  ck_full_broadcast     an Add of [2, 2] and [3]
+  ck_full_broadcast3    a Where of bool [3], [2, 2] and [2]
+  ck_full_legacy_add    opset 6: Add(c [2], x [2, 2], broadcast=1) declared [2, 2]
+  ck_full_matmul        a MatMul of [2, 2] and [3, 2]
+  ck_full_gemm_rank     a Gemm of [2, 2] and [2, 2, 2]
+  ck_full_conv_rank     a Conv of [1, 2, 4, 4] by weights [3, 2, 3], declared of rank 4
+  ck_full_pool_kernel   a MaxPool of [1, 2, 4, 4] with a kernel_shape of 3 dims
+  ck_full_conv_low      a Conv of [4] by weights [3]
+  ck_full_reshape       a Reshape of [2, 2] to [-1, -1]
+  ck_full_untyped       opset 1: Pad, Relu, then Conv (Pad-1's output has no type)
+  ck_full_concat_dims   a Concat on axis 0 of [2, 2] and [2, 3]
+  ck_full_split_sum     a Split of [2, 2] on axis 0 into constant sizes [1, 2]
+  ck_full_expand        an Expand of [2, 2] to [3, 3]
+  ck_full_tile          a Tile of [2, 2] by constant repeats [3]
+  ck_full_pad_count     a Pad (13) of [2, 2] by two pads
+  ck_full_topk_axis     a TopK of [2, 2] on axis 2
+  ck_full_depth_rank    a DepthToSpace of [2, 2]
+
+Valid for both full checks, the near twins of the ones above:
+
+  ck_fullok_axis        Concat of [2, 2] on axis -2, Unsqueeze by axes [-3]
+  ck_fullok_broadcast   Add of [2, 2] and [1, 2]; of ["n", "m"] and [3]
+  ck_fullok_legacy_add  opset 6: Add(x [2, 2], c [2], broadcast=1) declared [2, 2]
+  ck_fullok_old_axes    opset 10: ReduceMean by axes [2], ArgMax on axis 2,
+                        Unsqueeze by axes [3] of [2, 2] (ONNX's rules do not
+                        look before 11)
+  ck_fullok_conv_rank   a Conv of [1, 2, 4, 4] by weights [3, 2, 3], declared of rank 3
+  ck_fullok_symbolic    MatMul of ["n", "k"] and [3, 2]; Gemm, Reshape to [-1, 4]
+  ck_fullok_shapes      the twins of concat_dims ... depth_rank: symbolic dims,
+                        sizes that add up, negative axes, ranks that fit
+  ck_fullok_untyped     opset 1: Pad declared in value_info, then Conv; Pad, Relu
+                        as a graph output
 
 Valid (both checkers pass them):
 
@@ -81,6 +119,8 @@ from gen_models import init, node, vi  # noqa: E402
 FLOAT = TensorProto.FLOAT
 X = vi("x", FLOAT, [2, 2])
 Y = vi("y", FLOAT, [2, 2])
+# y's shape as the graph's output: y may then have any shape
+YS = [vi("ys", TensorProto.INT64, ["r"])]
 
 
 # rules we apply where onnx.checker does not look (it passes these)
@@ -88,6 +128,8 @@ STRICTER = ("dims_payload", "typed_payload")
 
 
 def model(nodes, inits=(), inputs=(X,), outputs=(Y,), ir=8, opset=13, name="g", opset_imports=None, **kw):
+    if outputs is YS:
+        nodes = list(nodes) + [node("Shape", ["y"], ["ys"], "shape")]
     graph = helper.make_graph(list(nodes), name, list(inputs), list(outputs), list(inits))
     if opset_imports is None:
         opset_imports = [helper.make_opsetid("", opset)] if opset else []
@@ -277,7 +319,113 @@ def full_models():
     out["out_rank"] = model([node("Relu", ["x"], ["y"], "relu")], outputs=[vi("y", FLOAT, [2, 2, 1])])
     out["out_dim"] = model([node("Relu", ["x"], ["y"], "relu")], outputs=[vi("y", FLOAT, [2, 3])])
     out["in_types"] = model([add()], [init("w", np.ones((2, 2), np.int64))])
+    # the rules ONNX's inference applies where ranks and dims are known (ys: y's shape, of any length)
+    y4 = [vi("y", FLOAT, ["a", "b", "c", "d"])]
+    x4 = [vi("x", FLOAT, [1, 2, 4, 4])]
+    out["axis"] = model([node("Concat", ["x", "x"], ["y"], "cat", axis=2)], outputs=YS)
+    out["axes_input"] = model([node("Unsqueeze", ["x", "ax"], ["y"], "unsq")], [init("ax", np.array([5], np.int64))],
+                              outputs=YS)
+    out["axes_typed"] = model([node("ReduceSum", ["x", "ax"], ["y"], "sum")],
+                              [helper.make_tensor("ax", TensorProto.INT64, [1], [2])], outputs=YS)
+    out["axes_node"] = model([
+        node("Constant", [], ["ax"], "ax", value=helper.make_tensor("v", TensorProto.INT64, [1], [5])),
+        node("Slice", ["x", "st", "en", "ax"], ["y"], "slice")],
+        [init("st", np.array([0], np.int64)), init("en", np.array([1], np.int64))], outputs=YS)
+    out["perm"] = model([node("Transpose", ["x"], ["y"], "tr", perm=[0, 2])], outputs=YS)
+    out["squeeze"] = model([node("Squeeze", ["x", "ax"], ["y"], "sq")], [init("ax", np.array([0], np.int64))],
+                           outputs=YS)
+    out["broadcast"] = model([add()], [init("w", np.ones(3, np.float32))], outputs=YS)
+    out["broadcast3"] = model([node("Where", ["c", "x", "w"], ["y"], "where")],
+                              [init("c", np.ones(3, bool)), init("w", np.ones(2, np.float32))], outputs=YS)
+    out["legacy_add"] = model([node("Add", ["c", "x"], ["y"], "add", broadcast=1)],
+                              [init("c", np.ones(2, np.float32))], opset=6, ir=3,
+                              inputs=[X, vi("c", FLOAT, [2])])
+    out["matmul"] = model([node("MatMul", ["x", "w"], ["y"], "mm")], [init("w", np.ones((3, 2), np.float32))],
+                          outputs=YS)
+    out["gemm_rank"] = model([node("Gemm", ["x", "w"], ["y"], "gemm")],
+                             [init("w", np.ones((2, 2, 2), np.float32))], outputs=YS)
+    out["conv_rank"] = model([node("Conv", ["x", "w"], ["y"], "conv")], [init("w", np.ones((3, 2, 3), np.float32))],
+                             inputs=x4, outputs=y4)
+    out["pool_kernel"] = model([node("MaxPool", ["x"], ["y"], "pool", kernel_shape=[2, 2, 2])], inputs=x4,
+                               outputs=y4)
+    out["conv_low"] = model([node("Conv", ["x", "w"], ["y"], "conv")], [init("w", np.ones(3, np.float32))],
+                            inputs=[vi("x", FLOAT, [4])], outputs=YS)
+    out["reshape"] = model([node("Reshape", ["x", "s"], ["y"], "reshape")], [init("s", np.array([-1, -1], np.int64))],
+                           outputs=YS)
+    out["untyped"] = model([
+        node("Pad", ["x"], ["p"], "pad", paddings=[0] * 8), node("Relu", ["p"], ["r"], "relu"),
+        node("Conv", ["r", "w"], ["y"], "conv")], [init("w", np.ones((3, 2, 1, 1), np.float32))],
+        inputs=x4, outputs=[vi("y", FLOAT, [1, 3, 4, 4])], opset=1)
+    out["concat_dims"] = model([node("Concat", ["x", "w"], ["y"], "cat", axis=0)],
+                               [init("w", np.ones((2, 3), np.float32))], outputs=YS)
+    out["split_sum"] = model([node("Split", ["x", "s"], ["y", "z"], "split", axis=0)],
+                             [init("s", np.array([1, 2], np.int64))], outputs=YS)
+    out["expand"] = model([node("Expand", ["x", "s"], ["y"], "expand")], [init("s", np.array([3, 3], np.int64))],
+                          outputs=YS)
+    out["tile"] = model([node("Tile", ["x", "s"], ["y"], "tile")], [init("s", np.array([3], np.int64))], outputs=YS)
+    out["pad_count"] = model([node("Pad", ["x", "p"], ["y"], "pad")], [init("p", np.array([1, 1], np.int64))],
+                             outputs=YS)
+    out["topk_axis"] = model([node("TopK", ["x", "k"], ["y", "i"], "topk", axis=2)],
+                             [init("k", np.array([1], np.int64))], outputs=YS)
+    out["depth_rank"] = model([node("DepthToSpace", ["x"], ["y"], "d2s", blocksize=2)], outputs=YS)
     return out
+
+
+def full_ok_models():
+    """The near twins of full_models(): both full checks pass them."""
+    out = {}
+    x4 = [vi("x", FLOAT, [1, 2, 4, 4])]
+    out["axis"] = model([node("Concat", ["x", "x"], ["c"], "cat", axis=-2),
+                         node("Unsqueeze", ["c", "ax"], ["y"], "unsq")],
+                        [init("ax", np.array([-3], np.int64))], outputs=[vi("y", FLOAT, [1, 4, 2])])
+    out["broadcast"] = model([add(("s",)), node("Add", ["n", "v"], ["y"], "add2")],
+                             [init("w", np.ones((1, 2), np.float32)), init("v", np.ones(3, np.float32))],
+                             inputs=[X, vi("n", FLOAT, ["n", "m"])], outputs=[Y, vi("y", FLOAT, ["n", 3])])
+    out["broadcast"].graph.output[0].name = "s"
+    out["legacy_add"] = model([node("Add", ["x", "c"], ["y"], "add", broadcast=1)],
+                              [init("c", np.ones(2, np.float32))], opset=6, ir=3,
+                              inputs=[X, vi("c", FLOAT, [2])])
+    out["conv_rank"] = model([node("Conv", ["x", "w"], ["y"], "conv")], [init("w", np.ones((3, 2, 3), np.float32))],
+                             inputs=x4, outputs=[vi("y", FLOAT, [1, 3, 2])])
+    xn = vi("x", FLOAT, ["n", 2])
+    out["shapes"] = model([
+        node("Concat", ["x", "n"], ["c"], "cat", axis=0),
+        node("Split", ["c", "s"], ["c1", "c2"], "split", axis=-1),
+        node("Expand", ["c1", "e"], ["ex"], "expand"),
+        node("Tile", ["ex", "t"], ["ti"], "tile"),
+        node("Pad", ["ti", "p"], ["pa"], "pad"),
+        node("TopK", ["pa", "k"], ["tk", "ti2"], "topk", axis=-2),
+        node("DepthToSpace", ["x4"], ["d"], "d2s", blocksize=1),
+        node("Shape", ["tk"], ["ys"], "shape")],
+        [init("s", np.array([1, 1], np.int64)), init("e", np.array([3, 1, 1], np.int64)),
+         init("t", np.array([1, 1, 2], np.int64)), init("p", np.array([0, 0, 0, 0, 0, 0], np.int64)),
+         init("k", np.array([1], np.int64))],
+        inputs=[vi("x", FLOAT, [2, 2]), xn, vi("x4", FLOAT, [1, 2, 4, 4])],
+        outputs=YS + [vi("d", FLOAT, [1, 2, 4, 4])])
+    out["shapes"].graph.input[1].name = "n"
+    out["old_axes"] = model([node("ReduceMean", ["x"], ["m"], "mean", axes=[2]),
+                             node("ArgMax", ["x"], ["a"], "argmax", axis=2),
+                             node("Unsqueeze", ["x"], ["u"], "unsq", axes=[3])] +
+                            [node("Shape", [v], [v + "s"], "shape_" + v) for v in "mau"], opset=10,
+                            outputs=[vi(v + "s", TensorProto.INT64, [v]) for v in "mau"])
+    out["symbolic"] = model([node("MatMul", ["a", "w"], ["m"], "mm"), node("Gemm", ["m", "w2"], ["g"], "gemm"),
+                             node("Reshape", ["g", "s"], ["y"], "reshape")],
+                            [init("w", np.ones((3, 2), np.float32)), init("w2", np.ones((2, 4), np.float32)),
+                             init("s", np.array([-1, 4], np.int64))],
+                            inputs=[vi("a", FLOAT, ["n", "k"])], outputs=[vi("y", FLOAT, ["n", 4])])
+    out["untyped"] = model([
+        node("Pad", ["x"], ["p"], "pad", paddings=[0] * 8), node("Conv", ["p", "w"], ["c"], "conv"),
+        node("Pad", ["x"], ["q"], "pad2", paddings=[0] * 8), node("Relu", ["q"], ["r"], "relu")],
+        [init("w", np.ones((3, 2, 1, 1), np.float32))], inputs=x4,
+        outputs=[vi("c", FLOAT, [1, 3, 4, 4]), vi("r", FLOAT, [1, 2, 4, 4])], opset=1)
+    out["untyped"].graph.value_info.extend([vi("p", FLOAT, [1, 2, 4, 4])])
+    return out
+
+
+def write_full_ok(m, outdir, filename):
+    path = write(m, outdir, filename, True)
+    onnx.checker.check_model(onnx.load(path), full_check=True)
+    return path
 
 
 def write_full(m, outdir, filename):
@@ -314,6 +462,8 @@ def main(argv):
     write(model([node("FutureOp", ["x"], ["y"], "future")], opset=99), outdir, "ck_lenient_future_op.onnx", False)
     for name, m in sorted(full_models().items()):
         write_full(m, outdir, "ck_full_%s.onnx" % name)
+    for name, m in sorted(full_ok_models().items()):
+        write_full_ok(m, outdir, "ck_fullok_%s.onnx" % name)
     for name, m in sorted(ok_models(outdir).items()):
         write(m, outdir, "ck_ok_%s.onnx" % name, True)
     return 0
