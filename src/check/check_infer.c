@@ -97,6 +97,19 @@ check_output_types(chk *c, const scs_infer *inf, const Onnx__NodeProto *n, size_
 }
 
 /* The inputs and outputs of node @n (index @idx) against the element types its schema takes and makes. */
+/* 1 when @name is one of @g's sparse initializers. */
+static int
+sparse_initializer(const Onnx__GraphProto *g, const char *name)
+{
+	for (size_t i = 0; i < g->n_sparse_initializer; i++) {
+		const Onnx__TensorProto *v = g->sparse_initializer[i]->values;
+
+		if (v && v->name && strcmp(v->name, name) == 0)
+			return 1;
+	}
+	return 0;
+}
+
 static void
 check_input_types(chk *c, const scs_strmap *untyped, const scs_infer *inf, const Onnx__NodeProto *n, size_t idx)
 {
@@ -111,6 +124,13 @@ check_input_types(chk *c, const scs_strmap *untyped, const scs_infer *inf, const
 	    (s = scs_opschema_find("", n->op_type, version)) == NULL || s->deprecated)
 		return;
 	check_output_types(c, inf, n, idx, s);
+	/* ONNX's inference types a sparse initializer sparse_tensor, which no operator's schema takes */
+	for (size_t k = 0; k < n->n_input; k++)
+		if (n->input[k][0] && sparse_initializer(c->m->proto->graph, n->input[k])) {
+			chk_problem(c, SCS_RULE_INFER, &w, "input %zu ('%s') is a sparse initializer, and %s-%d takes no sparse "
+			    "tensor there", k, n->input[k], s->op_type, s->since_version);
+			return;
+		}
 	for (int t = 0; t < 256; t++)
 		first_elem[t] = 0;
 	for (size_t k = 0; k < n->n_input; k++) {
