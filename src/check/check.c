@@ -336,6 +336,17 @@ chk_graph(chk *c, const Onnx__GraphProto *g, const char *path, const chk_lex *pa
 	chk_where w = { path, NULL, 0 };
 	scs_sealed *sealed = scs_sealed_of(g);
 
+	size_t n_inits = g->n_initializer + (sealed ? sealed->n : 0) + g->n_sparse_initializer, n_names = n_inits + g->n_input;
+
+	/* room for every name the graph makes, so that the maps never grow while they fill */
+	for (size_t i = 0; i < g->n_node; i++)
+		n_names += g->node[i]->n_output;
+	if (scs_strmap_reserve(&lex.names, n_names) < 0 || scs_strmap_reserve(&seen, n_inits) < 0) {
+		c->rc = SCS_ENOMEM;
+		scs_strmap_dispose(&lex.names);
+		scs_strmap_dispose(&seen);
+		return;
+	}
 	c->out->n_graphs++;
 	if (g->name == NULL || g->name[0] == '\0')
 		chk_problem(c, SCS_RULE_VALUE_INFO, &w, "the graph has no name");
