@@ -18,7 +18,12 @@ str_hash(const char *s)
 
 	while (*s)
 		h = (h ^ (uint8_t)*s++) * 1099511628211ULL;
-	return h ^ (h >> 29);
+	/* FNV's low bits mix poorly (the table indexes by them): finish with a full avalanche */
+	h ^= h >> 33;
+	h *= 0xff51afd7ed558ccdULL;
+	h ^= h >> 33;
+	h *= 0xc4ceb9fe1a85ec53ULL;
+	return h ^ (h >> 33);
 }
 
 static size_t
