@@ -90,8 +90,8 @@ take_findings(scs_check_result *res, scs_check_findings *f)
 		it->graph = p->graph;
 		it->node = p->node;
 		it->what = p->what;
-		it->op_type = p->node ? p->node + strlen(p->node) + 1 : NULL;
-		p->graph = p->node = p->what = NULL;
+		it->op_type = p->op_type;
+		p->graph = p->node = p->what = p->op_type = NULL;
 		res->n_items++;
 	}
 	res->n_graphs = f->n_graphs;
@@ -182,6 +182,7 @@ scs_check_result_dispose(scs_check_result *res)
 		free(res->items[i].rule);
 		free(res->items[i].graph);
 		free(res->items[i].node);
+		free((char *)res->items[i].op_type);
 		free(res->items[i].what);
 	}
 	free(res->items);
@@ -194,7 +195,7 @@ char *
 scs_check_item_line(const scs_check_item *it)
 {
 	scs_check_problem p;
-	char *buf = NULL, *node = NULL;
+	char *buf;
 	int n;
 
 	p.rule = 0;
@@ -202,22 +203,13 @@ scs_check_item_line(const scs_check_item *it)
 		if (it->rule && strcmp(it->rule, scs_check_rule_name(r)) == 0)
 			p.rule = r;
 	p.graph = it->graph;
-	p.node = NULL;
-	if (it->node) {
-		/* the checker's form: the name, its NUL, the op_type */
-		size_t ln = strlen(it->node), lo = it->op_type ? strlen(it->op_type) : 0;
-
-		if ((node = malloc(ln + lo + 2)) == NULL)
-			return NULL;
-		memcpy(node, it->node, ln + 1);
-		memcpy(node + ln + 1, it->op_type ? it->op_type : "", lo + 1);
-		p.node = node;
-	}
+	p.node = it->node;
+	p.op_type = (char *)it->op_type;
 	p.what = it->what ? it->what : "";
 	n = scs_check_problem_line(&p, NULL, 0);
-	if (n >= 0 && (buf = malloc((size_t)n + 1)) != NULL)
-		scs_check_problem_line(&p, buf, (size_t)n + 1);
-	free(node);
+	if (n < 0 || (buf = malloc((size_t)n + 1)) == NULL)
+		return NULL;
+	scs_check_problem_line(&p, buf, (size_t)n + 1);
 	return buf;
 }
 

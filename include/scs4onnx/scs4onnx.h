@@ -355,8 +355,8 @@ typedef struct scs_check_options {
  * "infer"), where (graph: "main", "main/If_3.then_branch", "function
  * DOMAIN.NAME"; NULL for the model itself; node: the node's name, or
  * "#INDEX OP_TYPE" when it has none, NULL when not about a node), what,
- * one sentence, and the node's op_type (NULL when not about a node; it lies
- * in @node's memory and is freed with it). */
+ * one sentence, and the node's op_type (NULL when not about a node); all
+ * freed by scs_check_result_dispose. */
 typedef struct scs_check_item {
 	char *rule;
 	char *graph;

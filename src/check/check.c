@@ -40,33 +40,16 @@ scs_check_rule_name(int rule)
 
 /* ---- problems ---- */
 
-/*
- * A problem's node is "NAME" (or "#INDEX OP") followed, after its NUL, by
- * the node's op_type, which scs_check_problem_line() shows; both lie in one
- * allocation.
- */
+/* A problem's node: its name, or "#INDEX OP" when it has none. */
 static char *
 node_label(const Onnx__NodeProto *n, size_t index)
 {
-	const char *op = n->op_type ? n->op_type : "";
-	char num[32];
-	size_t ln, lo = strlen(op);
 	char *s;
 
-	if (n->name && n->name[0]) {
-		ln = strlen(n->name);
-		if ((s = malloc(ln + lo + 2)) == NULL)
-			return NULL;
-		memcpy(s, n->name, ln + 1);
-	} else {
-		snprintf(num, sizeof(num), "#%zu ", index);
-		ln = strlen(num) + lo;
-		if ((s = malloc(ln + lo + 2)) == NULL)
-			return NULL;
-		memcpy(s, num, strlen(num));
-		memcpy(s + strlen(num), op, lo + 1);
-	}
-	memcpy(s + ln + 1, op, lo + 1);
+	if (n->name && n->name[0])
+		return strdup(n->name);
+	if (asprintf(&s, "#%zu %s", index, n->op_type ? n->op_type : "") < 0)
+		return NULL;
 	return s;
 }
 
@@ -108,10 +91,13 @@ chk_problem(chk *c, int rule, const chk_where *w, const char *fmt, ...)
 	p->what = strdup(what);
 	p->graph = w ? dup_or_null(w->graph) : NULL;
 	p->node = w && w->node ? node_label(w->node, w->index) : NULL;
-	if (p->what == NULL || (w && w->graph && p->graph == NULL) || (w && w->node && p->node == NULL)) {
+	p->op_type = w && w->node ? strdup(w->node->op_type ? w->node->op_type : "") : NULL;
+	if (p->what == NULL || (w && w->graph && p->graph == NULL) || (w && w->node && (p->node == NULL ||
+	    p->op_type == NULL))) {
 		free(p->what);
 		free(p->graph);
 		free(p->node);
+		free(p->op_type);
 		c->rc = scs_err_set(SCS_ENOMEM, "cannot allocate the check's findings");
 		return;
 	}
@@ -125,6 +111,7 @@ scs_check_findings_dispose(scs_check_findings *f)
 		free(f->items[i].graph);
 		free(f->items[i].node);
 		free(f->items[i].what);
+		free(f->items[i].op_type);
 	}
 	free(f->items);
 	memset(f, 0, sizeof(*f));
@@ -134,13 +121,11 @@ int
 scs_check_problem_line(const scs_check_problem *p, char *buf, size_t len)
 {
 	const char *rule = scs_check_rule_name(p->rule);
-	const char *op;
 
 	if (p->graph && p->node) {
-		size_t ln = strlen(p->node), lo;
+		const char *op = p->op_type ? p->op_type : "";
+		size_t ln = strlen(p->node), lo = strlen(op);
 
-		op = p->node + ln + 1;
-		lo = strlen(op);
 		/* a node of no name reads "#INDEX OP": its op_type is said already */
 		if (op[0] && !(p->node[0] == '#' && ln > lo && strcmp(p->node + ln - lo, op) == 0 &&
 		    p->node[ln - lo - 1] == ' '))

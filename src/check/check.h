@@ -41,6 +41,7 @@ typedef struct scs_check_problem {
 	char *graph;   /* where: "main", "main/If_3.then_branch", "function foo.bar" ...; NULL: the model itself */
 	char *node;    /* the node's name, or "#<index> <op_type>" when it has none; NULL when not about a node */
 	char *what;    /* one sentence in the user's words */
+	char *op_type; /* the node's op_type; NULL when not about a node */
 } scs_check_problem;
 
 typedef struct scs_check_findings {

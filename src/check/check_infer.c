@@ -588,15 +588,6 @@ static const char *const untyped_refused[] = {
 	"Unsqueeze", NULL
 };
 
-static int
-listed(const char *op, const char *const *l)
-{
-	for (; *l; l++)
-		if (strcmp(op, *l) == 0)
-			return 1;
-	return 0;
-}
-
 /* The values of an opset-1 graph that ONNX's inference leaves without a type, where an operator needs one. */
 static void
 check_untyped(chk *c, shape_consts *k)
@@ -618,14 +609,14 @@ check_untyped(chk *c, shape_consts *k)
 		for (size_t j = 0; in == SIZE_MAX && j < n->n_input; j++)
 			if (n->input[j][0] && scs_strmap_get(none, n->input[j], &v))
 				in = j;
-		if (in != SIZE_MAX && listed(n->op_type, untyped_refused)) {
+		if (in != SIZE_MAX && scs_str_listed(n->op_type, untyped_refused)) {
 			s.w.node = n;
 			s.w.index = i;
 			chk_problem(c, SCS_RULE_INFER, &s.w, "input %zu ('%s') has no type: ONNX's inference gives Pad-1's "
 			    "output none, the model declares none, and %s needs one", in, n->input[in], n->op_type);
 			continue;
 		}
-		if (strcmp(n->op_type, "Pad") != 0 && (in == SIZE_MAX || !listed(n->op_type, untyped_passes)))
+		if (strcmp(n->op_type, "Pad") != 0 && (in == SIZE_MAX || !scs_str_listed(n->op_type, untyped_passes)))
 			continue;
 		for (size_t j = 0; j < n->n_output; j++)
 			if (n->output[j][0] && !(declared(&s, n->output[j], &f) && f.elem > 0) &&

@@ -156,15 +156,6 @@ set_tensor(scs_infer *inf, const char *name, const Onnx__TensorProto *t)
 
 /* ---- the rules ---- */
 
-static int
-one_of(const char *op, const char *const *list)
-{
-	for (; *list; list++)
-		if (strcmp(op, *list) == 0)
-			return 1;
-	return 0;
-}
-
 static const char *const same_shape[] = {
 	"Abs", "Acos", "Acosh", "Asin", "Asinh", "Atan", "Atanh", "Cast", "CastLike", "Ceil",
 	"Celu", "Clip", "Cos", "Cosh", "CumSum", "Elu", "Erf", "Exp", "Floor", "Gelu", "HardSigmoid",
@@ -348,11 +339,11 @@ shape_rule(scs_infer *inf, const scs_infer_consts *c, const Onnx__NodeProto *n, 
 	int k, r;
 
 #define IN(i) known_input(n, in, (size_t)(i))
-	if (one_of(op, same_shape) && IN(0)) {
+	if (scs_str_listed(op, same_shape) && IN(0)) {
 		*o = *IN(0);
 		return;
 	}
-	if (one_of(op, broadcasting)) {
+	if (scs_str_listed(op, broadcasting)) {
 		scs_vfacts acc;
 
 		if (!IN(0))

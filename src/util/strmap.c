@@ -115,6 +115,15 @@ scs_strmap_get(const scs_strmap *m, const char *key, int64_t *val)
 	return 1;
 }
 
+int
+scs_str_listed(const char *s, const char *const *list)
+{
+	for (; *list; list++)
+		if (strcmp(s, *list) == 0)
+			return 1;
+	return 0;
+}
+
 void
 scs_strmap_dispose(scs_strmap *m)
 {

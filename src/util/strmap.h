@@ -20,6 +20,9 @@ typedef struct scs_strmap {
 
 #define SCS_STRMAP_INIT { NULL, NULL, 0, 0 }
 
+/* 1 when @s is one of the strings of @list (ended by NULL). */
+int scs_str_listed(const char *s, const char *const *list);
+
 /* Insert or overwrite; SCS_ENOMEM. */
 int scs_strmap_put(scs_strmap *m, const char *key, int64_t val);
 /* Make room for @n keys in all, so that putting them grows nothing; SCS_ENOMEM. */
