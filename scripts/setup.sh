@@ -29,7 +29,7 @@ esac
 # groff-base and binutils (nm) for the man and install suites; chromium for
 # the inspect suite (its HTML page rendered headless)
 build_packages=(gcc libc6-dev meson ninja-build pkg-config protobuf-c-compiler libprotobuf-c-dev liblmdb-dev
-	libzstd-dev libxxhash-dev)
+	libzstd-dev libxxhash-dev libssl-dev)
 packages=("${build_packages[@]}" libcriterion-dev python3-onnx python3-numpy bc gcovr libonnx-testdata clang libclang-rt-14-dev
 	mount mawk bsdutils util-linux coreutils man-db groff-base binutils chromium)
 node_packages=()

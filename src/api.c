@@ -552,26 +552,64 @@ report_extract(scs_report *rep, const scs_extract_result *res, int rc)
 /* Extraction (npy mode, forced), then the model (its initializers listed
  * among its inputs again where its IR requires it: @dflt) and its .npy
  * files, all committed together. */
+/* The emit options of @opts (external data, a cap on data files, progress through @pc). */
+static void
+emit_options(scs_emit_options *eo, const scs_shrink_options *opts, scs_api_progress *pc)
+{
+	memset(eo, 0, sizeof(*eo));
+	/* a cap on the data files' size asks for data files */
+	eo->external = opts->external_data || opts->max_data_file_size;
+	eo->max_file_len = opts->max_data_file_size;
+	if (pc->fn) {
+		eo->progress = scs_api_stage_progress;
+		eo->progress_payload = pc;
+	}
+}
+
+int
+scs_api_spill(scs_commit **c, scs_model *m, const char *out, const scs_shrink_options *opts, int merge_equal,
+    scs_api_progress *pc)
+{
+	scs_emit_options eo;
+	char *out_dir;
+	int rc, spilled = 0;
+
+	*c = NULL;
+	emit_options(&eo, opts, pc);
+	if ((out_dir = scs_path_dir(out)) == NULL)
+		return scs_err_set(SCS_ENOMEM, "cannot allocate a path");
+	if ((rc = scs_api_check_outputs(m, out)) == SCS_OK && (rc = scs_commit_files(c, out_dir)) < 0)
+		rc = scs_err_wrap(rc, "%s", out);
+	free(out_dir);
+	if (rc == SCS_OK && (rc = scs_emit_spill(m, *c, scs_path_base(out), &eo, merge_equal, &spilled)) == SCS_OK &&
+	    spilled)
+		return SCS_OK;
+	scs_commit_abort(*c);
+	*c = NULL;
+	return rc;
+}
+
 int
 scs_api_write_result(scs_model *m, scs_report *rep, const char *out, const scs_shrink_options *opts,
-    const scs_defaults *dflt, scs_api_progress *pc)
+    const scs_defaults *dflt, scs_api_progress *pc, scs_commit *c)
 {
 	scs_extract_result extracted;
 	scs_extract_options xo;
 	const char **canonicals = NULL;
 	scs_emit_options eo;
 	scs_emit_result res;
-	scs_commit *c = NULL;
 	char *out_dir;
 	int rc = SCS_OK;
 
 	memset(&extracted, 0, sizeof(extracted));
 	memset(&res, 0, sizeof(res));
-	if ((out_dir = scs_path_dir(out)) == NULL)
+	if ((out_dir = scs_path_dir(out)) == NULL) {
+		scs_commit_abort(c);
 		return scs_err_set(SCS_ENOMEM, "cannot allocate a path");
+	}
 	if ((rc = scs_api_check_outputs(m, out)) < 0)
 		goto done;
-	if ((rc = scs_commit_files(&c, out_dir)) < 0) {
+	if (c == NULL && (rc = scs_commit_files(&c, out_dir)) < 0) {
 		rc = scs_err_wrap(rc, "%s", out);
 		goto done;
 	}
@@ -601,16 +639,11 @@ scs_api_write_result(scs_model *m, scs_report *rep, const char *out, const scs_s
 	if ((rc = scs_pass_defaults_restore(dflt, m)) < 0 || (rc = scs_precommit_output(&m, 1)) < 0)
 		goto done;
 	rep->bytes_after = scs_pass_payload_bytes(m);
-	memset(&eo, 0, sizeof(eo));
-	/* a cap on the data files' size asks for data files */
-	eo.external = opts->external_data || opts->max_data_file_size;
-	eo.max_file_len = opts->max_data_file_size;
-	if (pc->fn) {
-		eo.progress = scs_api_stage_progress;
-		eo.progress_payload = pc;
-	}
+	emit_options(&eo, opts, pc);
 	if ((rc = scs_emit_write(&res, m, c, scs_path_base(out), &eo)) < 0)
 		goto done;
+	/* a spill the write did not take (an inline output) is no file of the output */
+	scs_emit_spill_drop(m, c);
 	rc = scs_commit_run(c);
 	c = NULL;
 	if (rc < 0)
@@ -636,6 +669,7 @@ shrink(scs_report *rep, const char *in, const char *out, const scs_shrink_option
 	scs_model *m = NULL;
 	scs_defaults dflt = { NULL, NULL, 0, 0, 0, 0 };
 	scs_pass_notes order = { NULL, 0, 0 };
+	scs_commit *c = NULL;
 	scs_api_run r;
 	double ts;
 	int rc;
@@ -648,7 +682,7 @@ shrink(scs_report *rep, const char *in, const char *out, const scs_shrink_option
 	if ((rc = scs_api_load_input(&m, &store, rep, in, opts->store_dir, r.out_dir, &r.pc,
 	    !opts->optimize && !opts->write_shapes)) < 0 || (rc = scs_precommit_input(&m, 1, 0)) < 0 ||
 	    (rc = scs_api_lift_defaults(&dflt, m, rep, opts->initializers_as_constants)) < 0 ||
-	    (rc = scs_precommit_ready(&m, 1, NULL)) < 0)
+	    (rc = scs_precommit_ready(&m, 1, NULL)) < 0 || (rc = scs_api_spill(&c, m, out, opts, 1, &r.pc)) < 0)
 		goto done;
 	scs_api_stage_end(rep, &r.pc, "scan", ts, rep->input_len);
 	rep->bytes_before = scs_pass_payload_bytes(m);
@@ -657,13 +691,16 @@ shrink(scs_report *rep, const char *in, const char *out, const scs_shrink_option
 		goto done;
 	scs_api_stage_end(rep, &r.pc, "shrink", ts, 0);
 	ts = scs_api_stage_start(&r.pc, "write");
-	if ((rc = scs_api_write_result(m, rep, out, opts, &dflt, &r.pc)) < 0)
+	rc = scs_api_write_result(m, rep, out, opts, &dflt, &r.pc, c);
+	c = NULL;
+	if (rc < 0)
 		goto done;
 	scs_api_stage_end(rep, &r.pc, "write", ts, rep->output_len + rep->output_data_len);
 	/* the groups listed in the order the model has their constants, as scs4onnx-big lists them (once
 	 * written: npy mode exports the groups in the order they were merged) */
 	rc = scs_report_order_groups(rep, 0, &order);
 done:
+	scs_commit_abort(c);
 	scs_pass_notes_dispose(&order);
 	scs_defaults_dispose(&dflt, m);
 	scs_model_free(m);
@@ -719,6 +756,24 @@ optimize_check(scs_report *rep, const void *opts)
 	return SCS_OK;
 }
 
+/* 1 when the run of @opts runs the pass @name (listed, or in the default set), and @skip leaves it in. */
+static int
+runs_pass(const scs_optimize_options *opts, const char *name)
+{
+	int runs = 0;
+
+	if (opts->n_passes) {
+		for (size_t i = 0; i < opts->n_passes; i++)
+			runs |= strcmp(opts->passes[i], name) == 0;
+	} else {
+		for (size_t i = 0; i < scs_opt_n_passes; i++)
+			runs |= scs_opt_passes[i].in_default && strcmp(scs_opt_passes[i].name, name) == 0;
+	}
+	for (size_t i = 0; i < opts->n_skip; i++)
+		runs &= strcmp(opts->skip[i], name) != 0;
+	return runs;
+}
+
 static int
 optimize(scs_report *rep, const char *in, const char *out, const scs_optimize_options *opts)
 {
@@ -728,6 +783,7 @@ optimize(scs_report *rep, const char *in, const char *out, const scs_optimize_op
 	scs_store *store = NULL;
 	scs_model *m = NULL;
 	scs_defaults dflt = { NULL, NULL, 0, 0, 0, 0 };
+	scs_commit *c = NULL;
 	scs_api_run r;
 	double ts;
 	size_t n_shapes;
@@ -742,6 +798,12 @@ optimize(scs_report *rep, const char *in, const char *out, const scs_optimize_op
 	    (rc = scs_api_check_outputs(m, out)) < 0 || (rc = scs_precommit_input(&m, 1, 0)) < 0 ||
 	    (rc = scs_api_lift_defaults(&dflt, m, rep, opts->initializers_as_constants)) < 0 ||
 	    (rc = scs_precommit_ready(&m, 1, NULL)) < 0)
+		goto done;
+	memset(&write_opts, 0, sizeof(write_opts));
+	write_opts.external_data = opts->external_data;
+	write_opts.max_data_file_size = opts->max_data_file_size;
+	/* equal initializers are merged (the first kept) when that pass runs */
+	if ((rc = scs_api_spill(&c, m, out, &write_opts, runs_pass(opts, "eliminate_duplicate_initializer"), &r.pc)) < 0)
 		goto done;
 	scs_api_stage_end(rep, &r.pc, "scan", ts, rep->input_len);
 	rep->bytes_before = scs_pass_payload_bytes(m);
@@ -758,14 +820,14 @@ optimize(scs_report *rep, const char *in, const char *out, const scs_optimize_op
 	    ((rc = scs_opt_write_shapes(m, &n_shapes)) < 0 || (rc = scs_precommit_after(&m, 1, "write_shapes", 1)) < 0))
 		goto done;
 	scs_api_stage_end(rep, &r.pc, "optimize", ts, 0);
-	memset(&write_opts, 0, sizeof(write_opts));
-	write_opts.external_data = opts->external_data;
-	write_opts.max_data_file_size = opts->max_data_file_size;
 	ts = scs_api_stage_start(&r.pc, "write");
-	if ((rc = scs_api_write_result(m, rep, out, &write_opts, &dflt, &r.pc)) < 0)
+	rc = scs_api_write_result(m, rep, out, &write_opts, &dflt, &r.pc, c);
+	c = NULL;
+	if (rc < 0)
 		goto done;
 	scs_api_stage_end(rep, &r.pc, "write", ts, rep->output_len + rep->output_data_len);
 done:
+	scs_commit_abort(c);
 	scs_defaults_dispose(&dflt, m);
 	scs_model_free(m);
 	scs_store_close(store);

@@ -16,6 +16,7 @@
 #include "opt/opt.h"
 #include "shrink/pass.h"
 #include "scs4onnx.h"
+#include "io/commit.h"
 #include "io/store.h"
 
 typedef struct scs_api_progress {
@@ -93,8 +94,18 @@ int scs_api_check_outputs(const scs_model *m, const char *out);
 /* Do folders @a and @b name the same folder? */
 int scs_api_same_folder(const char *a, const char *b);
 
-/* Extraction, then the model @out and its .npy files, all committed together. */
+/*
+ * Before the passes of a run that writes @m as @out with @opts' external
+ * data options: the commit of @out into *@c, with the spill of every
+ * payload its data file will hold (scs_emit_spill(), @merge_equal as
+ * there) when the output will be external; *@c NULL when there is none.
+ */
+int scs_api_spill(scs_commit **c, scs_model *m, const char *out, const scs_shrink_options *opts, int merge_equal,
+    scs_api_progress *pc);
+
+/* Extraction, then the model @out and its .npy files, all committed together: in @c (a commit of
+ * scs_api_spill(), which the call takes over, run or aborted), or a commit of its own (@c NULL). */
 int scs_api_write_result(scs_model *m, scs_report *rep, const char *out, const scs_shrink_options *opts,
-    const scs_defaults *dflt, scs_api_progress *pc);
+    const scs_defaults *dflt, scs_api_progress *pc, scs_commit *c);
 
 #endif

@@ -297,6 +297,7 @@ merge(scs_report *rep, const char *dir, const char *out, const scs_merge_options
 	scs_shards shards = { NULL, 0 };
 	scs_store *store = NULL;
 	scs_model *merged = NULL;
+	scs_commit *c = NULL;
 	char **paths = NULL;
 	size_t n_paths = 0;
 	scs_api_run r;
@@ -325,6 +326,11 @@ merge(scs_report *rep, const char *dir, const char *out, const scs_merge_options
 	    (rc = scs_precommit_after(&merged, 1, "merge", 1)) < 0)
 		goto done;
 	scs_api_stage_end(rep, &r.pc, "merge", ts, 0);
+	memset(&write_opts, 0, sizeof(write_opts));
+	write_opts.external_data = opts->external_data;
+	write_opts.max_data_file_size = opts->max_data_file_size;
+	if ((rc = scs_api_spill(&c, merged, out, &write_opts, !opts->no_dedup, &r.pc)) < 0)
+		goto done;
 	rep->bytes_before = scs_pass_payload_bytes(merged);
 	if (!opts->no_dedup) {
 		ts = scs_api_stage_start(&r.pc, "dedup");
@@ -340,14 +346,14 @@ merge(scs_report *rep, const char *dir, const char *out, const scs_merge_options
 	if ((rc = scs_graph_sort(merged->proto->graph, "merged model")) < 0 ||
 	    (rc = scs_precommit_after(&merged, 1, "sort", 1)) < 0)
 		goto done;
-	memset(&write_opts, 0, sizeof(write_opts));
-	write_opts.external_data = opts->external_data;
-	write_opts.max_data_file_size = opts->max_data_file_size;
 	ts = scs_api_stage_start(&r.pc, "write");
-	if ((rc = scs_api_write_result(merged, rep, out, &write_opts, NULL, &r.pc)) < 0)
+	rc = scs_api_write_result(merged, rep, out, &write_opts, NULL, &r.pc, c);
+	c = NULL;
+	if (rc < 0)
 		goto done;
 	scs_api_stage_end(rep, &r.pc, "write", ts, rep->output_len + rep->output_data_len);
 done:
+	scs_commit_abort(c);
 	scs_model_free(merged);
 	scs_shards_dispose(&shards);
 	free_list(paths, n_paths);
@@ -427,7 +433,7 @@ big(scs_report *rep, const char *in, const char *out, const scs_big_options *opt
 	scs_store *store = NULL;
 	scs_model *m = NULL, *merged = NULL;
 	scs_defaults dflt = { NULL, NULL, 0, 0, 0, 0 };
-	scs_commit *kept = NULL;
+	scs_commit *kept = NULL, *c = NULL;
 	char *shard_dir = NULL, **labels = NULL, *work_parent = NULL;
 	scs_temp_dir *made_work = NULL;
 	scs_pass_notes order = { NULL, 0, 0 };
@@ -466,7 +472,7 @@ big(scs_report *rep, const char *in, const char *out, const scs_big_options *opt
 	if ((rc = scs_api_load_input(&m, &store, rep, in, so->store_dir, store_parent, &r.pc, 0)) < 0 ||
 	    (rc = scs_api_check_outputs(m, out)) < 0 || (rc = scs_precommit_input(&m, 1, 0)) < 0 ||
 	    (rc = scs_api_lift_defaults(&dflt, m, rep, so->initializers_as_constants)) < 0 ||
-	    (rc = scs_precommit_ready(&m, 1, NULL)) < 0)
+	    (rc = scs_precommit_ready(&m, 1, NULL)) < 0 || (rc = scs_api_spill(&c, m, out, so, 1, &r.pc)) < 0)
 		goto done;
 	scs_api_stage_end(rep, &r.pc, "scan", ts, rep->input_len);
 	rep->bytes_before = scs_pass_payload_bytes(m);
@@ -544,7 +550,9 @@ big(scs_report *rep, const char *in, const char *out, const scs_big_options *opt
 	scs_report_list_unique(&rep->skipped);     /* each shard holding the pair refused it once */
 	scs_api_stage_end(rep, &r.pc, "dedup", ts, 0);
 	ts = scs_api_stage_start(&r.pc, "write");
-	if ((rc = scs_api_write_result(merged, rep, out, so, &dflt, &r.pc)) < 0)
+	rc = scs_api_write_result(merged, rep, out, so, &dflt, &r.pc, c);
+	c = NULL;
+	if (rc < 0)
 		goto done;
 	scs_api_stage_end(rep, &r.pc, "write", ts, rep->output_len + rep->output_data_len);
 	/* listed in the order the input has the constants, as scs4onnx-shrink lists them (once written:
@@ -558,6 +566,7 @@ big(scs_report *rep, const char *in, const char *out, const scs_big_options *opt
 			rc = scs_err_wrap(rc, "%s was written, but the shards to keep were not", out);
 	}
 done:
+	scs_commit_abort(c);
 	scs_commit_abort(kept);
 	scs_pass_notes_dispose(&order);
 	free_list(labels, labels ? shards.n : 0);

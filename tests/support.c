@@ -654,3 +654,15 @@ report_left_has(const scs_report *rep, const char *node, const char *what)
 	return 0;
 }
 
+
+unsigned long long
+json_number(const char *text, const char *key)
+{
+	char pattern[64];
+	const char *at;
+
+	snprintf(pattern, sizeof(pattern), "\"%s\": ", key);
+	at = strstr(text, pattern);
+	cr_assert_not_null(at, "no %s in: %s", key, text);
+	return strtoull(at + strlen(pattern), NULL, 10);
+}

@@ -50,6 +50,9 @@ int run_tool(char **out, const char *tool, const char *args_fmt, ...) __attribut
  * ("" when NULL), three strings in that order; it must succeed. */
 void tool_ok(const char *tool, const char *args_fmt, const char *a, const char *b, const char *extra);
 
+/* The number after "@key": " in the JSON text @text; fails the test when it is missing. */
+unsigned long long json_number(const char *text, const char *key);
+
 /* onnx.checker.check_model(path): 0 when it passes; *out has the message. */
 int onnx_check(char **out, const char *path);
 

@@ -17,19 +17,6 @@
 #include "onnx.pb-c.h"
 #include "support.h"
 
-/* The number after "@key": " in @text; fails the test when it is missing. */
-static unsigned long long
-json_number(const char *text, const char *key)
-{
-	char pattern[64];
-	const char *at;
-
-	snprintf(pattern, sizeof(pattern), "\"%s\": ", key);
-	at = strstr(text, pattern);
-	cr_assert_not_null(at, "no %s in: %s", key, text);
-	return strtoull(at + strlen(pattern), NULL, 10);
-}
-
 /* @name's tensor in @g holds exactly the bytes of @name's tensor in @ref. */
 static void
 expect_same_bytes(const Onnx__GraphProto *ref, const Onnx__GraphProto *g, const char *name)

@@ -251,6 +251,16 @@ is_hidden_of(const char *name, const char *entry, const char *suffix)
 }
 
 char *
+scs_sink_spill_name(const char *model_name)
+{
+	char *name = malloc(strlen(model_name) + sizeof(".spill"));
+
+	if (name)
+		sprintf(name, "%s.spill", model_name);
+	return name;
+}
+
+char *
 scs_sink_data_name(const char *model_name, const char *token)
 {
 	char *out;
@@ -583,6 +593,41 @@ fail:
 	return rc;
 }
 
+int
+scs_commit_rename(scs_commit *c, scs_sink *s, const char *name)
+{
+	char *n, *target;
+	struct stat st;
+
+	if (strchr(name, '/') || !*name)
+		return scs_err_set(SCS_EUSAGE, "%s: not a file name", name);
+	if (!c->folder && fstatat(c->dfd, name, &st, 0) == 0 && !S_ISREG(st.st_mode))
+		return scs_err_set(SCS_EUSAGE, "%s/%s: exists and is not a regular file; outputs replace their target",
+		    c->dir, name);
+	if ((n = strdup(name)) == NULL || (target = scs_path_join(c->dir, name)) == NULL) {
+		free(n);
+		return scs_err_set(SCS_ENOMEM, "%s: cannot allocate a name", name);
+	}
+	free(s->name);
+	free(s->target);
+	s->name = n;
+	s->target = target;
+	return SCS_OK;
+}
+
+void
+scs_commit_drop(scs_commit *c, scs_sink *s)
+{
+	for (size_t i = 0; i < c->n; i++) {
+		if (c->sinks[i] == s) {
+			memmove(&c->sinks[i], &c->sinks[i + 1], (c->n - i - 1) * sizeof(*c->sinks));
+			c->n--;
+			sink_free(s);
+			return;
+		}
+	}
+}
+
 /* ---- the commit ---- */
 
 typedef struct run_ctx {
@@ -885,6 +930,7 @@ static int
 is_stale(scs_commit *c, const char *entry, unsigned char type)
 {
 	const scs_sink *model = NULL;
+	char *spill;
 	int data = 0;
 
 	if (c->folder) {
@@ -902,8 +948,22 @@ is_stale(scs_commit *c, const char *entry, unsigned char type)
 		if (s->role == SCS_SINK_DATA && strcmp(entry, s->name) == 0)
 			data = 1;
 	}
+	if (model == NULL)
+		return 0;
+	/* a killed run's spill (its temporary, where there is no O_TMPFILE), whatever name it was to take */
+	if ((spill = scs_sink_spill_name(model->name)) != NULL) {
+		int hidden = is_hidden_of(spill, entry, TMP_SUFFIX);
+
+		free(spill);
+		if (hidden) {
+			for (size_t i = 0; i < c->n; i++)
+				if (is_ours(c->dfd, entry, c->sinks[i]))
+					return 0;
+			return unlocked(c->dfd, entry);
+		}
+	}
 	/* the data files of the model's name it does not use (any of its own): the old model's, or a killed run's */
-	return model && (type == DT_REG || type == DT_UNKNOWN) && scs_sink_is_data_of(model->name, entry) && !data;
+	return (type == DT_REG || type == DT_UNKNOWN) && scs_sink_is_data_of(model->name, entry) && !data;
 }
 
 /* Under the lock: hidden names, which names are taken, and what to remove after the switch. */

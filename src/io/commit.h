@@ -86,6 +86,16 @@ const char *scs_commit_tmp_dir(const scs_commit *c);
 int scs_commit_open(scs_sink **out, scs_commit *c, const char *name, scs_sink_role role);
 
 /*
+ * Give the file of sink @s (of commit @c, before scs_commit_run()) the name
+ * @name instead of the one it was opened for: a data file whose name is
+ * made from its contents, known once they are written.
+ * @return SCS_OK; SCS_EUSAGE as scs_commit_open(); SCS_ENOMEM.
+ */
+int scs_commit_rename(scs_commit *c, scs_sink *s, const char *name);
+/* Take sink @s out of commit @c and free it: its temporary goes, no file
+ * gets a name from it. */
+void scs_commit_drop(scs_commit *c, scs_sink *s);
+/*
  * Flush and fsync every sink, then name the files as described above, and
  * fsync the folder. On failure before the switch, nothing at the targets
  * has changed (except .npy files named before a failing model), and no
@@ -117,6 +127,12 @@ char *scs_sink_data_name(const char *model_name, const char *token);
  * malloc'd: the caller frees it. NULL on ENOMEM.
  */
 char *scs_sink_data_part_name(const char *model_name, const char *token, uint32_t k, uint32_t n);
+
+/* The name a spill of model @model_name (payload.h) is opened with, before
+ * it becomes a data file: "<model_name>.spill"; a commit of the model
+ * removes the temporaries a killed run left under it. malloc'd: the caller
+ * frees it. NULL on ENOMEM. */
+char *scs_sink_spill_name(const char *model_name);
 
 /* 1 when @name is a data file name of model @model_name by either rule
  * (one file or numbered files), or the "<model_name>.data" earlier versions

@@ -237,11 +237,128 @@ check_fd_room(const scs_data_layout *l, const char *stem)
 	    (unsigned long long)rl.rlim_cur, OTHER_FDS);
 }
 
+/* Bytes of data files that a spill held already (payload.h), by every write of the thread. */
+static _Thread_local uint64_t spill_kept;
+
+uint64_t
+scs_data_spill_kept(void)
+{
+	return spill_kept;
+}
+
+/* A payload's extent in a data file: its length up to the next multiple of SCS_DATA_ALIGN. */
+static uint64_t
+extent(uint64_t len)
+{
+	return (len + SCS_DATA_ALIGN - 1) / SCS_DATA_ALIGN * SCS_DATA_ALIGN;
+}
+
+/* What the spill holds, in file order: one per payload whose bytes it kept (not a twin's). */
+typedef struct held {
+	uint64_t off, len;
+	int used;                 /* a place of the layout takes these bytes */
+} held;
+
+static int
+held_by_off(const void *key, const void *item)
+{
+	uint64_t off = *(const uint64_t *)key, at = ((const held *)item)->off;
+
+	return off < at ? -1 : off > at;
+}
+
+/* Payload bytes [0, len) of payload @id written at @off of @sink (inside it). */
+static int
+write_payload_at(scs_payloads *set, uint32_t id, scs_sink *sink, uint64_t off)
+{
+	scs_pieces pc;
+	int rc;
+
+	scs_payloads_pieces(&pc, set, id, set->piece[1]);
+	while ((rc = scs_payloads_next_piece(&pc)) == SCS_OK)
+		if ((rc = scs_sink_write_at(sink, off + pc.off, pc.buf, pc.len)) < 0)
+			return rc;
+	return rc == SCS_DONE ? SCS_OK : rc;
+}
+
+/*
+ * Make the spill @sink hold @l's one file, as far as it can: places whose
+ * bytes it holds stay where they are; payloads no place takes are cut out,
+ * the later bytes moving down; a payload it does not hold gets a gap of its
+ * extent at its place, written from where it lies; the filesystem moves
+ * the blocks (scs_sink_cut(), scs_sink_open_gap()), no byte of the spill is
+ * read or copied. *@done: the places done, in order; the caller takes the
+ * file back to where place *@done starts and writes the rest after it (all
+ * of them where the filesystem moves no blocks, or from the first place
+ * whose bytes the spill holds further on: another order). *@kept: bytes of
+ * places kept where the spill had them.
+ */
+static int
+spill_edit(const scs_data_layout *l, scs_payloads *set, scs_sink *sink, size_t *done, uint64_t *kept)
+{
+	held *h = NULL;
+	size_t n_h = 0, i = 0, k = 0;
+	uint64_t at, shift = 0;       /* held bytes at h[i].off now lie at h[i].off + shift - cut */
+	uint64_t cut = 0;
+	int rc = SCS_OK;
+
+	*done = 0;
+	*kept = 0;
+	if ((h = malloc((set->n_recs ? set->n_recs : 1) * sizeof(*h))) == NULL)
+		return scs_err_set(SCS_ENOMEM, "cannot allocate the spill's list");
+	for (size_t r = 0; r < set->n_recs; r++)
+		if (set->recs[r].twin == UINT32_MAX && set->recs[r].off + set->items[set->recs[r].id].key.len <=
+		    scs_sink_pos(sink)) {
+			h[n_h].off = set->recs[r].off;
+			h[n_h].len = set->items[set->recs[r].id].key.len;
+			h[n_h++].used = 0;
+		}
+	for (size_t p = 0; p < l->n; p++) {
+		held *x;
+
+		if (scs_payloads_spilled_at(set, l->places[p].id, &at) &&
+		    (x = bsearch(&at, h, n_h, sizeof(*h), held_by_off)) != NULL)
+			x->used = 1;
+	}
+	for (k = 0; k < l->n; k++) {
+		const scs_data_place *pl = &l->places[k];
+		uint64_t len = set->items[pl->id].key.len;
+		int in_spill = scs_payloads_spilled_at(set, pl->id, &at);
+
+		/* bytes no place takes go */
+		while (i < n_h && !h[i].used) {
+			if ((rc = scs_sink_cut(sink, h[i].off + shift - cut, extent(h[i].len))) != SCS_OK)
+				goto stop;
+			cut += extent(h[i].len);
+			i++;
+		}
+		if (in_spill && i < n_h && h[i].off == at) {
+			if (at + shift - cut != pl->offset)
+				goto stop;    /* not where the layout has it (cannot be: the spill aligns as the layout) */
+			*kept += len;
+			i++;
+			continue;
+		}
+		if (in_spill && i < n_h && at > h[i].off)
+			goto stop;        /* held further on: another order */
+		/* a payload the spill does not hold (or holds once, for another place): a gap at its place */
+		if (pl->offset >= scs_sink_pos(sink) ||
+		    (rc = scs_sink_open_gap(sink, pl->offset, extent(len))) != SCS_OK ||
+		    (rc = write_payload_at(set, pl->id, sink, pl->offset)) < 0)
+			goto stop;
+		shift += extent(len);
+	}
+stop:
+	*done = k;
+	free(h);
+	return rc == SCS_EUNSUPPORTED ? SCS_OK : rc;
+}
+
 int
 scs_data_layout_write(const scs_data_layout *l, scs_payloads *set, scs_commit *c, const char *stem,
     scs_progress_cb progress, void *progress_payload)
 {
-	uint64_t total = scs_data_layout_len(l), done = 0, reported = 0;
+	uint64_t total = scs_data_layout_len(l), done = 0, reported = 0, cut, kept;
 	scs_sink *sink = NULL;
 	char *name;
 	size_t i = 0;
@@ -253,7 +370,21 @@ scs_data_layout_write(const scs_data_layout *l, scs_payloads *set, scs_commit *c
 	for (uint32_t f = 0; f < l->n_files; f++) {
 		if ((name = scs_data_layout_name(l, stem, f)) == NULL)
 			return scs_err_set(SCS_ENOMEM, "cannot allocate a path");
-		rc = scs_commit_open(&sink, c, name, SCS_SINK_DATA);
+		if (f == 0 && l->n_files == 1 && set->spill && set->spill_owner == c) {
+			/* the spill holds the file's payloads, in the same places, up to place i */
+			sink = set->spill;
+			set->spill = NULL;
+			if ((rc = spill_edit(l, set, sink, &i, &kept)) == SCS_OK) {
+				cut = i < l->n ? l->places[i].offset : l->file_len[0];
+				if (cut > scs_sink_pos(sink))
+					cut = scs_sink_pos(sink);
+				if ((rc = scs_sink_truncate(sink, cut)) == SCS_OK)
+					rc = scs_commit_rename(c, sink, name);
+				spill_kept += kept;
+			}
+		} else {
+			rc = scs_commit_open(&sink, c, name, SCS_SINK_DATA);
+		}
 		free(name);
 		if (rc < 0)
 			return rc;

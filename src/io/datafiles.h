@@ -85,7 +85,9 @@ uint64_t scs_data_layout_len(const scs_data_layout *l);
 /*
  * Write every file of the layout, named for @stem, as a data file
  * (SCS_SINK_DATA) of commit @c, each payload streamed from where it lies
- * in @set; @progress (NULL: none) hears the bytes written of them all.
+ * in @set; a layout of one file takes @set's spill of commit @c (payload.h)
+ * as that file, keeping what of it matches the layout, from the start, and
+ * writing the rest; @progress (NULL: none) hears the bytes written of them all.
  * Each file holds a descriptor until the commit ends: SCS_EUSAGE, before
  * anything is written, when there are more files than the descriptor limit
  * leaves room for. Nothing is visible before scs_commit_run(@c); on failure
@@ -93,6 +95,10 @@ uint64_t scs_data_layout_len(const scs_data_layout *l);
  */
 int scs_data_layout_write(const scs_data_layout *l, scs_payloads *set, scs_commit *c, const char *stem,
     scs_progress_cb progress, void *progress_payload);
+
+/* Bytes of data files the thread's writes took from a spill (payload.h)
+ * instead of copying them: for the report. */
+uint64_t scs_data_spill_kept(void);
 
 void scs_data_layout_dispose(scs_data_layout *l);
 

@@ -15,6 +15,7 @@
 #include "io/payload.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <setjmp.h>
 #include <signal.h>
@@ -89,6 +90,8 @@ scs_payloads_dispose(scs_payloads *set)
 		if (set->derived[i].dispose)
 			set->derived[i].dispose(set->derived[i].state);
 	free(set->derived);
+	free(set->spilled);
+	free(set->recs);
 	free(set->files);
 	free(set->items);
 	free(set->piece[0]);
@@ -458,10 +461,28 @@ equal_mapped(scs_payloads *set, const scs_payload *a, const scs_payload *b)
 	return rc < 0 ? file_changed(set, a->file, b->file) : rc;
 }
 
+/* Payload @id's spill record, NULL when it has none. */
+static const scs_spilled *
+spilled_of(const scs_payloads *set, uint32_t id)
+{
+	return id < set->n_spilled_ids && set->spilled[id] ? &set->recs[set->spilled[id] - 1] : NULL;
+}
+
+int
+scs_payloads_spilled_at(const scs_payloads *set, uint32_t id, uint64_t *off)
+{
+	const scs_spilled *r = spilled_of(set, id);
+
+	if (r)
+		*off = r->off;
+	return r != NULL;
+}
+
 int
 scs_payloads_equal(scs_payloads *set, uint32_t a, uint32_t b)
 {
 	uint64_t len = set->items[a].key.len;
+	const scs_spilled *ra, *rb;
 	scs_pieces pa, pb;
 	int rc;
 
@@ -469,6 +490,11 @@ scs_payloads_equal(scs_payloads *set, uint32_t a, uint32_t b)
 		return 1;
 	if (len != set->items[b].key.len)
 		return 0;
+	/* both streamed by the spill: their strong digests (and keys) stand for the bytes */
+	if ((ra = spilled_of(set, a)) != NULL && (rb = spilled_of(set, b)) != NULL && ra->has_strong &&
+	    rb->has_strong && !set->items[a].unkeyed && !set->items[b].unkeyed)
+		return scs_key_eq(&set->items[a].key, &set->items[b].key) &&
+		    memcmp(ra->strong, rb->strong, SCS_STRONG_LEN) == 0;
 	/* the store keeps one blob per distinct content, confirmed on write */
 	if (set->items[a].where == SCS_AT_STORE && set->items[b].where == SCS_AT_STORE)
 		return set->items[a].off == set->items[b].off;
@@ -534,6 +560,188 @@ scs_payloads_copy(scs_payloads *set, uint32_t id, scs_sink *sink)
 		if ((rc = scs_sink_write(sink, pc.buf, pc.len)) < 0)
 			return rc;
 	return rc == SCS_DONE ? SCS_OK : rc;
+}
+
+/* ---- the spill ---- */
+
+int
+scs_payloads_spill_policy(void)
+{
+#ifdef SCS_TEST_HOOKS
+	const char *v = getenv("SCS_TEST_SPILL");
+
+	if (v && (strcmp(v, "0") == 0 || strcmp(v, "1") == 0))
+		return *v - '0';
+#endif
+	return -1;
+}
+
+/* Bytes of a payload's head (scs_payloads_head()). */
+#define HEAD_LEN 4096u
+
+int
+scs_payloads_head(scs_payloads *set, uint32_t id, uint64_t *out)
+{
+	const scs_payload *p = &set->items[id];
+	size_t take = p->key.len < HEAD_LEN ? (size_t)p->key.len : HEAD_LEN;
+	uint64_t words[2];
+	int rc, fd = -1;
+
+	/* one page, not the read-ahead the kernel would add to a first read */
+	if (p->where == SCS_AT_FILE && (fd = scs_source_fd(set->files[p->file])) >= 0)
+		(void)posix_fadvise(fd, 0, 0, POSIX_FADV_RANDOM);
+	rc = read_payload(set, id, 0, set->piece[0], take, 0);
+	if (fd >= 0)
+		(void)posix_fadvise(fd, 0, 0, POSIX_FADV_NORMAL);
+	if (rc < 0)
+		return rc;
+	words[0] = scs_hash64(set->piece[0], take);
+	words[1] = p->key.len;
+	*out = scs_hash64(words, sizeof(words));
+	return SCS_OK;
+}
+
+/* Bytes each spilled payload is aligned to: the data files' alignment (datafiles.h). */
+#define SPILL_ALIGN 4096u
+
+/* The records of one scs_payloads_spill() call by strong digest, for the take-backs. */
+typedef struct spill_table {
+	uint32_t *slot;           /* record + 1; 0: free */
+	size_t mask;
+} spill_table;
+
+static size_t
+strong_slot(const uint8_t *strong, size_t mask)
+{
+	uint64_t v;
+
+	memcpy(&v, strong, sizeof(v));
+	return (size_t)v & mask;
+}
+
+/* The earlier record of @r's bytes and class; NULL when none (then record @ri, @r, goes in). */
+static const scs_spilled *
+spill_twin(spill_table *t, const scs_payloads *set, const scs_spilled *r, uint32_t ri)
+{
+	size_t i = strong_slot(r->strong, t->mask);
+
+	for (; t->slot[i]; i = (i + 1) & t->mask) {
+		const scs_spilled *o = &set->recs[t->slot[i] - 1];
+
+		if (o->cls == r->cls && scs_key_eq(&set->items[o->id].key, &set->items[r->id].key) &&
+		    memcmp(o->strong, r->strong, SCS_STRONG_LEN) == 0)
+			return o;
+	}
+	t->slot[i] = ri + 1;
+	return NULL;
+}
+
+/* Bytes read at once by the spill: small enough that the hashes find them in the CPU's cache. */
+#define SPILL_PIECE_LEN ((size_t)256 << 10)
+
+/* Append payload @id to @sink: its key (if it has none) and, with @strong, its strong digest (into @r)
+ * on the way. */
+static int
+spill_one(scs_payloads *set, scs_sink *sink, uint32_t id, int strong, scs_spilled *r)
+{
+	scs_payload *p = &set->items[id];
+	uint64_t len = p->key.len, off;
+	scs_strong sd;
+	scs_hash h;
+	int rc;
+
+	if (strong && (rc = scs_strong_init(&sd)) < 0)
+		return rc;
+	scs_hash_init(&h);
+	if (p->where == SCS_AT_FILE && (rc = scs_source_fd(set->files[p->file])) >= 0)
+		(void)posix_fadvise(rc, (off_t)p->off, (off_t)len, POSIX_FADV_SEQUENTIAL);
+	for (off = 0; off < len; off += SPILL_PIECE_LEN) {
+		size_t take = len - off > SPILL_PIECE_LEN ? SPILL_PIECE_LEN : (size_t)(len - off);
+
+		if ((rc = read_payload(set, id, off, set->piece[0], take, 0)) < 0 ||
+		    (rc = scs_sink_write(sink, set->piece[0], take)) < 0) {
+			if (strong)
+				scs_strong_dispose(&sd);
+			return rc;
+		}
+		if (p->unkeyed)
+			scs_hash_update(&h, set->piece[0], take);
+		if (strong)
+			scs_strong_update(&sd, set->piece[0], take);
+	}
+	if (strong) {
+		scs_strong_final(&sd, r->strong);
+		r->has_strong = 1;
+	}
+	if (p->unkeyed) {
+		scs_hash_final(&p->key, &h);
+		p->unkeyed = 0;
+	}
+	return SCS_OK;
+}
+
+int
+scs_payloads_spill(scs_payloads *set, scs_sink *sink, const void *owner, const scs_spill_item *items, size_t n,
+    int merge_equal, scs_progress_cb progress, void *progress_payload)
+{
+	uint64_t total = 0, done = 0, reported = 0;
+	spill_table t = { NULL, 0 };
+	size_t cap = 0;
+	int rc = SCS_OK;
+
+	free(set->spilled);
+	free(set->recs);
+	set->n_recs = 0;
+	set->n_spilled_ids = set->n;
+	set->spill = sink;
+	set->spill_owner = owner;
+	for (cap = 16; cap < 2 * n; cap *= 2)
+		;
+	t.mask = cap - 1;
+	if ((set->spilled = calloc(set->n ? set->n : 1, sizeof(*set->spilled))) == NULL ||
+	    (set->recs = malloc((n ? n : 1) * sizeof(*set->recs))) == NULL ||
+	    (t.slot = calloc(cap, sizeof(*t.slot))) == NULL) {
+		rc = scs_err_set(SCS_ENOMEM, "cannot allocate the spill's records");
+		goto done;
+	}
+	for (size_t i = 0; i < n; i++)
+		total += set->items[items[i].id].key.len;
+	for (size_t i = 0; i < n; i++) {
+		uint32_t id = items[i].id;
+		uint64_t start = (scs_sink_pos(sink) + SPILL_ALIGN - 1) / SPILL_ALIGN * SPILL_ALIGN;
+		scs_spilled *r = &set->recs[set->n_recs];
+		const scs_spilled *twin;
+
+		if (id >= set->n_spilled_ids || set->spilled[id])
+			continue;         /* listed twice */
+		memset(r, 0, sizeof(*r));
+		r->id = id;
+		r->off = start;
+		r->cls = items[i].cls;
+		r->twin = UINT32_MAX;
+		if ((rc = scs_sink_pad_to(sink, start)) < 0 || (rc = spill_one(set, sink, id, items[i].strong, r)) < 0)
+			goto done;
+		set->spilled[id] = (uint32_t)++set->n_recs;
+		done += set->items[id].key.len;
+		if (merge_equal && r->cls && r->has_strong && (twin = spill_twin(&t, set, r, (uint32_t)(set->n_recs - 1))) != NULL) {
+			/* the same bytes were spilled before: these go, the payload points at those */
+			if ((rc = scs_sink_truncate(sink, start)) < 0)
+				goto done;
+			r->off = twin->off;
+			r->twin = (uint32_t)(twin - set->recs);
+		}
+		if (progress && done - reported >= ((uint64_t)64 << 20)) {
+			reported = done;
+			progress(progress_payload, done, total);
+		}
+	}
+done:
+	free(t.slot);
+	if (rc < 0) {
+		set->spill = NULL;
+		set->n_spilled_ids = 0;
+	}
+	return rc;
 }
 
 int

@@ -22,6 +22,7 @@
 #include <stdint.h>
 
 #include "util/hash.h"
+#include "util/progress.h"
 #include "io/sink.h"
 #include "io/source.h"
 #include "io/store.h"
@@ -61,6 +62,17 @@ void scs_payload_at_store(scs_payload *p, const scs_blob *blob);
  * Fewer under a low descriptor limit (an eighth of it). */
 #define SCS_PAYLOADS_MAX_OPEN 64
 
+/* Where a payload's bytes went in the spill (below). */
+typedef struct scs_spilled {
+	uint32_t id;              /* the payload */
+	uint64_t off;             /* its first byte in the spill (its twin's, when taken back) */
+	uint64_t cls;             /* the class it was spilled with (scs_spill_item) */
+	uint32_t twin;            /* UINT32_MAX; or the record of the earlier payload of the same bytes
+	                             and class it was taken back for */
+	int has_strong;           /* 1: @strong is the strong digest of its bytes */
+	uint8_t strong[SCS_STRONG_LEN];
+} scs_spilled;
+
 typedef struct scs_payloads {
 	scs_payload *items;
 	size_t n, cap;
@@ -75,6 +87,13 @@ typedef struct scs_payloads {
 	uint32_t ahead_file;
 	uint64_t ahead_off;
 	size_t ahead_len;   /* 0: nothing held */
+	/* the spill (scs_payloads_spill()): NULL when there is none, or once a data file took it */
+	scs_sink *spill;
+	const void *spill_owner;  /* what the spill's sink belongs to (its commit), for the writer */
+	uint32_t *spilled;        /* per payload id below n_spilled_ids: its record + 1, 0: none */
+	size_t n_spilled_ids;
+	scs_spilled *recs;        /* kept after the spill ends: the strong digests stand for compares */
+	size_t n_recs;
 } scs_payloads;
 
 /* Payloads up to this long are read through the read-ahead buffer (one read
@@ -158,6 +177,53 @@ int scs_payloads_copy(scs_payloads *set, uint32_t id, scs_sink *sink);
 /* Payload bytes compared from mapped pages so far, by every set of the
  * process: reads that /proc/self/io does not count (see report.h). */
 uint64_t scs_payloads_mapped_bytes(void);
+
+/*
+ * The spill: one read of every byte of a model that does not fit in memory.
+ * Payloads that a pass must hash (a large one of an input file) and that
+ * the writer must copy are read twice, and where the page cache cannot hold
+ * the model between the two, twice from the disk. scs_payloads_spill()
+ * reads each payload of @items once, in their order, and with the same
+ * bytes computes its key (when it has none yet) and, for an item marked
+ * strong (one that may equal another), its strong digest (SHA-256), and
+ * appends it to @sink at the next multiple of 4096: what the
+ * data file of an external-data output holds when its payloads are these in
+ * this order. With @merge_equal, a payload whose bytes (length, key and
+ * strong digest) and class equal an earlier one's is taken back (the sink
+ * truncated) and records the earlier one as its twin: the dedup that runs
+ * next keeps the first copy, so the data file holds one.
+ *
+ * Afterwards scs_payloads_equal() takes two payloads of equal strong
+ * digests for equal without reading them (a cryptographic hash: no
+ * collision is known for SHA-256, and the content key must match too), and
+ * the data file's writer (datafiles.h) keeps what of @sink matches its
+ * layout, from the start to the first place that differs, and writes the
+ * rest. The sink stays the set's (set->spill) until the writer takes it or
+ * the caller drops it; @owner is what it belongs to (its commit).
+ */
+typedef struct scs_spill_item {
+	uint32_t id;              /* the payload */
+	uint64_t cls;             /* its tensor's element type and dims, digested (never 0); 0: merge with none */
+	int strong;               /* 1: it may equal another item: take its strong digest (else it has none) */
+} scs_spill_item;
+
+int scs_payloads_spill(scs_payloads *set, scs_sink *sink, const void *owner, const scs_spill_item *items, size_t n,
+    int merge_equal, scs_progress_cb progress, void *progress_payload);
+
+/* -1: spill where it pays. Test builds: SCS_TEST_SPILL=0 never spills
+ * (the writes of before, to compare with), SCS_TEST_SPILL=1 spills for
+ * every output that may be external. */
+int scs_payloads_spill_policy(void);
+
+/* A digest of payload @id's length and first bytes (4096 at most), read
+ * without the read-ahead around them: payloads of equal bytes have equal
+ * heads, so payloads of different heads are known to differ before they
+ * are read whole. */
+int scs_payloads_head(scs_payloads *set, uint32_t id, uint64_t *out);
+
+/* 1 and *@off where payload @id's bytes lie in the spill (of its own, or
+ * its twin's), 0 when it was not spilled. */
+int scs_payloads_spilled_at(const scs_payloads *set, uint32_t id, uint64_t *off);
 
 /* 1 when @path is one of the set's input files (same device and inode). */
 int scs_payloads_reads_from(const scs_payloads *set, const char *path);

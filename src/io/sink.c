@@ -542,6 +542,93 @@ scs_sink_pad_to(scs_sink *s, uint64_t pos)
 }
 
 int
+scs_sink_truncate(scs_sink *s, uint64_t pos)
+{
+	if (s->status < 0)
+		return s->status;
+	if (s->buf == NULL || pos > s->pos)
+		return s->status = scs_err_set(SCS_EUSAGE, "%s: taken back past its end or after it was parked", s->target);
+	if (pos >= s->in_file) {
+		/* the bytes are still in the buffer */
+		s->n_buf -= (size_t)(s->pos - pos);
+		s->pos = pos;
+		return SCS_OK;
+	}
+	/* in the file: the job in flight done first; a direct file goes on at a block boundary only */
+	if (s->dw && direct_wait(s) < 0)
+		return s->status;
+	if (s->dw && pos % DIRECT_ALIGN && scs_sink_leave_direct(s) < 0)
+		return s->status;
+	if (ftruncate(s->fd, (off_t)pos) < 0)
+		return s->status = scs_err_errno(errno, "%s: cannot take back its end", s->target);
+	s->in_file = s->pos = pos;
+	s->n_buf = 0;
+	if (s->written_back > pos)
+		s->written_back = pos;
+	return SCS_OK;
+}
+
+/* A fallocate() mode on [off, off + len) of the flushed file: SCS_OK, SCS_EUNSUPPORTED (the filesystem
+ * cannot, or not there), or the sink's error. */
+static int
+move_blocks(scs_sink *s, int mode, uint64_t off, uint64_t len)
+{
+	if (s->status < 0 || scs_sink_flush(s) < 0)
+		return s->status;
+	if (off % DIRECT_ALIGN || len % DIRECT_ALIGN || off >= s->pos)
+		return SCS_EUNSUPPORTED;
+#if defined(FALLOC_FL_COLLAPSE_RANGE) && defined(FALLOC_FL_INSERT_RANGE)
+	if (fallocate(s->fd, mode, (off_t)off, (off_t)len) == 0)
+		return SCS_OK;
+	if (errno != EOPNOTSUPP && errno != EINVAL && errno != ENOSYS)
+		return s->status = scs_err_errno(errno, "%s: cannot move its blocks", s->target);
+#else
+	(void)mode;
+#endif
+	return SCS_EUNSUPPORTED;
+}
+
+int
+scs_sink_cut(scs_sink *s, uint64_t off, uint64_t len)
+{
+	int rc;
+
+	if (len > s->pos - off || s->pos - off - len == 0)
+		return SCS_EUNSUPPORTED;          /* the range reaches the end: a truncate's */
+	if ((rc = move_blocks(s, FALLOC_FL_COLLAPSE_RANGE, off, len)) == SCS_OK) {
+		s->pos -= len;
+		s->in_file = s->pos;
+		s->written_back = s->written_back > s->pos ? s->pos : s->written_back;
+	}
+	return rc;
+}
+
+int
+scs_sink_open_gap(scs_sink *s, uint64_t off, uint64_t len)
+{
+	int rc;
+
+	if ((rc = move_blocks(s, FALLOC_FL_INSERT_RANGE, off, len)) == SCS_OK) {
+		s->pos += len;
+		s->in_file = s->pos;
+	}
+	return rc;
+}
+
+int
+scs_sink_write_at(scs_sink *s, uint64_t off, const void *data, size_t len)
+{
+	if (s->status < 0 || scs_sink_flush(s) < 0)
+		return s->status;
+	if (off > s->pos || len > s->pos - off)
+		return s->status = scs_err_set(SCS_EUSAGE, "%s: written at %llu, past its end", s->target,
+		    (unsigned long long)off);
+	if (pwrite_all(s->fd, data, len, off) < len)
+		return s->status = scs_err_errno(errno, "%s: write failed", s->target);
+	return SCS_OK;
+}
+
+int
 scs_sink_park(scs_sink *s)
 {
 	int rc = scs_sink_flush(s);

@@ -40,6 +40,26 @@ uint64_t scs_sink_copied_through(void);
 /* Append zero bytes until the position is @pos (>= the position now). */
 int scs_sink_pad_to(scs_sink *s, uint64_t pos);
 
+/* Take back the bytes from @pos on (@pos <= the position now): the file
+ * ends at @pos and the next byte written goes there. */
+int scs_sink_truncate(scs_sink *s, uint64_t pos);
+/*
+ * Edits inside a file already written, for a data file made from a spill
+ * (payload.h). Each first writes out what the sink buffers (a direct sink
+ * goes on through the cache). @off and @len are multiples of 4096 (and of
+ * the filesystem's block).
+ *
+ * scs_sink_cut(): bytes [off, off + len), which end before the file does,
+ * go and the later ones move down by @len; scs_sink_open_gap(): @len zero
+ * bytes come in at @off (before the end), the later ones moving up. The
+ * filesystem moves the blocks (fallocate's collapse and insert ranges), no
+ * byte is copied. SCS_OK; SCS_EUNSUPPORTED, with nothing changed and no
+ * message, where the filesystem cannot (then write the rest anew).
+ */
+int scs_sink_cut(scs_sink *s, uint64_t off, uint64_t len);
+int scs_sink_open_gap(scs_sink *s, uint64_t off, uint64_t len);
+/* Write @len bytes at @off, inside what is written (@off + @len <= the position). */
+int scs_sink_write_at(scs_sink *s, uint64_t off, const void *data, size_t len);
 /* Flush and release the write buffer of a finished sink that waits for
  * its commit (writing to it afterwards is an error). */
 int scs_sink_park(scs_sink *s);

@@ -15,6 +15,7 @@
 #include "model/array.h"
 #include "util/buf.h"
 #include "util/err.h"
+#include "util/hash.h"
 #include "onnx/pack.h"
 
 #define PROGRESS_STEP ((uint64_t)64 << 20)
@@ -198,7 +199,7 @@ plan_start(plan *p, scs_model *m, const scs_emit_options *opts, const scs_data_l
 	/* tensors move out and back: each must be one of its own */
 	if ((rc = scs_model_unseal(m)) < 0)
 		return rc;
-	scs_model_each_tensor(m->proto, plan_tensor, p);
+	scs_model_each_placed(m->proto, plan_tensor, p);
 	return p->rc;
 }
 
@@ -275,6 +276,205 @@ scs_emit_write_into(scs_emit_result *res, scs_model *m, scs_commit *c, const cha
 		rc = write_pointing(res, &p, c, name, l, data_stem, opts);
 	plan_end(&p);
 	return rc;
+}
+
+/* ---- the spill ---- */
+
+typedef struct spill_plan {
+	scs_model *m;
+	uint64_t min_len;
+	scs_spill_item *items;
+	size_t n, cap;
+	int rc;
+} spill_plan;
+
+/* A tensor's element type and dims, digested: a class of tensors a dedup may merge (never 0). */
+static uint64_t
+tensor_class(const Onnx__TensorProto *t)
+{
+	uint64_t w[2] = { (uint64_t)(uint32_t)t->data_type, t->n_dims };
+
+	w[0] = scs_hash64(w, sizeof(w));
+	w[1] = t->n_dims ? scs_hash64(t->dims, t->n_dims * sizeof(*t->dims)) : 0;
+	w[0] = scs_hash64(w, sizeof(w));
+	return w[0] ? w[0] : 1;
+}
+
+static int
+spill_tensor(void *ctx, Onnx__TensorProto *t)
+{
+	spill_plan *sp = ctx;
+	uint32_t id;
+	int rc;
+
+	if (!scs_model_payload_of(sp->m, t, &id) || sp->m->payloads->items[id].key.len < sp->min_len)
+		return 0;
+	if ((rc = scs_grow(&sp->items, &sp->cap, sp->n, sizeof(*sp->items), 64, "the spill plan")) < 0) {
+		sp->rc = rc;
+		return 1;
+	}
+	sp->items[sp->n].id = id;
+	sp->items[sp->n].strong = 0;
+	sp->items[sp->n++].cls = tensor_class(t);
+	return 0;
+}
+
+/* What a payload may equal: tensors of one class and length, and a digest of its bytes (or head). */
+typedef struct spill_sig {
+	uint64_t cls, len, sig[2];
+	uint32_t item;
+	uint32_t file;
+	uint64_t off;
+	int head;                 /* 1: sig[1] is to be its head */
+} spill_sig;
+
+static int
+by_class(const void *a, const void *b)
+{
+	const spill_sig *x = a, *y = b;
+
+	if (x->cls != y->cls)
+		return x->cls < y->cls ? -1 : 1;
+	if (x->len != y->len)
+		return x->len < y->len ? -1 : 1;
+	if (x->sig[0] != y->sig[0])
+		return x->sig[0] < y->sig[0] ? -1 : 1;
+	if (x->sig[1] != y->sig[1])
+		return x->sig[1] < y->sig[1] ? -1 : 1;
+	return 0;
+}
+
+static int
+by_place(const void *a, const void *b)
+{
+	const spill_sig *x = a, *y = b;
+
+	if (x->file != y->file)
+		return x->file < y->file ? -1 : 1;
+	if (x->off != y->off)
+		return x->off < y->off ? -1 : 1;
+	return 0;
+}
+
+/*
+ * Which payloads may equal another (items[i].strong: the spill takes their
+ * strong digests), and into *@out the fewest bytes the data file can hold
+ * once equal payloads of a class are merged. A class and length that one
+ * payload alone has holds no equal; in one that several have, payloads are
+ * told apart by key (when all are keyed) or by head (scs_payloads_head():
+ * one page read each, in file order). Equal payloads have equal heads, so
+ * *@out is a lower bound and no equal pair goes unmarked.
+ */
+static int
+mark_equal(spill_plan *sp, uint64_t *out)
+{
+	scs_payloads *set = sp->m->payloads;
+	spill_sig *s;
+	size_t n = sp->n, i, j, k;
+	int rc = SCS_OK;
+
+	*out = 0;
+	if ((s = calloc(n ? n : 1, sizeof(*s))) == NULL)
+		return scs_err_set(SCS_ENOMEM, "cannot allocate the spill plan");
+	for (i = 0; i < n; i++) {
+		const scs_payload *p = &set->items[sp->items[i].id];
+
+		s[i].cls = sp->items[i].cls;
+		s[i].len = p->key.len;
+		s[i].item = (uint32_t)i;
+		s[i].file = p->where == SCS_AT_FILE ? p->file : UINT32_MAX;
+		s[i].off = p->off;
+	}
+	qsort(s, n, sizeof(*s), by_class);
+	for (i = 0; i < n; i = j) {
+		int all_keyed = 1;
+
+		for (j = i; j < n && s[j].cls == s[i].cls && s[j].len == s[i].len; j++)
+			all_keyed &= !set->items[sp->items[s[j].item].id].unkeyed;
+		for (k = i; k < j; k++) {
+			const scs_payload *p = &set->items[sp->items[s[k].item].id];
+
+			if (j - i == 1) {
+				s[k].sig[1] = s[k].item;      /* alone: distinct */
+			} else if (all_keyed) {
+				s[k].sig[0] = p->key.h[0];
+				s[k].sig[1] = p->key.h[1];
+			} else {
+				s[k].sig[0] = 1;
+				s[k].head = 1;
+			}
+		}
+	}
+	qsort(s, n, sizeof(*s), by_place);
+	for (i = 0; i < n && rc == SCS_OK; i++)
+		if (s[i].head)
+			rc = scs_payloads_head(set, sp->items[s[i].item].id, &s[i].sig[1]);
+	if (rc == SCS_OK) {
+		qsort(s, n, sizeof(*s), by_class);
+		for (i = 0; i < n; i = j) {
+			for (j = i + 1; j < n && by_class(&s[i], &s[j]) == 0; j++)
+				;
+			*out += s[i].len;
+			for (k = i; k < j; k++)
+				sp->items[s[k].item].strong = j - i > 1;
+		}
+	}
+	free(s);
+	return rc;
+}
+
+int
+scs_emit_spill(scs_model *m, scs_commit *c, const char *name, const scs_emit_options *opts, int merge_equal,
+    int *spilled)
+{
+	uint64_t max = opts->inline_max ? opts->inline_max : SCS_EMIT_INLINE_MAX, total = 0, kept;
+	int policy = scs_payloads_spill_policy();
+	spill_plan sp;
+	scs_sink *sink = NULL;
+	char *spill_name = NULL;
+	int rc;
+
+	*spilled = 0;
+	if (opts->max_file_len || policy == 0)
+		return SCS_OK;        /* numbered files are written whole */
+	memset(&sp, 0, sizeof(sp));
+	sp.m = m;
+	sp.min_len = opts->external_min ? opts->external_min : 1024;
+	scs_model_each_placed(m->proto, spill_tensor, &sp);
+	if ((rc = sp.rc) < 0)
+		goto done;
+	for (size_t i = 0; i < sp.n; i++)
+		total += m->payloads->items[sp.items[i].id].key.len;
+	/* a spill pays only when the write will be external: asked for, or too long for inline even merged */
+	if (policy != 1 && !opts->external && total <= max)
+		goto done;
+	if (merge_equal && ((rc = mark_equal(&sp, &kept)) < 0 || (policy != 1 && !opts->external && kept <= max)))
+		goto done;
+	if ((spill_name = scs_sink_spill_name(name)) == NULL) {
+		rc = scs_err_set(SCS_ENOMEM, "cannot allocate a path");
+		goto done;
+	}
+	if ((rc = scs_commit_open(&sink, c, spill_name, SCS_SINK_DATA)) < 0)
+		goto done;
+	if ((rc = scs_payloads_spill(m->payloads, sink, c, sp.items, sp.n, merge_equal, opts->progress,
+	    opts->progress_payload)) < 0) {
+		scs_commit_drop(c, sink);
+		goto done;
+	}
+	*spilled = 1;
+done:
+	free(spill_name);
+	free(sp.items);
+	return rc;
+}
+
+void
+scs_emit_spill_drop(scs_model *m, scs_commit *c)
+{
+	if (m->payloads->spill && m->payloads->spill_owner == c)
+		scs_commit_drop(c, m->payloads->spill);
+	if (m->payloads->spill_owner == c)
+		m->payloads->spill = NULL;
 }
 
 void

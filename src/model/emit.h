@@ -90,6 +90,24 @@ int scs_emit_write_into(scs_emit_result *res, scs_model *m, scs_commit *c, const
  */
 int scs_emit_size(scs_emit_result *res, scs_model *m, const char *name, const scs_emit_options *opts);
 
+/*
+ * Before the passes of a run whose model @m goes out as the file @name of
+ * commit @c through scs_emit_write(..., @opts): when that write will be
+ * external (asked for, or the payloads too long to go inline even with
+ * the equal ones of a class merged), read every payload the data file will
+ * hold once, in the order the writer places them, into a spill of @c
+ * (payload.h): the passes then find them keyed, a dedup's compares are
+ * their strong digests, and the writer keeps the spill as the data file
+ * where it matches. @merge_equal: a dedup runs that keeps the first of
+ * equal constants (equal payloads of a class are taken back). *@spilled: 1
+ * when it spilled. On failure nothing of the spill stays in @c.
+ */
+int scs_emit_spill(scs_model *m, scs_commit *c, const char *name, const scs_emit_options *opts, int merge_equal,
+    int *spilled);
+
+/* Drop the spill of @m in @c that no write took (an inline output, numbered files); nothing when none. */
+void scs_emit_spill_drop(scs_model *m, scs_commit *c);
+
 void scs_emit_result_dispose(scs_emit_result *res);
 
 #endif

@@ -120,6 +120,31 @@ scs_model_each_tensor(Onnx__ModelProto *m, scs_tensor_fn fn, void *ctx)
 	return 0;
 }
 
+int
+scs_model_each_placed(Onnx__ModelProto *m, scs_tensor_fn fn, void *ctx)
+{
+	Onnx__GraphProto *g = m->graph;
+	scs_sealed *s = scs_sealed_of(g);
+	Onnx__TensorProto *t;
+	size_t n_init;
+	int rc = 0;
+
+	for (size_t i = 0; g && i < g->n_initializer; i++)
+		if ((rc = fn(ctx, g->initializer[i])) != 0)
+			return rc;
+	for (size_t i = 0; s && i < s->n; i++)
+		if ((t = scs_sealed_get(s, i)) != NULL && (rc = fn(ctx, t)) != 0)
+			return rc;
+	/* the rest in walk order, the main graph's initializers (visited above) out of sight */
+	n_init = g ? g->n_initializer : 0;
+	if (g)
+		g->n_initializer = 0;
+	rc = scs_walk_tensors(&m->base, fn, ctx);
+	if (g)
+		g->n_initializer = n_init;
+	return rc;
+}
+
 /* ---- loading ---- */
 
 typedef struct check_ctx {

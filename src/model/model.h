@@ -89,6 +89,15 @@ int scs_tensors_equal(const scs_model *m, const Onnx__TensorProto *a, const Onnx
  * returns non-zero, which is then returned (scs_walk_tensors on the model). */
 int scs_model_each_tensor(Onnx__ModelProto *m, scs_tensor_fn fn, void *ctx);
 
+/* The same tensors in the order a data file places their payloads: the
+ * main graph's initializers first (sealed ones included), in order, then
+ * every other tensor in scs_model_each_tensor()'s order (Constant nodes,
+ * nested graphs, functions, ...). Initializers first, as a dedup keeps an
+ * initializer over a Constant node of the same value and the optimizer
+ * makes Constant nodes initializers at the end of the list: what a data
+ * file written before the passes ran (payload.h, "spill") expects. */
+int scs_model_each_placed(Onnx__ModelProto *m, scs_tensor_fn fn, void *ctx);
+
 /* A deep copy of @msg (any message of @m's tree), payload references
  * included; NULL on ENOMEM. The caller owns it: put it into @m's tree (which
  * then frees it) or free it with scs_model_free_message(). */

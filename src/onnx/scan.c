@@ -13,6 +13,7 @@
  */
 #include "onnx/scan.h"
 
+#include <fcntl.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,6 +29,8 @@
 #include "util/wire.h"
 
 #define WIN_LEN ((size_t)1 << 20)
+/* The first refill after a jump (see need()). */
+#define WIN_AFTER_JUMP ((size_t)16 << 10)
 #define NAME_MAX_LEN 4096
 #define MAX_DIMS 4096
 #define DECODE_LEN ((size_t)64 << 10)
@@ -42,6 +45,7 @@ typedef struct scan {
 	uint8_t *win;             /* bytes [win_off, win_off + win_len) of the file */
 	uint64_t win_off;
 	size_t win_len;
+	size_t win_next;          /* bytes the next refill reads (WIN_AFTER_JUMP .. WIN_LEN) */
 	uint8_t *piece;           /* SCS_CHUNK_LEN, for streaming payloads */
 	uint8_t *decode;          /* DECODE_LEN, typed fields decoded to raw form */
 	struct tensor_info *ti;   /* the tensor being scanned (tensors do not nest) */
@@ -78,7 +82,7 @@ need(scan *sc, uint64_t off, size_t len, const uint8_t **p)
 {
 	uint64_t size = scs_source_size(sc->src);
 	size_t want, keep;
-	int rc;
+	int rc, jump;
 
 	if (off >= sc->win_off && off - sc->win_off + len <= sc->win_len) {
 		*p = sc->win + (off - sc->win_off);
@@ -86,7 +90,22 @@ need(scan *sc, uint64_t off, size_t len, const uint8_t **p)
 	}
 	if (off > size || len > size - off)
 		return at(sc, off, SCS_ECORRUPT, "runs past the end of the file");
-	want = size - off < WIN_LEN ? (size_t)(size - off) : WIN_LEN;
+	/*
+	 * a refill right after the window reads twice as far as the last one
+	 * (up to WIN_LEN); one after a jump over a payload the scan leaves
+	 * where it lies reads WIN_AFTER_JUMP, so the next tensor's fields come
+	 * without the next megabyte of its payload, which is read later anyway
+	 */
+	jump = off > sc->win_off + sc->win_len || sc->win_next == 0;
+	if (jump)
+		sc->win_next = WIN_AFTER_JUMP;
+	else if (sc->win_next < WIN_LEN)
+		sc->win_next *= 2;
+	want = sc->win_next > len ? sc->win_next : len;
+	if (want > WIN_LEN)
+		want = WIN_LEN;
+	if (want > size - off)
+		want = (size_t)(size - off);
 	/* bytes the window holds already move to its front: each is read once */
 	keep = off >= sc->win_off && off - sc->win_off < sc->win_len ? (size_t)(sc->win_off + sc->win_len - off) : 0;
 	if (keep)
@@ -802,7 +821,7 @@ scs_scan_file(scs_buf *skeleton, scs_payloads *set, const char *path, const scs_
 	static const scs_scan_options none;
 	scan sc;
 	uint64_t size;
-	int rc;
+	int rc, fd;
 
 	memset(&sc, 0, sizeof(sc));
 	sc.set = set;
@@ -820,7 +839,17 @@ scs_scan_file(scs_buf *skeleton, scs_payloads *set, const char *path, const scs_
 		rc = scs_err_set(SCS_ENOMEM, "cannot allocate scan buffers");
 		goto done;
 	}
+	/*
+	 * the window is the scan's read-ahead: the kernel's own would read on
+	 * into each large payload the scan skips (read later, when the run
+	 * streams it, or never), and in a memory cgroup those pages are gone
+	 * again by then
+	 */
+	if ((fd = scs_source_fd(sc.src)) >= 0)
+		(void)posix_fadvise(fd, 0, 0, POSIX_FADV_RANDOM);
 	rc = scan_message(&sc, &onnx__model_proto__descriptor, 0, size, 0, skeleton);
+	if ((fd = scs_source_fd(sc.src)) >= 0)
+		(void)posix_fadvise(fd, 0, 0, POSIX_FADV_NORMAL);
 	if (rc == SCS_OK && sc.opts->progress)
 		sc.opts->progress(sc.opts->progress_payload, size + sc.ext_len, size + sc.ext_len);
 done:

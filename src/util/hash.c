@@ -1,6 +1,7 @@
 /*
  * hash.c: content keys over xxHash's XXH3 (128 bits for keys, 64 for
- * checks). The only file that includes xxhash.h. Not cryptographic, by
+ * checks), and strong digests over libcrypto's SHA-256. The only file that
+ * includes xxhash.h and OpenSSL's headers. Keys are not cryptographic, by
  * design (see hash.h). The state is kept 64-byte aligned, as the AVX2 and
  * AVX-512 code the x86 dispatcher may pick loads it.
  *
@@ -16,6 +17,9 @@
 #ifdef SCS_XXH_DISPATCH
 #include <xxh_x86dispatch.h>     /* XXH3 calls go to the SSE2, AVX2 or AVX-512 code, as the CPU has */
 #endif
+#include <openssl/evp.h>
+
+#include "util/err.h"
 
 #define STATE_ALIGN 64
 
@@ -121,4 +125,40 @@ scs_key_hex(char out[33], const scs_key *k)
 {
 	snprintf(out, 33, "%016llx%016llx", (unsigned long long)k->h[0],
 	    (unsigned long long)k->h[1]);
+}
+
+int
+scs_strong_init(scs_strong *s)
+{
+	EVP_MD_CTX *ctx = EVP_MD_CTX_new();
+
+	s->ctx = ctx;
+	if (ctx == NULL || EVP_DigestInit_ex(ctx, EVP_sha256(), NULL) != 1) {
+		EVP_MD_CTX_free(ctx);
+		s->ctx = NULL;
+		return scs_err_set(SCS_ENOMEM, "cannot start a SHA-256 digest");
+	}
+	return SCS_OK;
+}
+
+void
+scs_strong_update(scs_strong *s, const void *data, size_t len)
+{
+	(void)EVP_DigestUpdate(s->ctx, data, len);
+}
+
+void
+scs_strong_final(scs_strong *s, uint8_t out[SCS_STRONG_LEN])
+{
+	unsigned n = SCS_STRONG_LEN;
+
+	(void)EVP_DigestFinal_ex(s->ctx, out, &n);
+	scs_strong_dispose(s);
+}
+
+void
+scs_strong_dispose(scs_strong *s)
+{
+	EVP_MD_CTX_free(s->ctx);
+	s->ctx = NULL;
 }

@@ -4,6 +4,10 @@
  * candidates: two payloads are merged only after their bytes were compared
  * (see payload.h), so a collision costs a compare, never a wrong model.
  *
+ * A strong digest is SHA-256 (OpenSSL's libcrypto) of the same bytes: a
+ * cryptographic hash, for payloads streamed once and never read again
+ * (payload.h, "spill"), whose equality stands for a byte compare.
+ *
  * SPDX-License-Identifier: MIT
  */
 #ifndef SCS_HASH_H
@@ -45,6 +49,21 @@ int scs_key_eq(const scs_key *a, const scs_key *b);
 /* Write 32 hex digits of the digest into @out (33 bytes with NUL): what
  * `xxhsum -H128` prints for the same bytes. */
 void scs_key_hex(char out[33], const scs_key *k);
+
+/* A strong digest: SHA-256 of the canonical bytes. */
+#define SCS_STRONG_LEN 32
+typedef struct scs_strong {
+	void *ctx;          /* OpenSSL's EVP_MD_CTX */
+} scs_strong;
+
+/* Start a strong digest; SCS_ENOMEM when libcrypto cannot (nothing to
+ * dispose of then). */
+int scs_strong_init(scs_strong *s);
+void scs_strong_update(scs_strong *s, const void *data, size_t len);
+/* The digest into @out; the state is disposed of. */
+void scs_strong_final(scs_strong *s, uint8_t out[SCS_STRONG_LEN]);
+/* Drop a state without a digest. */
+void scs_strong_dispose(scs_strong *s);
 
 #ifdef SCS_TEST_HOOKS
 /*

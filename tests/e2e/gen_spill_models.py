@@ -1,0 +1,134 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: MIT
+"""Generate the models of the spill suite: payloads read once, written while
+they are hashed (src/io/payload.h, "spill").
+
+Usage:
+    /usr/bin/python3 gen_spill_models.py OUTDIR
+
+Files written to OUTDIR:
+
+  spill_mix.onnx     external data (spill_mix.data, every tensor of 1 KiB or
+                     more): an initializer U no node reads (the optimizer
+                     drops it: the data file then differs from the spill at
+                     its first place), float [64,256] constants W1, W3,
+                     copies W2 of W1 and W4 of W3, R with W1's bytes as
+                     [256,64] (same bytes, another class: both stay), T with
+                     W1's values in float_data (a payload of the store), a
+                     Constant node C equal to W3, and int64 Gather indices K
+                     [512] (narrowed to int32 by the shrink: a payload that
+                     changes after it was spilled). Inputs X [64,256].
+  spill_inline.onnx  one inline file with raw_data tensors of 2 MiB (longer
+                     than the scan's window, so hashed later): A, B (a copy
+                     of A), C and D (a copy of C), added to X [512,1024].
+  spill_edit.onnx    one inline file: float [1024,1024] (4 MiB) initializers U
+                     (read by no node: the optimizer drops it, first in the
+                     data file), A, B (a copy of A) and C, and int64 Gather
+                     indices K [32768] between B and C, which the shrink
+                     narrows to int32: the data file differs from the spill
+                     at its start (optimize) or in its middle (shrink), and
+                     the filesystem moves the blocks after.
+"""
+
+import os
+import sys
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+
+def model_of(nodes, inputs, outputs, inits, name):
+    graph = helper.make_graph(nodes, name, inputs, outputs, initializer=inits)
+    model = helper.make_model(graph, producer_name="scs4onnx-c-gen_spill_models",
+                              opset_imports=[helper.make_opsetid("", 13)])
+    model.ir_version = 8
+    return model
+
+
+def save_inline(model, outdir, name):
+    path = os.path.join(outdir, name)
+    with open(path, "wb") as fh:
+        fh.write(model.SerializeToString())
+    onnx.checker.check_model(path)
+
+
+def spill_mix(outdir):
+    rng = np.random.default_rng(26)
+    w1 = rng.standard_normal((64, 256)).astype(np.float32)
+    w3 = rng.standard_normal((64, 256)).astype(np.float32)
+    u = rng.standard_normal((64, 256)).astype(np.float32)
+    k = ((np.arange(512, dtype=np.int64) * 37) % 256).astype(np.int64)
+    t = helper.make_tensor("T", TensorProto.FLOAT, [64, 256], w1.flatten().tolist())   # float_data
+    inits = [numpy_helper.from_array(u, "U"),
+             numpy_helper.from_array(w1, "W1"),
+             numpy_helper.from_array(w1.copy(), "W2"),
+             numpy_helper.from_array(w3, "W3"),
+             numpy_helper.from_array(w3.copy(), "W4"),
+             numpy_helper.from_array(w1.reshape(256, 64).copy(), "R"),
+             t,
+             numpy_helper.from_array(k, "K")]
+    nodes = [helper.make_node("Constant", [], ["C"], value=numpy_helper.from_array(w3.copy(), "C_value")),
+             helper.make_node("Add", ["X", "W1"], ["a1"]),
+             helper.make_node("Add", ["a1", "W2"], ["a2"]),
+             helper.make_node("Add", ["a2", "W3"], ["a3"]),
+             helper.make_node("Add", ["a3", "W4"], ["a4"]),
+             helper.make_node("Add", ["a4", "T"], ["a5"]),
+             helper.make_node("Add", ["a5", "C"], ["Y"]),
+             helper.make_node("MatMul", ["X", "R"], ["Z"]),
+             helper.make_node("Gather", ["W3", "K"], ["G"], axis=1)]
+    model = model_of(nodes, [helper.make_tensor_value_info("X", TensorProto.FLOAT, [64, 256])],
+                     [helper.make_tensor_value_info("Y", TensorProto.FLOAT, [64, 256]),
+                      helper.make_tensor_value_info("Z", TensorProto.FLOAT, [64, 64]),
+                      helper.make_tensor_value_info("G", TensorProto.FLOAT, [64, 512])],
+                     inits, "spill_mix")
+    onnx.external_data_helper.convert_model_to_external_data(model, all_tensors_to_one_file=True,
+                                                             location="spill_mix.data", size_threshold=1024)
+    path = os.path.join(outdir, "spill_mix.onnx")
+    onnx.save_model(model, path)
+    onnx.checker.check_model(path)
+
+
+def spill_inline(outdir):
+    rng = np.random.default_rng(27)
+    a = rng.standard_normal((512, 1024)).astype(np.float32)
+    c = rng.standard_normal((512, 1024)).astype(np.float32)
+    inits = [numpy_helper.from_array(a, "A"), numpy_helper.from_array(a.copy(), "B"),
+             numpy_helper.from_array(c, "C"), numpy_helper.from_array(c.copy(), "D")]
+    nodes = [helper.make_node("Add", ["X", "A"], ["s1"]),
+             helper.make_node("Add", ["s1", "B"], ["s2"]),
+             helper.make_node("Add", ["s2", "C"], ["s3"]),
+             helper.make_node("Add", ["s3", "D"], ["Y"])]
+    model = model_of(nodes, [helper.make_tensor_value_info("X", TensorProto.FLOAT, [512, 1024])],
+                     [helper.make_tensor_value_info("Y", TensorProto.FLOAT, [512, 1024])], inits, "spill_inline")
+    save_inline(model, outdir, "spill_inline.onnx")
+
+
+def spill_edit(outdir):
+    rng = np.random.default_rng(28)
+    u = rng.standard_normal((1024, 1024)).astype(np.float32)
+    a = rng.standard_normal((1024, 1024)).astype(np.float32)
+    c = rng.standard_normal((1024, 1024)).astype(np.float32)
+    k = ((np.arange(32768, dtype=np.int64) * 131) % 1024).astype(np.int64)
+    inits = [numpy_helper.from_array(u, "U"), numpy_helper.from_array(a, "A"),
+             numpy_helper.from_array(a.copy(), "B"), numpy_helper.from_array(k, "K"),
+             numpy_helper.from_array(c, "C")]
+    nodes = [helper.make_node("Add", ["X", "A"], ["s1"]),
+             helper.make_node("Add", ["s1", "B"], ["s2"]),
+             helper.make_node("Add", ["s2", "C"], ["Y"]),
+             helper.make_node("Gather", ["X", "K"], ["G"], axis=1)]
+    model = model_of(nodes, [helper.make_tensor_value_info("X", TensorProto.FLOAT, [1024, 1024])],
+                     [helper.make_tensor_value_info("Y", TensorProto.FLOAT, [1024, 1024]),
+                      helper.make_tensor_value_info("G", TensorProto.FLOAT, [1024, 32768])], inits, "spill_edit")
+    save_inline(model, outdir, "spill_edit.onnx")
+
+
+def main():
+    outdir = sys.argv[1]
+    spill_mix(outdir)
+    spill_inline(outdir)
+    spill_edit(outdir)
+
+
+if __name__ == "__main__":
+    main()
