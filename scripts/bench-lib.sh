@@ -14,6 +14,10 @@ median3() {      # the middle of three numbers
 	printf "%s\n" "$@" | sort -g | sed -n 2p
 }
 
+median() {       # the middle of any count of numbers (of an even count, the mean of the two middle ones)
+	printf "%s\n" "$@" | sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
+
 cp_seconds() {   # wall seconds of cp of file $1 (read into the page cache first, written copy removed)
 	local s
 	cat "$1" >/dev/null
