@@ -31,6 +31,7 @@ third_party='
 lmdb.h store store_impl store_blob
 zstd.h codec
 xxhash.h hash
+openssl/evp.h hash
 protobuf-c/protobuf-c.h scan model shard emit walk pack
 onnx.pb-c.h scan model sealed array shard emit eval walk pack attr
 '
