@@ -237,15 +237,6 @@ check_fd_room(const scs_data_layout *l, const char *stem)
 	    (unsigned long long)rl.rlim_cur, OTHER_FDS);
 }
 
-/* Bytes of data files that a spill held already (payload.h), by every write of the thread. */
-static _Thread_local uint64_t spill_kept;
-
-uint64_t
-scs_data_spill_kept(void)
-{
-	return spill_kept;
-}
-
 /* A payload's extent in a data file: its length up to the next multiple of SCS_DATA_ALIGN. */
 static uint64_t
 extent(uint64_t len)
@@ -290,11 +281,10 @@ write_payload_at(scs_payloads *set, uint32_t id, scs_sink *sink, uint64_t off)
  * read or copied. *@done: the places done, in order; the caller takes the
  * file back to where place *@done starts and writes the rest after it (all
  * of them where the filesystem moves no blocks, or from the first place
- * whose bytes the spill holds further on: another order). *@kept: bytes of
- * places kept where the spill had them.
+ * whose bytes the spill holds further on: another order).
  */
 static int
-spill_edit(const scs_data_layout *l, scs_payloads *set, scs_sink *sink, size_t *done, uint64_t *kept)
+spill_edit(const scs_data_layout *l, scs_payloads *set, scs_sink *sink, size_t *done)
 {
 	held *h = NULL;
 	size_t n_h = 0, i = 0, k = 0;
@@ -303,7 +293,6 @@ spill_edit(const scs_data_layout *l, scs_payloads *set, scs_sink *sink, size_t *
 	int rc = SCS_OK;
 
 	*done = 0;
-	*kept = 0;
 	if ((h = malloc((set->n_recs ? set->n_recs : 1) * sizeof(*h))) == NULL)
 		return scs_err_set(SCS_ENOMEM, "cannot allocate the spill's list");
 	for (size_t r = 0; r < set->n_recs; r++)
@@ -335,7 +324,6 @@ spill_edit(const scs_data_layout *l, scs_payloads *set, scs_sink *sink, size_t *
 		if (in_spill && i < n_h && h[i].off == at) {
 			if (at + shift - cut != pl->offset)
 				goto stop;    /* not where the layout has it (cannot be: the spill aligns as the layout) */
-			*kept += len;
 			i++;
 			continue;
 		}
@@ -358,7 +346,7 @@ int
 scs_data_layout_write(const scs_data_layout *l, scs_payloads *set, scs_commit *c, const char *stem,
     scs_progress_cb progress, void *progress_payload)
 {
-	uint64_t total = scs_data_layout_len(l), done = 0, reported = 0, cut, kept;
+	uint64_t total = scs_data_layout_len(l), done = 0, reported = 0, cut;
 	scs_sink *sink = NULL;
 	char *name;
 	size_t i = 0;
@@ -374,13 +362,12 @@ scs_data_layout_write(const scs_data_layout *l, scs_payloads *set, scs_commit *c
 			/* the spill holds the file's payloads, in the same places, up to place i */
 			sink = set->spill;
 			set->spill = NULL;
-			if ((rc = spill_edit(l, set, sink, &i, &kept)) == SCS_OK) {
+			if ((rc = spill_edit(l, set, sink, &i)) == SCS_OK) {
 				cut = i < l->n ? l->places[i].offset : l->file_len[0];
 				if (cut > scs_sink_pos(sink))
 					cut = scs_sink_pos(sink);
 				if ((rc = scs_sink_truncate(sink, cut)) == SCS_OK)
 					rc = scs_commit_rename(c, sink, name);
-				spill_kept += kept;
 			}
 		} else {
 			rc = scs_commit_open(&sink, c, name, SCS_SINK_DATA);

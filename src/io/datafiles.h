@@ -96,10 +96,6 @@ uint64_t scs_data_layout_len(const scs_data_layout *l);
 int scs_data_layout_write(const scs_data_layout *l, scs_payloads *set, scs_commit *c, const char *stem,
     scs_progress_cb progress, void *progress_payload);
 
-/* Bytes of data files the thread's writes took from a spill (payload.h)
- * instead of copying them: for the report. */
-uint64_t scs_data_spill_kept(void);
-
 void scs_data_layout_dispose(scs_data_layout *l);
 
 #endif
