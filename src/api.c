@@ -559,6 +559,7 @@ emit_options(scs_emit_options *eo, const scs_shrink_options *opts, scs_api_progr
 	memset(eo, 0, sizeof(*eo));
 	/* a cap on the data files' size asks for data files */
 	eo->external = opts->external_data || opts->max_data_file_size;
+	eo->narrows = !opts->disable_auto_downcast;
 	eo->max_file_len = opts->max_data_file_size;
 	if (pc->fn) {
 		eo->progress = scs_api_stage_progress;
@@ -802,6 +803,7 @@ optimize(scs_report *rep, const char *in, const char *out, const scs_optimize_op
 	memset(&write_opts, 0, sizeof(write_opts));
 	write_opts.external_data = opts->external_data;
 	write_opts.max_data_file_size = opts->max_data_file_size;
+	write_opts.disable_auto_downcast = 1;     /* no downcast runs */
 	/* equal initializers are merged (the first kept) when that pass runs */
 	if ((rc = scs_api_spill(&c, m, out, &write_opts, runs_pass(opts, "eliminate_duplicate_initializer"), &r.pc)) < 0)
 		goto done;

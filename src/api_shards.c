@@ -329,6 +329,7 @@ merge(scs_report *rep, const char *dir, const char *out, const scs_merge_options
 	memset(&write_opts, 0, sizeof(write_opts));
 	write_opts.external_data = opts->external_data;
 	write_opts.max_data_file_size = opts->max_data_file_size;
+	write_opts.disable_auto_downcast = 1;     /* no downcast runs */
 	if ((rc = scs_api_spill(&c, merged, out, &write_opts, !opts->no_dedup, &r.pc)) < 0)
 		goto done;
 	rep->bytes_before = scs_pass_payload_bytes(merged);

@@ -8,8 +8,13 @@
  * early or late, an inline output that drops it), that a run reads its
  * input's bytes once (the report's counts), that the outputs compute what
  * the inputs do (ONNX Runtime, onnx.checker), and that a run refused
- * before its commit leaves no file. The hooked tools read SCS_TEST_SPILL
- * (0: never, 1: whenever the output may be external).
+ * before its commit leaves no file. An output that goes inline is streamed
+ * the same way into the model file (src/model/emit.c, "the inline stream"):
+ * the same bytes as without, its reads once, the writer keeping what
+ * matches when a pass (narrowing, a transposed copy, a fold, a drop) changed
+ * what was streamed. The hooked tools read SCS_TEST_SPILL (0: never, 1:
+ * whenever the output may be external, 2: every output not asked external
+ * streamed inline).
  *
  * SPDX-License-Identifier: MIT
  */
@@ -58,17 +63,18 @@ run_spill(char **text, const char *tool, int spill, const char *env, const char 
 
 /* @tool on @in with @args: the same exit status and the same files with and without the spill; 1 when it wrote. */
 static int
-same_with_and_without(const char *tool, const char *env, const char *in, const char *args)
+same_with_and_without_as(const char *tool, int spill, const char *env, const char *in, const char *args)
 {
 	char *root = tmpdir_new(), *a = path_in(root, "a"), *b = path_in(root, "b"), *ta, *tb;
 	int sa, sb;
 
 	cr_assert_eq(run(NULL, "mkdir '%s' '%s'", a, b), 0);
 	sa = run_spill(&ta, tool, 0, "", in, a, args);
-	sb = run_spill(&tb, tool, 1, env, in, b, args);
-	cr_expect_eq(sa, sb, "%s %s %s: exit %d without the spill, %d with it: %s / %s", tool, in, args, sa, sb, ta, tb);
-	cr_expect(same_folders(a, b), "%s %s %s: other files with the spill: %s / %s", tool, in, args, listing(a),
-	    listing(b));
+	sb = run_spill(&tb, tool, spill, env, in, b, args);
+	cr_expect_eq(sa, sb, "%s %s %s: exit %d without the spill, %d with it (SCS_TEST_SPILL=%d): %s / %s", tool, in,
+	    args, sa, sb, spill, ta, tb);
+	cr_expect(same_folders(a, b), "%s %s %s: other files with the spill (SCS_TEST_SPILL=%d): %s / %s", tool, in, args,
+	    spill, listing(a), listing(b));
 	free(ta);
 	free(tb);
 	free(a);
@@ -77,14 +83,28 @@ same_with_and_without(const char *tool, const char *env, const char *in, const c
 	return sa == 0;
 }
 
-/* Every fixture the build makes: scs4onnx-shrink with external data, and with an inline output (which
- * drops the spill), writes the same files with the spill as without it, or fails alike. */
+static int
+same_with_and_without(const char *tool, const char *env, const char *in, const char *args)
+{
+	return same_with_and_without_as(tool, 1, env, in, args);
+}
+
+/* The same for an output that goes inline, streamed into the model file. */
+static int
+same_streamed(const char *tool, const char *env, const char *in, const char *args)
+{
+	return same_with_and_without_as(tool, 2, env, in, args);
+}
+
+/* Every fixture the build makes: scs4onnx-shrink with external data, with an inline output (which
+ * drops the spill), and with an inline output streamed, writes the same files with the spill as without
+ * it, or fails alike. */
 Test(spill, every_fixture_shrinks_to_the_same_bytes, .timeout = 1800)
 {
 	DIR *d = opendir(SCS_TEST_BUILD_DIR);
 	struct dirent *e;
 	char **names = NULL;
-	size_t n = 0, written = 0;
+	size_t n = 0, written = 0, streamed = 0;
 
 	cr_assert_not_null(d);
 	while ((e = readdir(d)) != NULL) {
@@ -103,12 +123,14 @@ Test(spill, every_fixture_shrinks_to_the_same_bytes, .timeout = 1800)
 		if (file_size(in) <= ((uint64_t)64 << 20)) {
 			written += same_with_and_without("shrink", "", in, "--external-data");
 			same_with_and_without("shrink", "", in, "");
+			streamed += same_streamed("shrink", "", in, "");
 		}
 		free(in);
 		free(names[i]);
 	}
 	free(names);
 	cr_expect_gt(written, 300, "only %zu fixtures shrunk", written);
+	cr_expect_gt(streamed, 300, "only %zu fixtures shrunk inline", streamed);
 }
 
 /* The other tools that read a whole model and write one: optimize (which merges equal initializers and
@@ -117,11 +139,16 @@ Test(spill, every_tool_writes_the_same_bytes, .timeout = 600)
 {
 	static const char *const models[] = { "spill_mix.onnx", "spill_inline.onnx", "spill_edit.onnx", "dup_basic.onnx",
 		"dup_encodings.onnx", "external.onnx", "if_outer.onnx", "loop_dup.onnx", "func_dup.onnx",
-		"gather_typed.onnx", "typed_pair.onnx", "downcast.onnx", "big_dups_ext.onnx" };
+		"gather_typed.onnx", "typed_pair.onnx", "downcast.onnx", "big_dups_ext.onnx", "stream_diverge.onnx" };
 	static const struct { const char *tool, *args; } runs[] = {
 		{ "optimize", "--external-data" }, { "big", "--external-data" }, { "big", "--external-data --max-shard-size 200K" },
 		{ "shrink", "--external-data --optimize" }, { "shrink", "--external-data -d" },
 		{ "shrink", "--external-data --keep-transposed" }, { "shrink", "--max-data-file-size 64K" },
+	};
+	/* the same with inline outputs, streamed into the model file */
+	static const struct { const char *tool, *args; } inline_runs[] = {
+		{ "shrink", "" }, { "optimize", "" }, { "big", "" }, { "big", "--max-shard-size 200K" }, { "shrink", "--optimize" },
+		{ "shrink", "-d" }, { "shrink", "--keep-transposed" }, { "shrink", "--mode npy" },
 	};
 
 	for (size_t i = 0; i < sizeof(models) / sizeof(models[0]); i++) {
@@ -130,6 +157,9 @@ Test(spill, every_tool_writes_the_same_bytes, .timeout = 600)
 		for (size_t k = 0; k < sizeof(runs) / sizeof(runs[0]); k++)
 			cr_expect(same_with_and_without(runs[k].tool, "", in, runs[k].args), "%s %s %s failed", runs[k].tool,
 			    models[i], runs[k].args);
+		for (size_t k = 0; k < sizeof(inline_runs) / sizeof(inline_runs[0]); k++)
+			cr_expect(same_streamed(inline_runs[k].tool, "", in, inline_runs[k].args), "%s %s %s failed (streamed)",
+			    inline_runs[k].tool, models[i], inline_runs[k].args);
 		free(in);
 	}
 }
@@ -140,6 +170,7 @@ Test(spill, merge_of_shards_writes_the_same_bytes)
 
 	tool_ok("scs4onnx-split", "'%s' '%s' -n --max-shard-size 100K%s", in, shards, "");
 	cr_expect(same_with_and_without("merge", "", shards, "--external-data"));
+	cr_expect(same_streamed("merge", "", shards, ""));
 	free(in);
 	free(shards);
 	tmpdir_remove(dir);
@@ -156,6 +187,8 @@ Test(spill, direct_writes_taken_back)
 
 		cr_expect(same_with_and_without("shrink", env, in, "--external-data"), "%s", models[i]);
 		cr_expect(same_with_and_without("optimize", env, in, "--external-data"), "%s", models[i]);
+		cr_expect(same_streamed("shrink", env, in, ""), "%s", models[i]);
+		cr_expect(same_streamed("optimize", env, in, ""), "%s", models[i]);
 		free(in);
 	}
 }
@@ -170,9 +203,16 @@ Test(spill, each_byte_is_read_once)
 {
 	/* spill_edit: the data file differs from the spill, which the filesystem edits where it can
 	 * (ext2/3/4 here; elsewhere the rest is written anew) */
-	static const struct { const char *model, *tool; int edits; } runs[] = {
-		{ "spill_inline.onnx", "shrink", 0 }, { "spill_inline.onnx", "big", 0 }, { "spill_inline.onnx", "optimize", 0 },
-		{ "big_dups_ext.onnx", "shrink", 0 }, { "spill_edit.onnx", "optimize", 1 }, { "spill_edit.onnx", "shrink", 1 },
+	/* stream: an inline output, streamed into the model file (SCS_TEST_SPILL=2); not optimize on
+	 * big_dups_ext, whose Identity nodes the optimizer removes by renaming every initializer after the
+	 * graph output it fed: no record of the stream stays, and the file is written anew */
+	static const struct { const char *model, *tool; int edits, stream; } runs[] = {
+		{ "spill_inline.onnx", "shrink", 0, 0 }, { "spill_inline.onnx", "big", 0, 0 },
+		{ "spill_inline.onnx", "optimize", 0, 0 }, { "big_dups_ext.onnx", "shrink", 0, 0 },
+		{ "spill_edit.onnx", "optimize", 1, 0 }, { "spill_edit.onnx", "shrink", 1, 0 },
+		{ "spill_inline.onnx", "shrink", 0, 1 }, { "spill_inline.onnx", "big", 0, 1 },
+		{ "spill_inline.onnx", "optimize", 0, 1 }, { "big_dups_ext.onnx", "shrink", 0, 1 },
+		{ "big_dups_ext.onnx", "big", 0, 1 },
 	};
 
 	for (size_t i = 0; i < sizeof(runs) / sizeof(runs[0]); i++) {
@@ -185,24 +225,26 @@ Test(spill, each_byte_is_read_once)
 			tmpdir_remove(dir);
 			continue;
 		}
-		snprintf(args, sizeof(args), "--external-data --json '%s'", json);
+		snprintf(args, sizeof(args), "%s--json '%s'", runs[i].stream ? "" : "--external-data ", json);
 		cr_assert_eq(run_spill(&text, runs[i].tool, 0, "", in, dir, args), 0, "%s", text);
 		free(text);
 		cr_assert_eq(run(&text, "cat '%s'", json), 0);
 		input = json_number(text, "input_bytes");
 		without = json_number(text, "bytes_read") + json_number(text, "bytes_compared_mapped");
 		free(text);
-		cr_assert_eq(run_spill(&text, runs[i].tool, 1, "", in, dir, args), 0, "%s", text);
+		cr_assert_eq(run_spill(&text, runs[i].tool, runs[i].stream ? 2 : 1, "", in, dir, args), 0, "%s", text);
 		free(text);
 		cr_assert_eq(run(&text, "cat '%s'", json), 0);
 		with = json_number(text, "bytes_read") + json_number(text, "bytes_compared_mapped");
+		if (runs[i].stream)
+			cr_expect_eq(count_files(dir, "out.onnx."), 0, "%s %s: an inline output has data files: %s",
+			    runs[i].tool, runs[i].model, listing(dir));
 		/* a page per payload that may equal another; spill_edit's K is read by the scan, the spill and
 		 * the downcast (a payload the spill did not keep, C, would be 4 MiB more) */
-		cr_expect_leq(with, input + input / (runs[i].edits ? 16 : 25), "%s %s: %llu bytes read for %llu of input",
-		    runs[i].tool,
-		    runs[i].model, with, input);
-		cr_expect_geq(without, input + input / 2, "%s %s: %llu bytes read without the spill, for %llu of input",
-		    runs[i].tool, runs[i].model, without, input);
+		cr_expect_leq(with, input + input / (runs[i].edits ? 16 : 25), "%s %s%s: %llu bytes read for %llu of input",
+		    runs[i].tool, runs[i].model, runs[i].stream ? " (inline)" : "", with, input);
+		cr_expect_geq(without, input + input / 2, "%s %s%s: %llu bytes read without the spill, for %llu of input",
+		    runs[i].tool, runs[i].model, runs[i].stream ? " (inline)" : "", without, input);
 		free(text);
 		free(in);
 		free(json);
@@ -210,22 +252,106 @@ Test(spill, each_byte_is_read_once)
 	}
 }
 
-/* What the spill's runs write computes what their inputs do. */
+/* What the spill's runs write computes what their inputs do: external outputs, and inline ones
+ * streamed (where the passes changed what was streamed, in stream_diverge). */
 Test(spill, outputs_compute_what_the_inputs_do)
 {
 	static const char *const tools[] = { "shrink", "optimize", "big" };
+	static const char *const models[] = { "spill_mix.onnx", "stream_diverge.onnx", "spill_inline.onnx" };
 
-	for (size_t i = 0; i < sizeof(tools) / sizeof(tools[0]); i++) {
-		char *dir = tmpdir_new(), *in = fixture("spill_mix.onnx"), *out = path_in(dir, "out.onnx"), *text;
+	for (size_t i = 0; i < sizeof(tools) / sizeof(tools[0]); i++)
+		for (size_t k = 0; k < sizeof(models) / sizeof(models[0]); k++)
+			for (int stream = 0; stream < 2; stream++) {
+				char *dir = tmpdir_new(), *in = fixture(models[k]), *out = path_in(dir, "out.onnx"), *text;
 
-		cr_assert_eq(run_spill(&text, tools[i], 1, "", in, dir, "--external-data"), 0, "%s", text);
-		free(text);
-		cr_expect_eq(count_files(dir, "out.onnx."), 1, "%s: data files: %s", tools[i], listing(dir));
-		expect_equivalent(in, out, NULL);
-		free(in);
-		free(out);
-		tmpdir_remove(dir);
-	}
+				cr_assert_eq(run_spill(&text, tools[i], stream ? 2 : 1, "", in, dir, stream ? "" : "--external-data"),
+				    0, "%s", text);
+				free(text);
+				cr_expect_eq(count_files(dir, "out.onnx."), stream ? 0 : 1, "%s %s: data files: %s", tools[i],
+				    models[k], listing(dir));
+				if (strcmp(tools[i], "optimize") == 0 && strcmp(models[k], "stream_diverge.onnx") == 0) {
+					/* its BatchNormalization folded into the Conv's weights: a rounding apart */
+					cr_expect_eq(onnx_check(&text, out), 0, "onnx.checker: %s", text);
+					free(text);
+					cr_expect_eq(ort_same(&text, in, out, "--tol 1e-5,1e-5"), 0, "ONNX Runtime: %s", text);
+					free(text);
+				} else {
+					expect_equivalent(in, out, NULL);
+				}
+				free(in);
+				free(out);
+				tmpdir_remove(dir);
+			}
+}
+
+/*
+ * The layout the inline stream relies on (src/onnx/pack.c): a graph's
+ * initializers before its nodes, the large ones first, then the large int64
+ * and int32 ones, then the rest, each run in the list's order; read back
+ * and written again, the same order. Checked on the wire of stream_diverge
+ * shrunk and optimized inline, with and without the stream.
+ */
+Test(spill, initializers_go_first_in_runs)
+{
+	static const char *const tools[] = { "shrink", "optimize" };
+
+	for (size_t i = 0; i < sizeof(tools) / sizeof(tools[0]); i++)
+		for (int spill = 0; spill <= 2; spill += 2) {
+			char *dir = tmpdir_new(), *in = fixture("stream_diverge.onnx"), *out = path_in(dir, "out.onnx"),
+			     *again = path_in(dir, "again"), *text;
+			Onnx__ModelProto *m;
+			int last = 0;
+
+			cr_assert_eq(run_spill(&text, tools[i], spill, "", in, dir, ""), 0, "%s", text);
+			free(text);
+			cr_assert_eq(run(&text, "/usr/bin/python3 -c \"\n"
+			    "import sys\n"
+			    "b = open(sys.argv[1], 'rb').read()\n"
+			    "def varint(p):\n"
+			    "    v = s = 0\n"
+			    "    while True:\n"
+			    "        v |= (b[p] & 0x7f) << s; s += 7; p += 1\n"
+			    "        if b[p - 1] < 0x80: return v, p\n"
+			    "p = 0\n"
+			    "while True:\n"
+			    "    tag, p = varint(p)\n"
+			    "    if tag == 0x3a: break\n"
+			    "    if tag & 7 == 0: _, p = varint(p)\n"
+			    "    else: n, p = varint(p); p += n\n"
+			    "_, p = varint(p)\n"
+			    "print('first graph field', b[p])\n"
+			    "\" '%s'", out), 0, "%s", text);
+			cr_expect_not_null(strstr(text, "first graph field 42"), "%s %d: the graph does not start with an "
+			    "initializer (tag 42): %s", tools[i], spill, text);
+			free(text);
+			m = load_proto(out);
+			cr_assert_not_null(m);
+			for (size_t k = 0; k < m->graph->n_initializer; k++) {
+				const Onnx__TensorProto *t = m->graph->initializer[k];
+				int64_t n = 1;
+				int run;
+
+				for (size_t d = 0; d < t->n_dims; d++)
+					n *= t->dims[d];
+				run = n * (t->data_type == 11 || t->data_type == 7 ? 8 : 4) < 65536 ? 2 :
+				    t->data_type == 7 || t->data_type == 6 ? 1 : 0;
+				cr_expect_geq(run, last, "%s: initializer %zu (%s) of run %d after one of run %d", tools[i], k,
+				    t->name, run, last);
+				last = run;
+			}
+			cr_expect_gt(m->graph->n_initializer, 3, "%s: %zu initializers", tools[i], m->graph->n_initializer);
+			free_proto(m);
+			/* a fixed point: written again, the same bytes */
+			cr_assert_eq(run(NULL, "mkdir '%s'", again), 0);
+			cr_assert_eq(run_spill(&text, tools[i], spill, "", out, again, ""), 0, "%s", text);
+			free(text);
+			cr_expect_eq(run(&text, "cmp '%s' '%s/out.onnx'", out, again), 0, "%s %d: %s", tools[i], spill, text);
+			free(text);
+			free(in);
+			free(out);
+			free(again);
+			tmpdir_remove(dir);
+		}
 }
 
 /* A run refused after the spill (its output breaks a rule the input kept) leaves no file: neither the

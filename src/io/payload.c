@@ -92,6 +92,7 @@ scs_payloads_dispose(scs_payloads *set)
 	free(set->derived);
 	free(set->spilled);
 	free(set->recs);
+	scs_payloads_stream_free(set);
 	free(set->files);
 	free(set->items);
 	free(set->piece[0]);
@@ -570,7 +571,7 @@ scs_payloads_spill_policy(void)
 #ifdef SCS_TEST_HOOKS
 	const char *v = getenv("SCS_TEST_SPILL");
 
-	if (v && (strcmp(v, "0") == 0 || strcmp(v, "1") == 0))
+	if (v && (strcmp(v, "0") == 0 || strcmp(v, "1") == 0 || strcmp(v, "2") == 0))
 		return *v - '0';
 #endif
 	return -1;
@@ -600,9 +601,6 @@ scs_payloads_head(scs_payloads *set, uint32_t id, uint64_t *out)
 	*out = scs_hash64(words, sizeof(words));
 	return SCS_OK;
 }
-
-/* Bytes each spilled payload is aligned to: the data files' alignment (datafiles.h). */
-#define SPILL_ALIGN 4096u
 
 /* The records of one scs_payloads_spill() call by strong digest, for the take-backs. */
 typedef struct spill_table {
@@ -680,9 +678,28 @@ spill_one(scs_payloads *set, scs_sink *sink, uint32_t id, int strong, scs_spille
 	return SCS_OK;
 }
 
+void
+scs_payloads_stream_free(scs_payloads *set)
+{
+	if (set->stream == NULL)
+		return;
+	scs_buf_dispose(&set->stream->lit);
+	free(set->stream->segs);
+	free(set->stream);
+	set->stream = NULL;
+}
+
+int
+scs_payloads_taken_back(const scs_payloads *set, uint32_t id)
+{
+	const scs_spilled *r = id < set->n_spilled_ids && set->spilled[id] ? &set->recs[set->spilled[id] - 1] : NULL;
+
+	return r && r->twin != UINT32_MAX;
+}
+
 int
 scs_payloads_spill(scs_payloads *set, scs_sink *sink, const void *owner, const scs_spill_item *items, size_t n,
-    int merge_equal, scs_progress_cb progress, void *progress_payload)
+    int merge_equal, unsigned align, scs_progress_cb progress, void *progress_payload)
 {
 	uint64_t total = 0, done = 0, reported = 0;
 	spill_table t = { NULL, 0 };
@@ -708,7 +725,7 @@ scs_payloads_spill(scs_payloads *set, scs_sink *sink, const void *owner, const s
 		total += set->items[items[i].id].key.len;
 	for (size_t i = 0; i < n; i++) {
 		uint32_t id = items[i].id;
-		uint64_t start = (scs_sink_pos(sink) + SPILL_ALIGN - 1) / SPILL_ALIGN * SPILL_ALIGN;
+		uint64_t start = (scs_sink_pos(sink) + align - 1) / align * align;
 		scs_spilled *r = &set->recs[set->n_recs];
 		const scs_spilled *twin;
 
@@ -716,10 +733,13 @@ scs_payloads_spill(scs_payloads *set, scs_sink *sink, const void *owner, const s
 			continue;         /* listed twice */
 		memset(r, 0, sizeof(*r));
 		r->id = id;
-		r->off = start;
+		r->off = start + items[i].head_len;
 		r->cls = items[i].cls;
 		r->twin = UINT32_MAX;
-		if ((rc = scs_sink_pad_to(sink, start)) < 0 || (rc = spill_one(set, sink, id, items[i].strong, r)) < 0)
+		if ((rc = scs_sink_pad_to(sink, start)) < 0 ||
+		    (items[i].head_len && (rc = scs_sink_write(sink, items[i].head, items[i].head_len)) < 0) ||
+		    (rc = spill_one(set, sink, id, items[i].strong, r)) < 0 ||
+		    (items[i].tail_len && (rc = scs_sink_write(sink, items[i].tail, items[i].tail_len)) < 0))
 			goto done;
 		set->spilled[id] = (uint32_t)++set->n_recs;
 		done += set->items[id].key.len;

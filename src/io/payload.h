@@ -21,6 +21,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "util/buf.h"
 #include "util/hash.h"
 #include "util/progress.h"
 #include "io/sink.h"
@@ -94,7 +95,34 @@ typedef struct scs_payloads {
 	size_t n_spilled_ids;
 	scs_spilled *recs;        /* kept after the spill ends: the strong digests stand for compares */
 	size_t n_recs;
+	struct scs_stream_log *stream;   /* an inline stream's log (below); NULL: none */
 } scs_payloads;
+
+/*
+ * What an inline stream (emit.c) wrote at the start of an output's model
+ * file, for the writer to keep what matches and write the rest: the bytes
+ * it wrote other than payloads (@lit), in segments each followed by a
+ * payload (a segment's literal bytes end at @lit_end; @id UINT32_MAX: no
+ * payload follows), the graph's length left open at @len_at (@len_width
+ * bytes, written last). The set frees it; @sink belongs to commit @owner.
+ */
+typedef struct scs_stream_seg {
+	uint64_t lit_end;
+	uint32_t id;
+} scs_stream_seg;
+
+typedef struct scs_stream_log {
+	scs_sink *sink;
+	const void *owner;
+	scs_buf lit;
+	scs_stream_seg *segs;
+	size_t n_segs, cap_segs;
+	uint64_t len_at;
+	unsigned len_width;
+} scs_stream_log;
+
+/* Free @set's stream log (its sink is its commit's). */
+void scs_payloads_stream_free(scs_payloads *set);
 
 /* Payloads up to this long are read through the read-ahead buffer (one read
  * serves the small payloads that lie near each other) and copied into an
@@ -186,12 +214,14 @@ uint64_t scs_payloads_mapped_bytes(void);
  * reads each payload of @items once, in their order, and with the same
  * bytes computes its key (when it has none yet) and, for an item marked
  * strong (one that may equal another), its strong digest (SHA-256), and
- * appends it to @sink at the next multiple of 4096: what the
+ * appends it to @sink at the next multiple of @align (4096: what the
  * data file of an external-data output holds when its payloads are these in
- * this order. With @merge_equal, a payload whose bytes (length, key and
- * strong digest) and class equal an earlier one's is taken back (the sink
- * truncated) and records the earlier one as its twin: the dedup that runs
- * next keeps the first copy, so the data file holds one.
+ * this order; 1: an inline stream, each payload between the item's @head and
+ * @tail bytes, its tensor's record in the model). With @merge_equal, a payload
+ * whose bytes (length, key and strong digest) and class equal an earlier one's
+ * is taken back (the sink truncated to where its item began) and records the
+ * earlier one as its twin: the dedup that runs next keeps the first copy, so
+ * the output holds one.
  *
  * Afterwards scs_payloads_equal() takes two payloads of equal strong
  * digests for equal without reading them (a cryptographic hash: no
@@ -205,14 +235,20 @@ typedef struct scs_spill_item {
 	uint32_t id;              /* the payload */
 	uint64_t cls;             /* its tensor's element type and dims, digested (never 0); 0: merge with none */
 	int strong;               /* 1: it may equal another item: take its strong digest (else it has none) */
+	const uint8_t *head, *tail;  /* bytes written before and after the payload (NULL: none) */
+	size_t head_len, tail_len;
 } scs_spill_item;
 
 int scs_payloads_spill(scs_payloads *set, scs_sink *sink, const void *owner, const scs_spill_item *items, size_t n,
-    int merge_equal, scs_progress_cb progress, void *progress_payload);
+    int merge_equal, unsigned align, scs_progress_cb progress, void *progress_payload);
+
+/* 1 when payload @id was taken back by the spill (another holds its bytes). */
+int scs_payloads_taken_back(const scs_payloads *set, uint32_t id);
 
 /* -1: spill where it pays. Test builds: SCS_TEST_SPILL=0 never spills
  * (the writes of before, to compare with), SCS_TEST_SPILL=1 spills for
- * every output that may be external. */
+ * every output that may be external, SCS_TEST_SPILL=2 streams every output
+ * not asked to be external inline (emit.c, "the inline stream"). */
 int scs_payloads_spill_policy(void);
 
 /* A digest of payload @id's length and first bytes (4096 at most), read

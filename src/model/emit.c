@@ -16,6 +16,8 @@
 #include "util/buf.h"
 #include "util/err.h"
 #include "util/hash.h"
+#include "util/wire.h"
+#include "onnx/dtype.h"
 #include "onnx/pack.h"
 
 #define PROGRESS_STEP ((uint64_t)64 << 20)
@@ -313,8 +315,8 @@ spill_tensor(void *ctx, Onnx__TensorProto *t)
 		sp->rc = rc;
 		return 1;
 	}
+	memset(&sp->items[sp->n], 0, sizeof(sp->items[sp->n]));
 	sp->items[sp->n].id = id;
-	sp->items[sp->n].strong = 0;
 	sp->items[sp->n++].cls = tensor_class(t);
 	return 0;
 }
@@ -423,6 +425,9 @@ mark_equal(spill_plan *sp, uint64_t *out)
 	return rc;
 }
 
+static int stream_inline(scs_model *m, scs_commit *c, const char *name, const scs_emit_options *opts,
+    int merge_equal, int policy, int *spilled);
+
 int
 scs_emit_spill(scs_model *m, scs_commit *c, const char *name, const scs_emit_options *opts, int merge_equal,
     int *spilled)
@@ -440,6 +445,8 @@ scs_emit_spill(scs_model *m, scs_commit *c, const char *name, const scs_emit_opt
 	memset(&sp, 0, sizeof(sp));
 	sp.m = m;
 	sp.min_len = opts->external_min ? opts->external_min : 1024;
+	if (policy == 2 && !opts->external)
+		goto inline_out;
 	scs_model_each_placed(m->proto, spill_tensor, &sp);
 	if ((rc = sp.rc) < 0)
 		goto done;
@@ -447,25 +454,426 @@ scs_emit_spill(scs_model *m, scs_commit *c, const char *name, const scs_emit_opt
 		total += m->payloads->items[sp.items[i].id].key.len;
 	/* a spill pays only when the write will be external: asked for, or too long for inline even merged */
 	if (policy != 1 && !opts->external && total <= max)
+		goto inline_out;
+	if (merge_equal && (rc = mark_equal(&sp, &kept)) < 0)
 		goto done;
-	if (merge_equal && ((rc = mark_equal(&sp, &kept)) < 0 || (policy != 1 && !opts->external && kept <= max)))
-		goto done;
+	if (merge_equal && policy != 1 && !opts->external && kept <= max)
+		goto inline_out;
 	if ((spill_name = scs_sink_spill_name(name)) == NULL) {
 		rc = scs_err_set(SCS_ENOMEM, "cannot allocate a path");
 		goto done;
 	}
 	if ((rc = scs_commit_open(&sink, c, spill_name, SCS_SINK_DATA)) < 0)
 		goto done;
-	if ((rc = scs_payloads_spill(m->payloads, sink, c, sp.items, sp.n, merge_equal, opts->progress,
+	if ((rc = scs_payloads_spill(m->payloads, sink, c, sp.items, sp.n, merge_equal, 4096, opts->progress,
 	    opts->progress_payload)) < 0) {
 		scs_commit_drop(c, sink);
 		goto done;
 	}
 	*spilled = 1;
+	goto done;
+inline_out:
+	/* the output may go inline: stream its large initializers into the model */
+	rc = stream_inline(m, c, name, opts, merge_equal, policy, spilled);
 done:
 	free(spill_name);
 	free(sp.items);
 	return rc;
+}
+
+/* ---- the inline stream ---- */
+
+/*
+ * An output that goes inline and is long enough that reading its payloads
+ * twice costs (from the disk twice, when the model is larger than the page
+ * cache) is written while its input is read: the model's fields before its
+ * graph, the graph's tag and a length left open, then the records of the
+ * main graph's large initializers (the first run, scs_pack_init_run(), but
+ * float64 ones a downcast may narrow), each payload hashed as it is copied
+ * and taken back when it equals an earlier one of its class. The
+ * writer then writes the whole model through match_write()/match_payload():
+ * what equals the stream is kept, and from the first byte that differs
+ * (a constant a pass narrowed, removed or renamed) the file is cut and
+ * written on. Either way the file holds what the writer writes: the stream
+ * only spares the reads.
+ */
+
+/* GraphProto.initializer's field number, ModelProto.graph's. */
+#define INIT_FIELD 5u
+#define GRAPH_FIELD 7u
+
+/* Payloads a stream takes before it pays (unless a test asks for it). */
+#define STREAM_MIN ((uint64_t)64 << 20)
+
+typedef struct capture {
+	scs_buf *b;
+	size_t split;             /* where the payload goes: bytes before it are the head */
+} capture;
+
+static int
+cap_write(void *ctx, const void *data, size_t len)
+{
+	return scs_buf_add(((capture *)ctx)->b, data, len);
+}
+
+static int
+cap_payload(void *ctx, uint32_t id)
+{
+	capture *cp = ctx;
+
+	(void)id;
+	cp->split = cp->b->len;
+	return SCS_OK;
+}
+
+typedef struct stream_plan {
+	scs_model *m;
+	int narrows;              /* 1: a downcast may narrow int64 and float64 constants */
+	scs_buf bytes;            /* each item's record: head, then tail */
+	scs_spill_item *items;
+	size_t *at;               /* per item: its head's offset in bytes */
+	size_t n, cap, cap_at;
+	uint8_t *seen;            /* per payload id: 1 once an item has it */
+	uint64_t total;
+	int rc;
+} stream_plan;
+
+/* Add initializer @t's record to the stream when it will be of the first run as it is. */
+static int
+stream_tensor(stream_plan *st, Onnx__TensorProto *t)
+{
+	scs_payloads *set = st->m->payloads;
+	uint8_t tag[1 + SCS_WIRE_VARINT_MAX];
+	scs_pack_out out;
+	capture cp;
+	size_t start = st->bytes.len, n_tag;
+	uint32_t id;
+	int rc;
+
+	/* the first run (pack.c), but a float64 constant a downcast may narrow */
+	if (scs_pack_init_run(t) != 0 || !scs_model_payload_of(st->m, t, &id) || st->seen[id] ||
+	    (st->narrows && t->data_type == SCS_DT_DOUBLE))
+		return 0;
+	st->seen[id] = 1;
+	if ((rc = scs_grow(&st->items, &st->cap, st->n, sizeof(*st->items), 64, "the stream plan")) < 0 ||
+	    (rc = scs_grow(&st->at, &st->cap_at, st->n, sizeof(*st->at), 64, "the stream plan")) < 0)
+		goto fail;
+	/* the record as the writer puts it: the initializer's tag and length, then the tensor */
+	tag[0] = (uint8_t)((INIT_FIELD << 3) | SCS_WIRE_LEN);
+	n_tag = 1 + scs_wire_put_varint(tag + 1, scs_pack_size(&t->base, set));
+	cp.b = &st->bytes;
+	cp.split = SIZE_MAX;
+	out.write = cap_write;
+	out.payload = cap_payload;
+	out.ctx = &cp;
+	if ((rc = scs_buf_add(&st->bytes, tag, n_tag)) < 0 || (rc = scs_pack_write(&t->base, set, &out)) < 0)
+		goto fail;
+	if (cp.split == SIZE_MAX) {
+		st->bytes.len = start;
+		return 0;
+	}
+	memset(&st->items[st->n], 0, sizeof(st->items[st->n]));
+	st->items[st->n].id = id;
+	st->items[st->n].cls = tensor_class(t);
+	st->items[st->n].head_len = cp.split - start;
+	st->items[st->n].tail_len = st->bytes.len - cp.split;
+	st->at[st->n++] = start;
+	st->total += set->items[id].key.len;
+	return 0;
+fail:
+	st->rc = rc;
+	return 1;
+}
+
+/* The main graph's initializers in the writer's order (its list, then the sealed records) into @st. */
+static int
+stream_collect(stream_plan *st)
+{
+	Onnx__GraphProto *g = st->m->proto->graph;
+	scs_sealed *s = scs_sealed_of(g);
+	Onnx__TensorProto *t;
+
+	if ((st->seen = calloc(st->m->payloads->n ? st->m->payloads->n : 1, 1)) == NULL)
+		return scs_err_set(SCS_ENOMEM, "cannot allocate the stream plan");
+	for (size_t i = 0; g && i < g->n_initializer && st->rc == SCS_OK; i++)
+		stream_tensor(st, g->initializer[i]);
+	for (size_t i = 0; s && i < s->n && st->rc == SCS_OK; i++)
+		if ((t = scs_sealed_get(s, i)) != NULL)
+			stream_tensor(st, t);
+	for (size_t i = 0; i < st->n; i++) {
+		st->items[i].head = st->bytes.data + st->at[i];
+		st->items[i].tail = st->items[i].head + st->items[i].head_len;
+	}
+	return st->rc;
+}
+
+static void
+stream_plan_dispose(stream_plan *st)
+{
+	scs_buf_dispose(&st->bytes);
+	free(st->items);
+	free(st->at);
+	free(st->seen);
+}
+
+/* The model's fields before its graph, packed (what the writer puts first). */
+static int
+model_head(const scs_model *m, scs_buf *b)
+{
+	Onnx__ModelProto h = *m->proto;
+	capture cp = { b, SIZE_MAX };
+	scs_pack_out out = { cap_write, cap_payload, &cp };
+
+	h.base.n_unknown_fields = 0;
+	h.base.unknown_fields = NULL;
+	h.graph = NULL;
+	h.n_opset_import = 0;
+	h.n_metadata_props = 0;
+	h.n_training_info = 0;
+	h.n_functions = 0;
+	return scs_pack_write(&h.base, m->payloads, &out);
+}
+
+/* Bytes the main graph packs to now (its sealed records included). */
+static int
+graph_len(scs_model *m, uint64_t *out)
+{
+	scs_pack_plan *packing;
+	scs_pack_more more;
+	int rc;
+
+	rc = scs_pack_plan_make_more(&packing, &m->proto->graph->base, m->payloads,
+	    scs_model_pack_more(m, &more) ? &more : NULL);
+	if (rc == SCS_OK)
+		*out = scs_pack_plan_len(packing);
+	scs_pack_plan_free(packing);
+	return rc;
+}
+
+static int
+log_seg(scs_stream_log *lg, uint32_t id)
+{
+	int rc;
+
+	if ((rc = scs_grow(&lg->segs, &lg->cap_segs, lg->n_segs, sizeof(*lg->segs), 64, "the stream log")) < 0)
+		return rc;
+	lg->segs[lg->n_segs].lit_end = lg->lit.len;
+	lg->segs[lg->n_segs++].id = id;
+	return SCS_OK;
+}
+
+/*
+ * The inline stream (above) of model @m as the file @name of @c, when it
+ * pays (or policy 2 asks); *@spilled 1 when it ran.
+ */
+static int
+stream_inline(scs_model *m, scs_commit *c, const char *name, const scs_emit_options *opts, int merge_equal,
+    int policy, int *spilled)
+{
+	scs_payloads *set = m->payloads;
+	stream_plan st;
+	spill_plan sp;
+	scs_stream_log *lg = NULL;
+	scs_sink *sink = NULL;
+	uint64_t kept, glen = 0, pos;
+	uint8_t tag = (uint8_t)((GRAPH_FIELD << 3) | SCS_WIRE_LEN), open[SCS_WIRE_VARINT_MAX];
+	int rc = SCS_OK;
+
+	memset(&st, 0, sizeof(st));
+	st.m = m;
+	st.narrows = opts->narrows;
+	if (m->proto->graph == NULL || (rc = stream_collect(&st)) < 0 || st.n == 0 ||
+	    (policy != 2 && st.total < STREAM_MIN))
+		goto done;
+	kept = st.total;
+	memset(&sp, 0, sizeof(sp));
+	sp.m = m;
+	sp.items = st.items;
+	sp.n = st.n;
+	if (merge_equal && (rc = mark_equal(&sp, &kept)) < 0)
+		goto done;
+	/* the graph's length as it will likely be: a guess (a wrong one costs the stream, nothing else) */
+	if ((rc = graph_len(m, &glen)) < 0)
+		goto done;
+	glen -= st.total - kept;
+	if ((lg = calloc(1, sizeof(*lg))) == NULL) {
+		rc = scs_err_set(SCS_ENOMEM, "cannot allocate the stream log");
+		goto done;
+	}
+	if ((rc = model_head(m, &lg->lit)) < 0 || (rc = scs_buf_add(&lg->lit, &tag, 1)) < 0)
+		goto done;
+	lg->len_at = lg->lit.len;
+	lg->len_width = (unsigned)scs_wire_varint_len(glen);
+	memset(open, 0x80, sizeof(open));
+	open[lg->len_width - 1] = 0;
+	if ((rc = scs_buf_add(&lg->lit, open, lg->len_width)) < 0 ||
+	    (rc = scs_commit_open(&sink, c, name, SCS_SINK_MODEL)) < 0)
+		goto done;
+	if ((rc = scs_sink_write(sink, lg->lit.data, lg->lit.len)) < 0 ||
+	    (rc = scs_payloads_spill(set, sink, c, st.items, st.n, merge_equal, 1, opts->progress,
+	    opts->progress_payload)) < 0) {
+		scs_commit_drop(c, sink);
+		goto done;
+	}
+	/* not a data file's spill: the keys and strong digests stay, the sink is the stream's */
+	set->spill = NULL;
+	pos = lg->lit.len;
+	for (size_t i = 0; i < st.n && rc == SCS_OK; i++) {
+		if (scs_payloads_taken_back(set, st.items[i].id))
+			continue;
+		if ((rc = scs_buf_add(&lg->lit, st.items[i].head, st.items[i].head_len)) == SCS_OK &&
+		    (rc = log_seg(lg, st.items[i].id)) == SCS_OK)
+			rc = scs_buf_add(&lg->lit, st.items[i].tail, st.items[i].tail_len);
+		pos += st.items[i].head_len + set->items[st.items[i].id].key.len + st.items[i].tail_len;
+	}
+	if (rc == SCS_OK)
+		rc = log_seg(lg, UINT32_MAX);
+	if (rc == SCS_OK && pos != scs_sink_pos(sink))
+		rc = scs_err_set(SCS_EIO, "%s: the inline stream holds %llu bytes where its log has %llu",
+		    scs_sink_target(sink), (unsigned long long)scs_sink_pos(sink), (unsigned long long)pos);
+	if (rc < 0) {
+		scs_commit_drop(c, sink);
+		goto done;
+	}
+	lg->sink = sink;
+	lg->owner = c;
+	scs_payloads_stream_free(set);
+	set->stream = lg;
+	lg = NULL;
+	*spilled = 1;
+done:
+	if (lg) {
+		scs_buf_dispose(&lg->lit);
+		free(lg->segs);
+		free(lg);
+	}
+	stream_plan_dispose(&st);
+	return rc;
+}
+
+/* ---- the writer's side of the stream: keep what matches ---- */
+
+typedef struct match {
+	out_ctx o;
+	scs_stream_log *lg;
+	int on;                   /* 1: still matching the stream */
+	size_t seg;               /* the segment matched now */
+	uint64_t lit;             /* the next literal byte to match */
+	uint64_t pos;             /* the file position of the next byte */
+	uint8_t len_bytes[SCS_WIRE_VARINT_MAX];
+	unsigned len_got;         /* bytes of the graph's length seen */
+	int rc;
+} match;
+
+/* Stop matching at the position now: the file ends here, what comes is written. */
+static int
+diverge(match *mt)
+{
+	int rc = SCS_OK;
+
+	mt->on = 0;
+	if (mt->len_got)
+		rc = scs_sink_write_at(mt->o.sink, mt->lg->len_at, mt->len_bytes, mt->len_got);
+	mt->len_got = 0;
+	if (rc == SCS_OK && mt->pos < scs_sink_pos(mt->o.sink))
+		rc = scs_sink_truncate(mt->o.sink, mt->pos);
+	return rc;
+}
+
+static int
+match_write(void *ctx, const void *data, size_t len)
+{
+	match *mt = ctx;
+	const uint8_t *p = data;
+	int rc;
+
+	while (mt->on && len) {
+		const scs_stream_seg *sg = &mt->lg->segs[mt->seg];
+
+		if (mt->lit == sg->lit_end) {
+			/* a payload is due (or the stream ends): bytes are not it */
+			if (sg->id != UINT32_MAX || mt->seg + 1 == mt->lg->n_segs) {
+				if ((rc = diverge(mt)) < 0)
+					return rc;
+				break;
+			}
+			mt->seg++;
+			continue;
+		}
+		if (mt->lit >= mt->lg->len_at && mt->lit < mt->lg->len_at + mt->lg->len_width) {
+			/* the graph's length: any number of this many bytes */
+			unsigned k = (unsigned)(mt->lit - mt->lg->len_at);
+			int last = k + 1 == mt->lg->len_width;
+
+			if (((*p & 0x80) != 0) == last) {
+				if ((rc = diverge(mt)) < 0)
+					return rc;
+				break;
+			}
+			mt->len_bytes[k] = *p;
+			mt->len_got = k + 1;
+			if (last && (rc = scs_sink_write_at(mt->o.sink, mt->lg->len_at, mt->len_bytes, mt->len_got)) < 0)
+				return rc;
+			if (last)
+				mt->len_got = 0;
+			mt->lit++, mt->pos++, p++, len--;
+			continue;
+		}
+		{
+			uint64_t run = sg->lit_end - mt->lit;
+			size_t n = run < len ? (size_t)run : len, same = 0;
+
+			if (mt->lit < mt->lg->len_at && mt->lg->len_at - mt->lit < n)
+				n = (size_t)(mt->lg->len_at - mt->lit);
+			while (same < n && p[same] == mt->lg->lit.data[mt->lit + same])
+				same++;
+			mt->lit += same, mt->pos += same, p += same, len -= same;
+			if (same < n && (rc = diverge(mt)) < 0)
+				return rc;
+		}
+	}
+	return len ? scs_sink_write(mt->o.sink, p, len) : SCS_OK;
+}
+
+static int
+match_payload(void *ctx, uint32_t id)
+{
+	match *mt = ctx;
+	int rc;
+
+	if (mt->on) {
+		const scs_stream_seg *sg = &mt->lg->segs[mt->seg];
+
+		if (mt->lit == sg->lit_end && sg->id == id) {
+			mt->pos += mt->o.m->payloads->items[id].key.len;
+			mt->seg++;
+			return SCS_OK;
+		}
+		if ((rc = diverge(mt)) < 0)
+			return rc;
+	}
+	return out_payload(&mt->o, id);
+}
+
+/* Write @m, sized by @packing, into the stream's sink, keeping what of the stream matches. */
+static int
+pack_matching(const scs_pack_plan *packing, scs_model *m, scs_stream_log *lg, const scs_emit_options *opts,
+    uint64_t total)
+{
+	match mt;
+	scs_pack_out out = { match_write, match_payload, &mt };
+	int rc;
+
+	memset(&mt, 0, sizeof(mt));
+	mt.o.m = m;
+	mt.o.sink = lg->sink;
+	mt.o.opts = opts;
+	mt.o.total = total;
+	mt.lg = lg;
+	mt.on = 1;
+	if ((rc = scs_pack_plan_write(packing, &out)) == SCS_OK && mt.on)
+		rc = diverge(&mt);        /* the stream went on past the model's end */
+	return rc < 0 ? rc : scs_sink_status(lg->sink);
 }
 
 void
@@ -475,6 +883,10 @@ scs_emit_spill_drop(scs_model *m, scs_commit *c)
 		scs_commit_drop(c, m->payloads->spill);
 	if (m->payloads->spill_owner == c)
 		m->payloads->spill = NULL;
+	if (m->payloads->stream && m->payloads->stream->owner == c) {
+		scs_commit_drop(c, m->payloads->stream->sink);
+		scs_payloads_stream_free(m->payloads);
+	}
 }
 
 void
@@ -507,6 +919,7 @@ int
 scs_emit_write(scs_emit_result *res, scs_model *m, scs_commit *c, const char *name, const scs_emit_options *opts)
 {
 	scs_pack_plan *packing;
+	scs_stream_log *st = m->payloads->stream && m->payloads->stream->owner == c ? m->payloads->stream : NULL;
 	scs_sink *model;
 	uint64_t size;
 	int rc, external;
@@ -518,13 +931,25 @@ scs_emit_write(scs_emit_result *res, scs_model *m, scs_commit *c, const char *na
 	if (external) {
 		scs_pack_plan_free(packing);
 		packing = NULL;
+		/* an inline stream of the model is no use to an external write */
+		if (st) {
+			scs_commit_drop(c, st->sink);
+			scs_payloads_stream_free(m->payloads);
+			st = NULL;
+		}
 		if ((rc = write_external(res, m, c, name, opts)) != SCS_DONE ||
 		    (rc = scs_pack_plan_make(&packing, &m->proto->base, m->payloads)) < 0)
 			return rc;
 	}
-	if ((rc = scs_commit_open(&model, c, name, SCS_SINK_MODEL)) == SCS_OK &&
-	    (rc = pack_to(packing, m, model, opts, size)) == SCS_OK && (rc = scs_sink_park(model)) == SCS_OK)
+	if (st) {
+		model = st->sink;
+		if ((rc = pack_matching(packing, m, st, opts, size)) == SCS_OK && (rc = scs_sink_park(model)) == SCS_OK)
+			res->model_len = scs_sink_pos(model);
+		scs_payloads_stream_free(m->payloads);
+	} else if ((rc = scs_commit_open(&model, c, name, SCS_SINK_MODEL)) == SCS_OK &&
+	    (rc = pack_to(packing, m, model, opts, size)) == SCS_OK && (rc = scs_sink_park(model)) == SCS_OK) {
 		res->model_len = scs_sink_pos(model);
+	}
 	scs_pack_plan_free(packing);
 	return rc;
 }

@@ -27,6 +27,7 @@ typedef struct scs_emit_options {
 	uint64_t external_min;    /* payloads at least this long go external (0: 1024) */
 	uint64_t inline_max;      /* 0: SCS_EMIT_INLINE_MAX */
 	uint64_t max_file_len;    /* external data in numbered files of at most this many bytes (0: one file) */
+	int narrows;              /* 1: a downcast may narrow int64 and float64 constants before the write */
 	scs_progress_cb progress; /* bytes written so far */
 	void *progress_payload;
 } scs_emit_options;
@@ -98,14 +99,19 @@ int scs_emit_size(scs_emit_result *res, scs_model *m, const char *name, const sc
  * hold once, in the order the writer places them, into a spill of @c
  * (payload.h): the passes then find them keyed, a dedup's compares are
  * their strong digests, and the writer keeps the spill as the data file
- * where it matches. @merge_equal: a dedup runs that keeps the first of
- * equal constants (equal payloads of a class are taken back). *@spilled: 1
- * when it spilled. On failure nothing of the spill stays in @c.
+ * where it matches. When the write may go inline, the main graph's large
+ * initializers (64 MiB of them or more; any with SCS_TEST_SPILL=2) are
+ * streamed the same way into the model file of @c (emit.c, "the inline
+ * stream"), which scs_emit_write() keeps where it matches. @merge_equal: a
+ * dedup runs that keeps the first of equal constants (equal payloads of a
+ * class are taken back). *@spilled: 1 when it spilled or streamed. On
+ * failure nothing of either stays in @c.
  */
 int scs_emit_spill(scs_model *m, scs_commit *c, const char *name, const scs_emit_options *opts, int merge_equal,
     int *spilled);
 
-/* Drop the spill of @m in @c that no write took (an inline output, numbered files); nothing when none. */
+/* Drop the spill or inline stream of @m in @c that no write took (an inline output, numbered files, a
+ * failed write); nothing when none. */
 void scs_emit_spill_drop(scs_model *m, scs_commit *c);
 
 void scs_emit_result_dispose(scs_emit_result *res);

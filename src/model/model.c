@@ -129,12 +129,15 @@ scs_model_each_placed(Onnx__ModelProto *m, scs_tensor_fn fn, void *ctx)
 	size_t n_init;
 	int rc = 0;
 
-	for (size_t i = 0; g && i < g->n_initializer; i++)
-		if ((rc = fn(ctx, g->initializer[i])) != 0)
-			return rc;
-	for (size_t i = 0; s && i < s->n; i++)
-		if ((t = scs_sealed_get(s, i)) != NULL && (rc = fn(ctx, t)) != 0)
-			return rc;
+	/* in the writer's runs (pack.h) */
+	for (int run = 0; run < 3; run++) {
+		for (size_t i = 0; g && i < g->n_initializer; i++)
+			if (scs_pack_init_run(g->initializer[i]) == run && (rc = fn(ctx, g->initializer[i])) != 0)
+				return rc;
+		for (size_t i = 0; s && i < s->n; i++)
+			if ((t = scs_sealed_get(s, i)) != NULL && scs_pack_init_run(t) == run && (rc = fn(ctx, t)) != 0)
+				return rc;
+	}
 	/* the rest in walk order, the main graph's initializers (visited above) out of sight */
 	n_init = g ? g->n_initializer : 0;
 	if (g)

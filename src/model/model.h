@@ -90,7 +90,8 @@ int scs_tensors_equal(const scs_model *m, const Onnx__TensorProto *a, const Onnx
 int scs_model_each_tensor(Onnx__ModelProto *m, scs_tensor_fn fn, void *ctx);
 
 /* The same tensors in the order a data file places their payloads: the
- * main graph's initializers first (sealed ones included), in order, then
+ * main graph's initializers first (sealed ones included), in the writer's
+ * runs (scs_pack_init_run(): the order the model file lists them), then
  * every other tensor in scs_model_each_tensor()'s order (Constant nodes,
  * nested graphs, functions, ...). Initializers first, as a dedup keeps an
  * initializer over a Constant node of the same value and the optimizer

@@ -13,6 +13,7 @@
 
 #include "util/err.h"
 #include "util/wire.h"
+#include "onnx/dtype.h"
 
 /* The emitting pass's buffer: the skeleton's small pieces reach @write in
  * runs this long at most. */
@@ -211,6 +212,61 @@ payload_len(packer *pk, const Onnx__TensorProto *t)
 	return 0;
 }
 
+/*
+ * The order fields go out in: descriptor order, except that a graph's
+ * initializers come first. A writer that streams a graph's payloads before
+ * it knows the nodes can then put them where they stay (emit.c, "the inline
+ * stream"); protobuf takes a message's fields in any order.
+ */
+static const ProtobufCFieldDescriptor *
+field_at(const ProtobufCMessageDescriptor *md, unsigned j)
+{
+	unsigned init_idx;
+
+	if (md != &onnx__graph_proto__descriptor)
+		return &md->fields[j];
+	for (init_idx = 0; init_idx < md->n_fields && md->fields[init_idx].offset != offsetof(Onnx__GraphProto, initializer);
+	    init_idx++)
+		;
+	if (j == 0)
+		return &md->fields[init_idx];
+	return &md->fields[j <= init_idx ? j - 1 : j];
+}
+
+/* 1 when field @f of @msg is a graph's initializer list. */
+static int
+is_initializers(const ProtobufCMessage *msg, const ProtobufCFieldDescriptor *f)
+{
+	return msg->descriptor == &onnx__graph_proto__descriptor && f->offset == offsetof(Onnx__GraphProto, initializer);
+}
+
+int
+scs_pack_init_run(const Onnx__TensorProto *t)
+{
+	unsigned bits = t ? scs_dtype_bits(t->data_type) : 0;
+	uint64_t n = 1, cap = SCS_PACK_LARGE * 8;    /* elements enough to be large at one bit each */
+
+	if (bits == 0)
+		return 2;
+	for (size_t i = 0; i < t->n_dims; i++) {
+		if (t->dims[i] <= 0)
+			return 2;
+		n = (uint64_t)t->dims[i] >= cap ? cap : n * (uint64_t)t->dims[i];
+		if (n > cap)
+			n = cap;
+	}
+	if (n * bits < SCS_PACK_LARGE * 8)
+		return 2;
+	return t->data_type == SCS_DT_INT64 || t->data_type == SCS_DT_INT32 ? 1 : 0;
+}
+
+static int
+init_run(const packer *pk, const ProtobufCMessage *t)
+{
+	(void)pk;
+	return t && t->descriptor == &onnx__tensor_proto__descriptor ? scs_pack_init_run((const Onnx__TensorProto *)t) : 2;
+}
+
 /* ---- the sizing pass ---- */
 
 static uint64_t message_len(packer *pk, const ProtobufCMessage *msg);
@@ -298,6 +354,40 @@ more_len(packer *pk, const ProtobufCFieldDescriptor *f)
 	return len;
 }
 
+/* Element @k of a graph's initializers: its own, then those @pk->more adds (NULL: left out). */
+static const ProtobufCMessage *
+init_at(const packer *pk, const ProtobufCMessage *msg, const ProtobufCFieldDescriptor *f, size_t k)
+{
+	size_t n = *(const size_t *)((const char *)msg + f->quantifier_offset);
+
+	if (k < n)
+		return (*(const ProtobufCMessage *const *const *)((const char *)msg + f->offset))[k];
+	return pk->more->get(pk->more->ctx, k - n);
+}
+
+static size_t
+n_inits(const packer *pk, const ProtobufCMessage *msg, const ProtobufCFieldDescriptor *f)
+{
+	return *(const size_t *)((const char *)msg + f->quantifier_offset) + (has_more(pk, msg, f) ? pk->more->n_items : 0);
+}
+
+/* Bytes of a graph's initializers, with their tags, in their runs (init_run()). */
+static uint64_t
+inits_len(packer *pk, const ProtobufCMessage *msg, const ProtobufCFieldDescriptor *f)
+{
+	uint64_t len = 0, tag_len = scs_wire_varint_len(tag_of(f->id, 0));
+	size_t n = n_inits(pk, msg, f);
+
+	for (int run = 0; run < 3; run++)
+		for (size_t k = 0; k < n; k++) {
+			const ProtobufCMessage *t = init_at(pk, msg, f, k);
+
+			if (t && init_run(pk, t) == run)
+				len += tag_len + value_len(pk, f->type, &t);
+		}
+	return len;
+}
+
 static uint64_t
 message_len(packer *pk, const ProtobufCMessage *msg)
 {
@@ -308,8 +398,13 @@ message_len(packer *pk, const ProtobufCMessage *msg)
 	size_t n;
 
 	for (unsigned i = 0; i < md->n_fields; i++) {
-		const ProtobufCFieldDescriptor *f = &md->fields[i];
+		const ProtobufCFieldDescriptor *f = field_at(md, i);
 		uint64_t tag_len;
+
+		if (is_initializers(msg, f)) {
+			len += inits_len(pk, msg, f);
+			continue;
+		}
 
 		if (ref && is_raw_data(f)) {
 			len += scs_wire_varint_len(tag_of(f->id, 0)) + delimited_len(payload_len(pk, ref));
@@ -459,6 +554,23 @@ write_more(packer *pk, const ProtobufCFieldDescriptor *f)
 	}
 }
 
+/* A graph's initializers, with their tags, in their runs (init_run()). */
+static void
+write_inits(packer *pk, const ProtobufCMessage *msg, const ProtobufCFieldDescriptor *f)
+{
+	size_t n = n_inits(pk, msg, f);
+
+	for (int run = 0; run < 3; run++)
+		for (size_t k = 0; k < n && pk->rc == SCS_OK; k++) {
+			const ProtobufCMessage *t = init_at(pk, msg, f, k);
+
+			if (t && init_run(pk, t) == run) {
+				put_varint(pk, tag_of(f->id, SCS_WIRE_LEN));
+				put_value(pk, f->type, &t);
+			}
+		}
+}
+
 static void
 write_message(packer *pk, const ProtobufCMessage *msg)
 {
@@ -468,8 +580,13 @@ write_message(packer *pk, const ProtobufCMessage *msg)
 	size_t n, esz;
 
 	for (unsigned i = 0; i < md->n_fields && pk->rc == SCS_OK; i++) {
-		const ProtobufCFieldDescriptor *f = &md->fields[i];
+		const ProtobufCFieldDescriptor *f = field_at(md, i);
 		uint8_t wt;
+
+		if (is_initializers(msg, f)) {
+			write_inits(pk, msg, f);
+			continue;
+		}
 
 		if (ref && is_raw_data(f)) {
 			put_varint(pk, tag_of(f->id, SCS_WIRE_LEN));

@@ -4,7 +4,8 @@
  * descriptor order, which is field-number order; then the unknown fields as
  * they were read; packed repeated fields packed, empty ones left out), so
  * its output is byte for byte what protobuf_c_message_pack() would give,
- * with one difference: a TensorProto that references a payload (its
+ * with two differences: a graph's initializers go out before its other
+ * fields, in runs (scs_pack_init_run(): large ones first), and a TensorProto that references a payload (its
  * scs_payload field is set, see model.h) is written with a raw_data field
  * of the payload's length, whose bytes the caller's @payload hook writes
  * (streamed from where the payload lies, never whole in memory), and its
@@ -24,6 +25,23 @@
 
 #include "onnx.pb-c.h"
 #include "io/payload.h"
+
+/* Elements this many bytes long (64 KiB) make an initializer large: written before the small ones,
+ * which a pass removes or changes more often (unit scales, biases) and which cost little to read twice. */
+#define SCS_PACK_LARGE ((uint64_t)64 << 10)
+
+/*
+ * The run of a graph's initializers tensor @t is written in: 0, a large one
+ * (its elements SCS_PACK_LARGE bytes or more), but for 1, a large one of
+ * int64 or int32 elements (indices and shapes: a downcast narrows the one to
+ * the other, which then moves no constant to another run); 2, the rest
+ * (small, strings, unknown types). Each run goes out in the list's order.
+ * The run depends on the tensor's type and dims alone, not on where its
+ * bytes lie: a model written inline, with external data, or read back and
+ * written again puts its initializers in one order (a fixed point), which
+ * the data files' order follows (scs_model_each_placed()).
+ */
+int scs_pack_init_run(const Onnx__TensorProto *t);
 
 /* Where a packed message goes. Each hook returns SCS_OK or a negative
  * code, which ends the write and is returned by scs_pack_write(). */

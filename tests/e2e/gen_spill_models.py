@@ -28,6 +28,20 @@ Files written to OUTDIR:
                      narrows to int32: the data file differs from the spill
                      at its start (optimize) or in its middle (shrink), and
                      the filesystem moves the blocks after.
+  stream_diverge.onnx
+                     external data (stream_diverge.data): initializers whose
+                     records an inline stream (src/model/emit.c) writes
+                     before the passes (each of 64 KiB or more), where each
+                     pass then writes another record: float [128,128] A;
+                     float64 D [128,128] (narrowed
+                     to float by the shrink: read by an ArgMax); Bt, A
+                     transposed, read by a MatMul (the shrink has a Gemm read
+                     A with transB=1 instead);
+                     U, read by no node (the optimizer drops it); E, a copy
+                     of A (the dedup keeps A); a Conv weight W [64,32,3,3]
+                     followed by a BatchNormalization (the optimizer folds
+                     it into W); F [128,128] last. Inputs X [128,128] and
+                     I [1,32,8,8].
 """
 
 import os
@@ -123,11 +137,47 @@ def spill_edit(outdir):
     save_inline(model, outdir, "spill_edit.onnx")
 
 
+def stream_diverge(outdir):
+    rng = np.random.default_rng(29)
+    a = rng.standard_normal((128, 128)).astype(np.float32)
+    d = rng.standard_normal((128, 128)).astype(np.float32).astype(np.float64)   # exact in float
+    u = rng.standard_normal((128, 128)).astype(np.float32)
+    f = rng.standard_normal((128, 128)).astype(np.float32)
+    w = rng.standard_normal((64, 32, 3, 3)).astype(np.float32)
+    bn = [numpy_helper.from_array(v.astype(np.float32), n) for v, n in (
+        (rng.uniform(0.5, 1.5, 64), "bn_scale"), (rng.standard_normal(64), "bn_bias"),
+        (rng.standard_normal(64), "bn_mean"), (rng.uniform(0.5, 1.5, 64), "bn_var"))]
+    inits = [numpy_helper.from_array(a, "A"), numpy_helper.from_array(d, "D"),
+             numpy_helper.from_array(a.T.copy(), "Bt"), numpy_helper.from_array(u, "U"),
+             numpy_helper.from_array(a.copy(), "E"), numpy_helper.from_array(w, "W")] + bn + \
+            [numpy_helper.from_array(f, "F")]
+    nodes = [helper.make_node("Add", ["X", "A"], ["s1"]),
+             helper.make_node("Add", ["s1", "E"], ["s3"]),
+             helper.make_node("Add", ["s3", "F"], ["Y"]),
+             helper.make_node("MatMul", ["X", "Bt"], ["M"]),
+             helper.make_node("ArgMax", ["D"], ["Dc"], axis=1),
+             helper.make_node("Conv", ["I", "W"], ["c1"], pads=[1, 1, 1, 1]),
+             helper.make_node("BatchNormalization", ["c1", "bn_scale", "bn_bias", "bn_mean", "bn_var"], ["Z"])]
+    model = model_of(nodes, [helper.make_tensor_value_info("X", TensorProto.FLOAT, [128, 128]),
+                             helper.make_tensor_value_info("I", TensorProto.FLOAT, [1, 32, 8, 8])],
+                     [helper.make_tensor_value_info("Y", TensorProto.FLOAT, [128, 128]),
+                      helper.make_tensor_value_info("M", TensorProto.FLOAT, [128, 128]),
+                      helper.make_tensor_value_info("Dc", TensorProto.INT64, [128, 1]),
+                      helper.make_tensor_value_info("Z", TensorProto.FLOAT, [1, 64, 8, 8])], inits,
+                     "stream_diverge")
+    onnx.external_data_helper.convert_model_to_external_data(model, all_tensors_to_one_file=True,
+                                                             location="stream_diverge.data", size_threshold=1024)
+    path = os.path.join(outdir, "stream_diverge.onnx")
+    onnx.save_model(model, path)
+    onnx.checker.check_model(path)
+
+
 def main():
     outdir = sys.argv[1]
     spill_mix(outdir)
     spill_inline(outdir)
     spill_edit(outdir)
+    stream_diverge(outdir)
 
 
 if __name__ == "__main__":
