@@ -1,6 +1,8 @@
 /*
  * test_pack.c: the protobuf writer (src/onnx/pack.c). Without payloads its bytes
- * are protobuf-c's own packing of the same message, field for field (unknown
+ * are protobuf-c's own packing of the same message, field for field, but for
+ * each graph's initializers, which come first, in runs (in_writer_order()
+ * moves them in protobuf-c's bytes, which changes no length) (unknown
  * fields, packed and unpacked repeated fields, negative varints, oneofs,
  * nested graphs); with payloads, each referenced tensor carries raw_data
  * with the payload's bytes and never the private field, so a model of raw
@@ -14,6 +16,7 @@
 
 #include "util/err.h"
 #include "model/model.h"
+#include "onnx/dtype.h"
 #include "onnx/pack.h"
 #include "io/store.h"
 #include "support.h"
@@ -90,7 +93,154 @@ protobuf_c_bytes(const ProtobufCMessage *msg, size_t *len)
 	return bytes;
 }
 
-/* The writer, with no payload in sight, writes what protobuf-c writes. */
+/* ---- protobuf-c's bytes in the writer's order ---- */
+
+/* The messages whose fields hold graphs, down to each graph's initializers. */
+enum kind { LEAF, MODEL, TRAINING, FUNCTION, GRAPH, NODE, ATTRIBUTE };
+
+static enum kind
+kind_of_field(enum kind k, uint64_t num)
+{
+	switch (k) {
+	case MODEL: return num == 7 ? GRAPH : num == 20 ? TRAINING : num == 25 ? FUNCTION : LEAF;
+	case TRAINING: return num == 1 || num == 2 ? GRAPH : LEAF;
+	case FUNCTION: return num == 7 ? NODE : LEAF;
+	case GRAPH: return num == 1 ? NODE : LEAF;
+	case NODE: return num == 5 ? ATTRIBUTE : LEAF;
+	case ATTRIBUTE: return num == 6 || num == 11 ? GRAPH : LEAF;
+	default: return LEAF;
+	}
+}
+
+static uint64_t
+get_varint(const uint8_t *p, size_t len, size_t *at)
+{
+	uint64_t v = 0;
+
+	for (unsigned shift = 0; shift < 64; shift += 7) {
+		cr_assert_lt(*at, len, "a varint runs past its message");
+		v |= (uint64_t)(p[*at] & 0x7f) << shift;
+		if (!(p[(*at)++] & 0x80))
+			return v;
+	}
+	cr_assert_fail("a varint longer than 10 bytes");
+	return 0;
+}
+
+/* One field of a message: where it starts, where its value (of a length-delimited field) starts, its end. */
+typedef struct wire_field {
+	size_t start, value, end;
+	uint64_t num;
+	int delimited;
+} wire_field;
+
+static size_t
+wire_fields(const uint8_t *p, size_t len, wire_field **out)
+{
+	size_t n = 0, at = 0;
+
+	*out = NULL;
+	while (at < len) {
+		wire_field f = { .start = at };
+		uint64_t tag = get_varint(p, len, &at), l;
+
+		f.num = tag >> 3;
+		switch (tag & 7) {
+		case 0: get_varint(p, len, &at); break;
+		case 1: at += 8; break;
+		case 5: at += 4; break;
+		case 2:
+			l = get_varint(p, len, &at);
+			f.delimited = 1;
+			f.value = at;
+			at += l;
+			break;
+		default: cr_assert_fail("wire type %u", (unsigned)(tag & 7));
+		}
+		cr_assert_leq(at, len, "a field runs past its message");
+		f.end = at;
+		*out = realloc(*out, (n + 1) * sizeof(**out));
+		cr_assert_not_null(*out);
+		(*out)[n++] = f;
+	}
+	return n;
+}
+
+static int
+run_of_record(const uint8_t *p, const wire_field *f)
+{
+	Onnx__TensorProto *t = onnx__tensor_proto__unpack(NULL, f->end - f->value, p + f->value);
+	int run;
+
+	cr_assert_not_null(t, "an initializer protobuf-c packed does not unpack");
+	run = scs_pack_init_run(t);
+	onnx__tensor_proto__free_unpacked(t, NULL);
+	return run;
+}
+
+static size_t in_writer_order(const uint8_t *p, size_t len, enum kind k, uint8_t *out);
+
+static size_t
+copy_field(const uint8_t *p, const wire_field *f, enum kind k, uint8_t *out)
+{
+	enum kind child = f->delimited ? kind_of_field(k, f->num) : LEAF;
+
+	if (child == LEAF) {
+		memcpy(out, p + f->start, f->end - f->start);
+		return f->end - f->start;
+	}
+	memcpy(out, p + f->start, f->value - f->start);
+	return f->value - f->start + in_writer_order(p + f->value, f->end - f->value, child, out + (f->value - f->start));
+}
+
+/*
+ * Message @p of kind @k with every graph's fields in the order the writer
+ * gives them (pack.h): a graph's initializers (field 5) first, run 0, 1, then
+ * 2 (scs_pack_init_run()), each in its order, then its other fields as they
+ * were. Moving fields changes no length, so @out holds @len bytes.
+ */
+static size_t
+in_writer_order(const uint8_t *p, size_t len, enum kind k, uint8_t *out)
+{
+	wire_field *fs;
+	size_t n = wire_fields(p, len, &fs), w = 0;
+
+	if (k == GRAPH)
+		for (int run = 0; run <= 2; run++)
+			for (size_t i = 0; i < n; i++)
+				if (fs[i].num == 5 && fs[i].delimited && run_of_record(p, &fs[i]) == run)
+					w += copy_field(p, &fs[i], k, out + w);
+	for (size_t i = 0; i < n; i++)
+		if (!(k == GRAPH && fs[i].num == 5 && fs[i].delimited))
+			w += copy_field(p, &fs[i], k, out + w);
+	free(fs);
+	cr_assert_eq(w, len);
+	return w;
+}
+
+static enum kind
+kind_of_message(const ProtobufCMessage *msg)
+{
+	return msg->descriptor == &onnx__model_proto__descriptor ? MODEL
+	    : msg->descriptor == &onnx__graph_proto__descriptor  ? GRAPH
+	    : msg->descriptor == &onnx__node_proto__descriptor   ? NODE
+	    : msg->descriptor == &onnx__function_proto__descriptor ? FUNCTION
+	    : LEAF;
+}
+
+/* @msg as protobuf-c packs it, its graphs' fields put in the writer's order (malloc'd). */
+static uint8_t *
+expected_bytes(const ProtobufCMessage *msg, size_t *len)
+{
+	uint8_t *pc = protobuf_c_bytes(msg, len), *out = malloc(*len ? *len : 1);
+
+	cr_assert_not_null(out);
+	in_writer_order(pc, *len, kind_of_message(msg), out);
+	free(pc);
+	return out;
+}
+
+/* The writer, with no payload in sight, writes what protobuf-c writes (in its order). */
 static void
 expect_as_protobuf_c(const ProtobufCMessage *msg, const char *what)
 {
@@ -100,7 +250,7 @@ expect_as_protobuf_c(const ProtobufCMessage *msg, const char *what)
 	size_t want_len;
 
 	memset(&none, 0, sizeof(none));
-	want = protobuf_c_bytes(msg, &want_len);
+	want = expected_bytes(msg, &want_len);
 	cr_assert_eq(pack_into(&o, msg, &none), SCS_OK, "%s: %s", what, scs_err_msg());
 	cr_assert_eq(o.len, want_len, "%s: %zu bytes written, protobuf-c packs %zu", what, o.len, want_len);
 	cr_assert_eq(scs_pack_size(msg, &none), want_len, "%s: sized at %llu, protobuf-c packs %zu", what,
@@ -309,6 +459,72 @@ Test(pack, writes_what_protobuf_c_packs_for_every_kind_of_field)
 	expect_as_protobuf_c(&model.base, "the model");
 }
 
+/*
+ * A graph lists its initializers before its nodes, large ones first (64 KiB
+ * of elements: run 0, or 1 for int64 and int32), each run in the graph's
+ * order; strings, unknown types and unknown or zero dims are small.
+ */
+Test(pack, a_graph_lists_its_initializers_first_in_runs)
+{
+	enum { N = 9 };
+	static const int32_t types[N] = { SCS_DT_FLOAT, SCS_DT_INT64, SCS_DT_FLOAT, SCS_DT_INT32, SCS_DT_UINT8,
+		SCS_DT_STRING, SCS_DT_FLOAT, 99, SCS_DT_BFLOAT16 };
+	/* elements of each: 16 K floats (64 KiB), 8 K int64, 16 K - 1 floats, 16 K int32, 64 K uint8, strings, a zero dim, unknown type, 32 K bf16 */
+	static const int64_t dims[N][2] = { { 128, 128 }, { 8, 1024 }, { 16383, 1 }, { 16384, 1 }, { 256, 256 },
+		{ 70000, 1 }, { 0, 1 << 20 }, { 1 << 20, 1 }, { 256, 128 } };
+	static const int want_run[N] = { 0, 1, 2, 1, 0, 2, 2, 2, 0 };
+	static const char *const want_order[N] = { "t0", "t4", "t8", "t1", "t3", "t2", "t5", "t6", "t7" };
+	Onnx__ModelProto model = ONNX__MODEL_PROTO__INIT, *back;
+	Onnx__GraphProto graph = ONNX__GRAPH_PROTO__INIT;
+	Onnx__NodeProto node = ONNX__NODE_PROTO__INIT, *nodes[1] = { &node };
+	Onnx__TensorProto ts[N], *inits[N];
+	char names[N][4];
+	char *in[1] = { "t0" }, *out[1] = { "y" };
+	scs_payloads none;
+	mem_out o;
+	size_t at;
+
+	for (int i = 0; i < N; i++) {
+		onnx__tensor_proto__init(&ts[i]);
+		snprintf(names[i], sizeof(names[i]), "t%d", i);
+		ts[i].name = names[i];
+		ts[i].has_data_type = 1;
+		ts[i].data_type = types[i];
+		ts[i].n_dims = 2;
+		ts[i].dims = (int64_t *)dims[i];
+		inits[i] = &ts[i];
+		cr_assert_eq(scs_pack_init_run(&ts[i]), want_run[i], "t%d is in run %d", i, scs_pack_init_run(&ts[i]));
+	}
+	node.op_type = "Identity";
+	node.n_input = 1;
+	node.input = in;
+	node.n_output = 1;
+	node.output = out;
+	graph.name = "g";
+	graph.n_node = 1;
+	graph.node = nodes;
+	graph.n_initializer = N;
+	graph.initializer = inits;
+	model.has_ir_version = 1;
+	model.ir_version = 8;
+	model.graph = &graph;
+	expect_as_protobuf_c(&model.base, "the model of nine initializers");
+
+	memset(&none, 0, sizeof(none));
+	cr_assert_eq(pack_into(&o, &model.base, &none), SCS_OK);
+	at = 3;    /* past ir_version (2 bytes) and the graph's tag */
+	cr_assert(o.data[0] == 0x08 && o.data[2] == 0x3a);
+	get_varint(o.data, o.len, &at);
+	cr_assert_eq(o.data[at], (5 << 3) | 2, "the graph's first field is not an initializer");
+	back = onnx__model_proto__unpack(NULL, o.len, o.data);
+	cr_assert_not_null(back);
+	cr_assert_eq(back->graph->n_initializer, N);
+	for (int i = 0; i < N; i++)
+		cr_assert_str_eq(back->graph->initializer[i]->name, want_order[i], "initializer %d", i);
+	onnx__model_proto__free_unpacked(back, NULL);
+	free(o.data);
+}
+
 /* Every model the suites read, as protobuf-c reads it, comes out as protobuf-c packs it. */
 Test(pack, writes_every_fixture_as_protobuf_c_packs_it)
 {
@@ -374,7 +590,7 @@ Test(pack, writes_payloads_as_raw_data_and_never_the_private_field, .init = open
 		size_t want_len;
 
 		cr_assert_not_null(p, "%s does not parse", path);
-		want = protobuf_c_bytes(&p->base, &want_len);
+		want = expected_bytes(&p->base, &want_len);
 		cr_assert_eq(scs_model_load(&m, path, st, NULL), SCS_OK, "%s", scs_err_msg());
 		cr_assert_eq(pack_into(&o, &m->proto->base, m->payloads), SCS_OK, "%s: %s", names[i], scs_err_msg());
 		cr_assert_gt(o.n_payloads, 0, "%s: no payload was written", names[i]);
