@@ -176,6 +176,32 @@ Test(spill, merge_of_shards_writes_the_same_bytes)
 	tmpdir_remove(dir);
 }
 
+/* With --store (the keys kept in a store of the caller's, which the second run of each pair finds
+ * filled by the first): the spill, external and inline, and the inline stream write what the runs
+ * without them write. */
+Test(spill, with_a_store_the_same_bytes)
+{
+	static const char *const models[] = { "spill_mix.onnx", "spill_inline.onnx", "stream_diverge.onnx",
+		"big_dups_ext.onnx", "dup_encodings.onnx", "loop_dup.onnx" };
+	static const char *const tools[] = { "shrink", "optimize", "big" };
+
+	for (size_t i = 0; i < sizeof(models) / sizeof(models[0]); i++) {
+		char *in = fixture(models[i]);
+
+		for (size_t k = 0; k < sizeof(tools) / sizeof(tools[0]); k++) {
+			char *dir = tmpdir_new(), *store = path_in(dir, "store"), args[4200];
+
+			snprintf(args, sizeof(args), "--store '%s' --external-data", store);
+			cr_expect(same_with_and_without(tools[k], "", in, args), "%s %s %s failed", tools[k], models[i], args);
+			snprintf(args, sizeof(args), "--store '%s'", store);
+			cr_expect(same_streamed(tools[k], "", in, args), "%s %s %s failed (streamed)", tools[k], models[i], args);
+			free(store);
+			tmpdir_remove(dir);
+		}
+		free(in);
+	}
+}
+
 /* Taking back bytes a direct sink wrote already: sinks turn direct at once, with buffers of two blocks. */
 Test(spill, direct_writes_taken_back)
 {

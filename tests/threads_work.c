@@ -224,10 +224,12 @@ static void *
 every_call(void *arg)
 {
 	worker *w = arg;
-	scs_shrink_options npy = SCS_SHRINK_OPTIONS_INIT;
+	scs_shrink_options npy = SCS_SHRINK_OPTIONS_INIT, plain = SCS_SHRINK_OPTIONS_INIT;
 
 	npy.mode = SCS_MODE_NPY;
+	/* stream_threads.onnx: large initializers streamed into the inline output (src/model/emit.c) */
 	if (some_calls(w, w->dir) == 0 && report_calls(w, w->dir) == 0 && failing_calls(w, w->dir) == 0 &&
+	    shrink_into(w, w->dir, "stream_threads.onnx", "stream.onnx", &plain) == 0 &&
 	    shrink_into(w, w->dir, "dup_basic.onnx", "npy.onnx", &npy) == 0 && split_merge_big(w, w->dir) == 0 &&
 	    table_calls(w) == 0)
 		scs_remove_temporaries();

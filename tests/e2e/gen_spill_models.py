@@ -42,6 +42,12 @@ Files written to OUTDIR:
                      followed by a BatchNormalization (the optimizer folds
                      it into W); F [128,128] last. Inputs X [128,128] and
                      I [1,32,8,8].
+  stream_threads.onnx
+                     one inline file of 80 MiB: float [2048,2048] (16 MiB)
+                     initializers A, B (a copy of A), C, D (a copy of C) and
+                     E, added to X in turn: large enough (64 MiB) that a
+                     shrink streams them into its inline output without a
+                     test hook (the threads suite: two threads at once).
 """
 
 import os
@@ -172,12 +178,29 @@ def stream_diverge(outdir):
     onnx.checker.check_model(path)
 
 
+def stream_threads(outdir):
+    rng = np.random.default_rng(30)
+    a, c, e = (rng.standard_normal((2048, 2048)).astype(np.float32) for _ in range(3))
+    inits = [numpy_helper.from_array(a, "A"), numpy_helper.from_array(a.copy(), "B"),
+             numpy_helper.from_array(c, "C"), numpy_helper.from_array(c.copy(), "D"),
+             numpy_helper.from_array(e, "E")]
+    nodes, prev = [], "X"
+    for i, name in enumerate("ABCDE"):
+        out = "Y" if name == "E" else f"s{i}"
+        nodes.append(helper.make_node("Add", [prev, name], [out]))
+        prev = out
+    model = model_of(nodes, [helper.make_tensor_value_info("X", TensorProto.FLOAT, [2048, 2048])],
+                     [helper.make_tensor_value_info("Y", TensorProto.FLOAT, [2048, 2048])], inits, "stream_threads")
+    save_inline(model, outdir, "stream_threads.onnx")
+
+
 def main():
     outdir = sys.argv[1]
     spill_mix(outdir)
     spill_inline(outdir)
     spill_edit(outdir)
     stream_diverge(outdir)
+    stream_threads(outdir)
 
 
 if __name__ == "__main__":
