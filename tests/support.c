@@ -666,3 +666,13 @@ json_number(const char *text, const char *key)
 	cr_assert_not_null(at, "no %s in: %s", key, text);
 	return strtoull(at + strlen(pattern), NULL, 10);
 }
+
+const char *
+test_stride(void)
+{
+	const char *v = getenv("SCS_TEST_STRIDE");
+
+	if (v == NULL || *v == '\0' || strlen(v) > 4 || strspn(v, "0123456789") != strlen(v) || atoi(v) < 1)
+		return "1";
+	return v;
+}

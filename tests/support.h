@@ -16,6 +16,9 @@
 
 /* A fresh scratch folder (malloc'd path); remove with tmpdir_remove(). */
 char *tmpdir_new(void);
+/* SCS_TEST_STRIDE, a count (scripts/test.sh sets it for the sanitizers' pass): the long end-to-end sets
+ * take every Nth case alone; "1" when unset or not a count. */
+const char *test_stride(void);
 void tmpdir_remove(char *dir);
 
 /* A scratch folder for each test: .init = scratch_setup, .fini = scratch_teardown. */

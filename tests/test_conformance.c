@@ -21,8 +21,8 @@ Test(conformance, every_model_computes_the_same_through_every_tool, .timeout = 1
 	char *text, *summary;
 	int rc;
 
-	rc = run(&text, "/usr/bin/python3 '%s/tests/e2e/conformance.py' --tools '%s' --jobs 2", SCS_TEST_SRC_DIR,
-	    SCS_TOOLS_DIR);
+	rc = run(&text, "/usr/bin/python3 '%s/tests/e2e/conformance.py' --tools '%s' --jobs 2 --stride %s",
+	    SCS_TEST_SRC_DIR, SCS_TOOLS_DIR, test_stride());
 	summary = strstr(text, "conformance: models ");
 	cr_assert_not_null(summary, "no summary (exit %d): %s", rc, text);
 	fprintf(stderr, "%.*s\n", (int)strcspn(summary, "\n"), summary);

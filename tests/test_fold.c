@@ -805,8 +805,8 @@ Test(fold, the_differential_set_computes_in_onnx_runtime_what_the_nodes_do, .tim
 	bool found;
 	int rc;
 
-	rc = run(&text, "/usr/bin/python3 '%s/tests/e2e/fold_differential.py' --tools '%s' --jobs 2", SCS_TEST_SRC_DIR,
-	    SCS_TOOLS_DIR);
+	rc = run(&text, "/usr/bin/python3 '%s/tests/e2e/fold_differential.py' --tools '%s' --jobs 2 --stride %s",
+	    SCS_TEST_SRC_DIR, SCS_TOOLS_DIR, test_stride());
 	summary = strstr(text, "fold_differential: cases ");
 	found = summary != NULL;
 	/* the summary and the failures after it; the whole report when there is no summary */

@@ -245,6 +245,8 @@ def main():
     ap.add_argument("--known", default=os.path.join(here, "conformance-known.txt"))
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--only", default="", help="cases whose name holds this text")
+    ap.add_argument("--stride", type=int, default=1,
+                    help="every Nth case alone, for slow builds (the sanitizers' pass)")
     ap.add_argument("--work", default=None, help="scratch folder (default: a new one under $TMPDIR)")
     ap.add_argument("--keep", action="store_true", help="keep the scratch folder")
     args = ap.parse_args()
@@ -252,7 +254,7 @@ def main():
     cases = sorted(os.path.relpath(os.path.dirname(p), args.data)
                    for p in glob.glob(os.path.join(args.data, "*", "*", "model.onnx"))
                    if os.path.isdir(os.path.join(os.path.dirname(p), "test_data_set_0")))
-    cases = [c for c in cases if args.only in c]
+    cases = [c for c in cases if args.only in c][::max(args.stride, 1)]
     if not cases:
         print("conformance: no models under %s (Debian package libonnx-testdata)" % args.data)
         return 1
