@@ -142,7 +142,7 @@ Test(hygiene, test_script_shows_each_stage, .init = test_script_in_scratch, .fin
 		cr_expect_not_null(strstr(text, line), "no stage line %s: %s", stages[i], text);
 	}
 	cr_expect_not_null(strstr(text, "\n[sanitizers] Synthesis: Tested: 2 | "), "%s", text);
-	cr_expect_not_null(strstr(text, "about 20 minutes on two cores"), "%s", text);
+	cr_expect_not_null(strstr(text, "about 75 minutes on two cores"), "%s", text);
 	free(text);
 	cr_expect_eq(run(&text, "test -s '%s/build/test-logs/asan.log'", dir), 0);
 	free(text);
