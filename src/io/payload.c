@@ -308,6 +308,19 @@ scs_payloads_peek(scs_payloads *set, uint32_t file, uint64_t off, size_t len, co
 	return SCS_OK;
 }
 
+void
+scs_payloads_prefetch(scs_payloads *set, uint32_t id, uint64_t off, uint64_t len)
+{
+	const scs_payload *p = &set->items[id];
+	int fd;
+
+	if (p->where != SCS_AT_FILE || off >= p->key.len || (fd = scs_source_fd(set->files[p->file])) < 0)
+		return;
+	if (len > p->key.len - off)
+		len = p->key.len - off;
+	(void)posix_fadvise(fd, (off_t)(p->off + off), (off_t)len, POSIX_FADV_WILLNEED);
+}
+
 uint64_t
 scs_payloads_mapped_bytes(void)
 {
@@ -637,6 +650,17 @@ spill_twin(spill_table *t, const scs_payloads *set, const scs_spilled *r, uint32
 /* Bytes read at once by the spill: small enough that the hashes find them in the CPU's cache. */
 #define SPILL_PIECE_LEN ((size_t)256 << 10)
 
+/*
+ * Payloads up to SPILL_AHEAD_MAX bytes among the next SPILL_AHEAD of a
+ * spill are asked of the disk ahead (scs_payloads_prefetch()): read when
+ * their turn comes, small payloads that lie apart (a layer's norms and
+ * biases between its weights, in a run of their own in the output's order)
+ * would wait for the disk one after another; a longer one is read
+ * sequentially, with the kernel's own read-ahead.
+ */
+#define SPILL_AHEAD 256
+#define SPILL_AHEAD_MAX ((uint64_t)64 << 10)
+
 /* Append payload @id to @sink: its key (if it has none) and, with @strong, its strong digest (into @r)
  * on the way. */
 static int
@@ -723,12 +747,17 @@ scs_payloads_spill(scs_payloads *set, scs_sink *sink, const void *owner, const s
 	}
 	for (size_t i = 0; i < n; i++)
 		total += set->items[items[i].id].key.len;
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0, ahead = 0; i < n; i++) {
 		uint32_t id = items[i].id;
 		uint64_t start = (scs_sink_pos(sink) + align - 1) / align * align;
 		scs_spilled *r = &set->recs[set->n_recs];
 		const scs_spilled *twin;
 
+		if (ahead <= i)
+			ahead = i + 1;
+		for (; ahead < n && ahead < i + SPILL_AHEAD; ahead++)
+			if (set->items[items[ahead].id].key.len <= SPILL_AHEAD_MAX)
+				scs_payloads_prefetch(set, items[ahead].id, 0, SPILL_AHEAD_MAX);
 		if (id >= set->n_spilled_ids || set->spilled[id])
 			continue;         /* listed twice */
 		memset(r, 0, sizeof(*r));

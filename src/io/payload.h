@@ -173,6 +173,16 @@ int scs_payloads_read(scs_payloads *set, uint32_t id, uint64_t off, void *buf, s
  */
 int scs_payloads_peek(scs_payloads *set, uint32_t file, uint64_t off, size_t len, const uint8_t **out);
 
+/*
+ * Ask the kernel to start reading bytes [off, off + len) of payload @id
+ * (one of a file; others are left alone) and return at once, so that reads
+ * of scattered bytes that follow find them in the page cache: a disk serves
+ * many requests at once much faster than one after another, which is how a
+ * loop of small reads would ask. Best effort: nothing is reported, and a
+ * range past the payload's end is cut to it.
+ */
+void scs_payloads_prefetch(scs_payloads *set, uint32_t id, uint64_t off, uint64_t len);
+
 /* 1 when payloads @a and @b hold the same bytes (compared byte for byte),
  * 0 when not, < 0 on error. */
 int scs_payloads_equal(scs_payloads *set, uint32_t a, uint32_t b);

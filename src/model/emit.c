@@ -367,6 +367,9 @@ by_place(const void *a, const void *b)
  * one page read each, in file order). Equal payloads have equal heads, so
  * *@out is a lower bound and no equal pair goes unmarked.
  */
+/* Heads asked of the disk ahead of the one read, at most. */
+#define HEAD_AHEAD 256
+
 static int
 mark_equal(spill_plan *sp, uint64_t *out)
 {
@@ -408,9 +411,15 @@ mark_equal(spill_plan *sp, uint64_t *out)
 		}
 	}
 	qsort(s, n, sizeof(*s), by_place);
-	for (i = 0; i < n && rc == SCS_OK; i++)
-		if (s[i].head)
-			rc = scs_payloads_head(set, sp->items[s[i].item].id, &s[i].sig[1]);
+	for (i = 0, k = 0; i < n && rc == SCS_OK; i++) {
+		if (!s[i].head)
+			continue;
+		/* the next HEAD_AHEAD pages asked of the disk while this one is read */
+		for (; k < n && k < i + HEAD_AHEAD; k++)
+			if (s[k].head)
+				scs_payloads_prefetch(set, sp->items[s[k].item].id, 0, 4096);
+		rc = scs_payloads_head(set, sp->items[s[i].item].id, &s[i].sig[1]);
+	}
 	if (rc == SCS_OK) {
 		qsort(s, n, sizeof(*s), by_class);
 		for (i = 0; i < n; i = j) {

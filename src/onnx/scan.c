@@ -597,9 +597,11 @@ take_file_range(scan *sc, uint32_t file, uint64_t off, uint64_t len, scs_payload
 	scs_hash h;
 	int rc;
 
-	if (!sc->opts->hold_bytes && (file != sc->file || len > WIN_LEN) && len > SCS_PAYLOADS_SMALL_LEN &&
-	    off <= size && len <= size - off) {
-		/* a large payload left where it lies is hashed when a pass asks (scs_payloads_key) */
+	if (!sc->opts->hold_bytes && off <= size && len <= size - off &&
+	    (((file != sc->file || len > WIN_LEN) && len > SCS_PAYLOADS_SMALL_LEN) || (file != sc->file && len > 0))) {
+		/* a large payload left where it lies is hashed when a pass asks
+		 * (scs_payloads_key); a small one of an external file at the end
+		 * of the scan, with the others (key_small_external()) */
 		memset(pl, 0, sizeof(*pl));
 		pl->key.len = len;
 		pl->unkeyed = 1;
@@ -815,9 +817,53 @@ scan_message(scan *sc, const ProtobufCMessageDescriptor *md, uint64_t start, uin
 	return rc;
 }
 
+/* Small external payloads asked of the disk ahead of the one being hashed, at most. */
+#define KEY_AHEAD 256
+
+/*
+ * Hash the small payloads of external files that the scan of @sc left
+ * unkeyed, ids from @first on. Read when met, each would wait for the disk
+ * in turn (a few ms each, cold, when they lie between large payloads, as
+ * the norms and biases of each layer of a model do); here the next
+ * KEY_AHEAD are asked for while one is hashed, so the disk serves them at
+ * once, and each is then read through the read-ahead buffer, in the
+ * scan's order (neighbours still come in one read).
+ */
+static int
+key_small_external(scan *sc, size_t first)
+{
+	scs_payloads *set = sc->set;
+	size_t ahead = first;
+	int rc;
+
+	for (size_t i = first; i < set->n; i++) {
+		scs_payload *p = &set->items[i];
+		const uint8_t *q;
+		scs_hash h;
+
+		if (!p->unkeyed || p->where != SCS_AT_FILE || p->file == sc->file || p->key.len > SCS_PAYLOADS_SMALL_LEN)
+			continue;
+		for (; ahead < set->n && ahead < i + KEY_AHEAD; ahead++) {
+			const scs_payload *a = &set->items[ahead];
+
+			if (a->unkeyed && a->where == SCS_AT_FILE && a->file != sc->file &&
+			    a->key.len <= SCS_PAYLOADS_SMALL_LEN)
+				scs_payloads_prefetch(set, (uint32_t)ahead, 0, a->key.len);
+		}
+		if ((rc = scs_payloads_peek(set, p->file, p->off, (size_t)p->key.len, &q)) < 0)
+			return rc;
+		scs_hash_init(&h);
+		scs_hash_update(&h, q, (size_t)p->key.len);
+		scs_hash_final(&p->key, &h);
+		p->unkeyed = 0;
+	}
+	return SCS_OK;
+}
+
 int
 scs_scan_file(scs_buf *skeleton, scs_payloads *set, const char *path, const scs_scan_options *opts)
 {
+	size_t first = set->n;
 	static const scs_scan_options none;
 	scan sc;
 	uint64_t size;
@@ -850,6 +896,8 @@ scs_scan_file(scs_buf *skeleton, scs_payloads *set, const char *path, const scs_
 	rc = scan_message(&sc, &onnx__model_proto__descriptor, 0, size, 0, skeleton);
 	if ((fd = scs_source_fd(sc.src)) >= 0)
 		(void)posix_fadvise(fd, 0, 0, POSIX_FADV_NORMAL);
+	if (rc == SCS_OK)
+		rc = key_small_external(&sc, first);
 	if (rc == SCS_OK && sc.opts->progress)
 		sc.opts->progress(sc.opts->progress_payload, size + sc.ext_len, size + sc.ext_len);
 done:

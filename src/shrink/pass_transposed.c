@@ -235,6 +235,58 @@ scs_pass_transposed_sampled(int64_t rows, int64_t cols, int64_t i, int64_t j)
 	return in_rows && in_cols;
 }
 
+/* The byte offsets in @c of the elements its signatures read: own[a * GRID_COLS + b]
+ * is (a, b) of the grid of its [rows, cols] view, tr[...] that of its transposed view. */
+static void
+grid_offsets(const tcand *c, size_t e, uint64_t own[GRID_ROWS * GRID_COLS], uint64_t tr[GRID_ROWS * GRID_COLS])
+{
+	int64_t ri[GRID_ROWS], cj[GRID_COLS], ti[GRID_ROWS], tj[GRID_COLS];
+
+	/* own grid: rows ri of [rows, cols], columns cj */
+	for (int a = 0; a < GRID_ROWS; a++)
+		ri[a] = grid_at(c->rows, c->cols, 0, a, GRID_ROWS, c->rows);
+	for (int b = 0; b < GRID_COLS; b++)
+		cj[b] = grid_at(c->rows, c->cols, 1, b, GRID_COLS, c->cols);
+	/* the transposed view's grid: rows ti of [cols, rows], columns tj */
+	for (int a = 0; a < GRID_ROWS; a++)
+		ti[a] = grid_at(c->cols, c->rows, 0, a, GRID_ROWS, c->cols);
+	for (int b = 0; b < GRID_COLS; b++)
+		tj[b] = grid_at(c->cols, c->rows, 1, b, GRID_COLS, c->rows);
+	/* element (ti[a], tj[b]) of the view is (tj[b], ti[a]) of @c */
+	for (int a = 0; a < GRID_ROWS; a++)
+		for (int b = 0; b < GRID_COLS; b++) {
+			own[a * GRID_COLS + b] = ((uint64_t)ri[a] * (uint64_t)c->cols + (uint64_t)cj[b]) * e;
+			tr[a * GRID_COLS + b] = ((uint64_t)tj[b] * (uint64_t)c->cols + (uint64_t)ti[a]) * e;
+		}
+}
+
+/* Candidates whose sampled elements are asked of the disk ahead of the one signed, at most. */
+#define SIG_AHEAD 64
+
+/*
+ * Ask the disk for the elements signatures() will read of @c (the whole
+ * payload when it reads it whole): a cold element costs a read of its own
+ * that waits for the disk, 96 per candidate one after another; asked ahead,
+ * the disk serves a window of candidates at once (scs_payloads_prefetch()).
+ */
+static void
+prefetch_signatures(tpass *p, const tcand *c)
+{
+	scs_payloads *set = p->models[c->model].m->payloads;
+	size_t e = scs_dtype_bits(c->data_type) / 8, len = (size_t)(c->rows * c->cols) * e;
+	uint64_t own[GRID_ROWS * GRID_COLS], tr[GRID_ROWS * GRID_COLS];
+
+	if (len <= SIG_WHOLE_LEN) {
+		scs_payloads_prefetch(set, c->payload, 0, len);
+		return;
+	}
+	grid_offsets(c, e, own, tr);
+	for (int k = 0; k < GRID_ROWS * GRID_COLS; k++) {
+		scs_payloads_prefetch(set, c->payload, own[k], e);
+		scs_payloads_prefetch(set, c->payload, tr[k], e);
+	}
+}
+
 /*
  * The signatures of @c: sig over the grid of its [rows, cols] view, sig_t
  * over the grid of its transposed [cols, rows] view (element (i, j) of that
@@ -246,42 +298,28 @@ signatures(tpass *p, tcand *c)
 	scs_payloads *set = p->models[c->model].m->payloads;
 	size_t e = scs_dtype_bits(c->data_type) / 8, len = (size_t)(c->rows * c->cols) * e;
 	uint8_t own[GRID_ROWS * GRID_COLS * 16], tr[GRID_ROWS * GRID_COLS * 16];
-	int64_t ri[GRID_ROWS], cj[GRID_COLS], ti[GRID_ROWS], tj[GRID_COLS];
+	uint64_t own_off[GRID_ROWS * GRID_COLS], tr_off[GRID_ROWS * GRID_COLS];
 	reader r;
 	int whole = len <= SIG_WHOLE_LEN, rc;
 
 	if (whole && (rc = scs_payloads_read(set, c->payload, 0, p->whole, len)) < 0)
 		return rc;
 	reader_init(&r, set, c->payload, p->win);
-	/* own grid: rows ri of [rows, cols], columns cj */
-	for (int a = 0; a < GRID_ROWS; a++)
-		ri[a] = grid_at(c->rows, c->cols, 0, a, GRID_ROWS, c->rows);
-	for (int b = 0; b < GRID_COLS; b++)
-		cj[b] = grid_at(c->rows, c->cols, 1, b, GRID_COLS, c->cols);
-	/* the transposed view's grid: rows ti of [cols, rows], columns tj */
-	for (int a = 0; a < GRID_ROWS; a++)
-		ti[a] = grid_at(c->cols, c->rows, 0, a, GRID_ROWS, c->cols);
-	for (int b = 0; b < GRID_COLS; b++)
-		tj[b] = grid_at(c->cols, c->rows, 1, b, GRID_COLS, c->rows);
-	for (int a = 0; a < GRID_ROWS; a++)
-		for (int b = 0; b < GRID_COLS; b++) {
-			uint64_t off = ((uint64_t)ri[a] * (uint64_t)c->cols + (uint64_t)cj[b]) * e;
-			uint8_t *to = own + (a * GRID_COLS + b) * e;
-
-			if (whole)
-				memcpy(to, p->whole + off, e);
-			else if ((rc = reader_read(&r, off, to, e)) < 0)
-				return rc;
-		}
-	/* element (ti[a], tj[b]) of the view is (tj[b], ti[a]) of @c: read row by row of @c */
+	grid_offsets(c, e, own_off, tr_off);
+	for (int k = 0; k < GRID_ROWS * GRID_COLS; k++) {
+		if (whole)
+			memcpy(own + k * e, p->whole + own_off[k], e);
+		else if ((rc = reader_read(&r, own_off[k], own + k * e, e)) < 0)
+			return rc;
+	}
+	/* the transposed view's column by column: row by row of @c */
 	for (int b = 0; b < GRID_COLS; b++)
 		for (int a = 0; a < GRID_ROWS; a++) {
-			uint64_t off = ((uint64_t)tj[b] * (uint64_t)c->cols + (uint64_t)ti[a]) * e;
-			uint8_t *to = tr + (a * GRID_COLS + b) * e;
+			int k = a * GRID_COLS + b;
 
 			if (whole)
-				memcpy(to, p->whole + off, e);
-			else if ((rc = reader_read(&r, off, to, e)) < 0)
+				memcpy(tr + k * e, p->whole + tr_off[k], e);
+			else if ((rc = reader_read(&r, tr_off[k], tr + k * e, e)) < 0)
 				return rc;
 		}
 	c->sig = scs_hash64(own, GRID_ROWS * GRID_COLS * e);
@@ -1323,8 +1361,11 @@ scs_pass_transposed(scs_model *const *models, size_t n_models, scs_transposed_re
 	}
 	if ((rc = check_readers(&p)) < 0)
 		goto done;
-	for (size_t i = 0; rc == SCS_OK && i < p.n; i++)
+	for (size_t i = 0, ahead = 0; rc == SCS_OK && i < p.n; i++) {
+		for (; ahead < p.n && ahead < i + SIG_AHEAD; ahead++)
+			prefetch_signatures(&p, &p.c[ahead]);
 		rc = signatures(&p, &p.c[i]);
+	}
 	if (rc < 0)
 		goto done;
 	qsort(p.c, p.n, sizeof(*p.c), cmp_key);

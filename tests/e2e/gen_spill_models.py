@@ -48,6 +48,18 @@ Files written to OUTDIR:
                      E, added to X in turn: large enough (64 MiB) that a
                      shrink streams them into its inline output without a
                      test hook (the threads suite: two threads at once).
+  scattered.onnx     external data in two files (scattered_a.data for the
+                     first 150 layers, scattered_b.data for the rest): 300
+                     layers, each a MatMul by a float L [64,80] (20 KiB:
+                     hashed when the run asks), then by R [80,64], then an
+                     Add of a bias b [64] (256 bytes, small: keyed at the end
+                     of the scan, asked of the disk ahead of their reads).
+                     Bias i holds the values of bias i mod 7, so equal small
+                     payloads lie hundreds of payloads apart and in both
+                     files; in the first 70 layers R is L transposed (more
+                     transposed pairs than the transposed pass asks for at
+                     once), in the others R is its own. scattered_inline.onnx
+                     is the same model in one file.
 """
 
 import os
@@ -194,6 +206,35 @@ def stream_threads(outdir):
     save_inline(model, outdir, "stream_threads.onnx")
 
 
+def scattered(outdir):
+    from onnx import external_data_helper
+
+    rng = np.random.default_rng(31)
+    biases = [rng.standard_normal(64).astype(np.float32) for _ in range(7)]
+    inits, nodes, prev = [], [], "X"
+    for i in range(300):
+        low = rng.standard_normal((64, 80)).astype(np.float32) / 8
+        r = low.T.copy() if i < 70 else (rng.standard_normal((80, 64)).astype(np.float32) / 8)
+        inits += [numpy_helper.from_array(low, f"L{i}"), numpy_helper.from_array(r, f"R{i}"),
+                  numpy_helper.from_array(biases[i % 7].copy(), f"b{i}")]
+        out = "Y" if i == 299 else f"h{i}"
+        nodes += [helper.make_node("MatMul", [prev, f"L{i}"], [f"l{i}"]),
+                  helper.make_node("MatMul", [f"l{i}", f"R{i}"], [f"r{i}"]),
+                  helper.make_node("Add", [f"r{i}", f"b{i}"], [out])]
+        prev = out
+    model = model_of(nodes, [helper.make_tensor_value_info("X", TensorProto.FLOAT, [1, 64])],
+                     [helper.make_tensor_value_info("Y", TensorProto.FLOAT, [1, 64])], inits, "scattered")
+    save_inline(model, outdir, "scattered_inline.onnx")
+    for name in ("scattered_a.data", "scattered_b.data"):
+        if os.path.exists(os.path.join(outdir, name)):
+            os.remove(os.path.join(outdir, name))
+    for k, t in enumerate(model.graph.initializer):
+        external_data_helper.set_external_data(t, "scattered_a.data" if k < 450 else "scattered_b.data")
+    path = os.path.join(outdir, "scattered.onnx")
+    onnx.save_model(model, path)
+    onnx.checker.check_model(path)
+
+
 def main():
     outdir = sys.argv[1]
     spill_mix(outdir)
@@ -201,6 +242,7 @@ def main():
     spill_edit(outdir)
     stream_diverge(outdir)
     stream_threads(outdir)
+    scattered(outdir)
 
 
 if __name__ == "__main__":
