@@ -18,8 +18,7 @@
  * rchar and wchar of the calling thread (/proc/thread-self/io: a call's own
  * I/O, whatever other threads do at once): 1; of the process where the
  * kernel has no thread-self (before Linux 3.17): 2; 0 when neither can be
- * read. A thread's counts leave out the direct sink's writing thread: those
- * bytes are scs_sink_direct_written()'s.
+ * read.
  */
 static int
 read_io(uint64_t *rchar, uint64_t *wchar)
@@ -50,7 +49,7 @@ scs_report_io_begin(scs_report *r)
 	r->has_io = read_io(&r->io_start[0], &r->io_start[1]) != 0;
 	r->io_start[2] = scs_payloads_mapped_bytes();
 	r->io_start[3] = scs_sink_kernel_copied();
-	r->io_start_direct = scs_sink_direct_written();
+	r->io_start_direct = 0;
 	r->io_start_copied = scs_sink_copied_through();
 }
 
@@ -59,17 +58,14 @@ static void
 io_update(scs_report *r)
 {
 	uint64_t rchar, wchar;
-	int of;
 
-	if (!r->has_io || (of = read_io(&rchar, &wchar)) == 0)
+	if (!r->has_io || read_io(&rchar, &wchar) == 0)
 		return;
 	r->bytes_read = rchar - r->io_start[0];
 	r->bytes_written = wchar - r->io_start[1];
 	r->bytes_mapped = scs_payloads_mapped_bytes() - r->io_start[2];
 	r->bytes_kernel_copied = scs_sink_kernel_copied() - r->io_start[3];
-	r->bytes_written_direct = scs_sink_direct_written() - r->io_start_direct;
-	if (of == 1)              /* the writing thread's bytes, not in this thread's wchar */
-		r->bytes_written += r->bytes_written_direct;
+	r->bytes_written_direct = 0;    /* nothing is written past the cache (sink.c) */
 	r->bytes_copied_through = scs_sink_copied_through() - r->io_start_copied;
 }
 

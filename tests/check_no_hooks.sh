@@ -14,7 +14,7 @@ for f in "$@"; do
 		continue
 	fi
 	syms=$(nm -a "$f" 2>/dev/null | grep -c '_for_tests$')
-	vars=$(grep -c -a -e 'SCS_TEST_KILL_AT' -e 'SCS_TEST_DIRECT_AFTER' -e 'SCS_TEST_BREAK_AFTER' "$f")
+	vars=$(grep -c -a -e 'SCS_TEST_KILL_AT' -e 'SCS_TEST_WRITEBACK_STEP' -e 'SCS_TEST_BREAK_AFTER' "$f")
 	if [ "$hooked" = 0 ] && { [ "$syms" -gt 0 ] || [ "$vars" -gt 0 ]; }; then
 		echo "$f: holds test hooks ($syms *_for_tests symbols, SCS_TEST_* names: $vars)"
 		nm -a "$f" | grep '_for_tests$'

@@ -14,7 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 #include "util/err.h"
@@ -162,27 +164,28 @@ Test(sink, a_parked_sink_takes_no_more_bytes, .init = scratch_setup, .fini = scr
 }
 
 /*
- * Direct writes (see sink.c): a sink past SCS_TEST_DIRECT_AFTER bytes turns
- * direct with buffers of SCS_TEST_DIRECT_BUF bytes, so a few MiB go through
- * the writing thread in many jobs. Pieces of every kind and odd length:
- * small writes, writes over the buffer, copies at odd offsets, padding.
+ * The drop behind the writes (see sink.c): the sink's buffer of
+ * SCS_TEST_SINK_BUF bytes and steps of SCS_TEST_WRITEBACK_STEP, so that a
+ * few MiB take many steps. Pieces of every kind and odd length: small
+ * writes, writes over the buffer, kernel copies at odd offsets, padding.
  */
-#define DIRECT_SRC_LEN ((size_t)5 << 20)
+#define BEHIND_SRC_LEN ((size_t)5 << 20)
+#define TEST_STEP 262144
+#define TEST_BUF 65536
 
 static void
-direct_setup(void)
+behind_setup(void)
 {
 	scratch_setup();
-	setenv("SCS_TEST_DIRECT_AFTER", "2000000", 1);
-	setenv("SCS_TEST_DIRECT_BUF", "65536", 1);
+	setenv("SCS_TEST_WRITEBACK_STEP", "262144", 1);
+	setenv("SCS_TEST_SINK_BUF", "65536", 1);
 }
 
 static void
-direct_teardown(void)
+behind_teardown(void)
 {
-	unsetenv("SCS_TEST_DIRECT_AFTER");
-	unsetenv("SCS_TEST_DIRECT_BUF");
-	unsetenv("SCS_TEST_DIRECT_FAIL");
+	unsetenv("SCS_TEST_WRITEBACK_STEP");
+	unsetenv("SCS_TEST_SINK_BUF");
 	scratch_teardown();
 }
 
@@ -191,18 +194,18 @@ direct_teardown(void)
  * file must hold (*len of them). The commit's result.
  */
 static int
-direct_pieces(uint8_t **want, size_t *len)
+behind_pieces(uint8_t **want, size_t *len)
 {
-	size_t cap = 3 * DIRECT_SRC_LEN, n = 0;
-	uint8_t *w = calloc(1, cap), *src = malloc(DIRECT_SRC_LEN);
+	size_t cap = 3 * BEHIND_SRC_LEN, n = 0;
+	uint8_t *w = calloc(1, cap), *src = malloc(BEHIND_SRC_LEN);
 	char *input = path_in(scratch_dir, "in.bin");
 	scs_commit *c;
 	scs_sink *s;
 	int fd, rc;
 
-	for (size_t i = 0; i < DIRECT_SRC_LEN; i++)
+	for (size_t i = 0; i < BEHIND_SRC_LEN; i++)
 		src[i] = (uint8_t)(i * 131 + (i >> 13));
-	write_all(input, src, DIRECT_SRC_LEN);
+	write_all(input, src, BEHIND_SRC_LEN);
 	fd = open(input, O_RDONLY);
 	cr_assert_eq(scs_commit_files(&c, scratch_dir), SCS_OK, "%s", scs_err_msg());
 	cr_assert_eq(scs_commit_open(&s, c, "out.bin", SCS_SINK_DATA), SCS_OK, "%s", scs_err_msg());
@@ -211,13 +214,13 @@ direct_pieces(uint8_t **want, size_t *len)
 		memcpy(w + n, src + k * 97, 97 + k % 5);
 		n += 97 + k % 5;
 	}
-	/* a kernel copy and padding, through the cache: the file is at an odd offset ... */
+	/* a kernel copy and padding: the file is at an odd offset ... */
 	scs_sink_copy_fd(s, fd, 1001, (1u << 20) + 4099);
 	memcpy(w + n, src + 1001, (1u << 20) + 4099);
 	n += (1u << 20) + 4099;
 	scs_sink_pad_to(s, n + 70000);
 	n += 70000;
-	scs_sink_write(s, src + 3, (3u << 20) + 77);    /* ... when this write, over every buffer, turns the sink direct */
+	scs_sink_write(s, src + 3, (3u << 20) + 77);    /* ... when this write goes over every buffer and step */
 	memcpy(w + n, src + 3, (3u << 20) + 77);
 	n += (3u << 20) + 77;
 	scs_sink_copy_fd(s, fd, 5, 3);
@@ -237,63 +240,52 @@ direct_pieces(uint8_t **want, size_t *len)
 	return rc;
 }
 
-Test(sink, a_large_output_goes_past_the_cache_and_holds_every_byte, .init = direct_setup, .fini = direct_teardown)
+/* Pages of @path in the page cache. */
+static size_t
+resident_pages(const char *path)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	size_t len = (size_t)file_size(path), n = (len + (size_t)page - 1) / (size_t)page, count = 0;
+	unsigned char *vec = malloc(n ? n : 1);
+	int fd = open(path, O_RDONLY);
+	void *map;
+
+	cr_assert_geq(fd, 0);
+	map = mmap(NULL, len, PROT_READ, MAP_SHARED, fd, 0);
+	cr_assert_neq(map, MAP_FAILED);
+	cr_assert_eq(mincore(map, len, vec), 0);
+	for (size_t i = 0; i < n; i++)
+		count += vec[i] & 1;
+	munmap(map, len);
+	close(fd);
+	free(vec);
+	return count;
+}
+
+Test(sink, a_large_output_leaves_only_its_last_steps_in_the_cache_and_holds_every_byte, .init = behind_setup,
+    .fini = behind_teardown)
 {
 	char *target = path_in(scratch_dir, "out.bin");
-	uint64_t direct = scs_sink_direct_written(), copied = scs_sink_kernel_copied() + scs_sink_copied_through();
+	uint64_t copied = scs_sink_kernel_copied() + scs_sink_copied_through();
+	long page = sysconf(_SC_PAGESIZE);
+	struct statfs fs;
 	uint8_t *want;
-	size_t len;
+	size_t len, resident;
 
-	cr_assert_eq(direct_pieces(&want, &len), SCS_OK, "%s", scs_err_msg());
+	cr_assert_eq(behind_pieces(&want, &len), SCS_OK, "%s", scs_err_msg());
+	/* before anything reads it back: the pages behind the last steps were dropped */
+	resident = resident_pages(target);
+	cr_assert_eq(statfs(scratch_dir, &fs), 0);
+	if (fs.f_type != 0x01021994)    /* tmpfs: its pages are the file */
+		cr_assert_leq(resident * (size_t)page, 3 * TEST_STEP + TEST_BUF,
+		    "%zu of the file's %zu bytes in the page cache", resident * (size_t)page, len);
+	else
+		cr_log_warn("sink: %s is tmpfs: its pages cannot be dropped", scratch_dir);
+	cr_assert_gt(len, 12 * TEST_STEP, "a file of %zu bytes takes many steps", len);
 	expect_file(target, want, len);
 	cr_assert_eq(count_files(scratch_dir, "."), 2, "only . and .. besides the files: no temporaries");
-	/* both copies counted as copies, by the kernel (before the sink turned direct) or through the buffer */
+	/* both copies counted as copies, by the kernel or through the buffer */
 	cr_assert_eq(scs_sink_kernel_copied() + scs_sink_copied_through() - copied, (1u << 20) + 4099 + 3);
-	if (statfs_is_ext(scratch_dir))
-		cr_assert_geq(scs_sink_direct_written() - direct, len - 2000000 - 2 * 65536,
-		    "%llu of %zu bytes written direct", (unsigned long long)(scs_sink_direct_written() - direct), len);
-	else
-		cr_log_warn("sink: %s is not on ext2/3/4: nothing was written direct", scratch_dir);
-	free(want);
-	free(target);
-}
-
-/* a direct write refused halfway (EINVAL: as a filesystem without O_DIRECT at that offset): the rest goes through the cache */
-Test(sink, a_refused_direct_write_goes_through_the_cache, .init = direct_setup, .fini = direct_teardown)
-{
-	char *target = path_in(scratch_dir, "out.bin");
-	uint64_t direct = scs_sink_direct_written();
-	uint8_t *want;
-	size_t len;
-
-	setenv("SCS_TEST_DIRECT_FAIL", "22", 1);
-	cr_assert_eq(direct_pieces(&want, &len), SCS_OK, "%s", scs_err_msg());
-	expect_file(target, want, len);
-	if (statfs_is_ext(scratch_dir))
-		cr_assert_leq(scs_sink_direct_written() - direct, 2 * 65536, "%llu bytes direct after the refusal",
-		    (unsigned long long)(scs_sink_direct_written() - direct));
-	free(want);
-	free(target);
-}
-
-/* any other failed direct write (EIO here) fails the commit, which leaves the old file and no temporary */
-Test(sink, a_failed_direct_write_fails_the_commit, .init = direct_setup, .fini = direct_teardown)
-{
-	char *target = path_in(scratch_dir, "out.bin");
-	uint8_t *want;
-	size_t len;
-
-	if (!statfs_is_ext(scratch_dir)) {
-		cr_log_warn("sink: %s is not on ext2/3/4: no direct write to fail", scratch_dir);
-		free(target);
-		return;
-	}
-	write_all(target, "old", 3);
-	setenv("SCS_TEST_DIRECT_FAIL", "5", 1);
-	cr_assert_eq(direct_pieces(&want, &len), SCS_EIO);
-	cr_assert_not_null(strstr(scs_err_msg(), "out.bin: write failed: Input/output error"), "%s", scs_err_msg());
-	expect_file(target, "old", 3);
-	cr_assert_eq(count_files(scratch_dir, "."), 2, "no temporaries left");
 	free(want);
 	free(target);
 }

@@ -4,7 +4,7 @@
  * writing it into the data file on the way, and the writer keeps what of
  * that file matches its layout. These tests hold that the outputs are byte
  * for byte those of the runs without the spill (every fixture, every tool,
- * direct writes taking bytes back, a layout that differs from the spill
+ * pages dropped behind the writes taking bytes back, a layout that differs from the spill
  * early or late, an inline output that drops it), that a run reads its
  * input's bytes once (the report's counts), that the outputs compute what
  * the inputs do (ONNX Runtime, onnx.checker), and that a run refused
@@ -202,11 +202,11 @@ Test(spill, with_a_store_the_same_bytes)
 	}
 }
 
-/* Taking back bytes a direct sink wrote already: sinks turn direct at once, with buffers of two blocks. */
-Test(spill, direct_writes_taken_back)
+/* Taking back bytes whose pages were dropped already: sinks drop behind every two blocks, with buffers of one. */
+Test(spill, dropped_writes_taken_back)
 {
 	static const char *const models[] = { "spill_inline.onnx", "spill_mix.onnx", "spill_edit.onnx", "big_dups_ext.onnx" };
-	const char *env = "SCS_TEST_DIRECT_AFTER=0 SCS_TEST_DIRECT_BUF=8192";
+	const char *env = "SCS_TEST_WRITEBACK_STEP=8192 SCS_TEST_SINK_BUF=4096";
 
 	for (size_t i = 0; i < sizeof(models) / sizeof(models[0]); i++) {
 		char *in = fixture(models[i]);

@@ -116,11 +116,13 @@ typedef struct scs_report {
 	uint64_t npy_len;         /* bytes of the .npy files written (npy mode, forced extraction) */
 	int split_only;           /* 1: scs4onnx-split (no dedup summary) */
 	/* bytes of bytes_written that went to the disk with O_DIRECT, past the
-	 * page cache: an output file past its first 64 MiB, on ext2/3/4 */
+	 * page cache: always 0 now that outputs go through the cache and leave
+	 * only their last steps in it (docs/ARCHITECTURE.md, "Large outputs");
+	 * kept for the layout */
 	uint64_t bytes_written_direct;
-	uint64_t io_start_direct; /* ... when the run began */
+	uint64_t io_start_direct; /* ... when the run began: 0 */
 	/* bytes of input files copied unchanged into outputs through the tool's
-	 * buffer (a direct output's copies, or where copy_file_range is refused):
+	 * buffer (where copy_file_range is refused):
 	 * like bytes_kernel_copied, in bytes_read, yet not read for the run's own
 	 * work */
 	uint64_t bytes_copied_through;

@@ -61,10 +61,9 @@ extern "C" {
  * - scs_err_msg() is per thread: read it in the thread whose call failed.
  * - A call's progress callback runs in the thread that made the call,
  *   inside the call.
- * - A call may start threads and processes of its own, gone when it
- *   returns: a thread writing a large output past the page cache, and a
- *   child process (fork(), no exec) that gives the outputs their names, so
- *   that killing the caller cannot stop that half way. The child blocks
+ * - A call starts no thread. It may start a process of its own, gone when
+ *   it returns: a child process (fork(), no exec) that gives the outputs
+ *   their names, so that killing the caller cannot stop that half way. The child blocks
  *   every signal; the caller's SIGCHLD handler, if any, sees it end. While
  *   the outputs get their names, the calling thread blocks SIGINT, SIGTERM
  *   and SIGHUP (pthread_sigmask: other threads keep their masks).

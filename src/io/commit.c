@@ -334,7 +334,6 @@ sink_free(scs_sink *s)
 {
 	if (s == NULL)
 		return;
-	scs_sink_leave_direct(s);    /* the thread ends before its file closes */
 	if (s->fd >= 0)
 		close(s->fd);
 	if (s->tmp && s->c)
@@ -582,7 +581,6 @@ scs_commit_open(scs_sink **out, scs_commit *c, const char *name, scs_sink_role r
 	}
 	s->dev = st.st_dev;
 	s->ino = st.st_ino;
-	scs_sink_opened(s);
 	s->c = c;
 	c->sinks[c->n++] = s;
 	*out = s;

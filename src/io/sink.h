@@ -1,8 +1,8 @@
 /*
  * sink.h: the bytes of an output file on their way to it. A sink buffers
  * what is written, lets the kernel copy a payload from an input file where
- * it can, and, past the first 64 MiB of a file on ext2/3/4, writes whole
- * blocks past the page cache (sink.c, "direct writes"). A sink is opened,
+ * it can, and keeps only the last steps of a large file in the page cache
+ * (sink.c, "behind the writes"). A sink is opened,
  * named and freed by its commit (commit.h), which makes its file appear
  * whole or not at all.
  *
@@ -28,11 +28,8 @@ int scs_sink_copy_fd(scs_sink *s, int fd, uint64_t off, uint64_t len);
 /* Bytes the kernel copied into outputs (copy_file_range) so far, by every
  * sink of the process: /proc/self/io counts them as read and written. */
 uint64_t scs_sink_kernel_copied(void);
-/* Bytes written with O_DIRECT (bypassing the page cache) so far, by every
- * sink of the process: large outputs on ext2/3/4 past their first 64 MiB. */
-uint64_t scs_sink_direct_written(void);
-/* Bytes scs_sink_copy_fd() read and wrote through the sink's buffer (a
- * direct sink, or where the kernel cannot copy) so far, by every sink of
+/* Bytes scs_sink_copy_fd() read and wrote through the sink's buffer (where
+ * the kernel cannot copy) so far, by every sink of
  * the process: like copy_file_range's, a copy, not a read for the run's
  * own work. */
 uint64_t scs_sink_copied_through(void);
@@ -45,8 +42,7 @@ int scs_sink_pad_to(scs_sink *s, uint64_t pos);
 int scs_sink_truncate(scs_sink *s, uint64_t pos);
 /*
  * Edits inside a file already written, for a data file made from a spill
- * (payload.h). Each first writes out what the sink buffers (a direct sink
- * goes on through the cache). @off and @len are multiples of 4096 (and of
+ * (payload.h). Each first writes out what the sink buffers. @off and @len are multiples of 4096 (and of
  * the filesystem's block).
  *
  * scs_sink_cut(): bytes [off, off + len), which end before the file does,

@@ -29,34 +29,21 @@ struct scs_sink {
 	ino_t ino;
 	uint8_t *buf;
 	size_t n_buf;
-	size_t cap;               /* bytes @buf holds: SINK_BUF_LEN, or DIRECT_BUF_LEN once direct */
-	int direct;               /* 1: the file is O_DIRECT; -1: it will not be (see "direct writes") */
-	struct direct_writer *dw; /* direct: the thread writing ... */
-	uint8_t *spare;           /* ... the other buffer */
-	uint64_t direct_after;    /* bytes in the file before it may turn direct */
-	size_t direct_len;        /* bytes of each direct buffer: DIRECT_BUF_LEN */
-	int direct_fail;          /* test builds: the second direct job fails halfway with this errno */
+	size_t cap;               /* bytes @buf holds: SINK_BUF_LEN (less in tests) */
+	uint64_t step;            /* bytes of each step of the drop behind the writes: WRITEBACK_STEP */
 	uint64_t pos;
 	uint64_t in_file;         /* bytes written to fd so far */
 	uint64_t written_back;    /* ... of which writeback was asked to start */
+	uint64_t dropped;         /* ... of which the pages were dropped from the cache */
 	int status;
 };
 
 /* A sink with its write buffer and no file yet (fd -1): its commit opens
- * the file, then calls scs_sink_opened(). NULL when out of memory. */
+ * the file. NULL when out of memory. */
 scs_sink *scs_sink_new(void);
 
-/* The sink's file is @s->fd now: it may turn direct on ext2/3/4 (sink.c,
- * "direct writes"). */
-void scs_sink_opened(scs_sink *s);
-
-/* Write all the buffer holds; a direct sink ends its direct writing (its
- * last buffer goes through the cache). SCS_OK or the sink's error. */
+/* Write all the buffer holds. SCS_OK or the sink's error. */
 int scs_sink_flush(scs_sink *s);
-
-/* End the direct writing, if any: the job in flight done, the thread gone,
- * the file writing through the cache from now on. Before the file closes. */
-int scs_sink_leave_direct(scs_sink *s);
 
 #ifdef SCS_TEST_HOOKS
 /* Test builds: the SCS_TEST_* variable @name as a number; 0 when unset. */
