@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Bytes read from the disk and wall time of scs4onnx-shrink, -big and
-# -optimize on models larger than the memory they may use: each command runs
+# Bytes read from the disk and wall time of scs4onnx-shrink, -big, -optimize
+# and -merge on models larger than the memory they may use: each command runs
 # with a cold page cache inside a memory cgroup (MEM, default 1G), so a file
 # read twice comes from the disk twice, as it does for a 40 GB model on a
 # 32 GB machine. Beside each tool, `cp` of the same files in the same cgroup,
@@ -33,7 +33,11 @@
 # they end), then scs4onnx-shrink, -big and -optimize IN OUT -n -f
 # (CMDS="shrink big" picks the tools, MODELS="e i" the models; cp and
 # cp+fsync always run; BEFORE=DIR adds the tools of another build, each run right after its
-# twin, "before:shrink" in the output). Before every command the previous
+# twin, "before:shrink" in the output), and scs4onnx-merge of the model's
+# shards (CMDS=merge; scs4onnx-split cuts the model into shards of at most
+# 1.8 GiB once, before the rounds, unmeasured: merge's read ratio is to the
+# shards' bytes). ARGS="..." adds options to every tool (ARGS="--max-data-file-size
+# 1G": numbered data files). Before every command the previous
 # output is removed, `sync` runs and the page cache is dropped (echo 3 >
 # /proc/sys/vm/drop_caches); a second later (the machine's other processes
 # have read back what they run on) the command runs in the cgroup through
@@ -91,7 +95,7 @@ runs=${RUNS:-5}
 cold=${COLD:-1}
 work=${WORK:-work/bench-cold}
 models=${MODELS:-e i d}
-cmds=${CMDS:-shrink big optimize}
+cmds=${CMDS:-shrink big optimize merge}
 tools=${TOOLS:-build/tools}
 before=${BEFORE:-}
 
@@ -100,7 +104,8 @@ usage() {
 	exit 2
 }
 for m in $models; do case $m in e | i | d) ;; *) usage "MODELS: unknown model '$m' (e, i, d)" ;; esac done
-for c in $cmds; do case $c in shrink | big | optimize) ;; *) usage "CMDS: unknown command '$c' (shrink, big, optimize)" ;; esac done
+for c in $cmds; do case $c in shrink | big | optimize | merge) ;; *) usage "CMDS: unknown command '$c' (shrink, big, optimize, merge)" ;; esac done
+read -r -a args <<<"${ARGS:-}"
 [[ $runs =~ ^[1-9][0-9]*$ ]] || usage "RUNS: '$runs' is not a positive count"
 [[ $cold =~ ^[01]$ ]] || usage "COLD: '$cold' is neither 0 nor 1"
 mem_bytes=$(numfmt --from=iec "$mem" 2>/dev/null) || usage "MEM: '$mem' is not a size (1G, 512M)"
@@ -108,7 +113,7 @@ mem_bytes=$(numfmt --from=iec "$mem" 2>/dev/null) || usage "MEM: '$mem' is not a
 group=""        # the cgroup made for the run
 subtree=""      # the cgroup.subtree_control the script added +memory to
 child=""        # the process the script waits for (in a session of its own: the group of its processes is -$child)
-made_work=0     # WORK's files are the script's to remove: [eid].onnx, [ed].onnx.data, out/, gen.log, cmd.err
+made_work=0     # WORK's files are the script's to remove: [eid].onnx, [ed].onnx.data, [eid].shards/, out/, gen.log, cmd.err
 
 # Stops what the script started, removes the group and the files it made in
 # WORK (the models kept when KEEP=1), and WORK when that leaves it empty.
@@ -132,7 +137,7 @@ cleanup() {
 		echo -memory >"$subtree" 2>/dev/null || true
 	fi
 	if [ "$made_work" = 1 ]; then
-		rm -rf "$work/out" "$work/gen.log" "$work/cmd.err"
+		rm -rf "$work/out" "$work/gen.log" "$work/cmd.err" "$work"/[eid].shards
 		[ "${KEEP:-0}" = 1 ] || rm -f "$work"/[eid].onnx "$work"/[ed].onnx.data
 		rmdir "$work" 2>/dev/null || true
 	fi
@@ -264,8 +269,10 @@ run_one() {
 		# shellcheck disable=SC2016 # $1 and $@ are the wrapper shell's
 		cmd=(sh -c 'o=$1; shift; cp "$@" "$o/" && sync "$o"/*' sh "$out" "${files[@]}")
 		;;
-	before:*) cmd=("$before/scs4onnx-${1#before:}" "${files[0]}" "$out/out.onnx" -n -f) ;;
-	*) cmd=("$tools/scs4onnx-$1" "${files[0]}" "$out/out.onnx" -n -f) ;;
+	merge) cmd=("$tools/scs4onnx-merge" "$shards" "$out/out.onnx" -n -f "${args[@]}") ;;
+	before:merge) cmd=("$before/scs4onnx-merge" "$shards" "$out/out.onnx" -n -f "${args[@]}") ;;
+	before:*) cmd=("$before/scs4onnx-${1#before:}" "${files[0]}" "$out/out.onnx" -n -f "${args[@]}") ;;
+	*) cmd=("$tools/scs4onnx-$1" "${files[0]}" "$out/out.onnx" -n -f "${args[@]}") ;;
 	esac
 	oom0=$(oom_kills)
 	setsid /usr/bin/python3 scripts/measure.py "${wrap[@]}" "${cmd[@]}" >/dev/null 2>"$work/cmd.err" &
@@ -313,6 +320,14 @@ for model in $models; do
 	[ ! -e "$work/$model.onnx.data" ] || files+=("$work/$model.onnx.data")
 	input=$(bytes_of "${files[@]}")
 	echo "   input: $input bytes ($(awk -v b="$input" 'BEGIN { printf "%.2f", b / 2^30 }') GiB)"
+	shards=$work/$model.shards
+	shards_input=$input
+	if [[ " $cmds " == *" merge "* ]]; then
+		rm -rf "$shards"
+		"$tools/scs4onnx-split" "${files[0]}" "$shards" -n || { echo "bench-cold: scs4onnx-split of ($model) failed" >&2; exit 1; }
+		shards_input=$(bytes_of "$shards"/*)
+		echo "   shards for merge: $(find "$shards" -type f | wc -l) files, $shards_input bytes"
+	fi
 
 	declare -A walls=() reads=() peaks=() fails=() meds=() kibs=()
 	for ((r = 1; r <= runs; r++)); do
@@ -327,7 +342,7 @@ for model in $models; do
 			fi
 		done
 	done
-	rm -rf "$out" "$work/cmd.err"
+	rm -rf "$out" "$work/cmd.err" "$shards"
 
 	for c in "${names[@]}"; do
 		# shellcheck disable=SC2086 # the lists are words
@@ -336,8 +351,10 @@ for model in $models; do
 		kibs[$c]=$(median ${reads[$c]})
 	done
 	for c in "${names[@]}"; do
+		in_c=$input
+		case $c in merge | before:merge) in_c=$shards_input ;; esac
 		awk -v c="$c" -v ws="${walls[$c]}" -v ks="${reads[$c]}" -v m="${meds[$c]}" -v cpm="${meds[cp]}" \
-			-v k="${kibs[$c]}" -v in_b="$input" -v p="${peaks[$c]:-0}" 'BEGIN {
+			-v k="${kibs[$c]}" -v in_b="$in_c" -v p="${peaks[$c]:-0}" 'BEGIN {
 			n = split(ws, w, " "); s = ""
 			for (i = 1; i <= n; i++) s = s sprintf(" %.2f", w[i])
 			n = split(ks, r, " "); g = ""
@@ -351,7 +368,7 @@ for model in $models; do
 			summary+=("$(printf "(%s) %-15s FAILED (see above)" "$model" "$c")")
 		elif [ "$cold" = 1 ]; then
 			summary+=("$(awk -v c="$c" -v mo="$model" -v m="${meds[$c]}" -v cpm="${meds[cp]}" -v k="${kibs[$c]}" \
-				-v cfm="${meds[cp+fsync]}" -v in_b="$input" 'BEGIN {
+				-v cfm="${meds[cp+fsync]}" -v in_b="$in_c" 'BEGIN {
 				r = k * 1024 / in_b; w = (cpm > 0 ? m / cpm : 0); wf = (cfm > 0 ? m / cfm : 0)
 				printf "(%s) %-15s read %.2fx input: %s; wall %.2fx cp: %s (%.2fx cp+fsync)", mo, c, r,
 					(r <= 1.1 ? "meets 1.1x" : "OVER 1.1x"), w, (w <= 1.15 ? "meets 1.15x" : "OVER 1.15x"), wf }')")

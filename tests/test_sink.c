@@ -163,6 +163,48 @@ Test(sink, a_parked_sink_takes_no_more_bytes, .init = scratch_setup, .fini = scr
 	free(target);
 }
 
+/* A resting sink (its buffer released, scs_sink_rest()) takes writes, kernel copies, padding and take-backs
+ * again, as the spill's numbered files do when the next payload goes back to one of them. */
+Test(sink, a_resting_sink_writes_on_as_before, .init = scratch_setup, .fini = scratch_teardown)
+{
+	char *target = path_in(scratch_dir, "out.bin"), *src = path_in(scratch_dir, "src.bin");
+	uint8_t want[12288], input[8192];
+	scs_commit *c;
+	scs_sink *s;
+	int fd;
+
+	for (size_t i = 0; i < sizeof(input); i++)
+		input[i] = (uint8_t)(i * 7 + 3);
+	fd = open(src, O_CREAT | O_WRONLY | O_TRUNC, 0644);
+	cr_assert_geq(fd, 0);
+	cr_assert_eq(write(fd, input, sizeof(input)), (ssize_t)sizeof(input));
+	close(fd);
+	cr_assert_eq(scs_commit_files(&c, scratch_dir), SCS_OK, "%s", scs_err_msg());
+	cr_assert_eq(scs_commit_open(&s, c, "out.bin", SCS_SINK_FILE), SCS_OK, "%s", scs_err_msg());
+	cr_assert_eq(scs_sink_write(s, "abcdef", 6), SCS_OK);
+	cr_assert_eq(scs_sink_rest(s), SCS_OK, "%s", scs_err_msg());
+	cr_assert_eq(scs_sink_rest(s), SCS_OK, "%s", scs_err_msg());    /* twice: the same */
+	cr_assert_eq(scs_sink_pos(s), 6);
+	cr_assert_eq(scs_sink_write(s, "ghij", 4), SCS_OK, "%s", scs_err_msg());
+	cr_assert_eq(scs_sink_rest(s), SCS_OK);
+	cr_assert_eq(scs_sink_truncate(s, 8), SCS_OK, "%s", scs_err_msg());    /* "ij" taken back while resting */
+	cr_assert_eq(scs_sink_pad_to(s, 4096), SCS_OK, "%s", scs_err_msg());
+	fd = open(src, O_RDONLY);
+	cr_assert_geq(fd, 0);
+	cr_assert_eq(scs_sink_rest(s), SCS_OK);
+	cr_assert_eq(scs_sink_copy_fd(s, fd, 0, sizeof(input)), SCS_OK, "%s", scs_err_msg());
+	close(fd);
+	cr_assert_eq(scs_sink_rest(s), SCS_OK);
+	cr_assert_eq(scs_sink_park(s), SCS_OK);
+	memset(want, 0, sizeof(want));
+	memcpy(want, "abcdefgh", 8);
+	memcpy(want + 4096, input, sizeof(input));
+	cr_assert_eq(scs_commit_run(c), SCS_OK, "%s", scs_err_msg());
+	expect_file(target, want, sizeof(want));
+	free(target);
+	free(src);
+}
+
 /*
  * The drop behind the writes (see sink.c): the sink's buffer of
  * SCS_TEST_SINK_BUF bytes and steps of SCS_TEST_WRITEBACK_STEP, so that a

@@ -220,6 +220,14 @@ scs_data_layout_len(const scs_data_layout *l)
 /* Descriptors kept for what else a run holds open: its inputs (SCS_PAYLOADS_MAX_OPEN), the store, the model. */
 #define OTHER_FDS (SCS_PAYLOADS_MAX_OPEN + 64)
 
+int
+scs_data_files_room(uint64_t n_files)
+{
+	struct rlimit rl;
+
+	return getrlimit(RLIMIT_NOFILE, &rl) < 0 || rl.rlim_cur == RLIM_INFINITY || n_files + OTHER_FDS <= rl.rlim_cur;
+}
+
 /*
  * Each data file stays open until the commit names it (a nameless
  * temporary is named through its descriptor): SCS_EUSAGE, before anything
@@ -230,7 +238,7 @@ check_fd_room(const scs_data_layout *l, const char *stem)
 {
 	struct rlimit rl;
 
-	if (getrlimit(RLIMIT_NOFILE, &rl) < 0 || rl.rlim_cur == RLIM_INFINITY || l->n_files + OTHER_FDS <= rl.rlim_cur)
+	if (scs_data_files_room(l->n_files) || getrlimit(RLIMIT_NOFILE, &rl) < 0)
 		return SCS_OK;
 	return scs_err_set(SCS_EUSAGE, "%s: %u data files, more than the process may hold open at once (%llu "
 	    "descriptors, %d kept for its other files): give a larger maximum data file size", stem, l->n_files,
@@ -273,46 +281,48 @@ write_payload_at(scs_payloads *set, uint32_t id, scs_sink *sink, uint64_t off)
 }
 
 /*
- * Make the spill @sink hold @l's one file, as far as it can: places whose
- * bytes it holds stay where they are; payloads no place takes are cut out,
- * the later bytes moving down; a payload it does not hold gets a gap of its
- * extent at its place, written from where it lies; the filesystem moves
- * the blocks (scs_sink_cut(), scs_sink_open_gap()), no byte of the spill is
- * read or copied. *@done: the places done, in order; the caller takes the
- * file back to where place *@done starts and writes the rest after it (all
- * of them where the filesystem moves no blocks, or from the first place
- * whose bytes the spill holds further on: another order).
+ * Make spill file @f, @sink, hold the layout's file @f, as far as it can,
+ * starting at place *@done (the file's first): places whose bytes it holds
+ * stay where they are; payloads no place takes are cut out, the later
+ * bytes moving down; a payload it does not hold (or holds in another file)
+ * gets a gap of its extent at its place, written from where it lies; the
+ * filesystem moves the blocks (scs_sink_cut(), scs_sink_open_gap()), no
+ * byte of the spill is read or copied. *@done: the first place not done;
+ * the caller takes the file back to where that place starts and writes the
+ * rest of the file after it (all of it where the filesystem moves no
+ * blocks, or from the first place whose bytes the spill holds further on:
+ * another order, or another file's length moved the place).
  */
 static int
-spill_edit(const scs_data_layout *l, scs_payloads *set, scs_sink *sink, size_t *done)
+spill_edit(const scs_data_layout *l, scs_payloads *set, uint32_t f, scs_sink *sink, size_t *done)
 {
 	held *h = NULL;
-	size_t n_h = 0, i = 0, k = 0;
+	size_t n_h = 0, i = 0, k = *done;
 	uint64_t at, shift = 0;       /* held bytes at h[i].off now lie at h[i].off + shift - cut */
 	uint64_t cut = 0;
+	uint32_t in;
 	int rc = SCS_OK;
 
-	*done = 0;
 	if ((h = malloc((set->n_recs ? set->n_recs : 1) * sizeof(*h))) == NULL)
 		return scs_err_set(SCS_ENOMEM, "cannot allocate the spill's list");
 	for (size_t r = 0; r < set->n_recs; r++)
-		if (set->recs[r].twin == UINT32_MAX && set->recs[r].off + set->items[set->recs[r].id].key.len <=
-		    scs_sink_pos(sink)) {
+		if (set->recs[r].twin == UINT32_MAX && set->recs[r].file == f &&
+		    set->recs[r].off + set->items[set->recs[r].id].key.len <= scs_sink_pos(sink)) {
 			h[n_h].off = set->recs[r].off;
 			h[n_h].len = set->items[set->recs[r].id].key.len;
 			h[n_h++].used = 0;
 		}
-	for (size_t p = 0; p < l->n; p++) {
+	for (size_t p = k; p < l->n && l->places[p].file == f; p++) {
 		held *x;
 
-		if (scs_payloads_spilled_at(set, l->places[p].id, &at) &&
+		if (scs_payloads_spilled_at(set, l->places[p].id, &in, &at) && in == f &&
 		    (x = bsearch(&at, h, n_h, sizeof(*h), held_by_off)) != NULL)
 			x->used = 1;
 	}
-	for (k = 0; k < l->n; k++) {
+	for (; k < l->n && l->places[k].file == f; k++) {
 		const scs_data_place *pl = &l->places[k];
 		uint64_t len = set->items[pl->id].key.len;
-		int in_spill = scs_payloads_spilled_at(set, pl->id, &at);
+		int in_spill = scs_payloads_spilled_at(set, pl->id, &in, &at) && in == f;
 
 		/* bytes no place takes go */
 		while (i < n_h && !h[i].used) {
@@ -323,13 +333,13 @@ spill_edit(const scs_data_layout *l, scs_payloads *set, scs_sink *sink, size_t *
 		}
 		if (in_spill && i < n_h && h[i].off == at) {
 			if (at + shift - cut != pl->offset)
-				goto stop;    /* not where the layout has it (cannot be: the spill aligns as the layout) */
+				goto stop;    /* not where the layout has it: another file's length moved it */
 			i++;
 			continue;
 		}
 		if (in_spill && i < n_h && at > h[i].off)
 			goto stop;        /* held further on: another order */
-		/* a payload the spill does not hold (or holds once, for another place): a gap at its place */
+		/* a payload the spill does not hold here (or holds once, for another place): a gap at its place */
 		if (pl->offset >= scs_sink_pos(sink) ||
 		    (rc = scs_sink_open_gap(sink, pl->offset, extent(len))) != SCS_OK ||
 		    (rc = write_payload_at(set, pl->id, sink, pl->offset)) < 0)
@@ -358,12 +368,12 @@ scs_data_layout_write(const scs_data_layout *l, scs_payloads *set, scs_commit *c
 	for (uint32_t f = 0; f < l->n_files; f++) {
 		if ((name = scs_data_layout_name(l, stem, f)) == NULL)
 			return scs_err_set(SCS_ENOMEM, "cannot allocate a path");
-		if (f == 0 && l->n_files == 1 && set->spill && set->spill_owner == c) {
-			/* the spill holds the file's payloads, in the same places, up to place i */
-			sink = set->spill;
-			set->spill = NULL;
-			if ((rc = spill_edit(l, set, sink, &i)) == SCS_OK) {
-				cut = i < l->n ? l->places[i].offset : l->file_len[0];
+		if (f < set->n_spill && set->spill[f] && set->spill_owner == c) {
+			/* spill file f holds the file's payloads, in the same places, up to place i */
+			sink = set->spill[f];
+			set->spill[f] = NULL;
+			if ((rc = spill_edit(l, set, f, sink, &i)) == SCS_OK) {
+				cut = i < l->n && l->places[i].file == f ? l->places[i].offset : l->file_len[f];
 				if (cut > scs_sink_pos(sink))
 					cut = scs_sink_pos(sink);
 				if ((rc = scs_sink_truncate(sink, cut)) == SCS_OK)

@@ -82,11 +82,15 @@ char *scs_data_layout_name(const scs_data_layout *l, const char *stem, uint32_t 
 /* Bytes of every file together. */
 uint64_t scs_data_layout_len(const scs_data_layout *l);
 
+/* 1 when the process may hold @n_files more descriptors open beside those
+ * kept for a run's other files (the descriptor limit). */
+int scs_data_files_room(uint64_t n_files);
+
 /*
  * Write every file of the layout, named for @stem, as a data file
  * (SCS_SINK_DATA) of commit @c, each payload streamed from where it lies
- * in @set; a layout of one file takes @set's spill of commit @c (payload.h)
- * as that file, keeping what of it matches the layout, from the start, and
+ * in @set; file f takes spill file f of @set's spill of commit @c
+ * (payload.h), keeping what of it matches the layout, from the start, and
  * writing the rest; @progress (NULL: none) hears the bytes written of them all.
  * Each file holds a descriptor until the commit ends: SCS_EUSAGE, before
  * anything is written, when there are more files than the descriptor limit

@@ -92,6 +92,7 @@ scs_payloads_dispose(scs_payloads *set)
 	free(set->derived);
 	free(set->spilled);
 	free(set->recs);
+	free(set->spill);
 	scs_payloads_stream_free(set);
 	free(set->files);
 	free(set->items);
@@ -483,12 +484,14 @@ spilled_of(const scs_payloads *set, uint32_t id)
 }
 
 int
-scs_payloads_spilled_at(const scs_payloads *set, uint32_t id, uint64_t *off)
+scs_payloads_spilled_at(const scs_payloads *set, uint32_t id, uint32_t *file, uint64_t *off)
 {
 	const scs_spilled *r = spilled_of(set, id);
 
-	if (r)
+	if (r) {
+		*file = r->file;
 		*off = r->off;
+	}
 	return r != NULL;
 }
 
@@ -721,20 +724,43 @@ scs_payloads_taken_back(const scs_payloads *set, uint32_t id)
 	return r && r->twin != UINT32_MAX;
 }
 
+void
+scs_payloads_spill_forget(scs_payloads *set)
+{
+	free(set->spill);
+	set->spill = NULL;
+	set->n_spill = set->cap_spill = 0;
+}
+
+/* Add a file to the spill's: @sink, or the next file @next makes when NULL. */
+static int
+spill_file(scs_payloads *set, scs_sink *sink, const scs_spill_next *next)
+{
+	int rc;
+
+	if ((rc = scs_grow(&set->spill, &set->cap_spill, set->n_spill, sizeof(*set->spill), 4, "the spill's files")) < 0)
+		return rc;
+	if (sink == NULL && (rc = next->open(next->ctx, &sink)) < 0)
+		return rc;
+	set->spill[set->n_spill++] = sink;
+	return SCS_OK;
+}
+
 int
 scs_payloads_spill(scs_payloads *set, scs_sink *sink, const void *owner, const scs_spill_item *items, size_t n,
-    int merge_equal, unsigned align, scs_progress_cb progress, void *progress_payload)
+    int merge_equal, unsigned align, const scs_spill_next *next, scs_progress_cb progress, void *progress_payload)
 {
-	uint64_t total = 0, done = 0, reported = 0;
+	uint64_t total = 0, done = 0, reported = 0, max = next ? next->max_len : 0;
 	spill_table t = { NULL, 0 };
 	size_t cap = 0;
+	uint32_t cur = 0;         /* the file being written */
 	int rc = SCS_OK;
 
 	free(set->spilled);
 	free(set->recs);
 	set->n_recs = 0;
 	set->n_spilled_ids = set->n;
-	set->spill = sink;
+	scs_payloads_spill_forget(set);
 	set->spill_owner = owner;
 	for (cap = 16; cap < 2 * n; cap *= 2)
 		;
@@ -745,11 +771,13 @@ scs_payloads_spill(scs_payloads *set, scs_sink *sink, const void *owner, const s
 		rc = scs_err_set(SCS_ENOMEM, "cannot allocate the spill's records");
 		goto done;
 	}
+	if ((rc = spill_file(set, sink, NULL)) < 0)
+		goto done;
 	for (size_t i = 0; i < n; i++)
 		total += set->items[items[i].id].key.len;
 	for (size_t i = 0, ahead = 0; i < n; i++) {
 		uint32_t id = items[i].id;
-		uint64_t start = (scs_sink_pos(sink) + align - 1) / align * align;
+		uint64_t len = set->items[id].key.len, start;
 		scs_spilled *r = &set->recs[set->n_recs];
 		const scs_spilled *twin;
 
@@ -760,8 +788,20 @@ scs_payloads_spill(scs_payloads *set, scs_sink *sink, const void *owner, const s
 				scs_payloads_prefetch(set, items[ahead].id, 0, SPILL_AHEAD_MAX);
 		if (id >= set->n_spilled_ids || set->spilled[id])
 			continue;         /* listed twice */
+		sink = set->spill[cur];
+		start = (scs_sink_pos(sink) + align - 1) / align * align;
+		/* a file holding something takes nothing that would go past the maximum (datafiles.c) */
+		if (max && scs_sink_pos(sink) > 0 && (start > max || len > max - start)) {
+			/* the file before waits for the writer without its buffer */
+			if ((rc = scs_sink_rest(sink)) < 0 ||
+			    (cur + 1 == set->n_spill && (rc = spill_file(set, NULL, next)) < 0))
+				goto done;
+			sink = set->spill[++cur];
+			start = 0;        /* a file after the current one is empty */
+		}
 		memset(r, 0, sizeof(*r));
 		r->id = id;
+		r->file = cur;
 		r->off = start + items[i].head_len;
 		r->cls = items[i].cls;
 		r->twin = UINT32_MAX;
@@ -771,11 +811,17 @@ scs_payloads_spill(scs_payloads *set, scs_sink *sink, const void *owner, const s
 		    (items[i].tail_len && (rc = scs_sink_write(sink, items[i].tail, items[i].tail_len)) < 0))
 			goto done;
 		set->spilled[id] = (uint32_t)++set->n_recs;
-		done += set->items[id].key.len;
+		done += len;
 		if (merge_equal && r->cls && r->has_strong && (twin = spill_twin(&t, set, r, (uint32_t)(set->n_recs - 1))) != NULL) {
 			/* the same bytes were spilled before: these go, the payload points at those */
 			if ((rc = scs_sink_truncate(sink, start)) < 0)
 				goto done;
+			/* a file these started is empty again: the next payload tries the one before */
+			if (start == 0 && cur > 0 && (rc = scs_sink_rest(sink)) == SCS_OK)
+				cur--;
+			if (rc < 0)
+				goto done;
+			r->file = twin->file;
 			r->off = twin->off;
 			r->twin = (uint32_t)(twin - set->recs);
 		}
@@ -786,10 +832,8 @@ scs_payloads_spill(scs_payloads *set, scs_sink *sink, const void *owner, const s
 	}
 done:
 	free(t.slot);
-	if (rc < 0) {
-		set->spill = NULL;
+	if (rc < 0)
 		set->n_spilled_ids = 0;
-	}
 	return rc;
 }
 

@@ -66,7 +66,8 @@ void scs_payload_at_store(scs_payload *p, const scs_blob *blob);
 /* Where a payload's bytes went in the spill (below). */
 typedef struct scs_spilled {
 	uint32_t id;              /* the payload */
-	uint64_t off;             /* its first byte in the spill (its twin's, when taken back) */
+	uint32_t file;            /* the spill file its bytes are in (its twin's, when taken back) */
+	uint64_t off;             /* its first byte in that file (its twin's, when taken back) */
 	uint64_t cls;             /* the class it was spilled with (scs_spill_item) */
 	uint32_t twin;            /* UINT32_MAX; or the record of the earlier payload of the same bytes
 	                             and class it was taken back for */
@@ -88,9 +89,11 @@ typedef struct scs_payloads {
 	uint32_t ahead_file;
 	uint64_t ahead_off;
 	size_t ahead_len;   /* 0: nothing held */
-	/* the spill (scs_payloads_spill()): NULL when there is none, or once a data file took it */
-	scs_sink *spill;
-	const void *spill_owner;  /* what the spill's sink belongs to (its commit), for the writer */
+	/* the spill's files (scs_payloads_spill()), in order: n_spill 0 when there is none; an entry is
+	   NULL once a data file took it */
+	scs_sink **spill;
+	size_t n_spill, cap_spill;
+	const void *spill_owner;  /* what the spill's sinks belong to (their commit), for the writer */
 	uint32_t *spilled;        /* per payload id below n_spilled_ids: its record + 1, 0: none */
 	size_t n_spilled_ids;
 	scs_spilled *recs;        /* kept after the spill ends: the strong digests stand for compares */
@@ -227,19 +230,25 @@ uint64_t scs_payloads_mapped_bytes(void);
  * appends it to @sink at the next multiple of @align (4096: what the
  * data file of an external-data output holds when its payloads are these in
  * this order; 1: an inline stream, each payload between the item's @head and
- * @tail bytes, its tensor's record in the model). With @merge_equal, a payload
+ * @tail bytes, its tensor's record in the model). With @next (numbered data
+ * files of at most @next->max_len bytes each, datafiles.h), a payload that
+ * would take the file past that length, in a file that holds something,
+ * goes at the start of the next file (@next->open() makes it), as the data
+ * files' layout places it. With @merge_equal, a payload
  * whose bytes (length, key and strong digest) and class equal an earlier one's
- * is taken back (the sink truncated to where its item began) and records the
- * earlier one as its twin: the dedup that runs next keeps the first copy, so
- * the output holds one.
+ * is taken back (the sink truncated to where its item began, and a next file
+ * it had started left empty, the one before it taking the next payload
+ * again) and records the earlier one as its twin: the dedup that runs next
+ * keeps the first copy, so the output holds one.
  *
  * Afterwards scs_payloads_equal() takes two payloads of equal strong
  * digests for equal without reading them (a cryptographic hash: no
  * collision is known for SHA-256, and the content key must match too), and
- * the data file's writer (datafiles.h) keeps what of @sink matches its
- * layout, from the start to the first place that differs, and writes the
- * rest. The sink stays the set's (set->spill) until the writer takes it or
- * the caller drops it; @owner is what it belongs to (its commit).
+ * the data files' writer (datafiles.h) keeps what of each spill file matches
+ * its layout's file of the same number, from the start to the first place
+ * that differs, and writes the rest. The sinks stay the set's (set->spill)
+ * until the writer takes them or the caller drops them (on an error too);
+ * @owner is what they belong to (their commit).
  */
 typedef struct scs_spill_item {
 	uint32_t id;              /* the payload */
@@ -249,8 +258,18 @@ typedef struct scs_spill_item {
 	size_t head_len, tail_len;
 } scs_spill_item;
 
+/* Numbered spill files: the longest, and how the next is made. */
+typedef struct scs_spill_next {
+	uint64_t max_len;
+	int (*open)(void *ctx, scs_sink **out);
+	void *ctx;
+} scs_spill_next;
+
 int scs_payloads_spill(scs_payloads *set, scs_sink *sink, const void *owner, const scs_spill_item *items, size_t n,
-    int merge_equal, unsigned align, scs_progress_cb progress, void *progress_payload);
+    int merge_equal, unsigned align, const scs_spill_next *next, scs_progress_cb progress, void *progress_payload);
+
+/* Forget the spill's files (the caller has dropped them, or they are another's); the records stay. */
+void scs_payloads_spill_forget(scs_payloads *set);
 
 /* 1 when payload @id was taken back by the spill (another holds its bytes). */
 int scs_payloads_taken_back(const scs_payloads *set, uint32_t id);
@@ -267,9 +286,9 @@ int scs_payloads_spill_policy(void);
  * are read whole. */
 int scs_payloads_head(scs_payloads *set, uint32_t id, uint64_t *out);
 
-/* 1 and *@off where payload @id's bytes lie in the spill (of its own, or
- * its twin's), 0 when it was not spilled. */
-int scs_payloads_spilled_at(const scs_payloads *set, uint32_t id, uint64_t *off);
+/* 1 and *@file, *@off where payload @id's bytes lie in the spill (of its
+ * own, or its twin's), 0 when it was not spilled. */
+int scs_payloads_spilled_at(const scs_payloads *set, uint32_t id, uint32_t *file, uint64_t *off);
 
 /* 1 when @path is one of the set's input files (same device and inode). */
 int scs_payloads_reads_from(const scs_payloads *set, const char *path);

@@ -158,6 +158,18 @@ drain(scs_sink *s)
 	return SCS_OK;
 }
 
+/* A resting sink's buffer, allocated again for a write. */
+static int
+awake(scs_sink *s)
+{
+	if (s->buf || !s->resting)
+		return SCS_OK;
+	if ((s->buf = malloc(SINK_BUF_LEN)) == NULL)
+		return s->status = scs_err_set(SCS_ENOMEM, "%s: cannot allocate a write buffer", s->target);
+	s->resting = 0;
+	return SCS_OK;
+}
+
 /* Write all the buffer holds. */
 int
 scs_sink_flush(scs_sink *s)
@@ -176,7 +188,7 @@ scs_sink_write(scs_sink *s, const void *data, size_t len)
 	const uint8_t *p = data;
 	size_t take;
 
-	if (s->status < 0)
+	if (s->status < 0 || awake(s) < 0)
 		return s->status;
 	if (s->buf == NULL)
 		return s->status = scs_err_set(SCS_EUSAGE, "%s: written after it was parked", s->target);
@@ -254,7 +266,7 @@ scs_sink_copy_fd(scs_sink *s, int fd, uint64_t off, uint64_t len)
 	ssize_t n;
 	size_t take;
 
-	if (s->status < 0)
+	if (s->status < 0 || awake(s) < 0)
 		return s->status;
 	if (s->buf == NULL)
 		return s->status = scs_err_set(SCS_EUSAGE, "%s: written after it was parked", s->target);
@@ -305,7 +317,7 @@ scs_sink_truncate(scs_sink *s, uint64_t pos)
 {
 	if (s->status < 0)
 		return s->status;
-	if (s->buf == NULL || pos > s->pos)
+	if ((s->buf == NULL && !s->resting) || pos > s->pos)
 		return s->status = scs_err_set(SCS_EUSAGE, "%s: taken back past its end or after it was parked", s->target);
 	if (pos >= s->in_file) {
 		/* the bytes are still in the buffer */
@@ -389,6 +401,20 @@ scs_sink_park(scs_sink *s)
 
 	free(s->buf);
 	s->buf = NULL;
+	s->resting = 0;
+	return rc;
+}
+
+int
+scs_sink_rest(scs_sink *s)
+{
+	int rc = scs_sink_flush(s);
+
+	if (rc == SCS_OK && s->buf) {
+		free(s->buf);
+		s->buf = NULL;
+		s->resting = 1;
+	}
 	return rc;
 }
 

@@ -59,6 +59,10 @@ int scs_sink_write_at(scs_sink *s, uint64_t off, const void *data, size_t len);
 /* Flush and release the write buffer of a finished sink that waits for
  * its commit (writing to it afterwards is an error). */
 int scs_sink_park(scs_sink *s);
+/* Flush and release the write buffer of a sink that may be written again
+ * later (it allocates the buffer again then): many sinks open at once
+ * hold one buffer each only while they are written. */
+int scs_sink_rest(scs_sink *s);
 
 /* Bytes written so far. */
 uint64_t scs_sink_pos(const scs_sink *s);

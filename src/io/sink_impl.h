@@ -27,7 +27,8 @@ struct scs_sink {
 	int existed;              /* a file had its name when the commit began */
 	dev_t dev;                /* the temporary's identity, to tell whether a name is ours */
 	ino_t ino;
-	uint8_t *buf;
+	uint8_t *buf;             /* NULL: parked, or resting (scs_sink_rest()) */
+	int resting;              /* 1: the buffer was released until the next write */
 	size_t n_buf;
 	size_t cap;               /* bytes @buf holds: SINK_BUF_LEN (less in tests) */
 	uint64_t step;            /* bytes of each step of the drop behind the writes: WRITEBACK_STEP */

@@ -437,6 +437,37 @@ mark_equal(spill_plan *sp, uint64_t *out)
 static int stream_inline(scs_model *m, scs_commit *c, const char *name, const scs_emit_options *opts,
     int merge_equal, int policy, int *spilled);
 
+/* Where the spill's next numbered file is made. */
+typedef struct spill_opener {
+	scs_commit *c;
+	const char *name;
+} spill_opener;
+
+static int
+open_spill_file(void *ctx, scs_sink **out)
+{
+	spill_opener *to = ctx;
+
+	return scs_commit_open(out, to->c, to->name, SCS_SINK_DATA);
+}
+
+/*
+ * The most files a spill of @sp's items in files of at most @max bytes
+ * makes: each file but the last was closed by a payload that did not fit
+ * after it, so two consecutive files hold more than @max bytes of extents
+ * (payloads up to the next multiple of SCS_DATA_ALIGN), and there is no
+ * more than one file per payload.
+ */
+static uint64_t
+spill_files_at_most(const spill_plan *sp, uint64_t max)
+{
+	uint64_t ext = 0;
+
+	for (size_t i = 0; i < sp->n; i++)
+		ext += (sp->m->payloads->items[sp->items[i].id].key.len + SCS_DATA_ALIGN - 1) / SCS_DATA_ALIGN * SCS_DATA_ALIGN;
+	return ext / max * 2 + 2 < sp->n + 1 ? ext / max * 2 + 2 : sp->n + 1;
+}
+
 int
 scs_emit_spill(scs_model *m, scs_commit *c, const char *name, const scs_emit_options *opts, int merge_equal,
     int *spilled)
@@ -446,11 +477,13 @@ scs_emit_spill(scs_model *m, scs_commit *c, const char *name, const scs_emit_opt
 	spill_plan sp;
 	scs_sink *sink = NULL;
 	char *spill_name = NULL;
+	scs_spill_next next;
+	spill_opener to;
 	int rc;
 
 	*spilled = 0;
-	if (opts->max_file_len || policy == 0)
-		return SCS_OK;        /* numbered files are written whole */
+	if (policy == 0)
+		return SCS_OK;
 	memset(&sp, 0, sizeof(sp));
 	sp.m = m;
 	sp.min_len = opts->external_min ? opts->external_min : 1024;
@@ -468,15 +501,26 @@ scs_emit_spill(scs_model *m, scs_commit *c, const char *name, const scs_emit_opt
 		goto done;
 	if (merge_equal && policy != 1 && !opts->external && kept <= max)
 		goto inline_out;
+	/* numbered files: each spill file holds a descriptor until the commit (the writer takes file f as
+	 * its own file f, and opens those past the spill's) */
+	if (opts->max_file_len && !scs_data_files_room(spill_files_at_most(&sp, opts->max_file_len)))
+		goto done;        /* written whole */
 	if ((spill_name = scs_sink_spill_name(name)) == NULL) {
 		rc = scs_err_set(SCS_ENOMEM, "cannot allocate a path");
 		goto done;
 	}
 	if ((rc = scs_commit_open(&sink, c, spill_name, SCS_SINK_DATA)) < 0)
 		goto done;
-	if ((rc = scs_payloads_spill(m->payloads, sink, c, sp.items, sp.n, merge_equal, 4096, opts->progress,
+	next.max_len = opts->max_file_len;
+	next.open = open_spill_file;
+	next.ctx = &to;
+	to.c = c;
+	to.name = spill_name;
+	if ((rc = scs_payloads_spill(m->payloads, sink, c, sp.items, sp.n, merge_equal, 4096, &next, opts->progress,
 	    opts->progress_payload)) < 0) {
-		scs_commit_drop(c, sink);
+		if (m->payloads->n_spill == 0)
+			scs_commit_drop(c, sink);
+		scs_emit_spill_drop(m, c);
 		goto done;
 	}
 	*spilled = 1;
@@ -719,13 +763,14 @@ stream_inline(scs_model *m, scs_commit *c, const char *name, const scs_emit_opti
 	    (rc = scs_commit_open(&sink, c, name, SCS_SINK_MODEL)) < 0)
 		goto done;
 	if ((rc = scs_sink_write(sink, lg->lit.data, lg->lit.len)) < 0 ||
-	    (rc = scs_payloads_spill(set, sink, c, st.items, st.n, merge_equal, 1, opts->progress,
+	    (rc = scs_payloads_spill(set, sink, c, st.items, st.n, merge_equal, 1, NULL, opts->progress,
 	    opts->progress_payload)) < 0) {
+		scs_payloads_spill_forget(set);
 		scs_commit_drop(c, sink);
 		goto done;
 	}
 	/* not a data file's spill: the keys and strong digests stay, the sink is the stream's */
-	set->spill = NULL;
+	scs_payloads_spill_forget(set);
 	pos = lg->lit.len;
 	for (size_t i = 0; i < st.n && rc == SCS_OK; i++) {
 		if (scs_payloads_taken_back(set, st.items[i].id))
@@ -888,10 +933,12 @@ pack_matching(const scs_pack_plan *packing, scs_model *m, scs_stream_log *lg, co
 void
 scs_emit_spill_drop(scs_model *m, scs_commit *c)
 {
-	if (m->payloads->spill && m->payloads->spill_owner == c)
-		scs_commit_drop(c, m->payloads->spill);
-	if (m->payloads->spill_owner == c)
-		m->payloads->spill = NULL;
+	if (m->payloads->spill_owner == c) {
+		for (size_t i = 0; i < m->payloads->n_spill; i++)
+			if (m->payloads->spill[i])
+				scs_commit_drop(c, m->payloads->spill[i]);
+		scs_payloads_spill_forget(m->payloads);
+	}
 	if (m->payloads->stream && m->payloads->stream->owner == c) {
 		scs_commit_drop(c, m->payloads->stream->sink);
 		scs_payloads_stream_free(m->payloads);

@@ -60,6 +60,24 @@ Files written to OUTDIR:
                      transposed pairs than the transposed pass asks for at
                      once), in the others R is its own. scattered_inline.onnx
                      is the same model in one file.
+  spill_numbered.onnx
+                     external data (spill_numbered.data), for numbered
+                     data files of 1536 KiB (--max-data-file-size 1536K):
+                     float [256,1024] (1 MiB) A, B (a copy of A), float
+                     [16000] (62.5 KiB, under the 64 KiB of a large payload)
+                     c, [256,1024] D, E (a copy of D), [16000] F, G (a copy
+                     of c). Data files hold the large payloads
+                     first, then the small ones: A, B, D, E, c, F, G. B does
+                     not fit after A nor E after D: the spill starts a file
+                     for each and takes it back, the next payload going to
+                     the file before again (D starts the second file, c and
+                     F go after D), as the layout has them. Y = X + A + B +
+                     D + E (X [256,1024]), Z = V + c + F + G (V [16000]).
+  spill_unused.onnx  external data (spill_unused.data): 400 float [1024] (4
+                     KiB) initializers, of which the first 10 are added to X
+                     [1024] and the others read by no node (the optimizer
+                     drops them): in files of 4 KiB, a spill of 400 files
+                     for a layout of 10.
 """
 
 import os
@@ -82,6 +100,17 @@ def save_inline(model, outdir, name):
     path = os.path.join(outdir, name)
     with open(path, "wb") as fh:
         fh.write(model.SerializeToString())
+    onnx.checker.check_model(path)
+
+
+def save_external(model, outdir, name, data):
+    """Save @model as OUTDIR/NAME with every tensor of 1 KiB or more in OUTDIR/DATA (made anew)."""
+    if os.path.exists(os.path.join(outdir, data)):
+        os.remove(os.path.join(outdir, data))
+    onnx.external_data_helper.convert_model_to_external_data(model, all_tensors_to_one_file=True,
+                                                             location=data, size_threshold=1024)
+    path = os.path.join(outdir, name)
+    onnx.save_model(model, path)
     onnx.checker.check_model(path)
 
 
@@ -114,11 +143,7 @@ def spill_mix(outdir):
                       helper.make_tensor_value_info("Z", TensorProto.FLOAT, [64, 64]),
                       helper.make_tensor_value_info("G", TensorProto.FLOAT, [64, 512])],
                      inits, "spill_mix")
-    onnx.external_data_helper.convert_model_to_external_data(model, all_tensors_to_one_file=True,
-                                                             location="spill_mix.data", size_threshold=1024)
-    path = os.path.join(outdir, "spill_mix.onnx")
-    onnx.save_model(model, path)
-    onnx.checker.check_model(path)
+    save_external(model, outdir, "spill_mix.onnx", "spill_mix.data")
 
 
 def spill_inline(outdir):
@@ -183,11 +208,7 @@ def stream_diverge(outdir):
                       helper.make_tensor_value_info("Dc", TensorProto.INT64, [128, 1]),
                       helper.make_tensor_value_info("Z", TensorProto.FLOAT, [1, 64, 8, 8])], inits,
                      "stream_diverge")
-    onnx.external_data_helper.convert_model_to_external_data(model, all_tensors_to_one_file=True,
-                                                             location="stream_diverge.data", size_threshold=1024)
-    path = os.path.join(outdir, "stream_diverge.onnx")
-    onnx.save_model(model, path)
-    onnx.checker.check_model(path)
+    save_external(model, outdir, "stream_diverge.onnx", "stream_diverge.data")
 
 
 def stream_threads(outdir):
@@ -235,6 +256,40 @@ def scattered(outdir):
     onnx.checker.check_model(path)
 
 
+def spill_numbered(outdir):
+    rng = np.random.default_rng(32)
+    a = rng.standard_normal((256, 1024)).astype(np.float32)
+    d = rng.standard_normal((256, 1024)).astype(np.float32)
+    c = rng.standard_normal(16000).astype(np.float32)
+    f = rng.standard_normal(16000).astype(np.float32)
+    inits = [numpy_helper.from_array(a, "A"), numpy_helper.from_array(a.copy(), "B"),
+             numpy_helper.from_array(c, "c"), numpy_helper.from_array(d, "D"),
+             numpy_helper.from_array(d.copy(), "E"), numpy_helper.from_array(f, "F"),
+             numpy_helper.from_array(c.copy(), "G")]
+    nodes = [helper.make_node("Add", ["X", "A"], ["y1"]),
+             helper.make_node("Add", ["y1", "B"], ["y2"]),
+             helper.make_node("Add", ["y2", "D"], ["y3"]),
+             helper.make_node("Add", ["y3", "E"], ["Y"]),
+             helper.make_node("Add", ["V", "c"], ["z1"]),
+             helper.make_node("Add", ["z1", "F"], ["z2"]),
+             helper.make_node("Add", ["z2", "G"], ["Z"])]
+    model = model_of(nodes, [helper.make_tensor_value_info("X", TensorProto.FLOAT, [256, 1024]),
+                             helper.make_tensor_value_info("V", TensorProto.FLOAT, [16000])],
+                     [helper.make_tensor_value_info("Y", TensorProto.FLOAT, [256, 1024]),
+                      helper.make_tensor_value_info("Z", TensorProto.FLOAT, [16000])], inits, "spill_numbered")
+    save_external(model, outdir, "spill_numbered.onnx", "spill_numbered.data")
+
+
+def spill_unused(outdir):
+    rng = np.random.default_rng(33)
+    inits = [numpy_helper.from_array(rng.standard_normal(1024).astype(np.float32), f"W{i}") for i in range(400)]
+    nodes = [helper.make_node("Add", ["X" if i == 0 else f"s{i - 1}", f"W{i}"], ["Y" if i == 9 else f"s{i}"])
+             for i in range(10)]
+    model = model_of(nodes, [helper.make_tensor_value_info("X", TensorProto.FLOAT, [1024])],
+                     [helper.make_tensor_value_info("Y", TensorProto.FLOAT, [1024])], inits, "spill_unused")
+    save_external(model, outdir, "spill_unused.onnx", "spill_unused.data")
+
+
 def main():
     outdir = sys.argv[1]
     spill_mix(outdir)
@@ -243,6 +298,8 @@ def main():
     stream_diverge(outdir)
     stream_threads(outdir)
     scattered(outdir)
+    spill_numbered(outdir)
+    spill_unused(outdir)
 
 
 if __name__ == "__main__":
