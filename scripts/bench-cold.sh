@@ -72,7 +72,8 @@
 # v1, a child of the memory group the script runs in, with
 # memory.limit_in_bytes. CGROUP_PARENT=DIR makes it under another group.
 # COLD=0 measures the same without the cgroup and with a warm cache (the
-# model's files read just before each command; no root needed): the "no
+# model's files, or for merge its shards, read just before each command; no
+# root needed): the "no
 # slower than today" figures, with BEFORE=DIR.
 #
 #   SIZE=3G MEM=1G RUNS=5 scripts/bench-cold.sh
@@ -259,7 +260,10 @@ run_one() {
 		echo 3 >/proc/sys/vm/drop_caches
 		sleep 1   # the machine's other processes read back what they run on, before the count starts
 	else
-		cat "${files[@]}" >/dev/null
+		case $1 in
+		merge | before:merge) cat "$shards"/* >/dev/null ;;
+		*) cat "${files[@]}" >/dev/null ;;
+		esac
 		sync
 	fi
 	case $1 in
