@@ -165,8 +165,7 @@ scs_data_layout_make(scs_data_layout *l, scs_payloads *set, const uint32_t *ids,
 			goto done;
 		cur = &l->file_len[l->n_files - 1];
 		at = scs_align_up(*cur, SCS_DATA_ALIGN);
-		/* a file holding something already takes nothing that would go past the maximum */
-		if (max_file_len && *cur > 0 && (at > max_file_len || len > max_file_len - at)) {
+		if (scs_data_file_full(*cur, at, len, max_file_len)) {
 			if ((rc = new_file(l, &cap_files)) < 0)
 				goto done;
 			cur = &l->file_len[l->n_files - 1];

@@ -36,6 +36,16 @@
 /* The smallest maximum file length a layout takes. */
 #define SCS_DATA_FILE_MIN 4096
 
+/* 1 when a numbered file of @max bytes at most (0: one file), holding @cur
+ * bytes, takes no payload of @len bytes at offset @at (@cur aligned up):
+ * a file holding something takes nothing that would go past the maximum.
+ * The layout's rule, and the spill's (payload.c), which follows it. */
+static inline int
+scs_data_file_full(uint64_t cur, uint64_t at, uint64_t len, uint64_t max)
+{
+	return max && cur > 0 && (at > max || len > max - at);
+}
+
 /* scs_data_layout_make()'s flags: */
 #define SCS_DATA_SHARE_EQUAL 1u   /* payloads of equal bytes placed once */
 #define SCS_DATA_SIZE_ONLY 2u     /* the names' digest left as zeros, no payload read for it: a layout

@@ -26,6 +26,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "io/datafiles.h"
 #include "util/buf.h"
 #include "util/err.h"
 
@@ -790,8 +791,7 @@ scs_payloads_spill(scs_payloads *set, scs_sink *sink, const void *owner, const s
 			continue;         /* listed twice */
 		sink = set->spill[cur];
 		start = (scs_sink_pos(sink) + align - 1) / align * align;
-		/* a file holding something takes nothing that would go past the maximum (datafiles.c) */
-		if (max && scs_sink_pos(sink) > 0 && (start > max || len > max - start)) {
+		if (scs_data_file_full(scs_sink_pos(sink), start, len, max)) {
 			/* the file before waits for the writer without its buffer */
 			if ((rc = scs_sink_rest(sink)) < 0 ||
 			    (cur + 1 == set->n_spill && (rc = spill_file(set, NULL, next)) < 0))

@@ -14,6 +14,7 @@
 
 #include "model/array.h"
 #include "util/buf.h"
+#include "util/num.h"
 #include "util/err.h"
 #include "util/hash.h"
 #include "util/wire.h"
@@ -464,7 +465,7 @@ spill_files_at_most(const spill_plan *sp, uint64_t max)
 	uint64_t ext = 0;
 
 	for (size_t i = 0; i < sp->n; i++)
-		ext += (sp->m->payloads->items[sp->items[i].id].key.len + SCS_DATA_ALIGN - 1) / SCS_DATA_ALIGN * SCS_DATA_ALIGN;
+		ext += scs_align_up(sp->m->payloads->items[sp->items[i].id].key.len, SCS_DATA_ALIGN);
 	return ext / max * 2 + 2 < sp->n + 1 ? ext / max * 2 + 2 : sp->n + 1;
 }
 
