@@ -217,6 +217,15 @@ Test(spill, numbered_files_the_same_bytes, .timeout = 900)
 			if (i < 4)
 				cr_expect(same_with_and_without("shrink", hooks, in, args), "%s %s with %s", models[i], args, hooks);
 		}
+		/* with --store: keys the second run of the pair finds kept by the first */
+		if (i < 4) {
+			char *dir = tmpdir_new(), *store = path_in(dir, "store"), with_store[4200];
+
+			snprintf(with_store, sizeof(with_store), "--store '%s' --max-data-file-size 1536K", store);
+			cr_expect(same_with_and_without("shrink", "", in, with_store), "%s %s", models[i], with_store);
+			free(store);
+			tmpdir_remove(dir);
+		}
 		free(in);
 	}
 	cr_expect_eq(written, sizeof(models) / sizeof(models[0]) * 6 * 3, "only %zu runs wrote", written);
@@ -227,10 +236,11 @@ Test(spill, numbered_files_the_same_bytes, .timeout = 900)
  * F in the second (B, E and G merged), each byte of the input read once
  * (the report's counts, as each_byte_is_read_once), where the run without
  * the spill reads the large payloads twice; the output computes what the
- * input does. Were the spill not to go back to the file before after the
- * copy E that started a file, c and F would lie in a third file, and the
- * writer would read them again (4% more; the runs read 1-2% more than
- * their input, optimize the most).
+ * input does, and a second run on the output writes the same files. Were
+ * the spill not to go back to the file before after the copy E that
+ * started a file, c and F would lie in a third file, and the writer would
+ * read them again (4% more; the runs read 1-2% more than their input,
+ * optimize the most).
  */
 Test(spill, numbered_files_read_once)
 {
@@ -262,6 +272,12 @@ Test(spill, numbered_files_read_once)
 		    names);
 		free(names);
 		expect_equivalent(in, out, NULL);
+		/* a second run on its own output, into another folder: the same files */
+		cr_assert_eq(run(&text, "mkdir '%s/again' && env SCS_TEST_SPILL=1 '%s/hooked-scs4onnx-%s' '%s' "
+		    "'%s/again/out.onnx' -n --max-data-file-size 1536K && cd '%s' && for f in out.onnx*; do "
+		    "cmp \"$f\" \"again/$f\" || exit 1; done && [ $(ls again | wc -l) = 3 ]", dir, SCS_HOOKED_TOOLS_DIR,
+		    tools[t], out, dir, dir), 0, "%s: a second run changed its output: %s", tools[t], text);
+		free(text);
 		free(in);
 		free(out);
 		free(json);
