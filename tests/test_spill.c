@@ -96,15 +96,16 @@ same_streamed(const char *tool, const char *env, const char *in, const char *arg
 	return same_with_and_without_as(tool, 2, env, in, args);
 }
 
-/* Every fixture the build makes: scs4onnx-shrink with external data, with an inline output (which
- * drops the spill), and with an inline output streamed, writes the same files with the spill as without
- * it, or fails alike. */
+/* Every fixture the build makes (QDQ graphs, IR 3, the newest opsets, operators with dozens of inputs,
+ * every element type and encoding): scs4onnx-shrink with external data, in numbered files of 4 KiB (a
+ * file for nearly each payload), with an inline output (which drops the spill), and with an inline
+ * output streamed, writes the same files with the spill as without it, or fails alike. */
 Test(spill, every_fixture_shrinks_to_the_same_bytes, .timeout = 1800)
 {
 	DIR *d = opendir(SCS_TEST_BUILD_DIR);
 	struct dirent *e;
 	char **names = NULL;
-	size_t n = 0, written = 0, streamed = 0;
+	size_t n = 0, written = 0, numbered = 0, streamed = 0;
 
 	cr_assert_not_null(d);
 	while ((e = readdir(d)) != NULL) {
@@ -122,6 +123,7 @@ Test(spill, every_fixture_shrinks_to_the_same_bytes, .timeout = 1800)
 
 		if (file_size(in) <= ((uint64_t)64 << 20)) {
 			written += same_with_and_without("shrink", "", in, "--external-data");
+			numbered += same_with_and_without("shrink", "", in, "--max-data-file-size 4K");
 			same_with_and_without("shrink", "", in, "");
 			streamed += same_streamed("shrink", "", in, "");
 		}
@@ -130,6 +132,7 @@ Test(spill, every_fixture_shrinks_to_the_same_bytes, .timeout = 1800)
 	}
 	free(names);
 	cr_expect_gt(written, 300, "only %zu fixtures shrunk", written);
+	cr_expect_gt(numbered, 300, "only %zu fixtures shrunk into numbered files", numbered);
 	cr_expect_gt(streamed, 300, "only %zu fixtures shrunk inline", streamed);
 }
 
@@ -232,6 +235,45 @@ Test(spill, numbered_files_the_same_bytes, .timeout = 900)
 }
 
 /*
+ * Numbered files of the kinds real models bring (gen_spill_models.py): a
+ * QDQ graph at opset 21 (int8 weights, a copy, and one the same but its
+ * last byte), IR 3 with every payload typed and inline, one Sum of 40
+ * initializers (half of them copies, half typed). Every tool, in files of
+ * 4 KiB and of 20 KiB: the same files as without the spill; shrunk, the
+ * copies merged and the output computing what the input does.
+ */
+Test(spill, numbered_files_of_every_kind, .timeout = 300)
+{
+	static const struct { const char *model; size_t inits; } models[] = {
+		{ "spill_qdq.onnx", 6 }, { "spill_ir3.onnx", 2 }, { "spill_sum40.onnx", 20 },
+	};
+	static const char *const sizes[] = { "4K", "20K" };
+	static const char *const tools[] = { "shrink", "optimize", "big" };
+
+	for (size_t i = 0; i < sizeof(models) / sizeof(models[0]); i++) {
+		char *dir = tmpdir_new(), *in = fixture(models[i].model), *out = path_in(dir, "out.onnx"), args[64], *text;
+		Onnx__ModelProto *m;
+
+		for (size_t k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++) {
+			snprintf(args, sizeof(args), "--max-data-file-size %s", sizes[k]);
+			for (size_t t = 0; t < sizeof(tools) / sizeof(tools[0]); t++)
+				cr_expect(same_with_and_without(tools[t], "", in, args), "%s %s %s", tools[t], models[i].model, args);
+			cr_assert_eq(run_spill(&text, "shrink", 1, "", in, dir, args), 0, "%s", text);
+			free(text);
+			m = load_proto(out);
+			cr_assert_not_null(m);
+			cr_expect_eq(m->graph->n_initializer, models[i].inits, "%s %s: %zu initializers", models[i].model, args,
+			    m->graph->n_initializer);
+			free_proto(m);
+			expect_equivalent(in, out, NULL);
+		}
+		free(out);
+		free(in);
+		tmpdir_remove(dir);
+	}
+}
+
+/*
  * spill_numbered.onnx in data files of 1536 KiB: A in the first, D, c and
  * F in the second (B, E and G merged), each byte of the input read once
  * (the report's counts, as each_byte_is_read_once), where the run without
@@ -308,6 +350,59 @@ Test(spill, numbered_files_under_a_low_descriptor_limit)
 	cr_assert_eq(run(&text, "ls '%s/1' | wc -l", dir), 0);
 	cr_expect_eq(atoi(text), 11, "%s files", text);
 	free(text);
+	free(in);
+	tmpdir_remove(dir);
+}
+
+/*
+ * Payloads whose first 4 KiB are equal are told apart by their whole
+ * bytes (spill_heads.onnx: B is A but its last element, C a copy of A, D
+ * of B). Every tool, one data file, numbered files and inline: the same
+ * bytes as without the spill. With a sink buffer smaller than a payload
+ * (so that what is written and taken back reaches the file), each byte of
+ * the input read once and at most the four payloads written. B is kept
+ * beside A, C and D merged into them, and the output computes what the
+ * input does.
+ */
+Test(spill, same_heads_other_bytes_kept_apart)
+{
+	static const char *const args[] = { "--external-data", "--max-data-file-size 1M", "--max-data-file-size 1536K" };
+	static const char *const tools[] = { "shrink", "optimize", "big" };
+	char *dir = tmpdir_new(), *in = fixture("spill_heads.onnx"), *out = path_in(dir, "out.onnx");
+	char *json = path_in(dir, "r.json"), opts[4200], *text;
+	const unsigned long long mib = 1 << 20;
+	Onnx__ModelProto *m;
+
+	for (size_t t = 0; t < sizeof(tools) / sizeof(tools[0]); t++) {
+		for (size_t k = 0; k < sizeof(args) / sizeof(args[0]); k++) {
+			unsigned long long input, rd, wr;
+
+			cr_expect(same_with_and_without(tools[t], "", in, args[k]), "%s %s", tools[t], args[k]);
+			snprintf(opts, sizeof(opts), "%s --json '%s'", args[k], json);
+			cr_assert_eq(run_spill(&text, tools[t], 1, "SCS_TEST_SINK_BUF=65536", in, dir, opts), 0, "%s", text);
+			free(text);
+			cr_assert_eq(run(&text, "cat '%s'", json), 0);
+			input = json_number(text, "input_bytes");
+			rd = json_number(text, "bytes_read") + json_number(text, "bytes_compared_mapped");
+			wr = json_number(text, "bytes_written");
+			free(text);
+			cr_expect(wr >= 2 * mib && wr <= 4 * mib + mib / 16, "%s %s: %llu bytes written", tools[t], args[k], wr);
+			cr_expect(rd >= input && rd <= input + input / 32, "%s %s: %llu bytes read for %llu", tools[t], args[k],
+			    rd, input);
+		}
+		cr_expect(same_streamed(tools[t], "", in, ""), "%s inline", tools[t]);
+	}
+	cr_assert_eq(run_spill(&text, "shrink", 1, "", in, dir, "--external-data"), 0, "%s", text);
+	free(text);
+	m = load_proto(out);
+	cr_assert_not_null(m);
+	cr_expect_eq(m->graph->n_initializer, 2, "%zu initializers", m->graph->n_initializer);
+	cr_expect_not_null(find_init(m->graph, "A"));
+	cr_expect_not_null(find_init(m->graph, "B"));
+	free_proto(m);
+	expect_equivalent(in, out, NULL);
+	free(json);
+	free(out);
 	free(in);
 	tmpdir_remove(dir);
 }

@@ -92,16 +92,21 @@ optimize_into(worker *w, const char *dir, const char *name, const char *out)
 }
 
 /* The calls of each round of many_calls: shrink inline, with external data
- * in and out, of nested graphs, with the optimizer first; optimize. */
+ * in and out (spilled: in one file, in numbered files, payloads whose heads
+ * are equal), of nested graphs, with the optimizer first; optimize. */
 static int
 some_calls(worker *w, const char *dir)
 {
 	scs_shrink_options plain = SCS_SHRINK_OPTIONS_INIT, ext = SCS_SHRINK_OPTIONS_INIT, opt = SCS_SHRINK_OPTIONS_INIT;
+	scs_shrink_options numbered = SCS_SHRINK_OPTIONS_INIT;
 
 	ext.external_data = 1;
+	numbered.max_data_file_size = (uint64_t)1536 << 10;
 	opt.optimize = 1;
 	return shrink_into(w, dir, "dup_basic.onnx", "shrink.onnx", &plain) < 0 ||
 	    shrink_into(w, dir, "external.onnx", "ext.onnx", &ext) < 0 ||
+	    shrink_into(w, dir, "spill_numbered.onnx", "numbered.onnx", &numbered) < 0 ||
+	    shrink_into(w, dir, "spill_heads.onnx", "heads.onnx", &ext) < 0 ||
 	    shrink_into(w, dir, "nested_if.onnx", "nested.onnx", &plain) < 0 ||
 	    shrink_into(w, dir, "fold_chain.onnx", "shrink_opt.onnx", &opt) < 0 ||
 	    optimize_into(w, dir, "fold_chain.onnx", "opt.onnx") < 0 ? -1 : 0;

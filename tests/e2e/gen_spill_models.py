@@ -78,6 +78,23 @@ Files written to OUTDIR:
                      [1024] and the others read by no node (the optimizer
                      drops them): in files of 4 KiB, a spill of 400 files
                      for a layout of 10.
+  spill_heads.onnx   external data (spill_heads.data): float [256,1024] A, B
+                     (A but its last element: the same first 4 KiB, other
+                     bytes), C (a copy of A) and D (a copy of B): B looks
+                     like a copy of A until its end, D like one of A and B.
+                     Y = X + A + B + C + D (X [256,1024]).
+  spill_qdq.onnx     opset 21, external data (spill_qdq.data): a quantized
+                     (QDQ) chain X [1,128] -> Q/DQ -> three MatMuls by
+                     dequantized int8 [128,128] weights Q1, Q2 (a copy of
+                     Q1) and Q3 (Q1 but its last byte: the same first 4 KiB)
+                     with per-channel scales S (float [128]) and zero
+                     points.
+  spill_ir3.onnx     IR 3, opset 8, inline, every initializer among the
+                     graph's inputs and in float_data (typed): float [32,64]
+                     A, B (a copy), C, D (a copy of C); Y = X + A + B + C + D.
+  spill_sum40.onnx   external data (spill_sum40.data): one Sum of X and 40
+                     float [16,32] initializers (20 values, each twice, the
+                     even ones in float_data), Y [16,32].
 """
 
 import os
@@ -96,6 +113,17 @@ def model_of(nodes, inputs, outputs, inits, name):
     return model
 
 
+def sum_of(inits, shape, name):
+    """Y = X + each initializer in turn (float, of @shape)."""
+    nodes, prev = [], "X"
+    for k, t in enumerate(inits):
+        out = "Y" if k == len(inits) - 1 else "s%d" % (k + 1)
+        nodes.append(helper.make_node("Add", [prev, t.name], [out]))
+        prev = out
+    return model_of(nodes, [helper.make_tensor_value_info("X", TensorProto.FLOAT, shape)],
+                    [helper.make_tensor_value_info("Y", TensorProto.FLOAT, shape)], inits, name)
+
+
 def save_inline(model, outdir, name):
     path = os.path.join(outdir, name)
     with open(path, "wb") as fh:
@@ -103,15 +131,17 @@ def save_inline(model, outdir, name):
     onnx.checker.check_model(path)
 
 
-def save_external(model, outdir, name, data):
-    """Save @model as OUTDIR/NAME with every tensor of 1 KiB or more in OUTDIR/DATA (made anew)."""
+def save_external(model, outdir, name, data, check=True):
+    """Save @model as OUTDIR/NAME with every tensor of 1 KiB or more in OUTDIR/DATA (made anew); @check:
+    with onnx.checker (which knows opsets up to its own release)."""
     if os.path.exists(os.path.join(outdir, data)):
         os.remove(os.path.join(outdir, data))
     onnx.external_data_helper.convert_model_to_external_data(model, all_tensors_to_one_file=True,
                                                              location=data, size_threshold=1024)
     path = os.path.join(outdir, name)
     onnx.save_model(model, path)
-    onnx.checker.check_model(path)
+    if check:
+        onnx.checker.check_model(path)
 
 
 def spill_mix(outdir):
@@ -152,13 +182,7 @@ def spill_inline(outdir):
     c = rng.standard_normal((512, 1024)).astype(np.float32)
     inits = [numpy_helper.from_array(a, "A"), numpy_helper.from_array(a.copy(), "B"),
              numpy_helper.from_array(c, "C"), numpy_helper.from_array(c.copy(), "D")]
-    nodes = [helper.make_node("Add", ["X", "A"], ["s1"]),
-             helper.make_node("Add", ["s1", "B"], ["s2"]),
-             helper.make_node("Add", ["s2", "C"], ["s3"]),
-             helper.make_node("Add", ["s3", "D"], ["Y"])]
-    model = model_of(nodes, [helper.make_tensor_value_info("X", TensorProto.FLOAT, [512, 1024])],
-                     [helper.make_tensor_value_info("Y", TensorProto.FLOAT, [512, 1024])], inits, "spill_inline")
-    save_inline(model, outdir, "spill_inline.onnx")
+    save_inline(sum_of(inits, [512, 1024], "spill_inline"), outdir, "spill_inline.onnx")
 
 
 def spill_edit(outdir):
@@ -290,6 +314,70 @@ def spill_unused(outdir):
     save_external(model, outdir, "spill_unused.onnx", "spill_unused.data")
 
 
+def spill_heads(outdir):
+    rng = np.random.default_rng(34)
+    a = rng.standard_normal((256, 1024)).astype(np.float32)
+    b = a.copy()
+    b[-1, -1] += 1.0
+    inits = [numpy_helper.from_array(a, "A"), numpy_helper.from_array(b, "B"),
+             numpy_helper.from_array(a.copy(), "C"), numpy_helper.from_array(b.copy(), "D")]
+    save_external(sum_of(inits, [256, 1024], "spill_heads"), outdir, "spill_heads.onnx", "spill_heads.data")
+
+
+def spill_qdq(outdir):
+    rng = np.random.default_rng(35)
+    q1 = rng.integers(-120, 120, (128, 128)).astype(np.int8)
+    q3 = q1.copy()
+    q3[-1, -1] = 7 if q3[-1, -1] != 7 else 8
+    inits = [numpy_helper.from_array(np.array(0.02, dtype=np.float32), "xs"),
+             numpy_helper.from_array(np.array(0, dtype=np.int8), "xz"),
+             numpy_helper.from_array(rng.uniform(0.001, 0.01, 128).astype(np.float32), "S"),
+             numpy_helper.from_array(np.zeros(128, dtype=np.int8), "Z"),
+             numpy_helper.from_array(q1, "Q1"), numpy_helper.from_array(q1.copy(), "Q2"),
+             numpy_helper.from_array(q3, "Q3")]
+    nodes = [helper.make_node("QuantizeLinear", ["X", "xs", "xz"], ["xq"]),
+             helper.make_node("DequantizeLinear", ["xq", "xs", "xz"], ["h0"])]
+    for k in (1, 2, 3):
+        nodes += [helper.make_node("DequantizeLinear", ["Q%d" % k, "S", "Z"], ["w%d" % k], axis=1),
+                  helper.make_node("MatMul", ["h%d" % (k - 1), "w%d" % k], ["h%d" % k if k < 3 else "Y"])]
+    graph = helper.make_graph(nodes, "spill_qdq", [helper.make_tensor_value_info("X", TensorProto.FLOAT, [1, 128])],
+                              [helper.make_tensor_value_info("Y", TensorProto.FLOAT, [1, 128])], inits)
+    model = helper.make_model(graph, producer_name="scs4onnx-c-gen_spill_models",
+                              opset_imports=[helper.make_opsetid("", 21)])
+    model.ir_version = 8
+    save_external(model, outdir, "spill_qdq.onnx", "spill_qdq.data", check=False)
+
+
+def typed(array, name):
+    """@array (float32) as a tensor in float_data."""
+    t = helper.make_tensor(name, TensorProto.FLOAT, array.shape, array.flatten().tolist())
+    assert not t.raw_data
+    return t
+
+
+def spill_ir3(outdir):
+    rng = np.random.default_rng(36)
+    a = rng.standard_normal((32, 64)).astype(np.float32)
+    c = rng.standard_normal((32, 64)).astype(np.float32)
+    inits = [typed(a, "A"), typed(a, "B"), typed(c, "C"), typed(c, "D")]
+    model = sum_of(inits, [32, 64], "spill_ir3")
+    model.graph.input.extend([helper.make_tensor_value_info(t.name, TensorProto.FLOAT, [32, 64]) for t in inits])
+    del model.opset_import[:]
+    model.opset_import.extend([helper.make_opsetid("", 8)])
+    model.ir_version = 3
+    save_inline(model, outdir, "spill_ir3.onnx")
+
+
+def spill_sum40(outdir):
+    rng = np.random.default_rng(37)
+    values = [rng.standard_normal((16, 32)).astype(np.float32) for _ in range(20)]
+    inits = [(typed if k % 2 == 0 else numpy_helper.from_array)(values[k % 20].copy(), "T%02d" % k) for k in range(40)]
+    nodes = [helper.make_node("Sum", ["X"] + [t.name for t in inits], ["Y"])]
+    model = model_of(nodes, [helper.make_tensor_value_info("X", TensorProto.FLOAT, [16, 32])],
+                     [helper.make_tensor_value_info("Y", TensorProto.FLOAT, [16, 32])], inits, "spill_sum40")
+    save_external(model, outdir, "spill_sum40.onnx", "spill_sum40.data")
+
+
 def main():
     outdir = sys.argv[1]
     spill_mix(outdir)
@@ -300,6 +388,10 @@ def main():
     scattered(outdir)
     spill_numbered(outdir)
     spill_unused(outdir)
+    spill_heads(outdir)
+    spill_qdq(outdir)
+    spill_ir3(outdir)
+    spill_sum40(outdir)
 
 
 if __name__ == "__main__":
