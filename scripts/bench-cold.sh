@@ -37,7 +37,11 @@
 # shards (CMDS=merge; scs4onnx-split cuts the model into shards of at most
 # 1.8 GiB once, before the rounds, unmeasured: merge's read ratio is to the
 # shards' bytes). ARGS="..." adds options to every tool (ARGS="--max-data-file-size
-# 1G": numbered data files). Before every command the previous
+# 1G": numbered data files). NOSYNC=1 adds each tool run under eatmydata
+# (Debian's eatmydata: fsync, fdatasync and sync_file_range made no-ops),
+# "nosync:shrink" in the output: the output left in the page cache as cp
+# leaves its copy, not durable; what the tools' wall is without the wait for
+# the disk, to set beside cp's. Before every command the previous
 # output is removed, `sync` runs and the page cache is dropped (echo 3 >
 # /proc/sys/vm/drop_caches); a second later (the machine's other processes
 # have read back what they run on) the command runs in the cgroup through
@@ -94,6 +98,7 @@ size=${SIZE:-3G}
 mem=${MEM:-1G}
 runs=${RUNS:-5}
 cold=${COLD:-1}
+nosync=${NOSYNC:-0}
 work=${WORK:-work/bench-cold}
 models=${MODELS:-e i d}
 cmds=${CMDS:-shrink big optimize merge}
@@ -109,6 +114,7 @@ for c in $cmds; do case $c in shrink | big | optimize | merge) ;; *) usage "CMDS
 read -r -a args <<<"${ARGS:-}"
 [[ $runs =~ ^[1-9][0-9]*$ ]] || usage "RUNS: '$runs' is not a positive count"
 [[ $cold =~ ^[01]$ ]] || usage "COLD: '$cold' is neither 0 nor 1"
+[[ $nosync =~ ^[01]$ ]] || usage "NOSYNC: '$nosync' is neither 0 nor 1"
 mem_bytes=$(numfmt --from=iec "$mem" 2>/dev/null) || usage "MEM: '$mem' is not a size (1G, 512M)"
 
 group=""        # the cgroup made for the run
@@ -215,9 +221,14 @@ if [ "${NO_BUILD:-0}" != 1 ]; then
 	scripts/build.sh
 fi
 names=(cp cp+fsync)        # what each round runs, in order
+if [ "$nosync" = 1 ] && ! command -v eatmydata >/dev/null; then
+	echo "bench-cold: NOSYNC=1 runs the tools under eatmydata, which is not installed (apt-get install eatmydata)" >&2
+	exit 1
+fi
 for c in $cmds; do
 	[ -x "$tools/scs4onnx-$c" ] || { echo "bench-cold: no $tools/scs4onnx-$c (build first, or TOOLS=DIR)" >&2; exit 1; }
 	names+=("$c")
+	[ "$nosync" = 0 ] || names+=("nosync:$c")
 	[ -n "$before" ] || continue
 	[ -x "$before/scs4onnx-$c" ] || { echo "bench-cold: no $before/scs4onnx-$c (BEFORE=DIR: the tools of the build before)" >&2; exit 1; }
 	names+=("before:$c")
@@ -249,7 +260,7 @@ oom_kills() {    # the count of processes the cgroup's OOM killer stopped
 	{ cat "$group/memory.oom_control" "$group/memory.events" 2>/dev/null || true; } | awk '$1 == "oom_kill" { print $2 }'
 }
 
-# run_one NAME: one measured run of NAME (cp, a tool, or before:TOOL) on the model of
+# run_one NAME: one measured run of NAME (cp, a tool, before:TOOL or nosync:TOOL) on the model of
 # ${files[@]}; sets $wall, $kib (pgpgin), $peak (RssAnon KiB), $status, $err
 run_one() {
 	local m cmd oom0
@@ -261,7 +272,7 @@ run_one() {
 		sleep 1   # the machine's other processes read back what they run on, before the count starts
 	else
 		case $1 in
-		merge | before:merge) cat "$shards"/* >/dev/null ;;
+		merge | before:merge | nosync:merge) cat "$shards"/* >/dev/null ;;
 		*) cat "${files[@]}" >/dev/null ;;
 		esac
 		sync
@@ -276,6 +287,8 @@ run_one() {
 	merge) cmd=("$tools/scs4onnx-merge" "$shards" "$out/out.onnx" -n -f "${args[@]}") ;;
 	before:merge) cmd=("$before/scs4onnx-merge" "$shards" "$out/out.onnx" -n -f "${args[@]}") ;;
 	before:*) cmd=("$before/scs4onnx-${1#before:}" "${files[0]}" "$out/out.onnx" -n -f "${args[@]}") ;;
+	nosync:merge) cmd=(eatmydata "$tools/scs4onnx-merge" "$shards" "$out/out.onnx" -n -f "${args[@]}") ;;
+	nosync:*) cmd=(eatmydata "$tools/scs4onnx-${1#nosync:}" "${files[0]}" "$out/out.onnx" -n -f "${args[@]}") ;;
 	*) cmd=("$tools/scs4onnx-$1" "${files[0]}" "$out/out.onnx" -n -f "${args[@]}") ;;
 	esac
 	oom0=$(oom_kills)
@@ -356,7 +369,7 @@ for model in $models; do
 	done
 	for c in "${names[@]}"; do
 		in_c=$input
-		case $c in merge | before:merge) in_c=$shards_input ;; esac
+		case $c in merge | before:merge | nosync:merge) in_c=$shards_input ;; esac
 		awk -v c="$c" -v ws="${walls[$c]}" -v ks="${reads[$c]}" -v m="${meds[$c]}" -v cpm="${meds[cp]}" \
 			-v k="${kibs[$c]}" -v in_b="$in_c" -v p="${peaks[$c]:-0}" 'BEGIN {
 			n = split(ws, w, " "); s = ""
