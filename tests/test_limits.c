@@ -2,7 +2,8 @@
  * test_limits.c: what the machine refuses becomes one error line and exit
  * status 1, never a signal or a hang, and leaves nothing behind: a FIFO for
  * an input or a data file, a file-size limit (SIGXFSZ), a full disk under
- * the output or under the store (with MDB_WRITEMAP a SIGBUS unless the
+ * the output (also with numbered data files, several temporaries at once) or
+ * under the store (with MDB_WRITEMAP a SIGBUS unless the
  * store reserves its blocks first); a machine without /proc (the temporary
  * store's O_TMPFILE is opened through it, with a named file as fallback).
  *
@@ -100,12 +101,13 @@ Test(limits, a_file_size_limit_is_an_error_and_a_small_model_fits_under_it)
 }
 
 /*
- * Run @args of scs4onnx-shrink with a 1 MiB tmpfs mounted at DIR/full, in a
- * mount namespace of its own (so the mount ends with the command). Root
- * only: skipped elsewhere. *status the tool's exit status.
+ * Run @args of scs4onnx-@tool with a tmpfs of @size (mount's spelling)
+ * mounted at DIR/full, in a mount namespace of its own (so the mount ends
+ * with the command); the files left in it printed after the tool's output.
+ * Root only: skipped elsewhere. *status the tool's exit status.
  */
 static char *
-shrink_on_a_full_disk(const char *dir, const char *args, int *status)
+tool_on_a_full_disk(const char *dir, const char *tool, const char *size, const char *args, int *status)
 {
 	char *text;
 
@@ -116,9 +118,15 @@ shrink_on_a_full_disk(const char *dir, const char *args, int *status)
 	free(text);
 	cr_assert_eq(run(&text, "mkdir '%s/full'", dir), 0, "%s", text);
 	free(text);
-	*status = run(&text, "unshare -m sh -c \"mount -t tmpfs -o size=1m tmpfs '%s/full' && "
-	    "'%s/scs4onnx-shrink' %s; s=\\$?; ls -A '%s/full' >&2; exit \\$s\"", dir, SCS_TOOLS_DIR, args, dir);
+	*status = run(&text, "unshare -m sh -c \"mount -t tmpfs -o size=%s tmpfs '%s/full' && "
+	    "'%s/scs4onnx-%s' %s; s=\\$?; ls -A '%s/full' >&2; exit \\$s\"", size, dir, SCS_TOOLS_DIR, tool, args, dir);
 	return text;
+}
+
+static char *
+shrink_on_a_full_disk(const char *dir, const char *args, int *status)
+{
+	return tool_on_a_full_disk(dir, "shrink", "1m", args, status);
 }
 
 Test(limits, a_full_disk_under_the_output_is_an_error)
@@ -158,6 +166,61 @@ Test(limits, a_full_disk_under_the_store_is_an_error_not_a_signal)
 	free(text);
 	free(args);
 	cr_assert_eq(count_others(dir, " full "), 0);
+	tmpdir_remove(dir);
+}
+
+/*
+ * Numbered data files hold several temporaries at once (the spill's files,
+ * then the writer's): a full disk or a file-size limit met in the first
+ * spill file, in the second, or in the writer's second data file
+ * (spill_numbered.onnx in files of 1536 KiB: 1 MiB and 1.1 MiB) is one
+ * error line and exit status 1 for shrink, optimize and big, and leaves no
+ * file behind; the same for merge of its shards; with room enough the
+ * same run succeeds.
+ */
+Test(limits, numbered_data_files_on_a_full_disk_leave_nothing)
+{
+	static const char *const tools[] = { "shrink", "optimize", "big", "merge" };
+	static const char *const sizes[] = { "1100k", "2200k", "2400k" };
+	char *dir = tmpdir_new(), *args, *text;
+	int status;
+
+	tool_ok("scs4onnx-split", "'%s/spill_numbered.onnx' '%s/shards' -n --max-shard-size 1200K", SCS_TEST_BUILD_DIR, dir,
+	    NULL);
+	for (size_t t = 0; t < sizeof(tools) / sizeof(tools[0]); t++) {
+		if (strcmp(tools[t], "merge") == 0)
+			cr_assert_gt(asprintf(&args, "'%s/shards' '%s/full/out.onnx' -n --max-data-file-size 1536K", dir, dir), 0);
+		else
+			cr_assert_gt(asprintf(&args, "'%s/spill_numbered.onnx' '%s/full/out.onnx' -n --max-data-file-size 1536K",
+			    SCS_TEST_BUILD_DIR, dir), 0);
+		for (size_t k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++) {
+			/* ls printed nothing: the tmpfs was left empty */
+			text = tool_on_a_full_disk(dir, tools[t], sizes[k], args, &status);
+			expect_one_error_line(status, text, "No space left");
+			free(text);
+			cr_assert_eq(run(&text, "rmdir '%s/full'", dir), 0, "%s", text);
+			free(text);
+		}
+		text = tool_on_a_full_disk(dir, tools[t], "3m", args, &status);
+		cr_expect_eq(status, 0, "%s with room: %s", tools[t], text);
+		free(text);
+		cr_assert_eq(run(&text, "rm -r '%s/full'", dir), 0, "%s", text);
+		free(text);
+		/* sh's ulimit -f counts blocks of 512 bytes: the first spill file, the second */
+		for (int limit = 2000; limit <= 2200; limit += 200) {
+			status = run(&text, "mkdir '%s/full' && ulimit -f %d && '%s/scs4onnx-%s' %s", dir, limit, SCS_TOOLS_DIR,
+			    tools[t], args);
+			expect_one_error_line(status, text, "File too large");
+			cr_expect(limit == 2000 || strstr(text, "-00002-of-00002.data"), "%s: not the second file: %s", tools[t],
+			    text);
+			free(text);
+			cr_assert_eq(count_others(dir, " full shards "), 0);
+			cr_assert_eq(run(&text, "rmdir '%s/full'", dir), 0, "%s: files left under ulimit -f %d: %s", tools[t],
+			    limit, text);
+			free(text);
+		}
+		free(args);
+	}
 	tmpdir_remove(dir);
 }
 
