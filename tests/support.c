@@ -324,25 +324,48 @@ data_file_beside(const char *model)
 }
 
 char *
-external_location(const char *model)
+data_locations(const char *model)
 {
 	Onnx__ModelProto *m = load_proto(model);
-	char *location = NULL;
+	char *out = NULL;
+	size_t len = 0;
 
 	cr_assert_not_null(m, "%s does not parse", model);
 	for (size_t i = 0; i < m->graph->n_initializer; i++) {
 		Onnx__TensorProto *t = m->graph->initializer[i];
 
 		for (size_t j = 0; j < t->n_external_data; j++) {
+			const char *v = t->external_data[j]->value;
+			size_t n = strlen(v);
+			char *pad;
+
 			if (strcmp(t->external_data[j]->key, "location") != 0)
 				continue;
-			if (location)
-				cr_assert_str_eq(location, t->external_data[j]->value, "%s: two data files", model);
-			else
-				location = strdup(t->external_data[j]->value);
+			cr_assert_gt(asprintf(&pad, " %s ", v), 0);
+			if (out == NULL || strstr(out, pad) == NULL) {
+				out = realloc(out, len + n + 3);
+				memcpy(out + len, pad + (len ? 1 : 0), n + (len ? 2 : 3));
+				len += n + (len ? 1 : 2);
+			}
+			free(pad);
 		}
 	}
 	free_proto(m);
+	return out;
+}
+
+char *
+external_location(const char *model)
+{
+	char *all = data_locations(model), *location;
+	size_t n;
+
+	if (all == NULL)
+		return NULL;
+	n = strcspn(all + 1, " ");
+	cr_assert_eq(all[n + 2], '\0', "%s: two data files:%s", model, all);
+	location = strndup(all + 1, n);
+	free(all);
 	return location;
 }
 

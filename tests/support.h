@@ -91,6 +91,8 @@ void expect_split_merge_big(const char *model, const char *max_shard_size, int m
  */
 char *data_file_beside(const char *model);
 
+/* The data files @model's initializers name, each between spaces (" a b "); NULL when none. */
+char *data_locations(const char *model);
 /* The one location every external tensor of (small) @model names, read with
  * protobuf-c; NULL when the model is inline. */
 char *external_location(const char *model);

@@ -288,44 +288,6 @@ typedef struct kill_case {
  * data files of the model's name the model does not use. @snap is what is
  * there; the visible output is compared by removing those lines.
  */
-/* The data files model @path uses, each between spaces (" a b "); NULL when it uses none. */
-static char *
-used_locations(const char *path)
-{
-	Onnx__ModelProto *m = load_proto(path);
-	char *out = NULL;
-	size_t len = 0;
-
-	cr_assert_not_null(m, "%s does not parse", path);
-	for (size_t i = 0; i < m->graph->n_initializer; i++) {
-		Onnx__TensorProto *t = m->graph->initializer[i];
-
-		for (size_t j = 0; j < t->n_external_data; j++) {
-			char pad[1024];
-
-			if (strcmp(t->external_data[j]->key, "location") != 0)
-				continue;
-			snprintf(pad, sizeof(pad), " %s ", t->external_data[j]->value);
-			if (out && strstr(out, pad))
-				continue;
-			if (out == NULL) {
-				out = calloc(1, 2);
-				out[0] = ' ';
-				len = 1;
-			}
-			append(&out, &len, pad + 1);
-		}
-	}
-	free_proto(m);
-	return out;
-}
-
-/*
- * When both processes died, the output folder may hold, besides exactly the
- * old or the new output, what the next run removes: hidden temporaries and
- * data files of the model's name the model does not use. @snap is what is
- * there; the visible output is compared by removing those lines.
- */
 static char *
 visible_part(const char *snap, const char *dir, const char *model)
 {
@@ -335,7 +297,7 @@ visible_part(const char *snap, const char *dir, const char *model)
 
 	if (n > 5 && strcmp(model + n - 5, ".onnx") == 0 && file_exists(path) && (m = load_proto(path)) != NULL) {
 		free_proto(m);
-		used = used_locations(path);
+		used = data_locations(path);
 	}
 	free(path);
 	for (char *line = strtok_r(copy, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
