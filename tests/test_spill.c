@@ -61,6 +61,26 @@ run_spill(char **text, const char *tool, int spill, const char *env, const char 
 	return status;
 }
 
+/* run_spill() with @args, which write the report to @json: the bytes the run read (the report's bytes_read
+ * and bytes_compared_mapped); *@input the input's bytes, *@written (when not NULL) the bytes written. */
+static unsigned long long
+reads_of(const char *tool, int spill, const char *env, const char *in, const char *dir, const char *args,
+    const char *json, unsigned long long *input, unsigned long long *written)
+{
+	unsigned long long rd;
+	char *text;
+
+	cr_assert_eq(run_spill(&text, tool, spill, env, in, dir, args), 0, "%s", text);
+	free(text);
+	cr_assert_eq(run(&text, "cat '%s'", json), 0);
+	*input = json_number(text, "input_bytes");
+	rd = json_number(text, "bytes_read") + json_number(text, "bytes_compared_mapped");
+	if (written)
+		*written = json_number(text, "bytes_written");
+	free(text);
+	return rd;
+}
+
 /* @tool on @in with @args: the same exit status and the same files with and without the spill; 1 when it wrote. */
 static int
 same_with_and_without_as(const char *tool, int spill, const char *env, const char *in, const char *args)
@@ -294,17 +314,8 @@ Test(spill, numbered_files_read_once)
 		unsigned long long input, with, without;
 
 		snprintf(args, sizeof(args), "--max-data-file-size 1536K --json '%s'", json);
-		cr_assert_eq(run_spill(&text, tools[t], 0, "", in, dir, args), 0, "%s", text);
-		free(text);
-		cr_assert_eq(run(&text, "cat '%s'", json), 0);
-		input = json_number(text, "input_bytes");
-		without = json_number(text, "bytes_read") + json_number(text, "bytes_compared_mapped");
-		free(text);
-		cr_assert_eq(run_spill(&text, tools[t], 1, "", in, dir, args), 0, "%s", text);
-		free(text);
-		cr_assert_eq(run(&text, "cat '%s'", json), 0);
-		with = json_number(text, "bytes_read") + json_number(text, "bytes_compared_mapped");
-		free(text);
+		without = reads_of(tools[t], 0, "", in, dir, args, json, &input, NULL);
+		with = reads_of(tools[t], 1, "", in, dir, args, json, &input, NULL);
 		cr_expect_leq(with, input + input / 36, "%s: %llu bytes read for %llu of input", tools[t], with, input);
 		cr_expect_geq(without, input + input / 3, "%s: %llu bytes read without the spill, for %llu of input",
 		    tools[t], without, input);
@@ -379,13 +390,7 @@ Test(spill, same_heads_other_bytes_kept_apart)
 
 			cr_expect(same_with_and_without(tools[t], "", in, args[k]), "%s %s", tools[t], args[k]);
 			snprintf(opts, sizeof(opts), "%s --json '%s'", args[k], json);
-			cr_assert_eq(run_spill(&text, tools[t], 1, "SCS_TEST_SINK_BUF=65536", in, dir, opts), 0, "%s", text);
-			free(text);
-			cr_assert_eq(run(&text, "cat '%s'", json), 0);
-			input = json_number(text, "input_bytes");
-			rd = json_number(text, "bytes_read") + json_number(text, "bytes_compared_mapped");
-			wr = json_number(text, "bytes_written");
-			free(text);
+			rd = reads_of(tools[t], 1, "SCS_TEST_SINK_BUF=65536", in, dir, opts, json, &input, &wr);
 			cr_expect(wr >= 2 * mib && wr <= 4 * mib + mib / 16, "%s %s: %llu bytes written", tools[t], args[k], wr);
 			cr_expect(rd >= input && rd <= input + input / 32, "%s %s: %llu bytes read for %llu", tools[t], args[k],
 			    rd, input);
