@@ -41,7 +41,15 @@
 # (Debian's eatmydata: fsync, fdatasync and sync_file_range made no-ops),
 # "nosync:shrink" in the output: the output left in the page cache as cp
 # leaves its copy, not durable; what the tools' wall is without the wait for
-# the disk, to set beside cp's. Before every command the previous
+# the disk, to set beside cp's. BPS=300M throttles the disk WORK is on to
+# that many bytes a second of reads and as many of writes, at once (cgroup
+# v1's blkio.throttle.read_bps_device and write_bps_device of the blkio
+# hierarchy's root, so that the kernel's writeback of cp's copy is throttled
+# as the tools' own writes are; the rules are taken back at the end): a disk
+# that reads and writes at the same time, each at BPS, as many disks do and
+# some do not. Pick BPS below what the disk reads and writes at its slowest,
+# and the walls stop moving with the disk's own speed. Cold
+# only; on cgroup v2 it says it needs v1 and exits 1. Before every command the previous
 # output is removed, `sync` runs and the page cache is dropped (echo 3 >
 # /proc/sys/vm/drop_caches); a second later (the machine's other processes
 # have read back what they run on) the command runs in the cgroup through
@@ -99,6 +107,7 @@ mem=${MEM:-1G}
 runs=${RUNS:-5}
 cold=${COLD:-1}
 nosync=${NOSYNC:-0}
+bps=${BPS:-}
 work=${WORK:-work/bench-cold}
 models=${MODELS:-e i d}
 cmds=${CMDS:-shrink big optimize merge}
@@ -116,9 +125,16 @@ read -r -a args <<<"${ARGS:-}"
 [[ $cold =~ ^[01]$ ]] || usage "COLD: '$cold' is neither 0 nor 1"
 [[ $nosync =~ ^[01]$ ]] || usage "NOSYNC: '$nosync' is neither 0 nor 1"
 mem_bytes=$(numfmt --from=iec "$mem" 2>/dev/null) || usage "MEM: '$mem' is not a size (1G, 512M)"
+bps_bytes=""
+if [ -n "$bps" ]; then
+	bps_bytes=$(numfmt --from=iec "$bps" 2>/dev/null) || usage "BPS: '$bps' is not a size a second (300M)"
+	[ "$bps_bytes" -gt 0 ] || usage "BPS: '$bps' is not a size a second (300M)"
+	[ "$cold" = 1 ] || usage "BPS: the disk is throttled for cold runs only (COLD=1)"
+fi
 
 group=""        # the cgroup made for the run
 subtree=""      # the cgroup.subtree_control the script added +memory to
+throttled=()    # the blkio.throttle files the script wrote a rule into, and the device: "FILE MAJ:MIN"
 child=""        # the process the script waits for (in a session of its own: the group of its processes is -$child)
 made_work=0     # WORK's files are the script's to remove: [eid].onnx, [ed].onnx.data, [eid].shards/, out/, gen.log, cmd.err
 
@@ -143,6 +159,9 @@ cleanup() {
 	if [ -n "$subtree" ]; then
 		echo -memory >"$subtree" 2>/dev/null || true
 	fi
+	for p in "${throttled[@]}"; do
+		echo "${p#* } 0" >"${p%% *}" 2>/dev/null || echo "bench-cold: could not take back the rule in ${p%% *}" >&2
+	done
 	if [ "$made_work" = 1 ]; then
 		rm -rf "$work/out" "$work/gen.log" "$work/cmd.err" "$work"/[eid].shards
 		[ "${KEEP:-0}" = 1 ] || rm -f "$work"/[eid].onnx "$work"/[ed].onnx.data
@@ -209,8 +228,38 @@ make_group() {
 	fi
 }
 
+# Throttles the disk WORK is on to BPS each way (sets $throttle_kind), or says
+# in one line what is missing.
+throttle_disk() {
+	local root src disk majmin f at=$work
+	root=$(awk '$3 == "cgroup" && ("," $4 ",") ~ /,blkio,/ { print $2; exit }' /proc/mounts)
+	if [ -z "$root" ] || [ ! -w "$root/blkio.throttle.read_bps_device" ]; then
+		echo "bench-cold: BPS=$bps throttles the disk through cgroup v1's blkio hierarchy, which this machine does not mount (with cgroup v2 alone it is not done here)" >&2
+		exit 1
+	fi
+	while [ ! -e "$at" ]; do at=$(dirname "$at"); done    # WORK is made later
+	src=$(findmnt -no SOURCE -T "$at" 2>/dev/null || true)
+	disk=$(lsblk -ndo PKNAME "$src" 2>/dev/null || true)
+	[ -n "$disk" ] && disk=/dev/$disk || disk=$src
+	majmin=$(lsblk -ndo MAJ:MIN "$disk" 2>/dev/null | tr -d ' ' || true)
+	if [ -z "$majmin" ]; then
+		echo "bench-cold: BPS=$bps: cannot tell the disk $work is on (findmnt gives '${src:-nothing}')" >&2
+		exit 1
+	fi
+	for f in read write; do
+		if ! { echo "$majmin $bps_bytes" >"$root/blkio.throttle.${f}_bps_device"; } 2>/dev/null; then
+			echo "bench-cold: BPS=$bps: the kernel refuses a $f throttle on $disk ($majmin)" >&2
+			exit 1
+		fi
+		throttled+=("$root/blkio.throttle.${f}_bps_device $majmin")
+	done
+	throttle_kind="; $disk throttled to $bps/s of reads and $bps/s of writes at once"
+}
+
 wrap=()
+throttle_kind=""
 if [ "$cold" = 1 ]; then
+	[ -z "$bps" ] || throttle_disk
 	make_group
 	# shellcheck disable=SC2016 # $$ and $@ are the wrapper shell's
 	wrap=(sh -c 'echo $$ >"$0" && exec "$@"' "$group/cgroup.procs")
@@ -317,7 +366,7 @@ bytes_of() {
 }
 
 if [ "$cold" = 1 ]; then
-	echo "cold cache, in a memory cgroup of $mem ($cgroup_kind); runs of each command: $runs; SIZE=$size"
+	echo "cold cache, in a memory cgroup of $mem ($cgroup_kind)$throttle_kind; runs of each command: $runs; SIZE=$size"
 else
 	echo "warm cache (files read before each command), no cgroup; runs of each command: $runs; SIZE=$size"
 fi
