@@ -47,6 +47,7 @@ void
 scs_report_io_begin(scs_report *r)
 {
 	r->has_io = read_io(&r->io_start[0], &r->io_start[1]) != 0;
+	r->io_start[0] += scs_payloads_helper_read_bytes();   /* the reads of the threads it starts count as its own */
 	r->io_start[2] = scs_payloads_mapped_bytes();
 	r->io_start[3] = scs_sink_kernel_copied();
 	r->io_start_direct = 0;
@@ -61,7 +62,7 @@ io_update(scs_report *r)
 
 	if (!r->has_io || read_io(&rchar, &wchar) == 0)
 		return;
-	r->bytes_read = rchar - r->io_start[0];
+	r->bytes_read = rchar + scs_payloads_helper_read_bytes() - r->io_start[0];
 	r->bytes_written = wchar - r->io_start[1];
 	r->bytes_mapped = scs_payloads_mapped_bytes() - r->io_start[2];
 	r->bytes_kernel_copied = scs_sink_kernel_copied() - r->io_start[3];

@@ -680,3 +680,93 @@ Test(spill, scattered_small_payloads_keyed_alike)
 	free(one);
 	tmpdir_remove(dir);
 }
+
+/*
+ * A payload of 4 MiB or more in a file is read on a second thread, a ring of
+ * four 256 KiB pieces ahead of the one that hashes and writes (test builds
+ * take every payload of SCS_TEST_SPILL_THREAD_MIN bytes or more that way,
+ * 16 KiB when unset, so that every suite's spills reach both ways). Every
+ * tool, on models whose payloads run to megabytes (the ring goes round many
+ * times, the reader waits for the writer) and to single bytes, in one data
+ * file, numbered files, inline and streamed: the same files with every
+ * payload read on the second thread as with none.
+ */
+Test(spill, reader_thread_writes_the_same_bytes, .timeout = 600)
+{
+	static const char *const models[] = { "spill_edit.onnx", "spill_inline.onnx", "big_dups_ext.onnx", "spill_mix.onnx",
+		"dup_encodings.onnx", "spill_heads.onnx", "spill_sum40.onnx", "spill_qdq.onnx", "loop_dup.onnx" };
+	static const struct { const char *tool, *args; int spill; } runs[] = {
+		{ "shrink", "--external-data", 1 }, { "shrink", "--max-data-file-size 1M", 1 }, { "shrink", "", 2 },
+		{ "optimize", "--external-data", 1 }, { "big", "--external-data --max-shard-size 2M", 1 },
+		{ "shrink", "--external-data -d", 1 },
+	};
+
+	for (size_t i = 0; i < sizeof(models) / sizeof(models[0]); i++) {
+		char *in = fixture(models[i]);
+
+		for (size_t k = 0; k < sizeof(runs) / sizeof(runs[0]); k++) {
+			char *root = tmpdir_new(), *a = path_in(root, "a"), *b = path_in(root, "b"), *ta, *tb;
+			int sa, sb;
+
+			cr_assert_eq(run(NULL, "mkdir '%s' '%s'", a, b), 0);
+			sa = run_spill(&ta, runs[k].tool, runs[k].spill, "SCS_TEST_SPILL_THREAD_MIN=0", in, a, runs[k].args);
+			sb = run_spill(&tb, runs[k].tool, runs[k].spill, "SCS_TEST_SPILL_THREAD_MIN=1", in, b, runs[k].args);
+			cr_expect_eq(sa, 0, "%s %s %s, no reader thread: exit %d: %s", runs[k].tool, models[i], runs[k].args, sa, ta);
+			cr_expect_eq(sb, 0, "%s %s %s, every payload on the reader thread: exit %d: %s", runs[k].tool, models[i],
+			    runs[k].args, sb, tb);
+			cr_expect(same_folders(a, b), "%s %s %s: other files with the reader thread: %s / %s", runs[k].tool,
+			    models[i], runs[k].args, listing(a), listing(b));
+			free(ta);
+			free(tb);
+			free(a);
+			free(b);
+			tmpdir_remove(root);
+		}
+		free(in);
+	}
+}
+
+/*
+ * The reader thread's error is the run's: the input cut to 1 MiB while the
+ * second thread reads a payload of spill_edit.onnx (17 MB, payloads of
+ * megabytes) gives one line naming the input file, exit 1, and nothing in
+ * the output's folder; the same cut with every payload read on the run's
+ * own thread gives the same line.
+ */
+static int
+newlines(const char *text)
+{
+	int n = 0;
+
+	for (; *text; text++)
+		n += *text == '\n';
+	return n;
+}
+
+Test(spill, reader_thread_error_is_the_runs)
+{
+	char *lines[2] = { NULL, NULL };
+
+	for (int threaded = 0; threaded < 2; threaded++) {
+		char *root = tmpdir_new(), *in = path_in(root, "model.onnx"), *dir = path_in(root, "out"), *src = fixture("spill_edit.onnx"),
+		     *text, env[160];
+		int status;
+
+		cr_assert_eq(run(NULL, "cp '%s' '%s' && mkdir '%s'", src, in, dir), 0);
+		snprintf(env, sizeof(env), "SCS_TEST_SPILL_THREAD_MIN=%d SCS_TEST_CUT_AT_SPILL_READ=%d", threaded, 1 << 20);
+		status = run_spill(&text, "shrink", 1, env, in, dir, "--external-data");
+		cr_expect_eq(status, 1, "threaded %d: exit %d: %s", threaded, status, text);
+		cr_assert_not_null(strstr(text, "model.onnx"), "threaded %d: the message names the input: %s", threaded, text);
+		cr_expect_eq(newlines(text), 1, "threaded %d: one line: %s", threaded, text);
+		cr_expect_eq(count_files(dir, ""), 2, "threaded %d: files left (besides . and ..): %s", threaded, listing(dir));
+		lines[threaded] = text;
+		free(src);
+		free(in);
+		free(dir);
+		tmpdir_remove(root);
+	}
+	/* past the folder's name, which differs */
+	cr_expect_str_eq(strstr(lines[0], "model.onnx"), strstr(lines[1], "model.onnx"), "the same message on either thread");
+	free(lines[0]);
+	free(lines[1]);
+}

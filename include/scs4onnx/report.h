@@ -112,7 +112,8 @@ typedef struct scs_report {
 	uint64_t bytes_written;   /* wchar: write, pwrite and copy_file_range's output */
 	uint64_t bytes_mapped;    /* payload bytes compared from mapped pages */
 	uint64_t bytes_kernel_copied; /* bytes copy_file_range copied into outputs */
-	uint64_t io_start[4];     /* rchar, wchar, mapped and kernel-copied bytes when the run began */
+	uint64_t io_start[4];     /* rchar (with the reads of the threads the run starts), wchar, mapped and
+	                             kernel-copied bytes when the run began */
 	uint64_t npy_len;         /* bytes of the .npy files written (npy mode, forced extraction) */
 	int split_only;           /* 1: scs4onnx-split (no dedup summary) */
 	/* bytes of bytes_written that went to the disk with O_DIRECT, past the

@@ -19,6 +19,7 @@
 #include <pthread.h>
 #include <setjmp.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -46,6 +47,8 @@
 /* Bytes compared from mapped pages, for the run's report (counted by the
  * thread of the call: each call's own). */
 static _Thread_local uint64_t mapped_bytes;
+/* Bytes the threads a call started read for it (the spill's reader): the call's own reads with its rchar. */
+static _Thread_local uint64_t helper_read;
 
 void
 scs_payload_at_store(scs_payload *p, const scs_blob *blob)
@@ -321,6 +324,12 @@ scs_payloads_prefetch(scs_payloads *set, uint32_t id, uint64_t off, uint64_t len
 	if (len > p->key.len - off)
 		len = p->key.len - off;
 	(void)posix_fadvise(fd, (off_t)(p->off + off), (off_t)len, POSIX_FADV_WILLNEED);
+}
+
+uint64_t
+scs_payloads_helper_read_bytes(void)
+{
+	return helper_read;
 }
 
 uint64_t
@@ -665,35 +674,242 @@ spill_twin(spill_table *t, const scs_payloads *set, const scs_spilled *r, uint32
 #define SPILL_AHEAD 256
 #define SPILL_AHEAD_MAX ((uint64_t)64 << 10)
 
+/*
+ * A payload of spill_thread_min() bytes or more in a file is read on a
+ * second thread, a ring of SPILL_RING pieces ahead of the thread that hashes
+ * and writes them: the kernel's copy of each piece out of the page cache is
+ * the larger part of a spill's processor time, and goes on beside the hashing
+ * and the writes (docs/BENCHMARKS.md, "A second thread for the reads"). While
+ * the reader runs it is the only one to touch @set (its files and
+ * descriptors); the writer touches the pieces it was handed, the sink and the
+ * digests. The reader takes no signals (they go to the threads that took them
+ * before), and its error message is carried over to the writer's thread. When
+ * no thread can be made, the payload is read as the smaller ones are.
+ */
+#define SPILL_RING 4
+#define SPILL_THREAD_MIN ((uint64_t)4 << 20)
+
+typedef struct spill_reader {
+	scs_payloads *set;
+	uint32_t id;
+	uint64_t len;
+	uint8_t *ring;            /* SPILL_RING pieces of SPILL_PIECE_LEN */
+	uint64_t n_read;          /* pieces in the ring, from the first */
+	uint64_t n_taken;         /* pieces the writer is done with */
+	int rc;                   /* the reader's error, with its message */
+	char msg[1024];
+	int stop;                 /* the writer stopped: the reader ends */
+	uint64_t bytes;           /* bytes it read (scs_payloads_helper_read_bytes()) */
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+} spill_reader;
+
+/* The bytes from which a payload in a file is read on a second thread (test
+ * builds: SCS_TEST_SPILL_THREAD_MIN bytes, 16 KiB when unset, so that the
+ * suites' payloads take both ways; 0: none). */
+static uint64_t
+spill_thread_min(void)
+{
+#ifdef SCS_TEST_HOOKS
+	const char *v = getenv("SCS_TEST_SPILL_THREAD_MIN");
+
+	if (v && *v) {
+		long n = strtol(v, NULL, 10);
+
+		return n > 0 ? (uint64_t)n : UINT64_MAX;
+	}
+	return (uint64_t)16 << 10;
+#else
+	return SPILL_THREAD_MIN;
+#endif
+}
+
+static uint64_t
+n_pieces(uint64_t len)
+{
+	return (len + SPILL_PIECE_LEN - 1) / SPILL_PIECE_LEN;
+}
+
+static size_t
+piece_len(uint64_t len, uint64_t i)
+{
+	uint64_t off = i * SPILL_PIECE_LEN;
+
+	return len - off > SPILL_PIECE_LEN ? SPILL_PIECE_LEN : (size_t)(len - off);
+}
+
+#ifdef SCS_TEST_HOOKS
+/* Test builds: before the third piece of a spilled payload is read (on
+ * either thread), its file is cut to SCS_TEST_CUT_AT_SPILL_READ bytes
+ * (another process cutting the input while a run reads it). */
+static void
+cut_at_spill_read(scs_payloads *set, uint32_t id, uint64_t i)
+{
+	const char *v = getenv("SCS_TEST_CUT_AT_SPILL_READ");
+
+	if (i == 2 && v && *v && set->items[id].where == SCS_AT_FILE &&
+	    truncate(scs_source_path(set->files[set->items[id].file]), (off_t)strtoll(v, NULL, 10)) < 0)
+		abort();
+}
+#else
+#define cut_at_spill_read(set, id, i) ((void)0)
+#endif
+
+static void *
+spill_read(void *arg)
+{
+	spill_reader *r = arg;
+	uint64_t n = n_pieces(r->len);
+	int rc = SCS_OK;
+
+	for (uint64_t i = 0; i < n; i++) {
+		pthread_mutex_lock(&r->mu);
+		while (i - r->n_taken >= SPILL_RING && !r->stop)
+			pthread_cond_wait(&r->cv, &r->mu);
+		pthread_mutex_unlock(&r->mu);
+		if (r->stop)
+			break;
+		cut_at_spill_read(r->set, r->id, i);
+		rc = read_payload(r->set, r->id, i * SPILL_PIECE_LEN, r->ring + (i % SPILL_RING) * SPILL_PIECE_LEN,
+		    piece_len(r->len, i), 0);
+		pthread_mutex_lock(&r->mu);
+		if (rc < 0) {
+			r->rc = rc;
+			snprintf(r->msg, sizeof(r->msg), "%s", scs_err_msg());
+		} else {
+			r->n_read = i + 1;
+			r->bytes += piece_len(r->len, i);
+		}
+		pthread_cond_broadcast(&r->cv);
+		pthread_mutex_unlock(&r->mu);
+		if (rc < 0)
+			break;
+	}
+	return NULL;
+}
+
+/* Start the reader of payload @id into @ring; 0 when it runs, -1 when no thread could be made. */
+static int
+spill_reader_start(spill_reader *r, pthread_t *th, scs_payloads *set, uint32_t id, uint8_t *ring)
+{
+	sigset_t all, before;
+	int made;
+
+	memset(r, 0, sizeof(*r));
+	r->set = set;
+	r->id = id;
+	r->len = set->items[id].key.len;
+	r->ring = ring;
+	if (pthread_mutex_init(&r->mu, NULL) != 0)
+		return -1;
+	if (pthread_cond_init(&r->cv, NULL) != 0) {
+		pthread_mutex_destroy(&r->mu);
+		return -1;
+	}
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &before);
+	made = pthread_create(th, NULL, spill_read, r) == 0;
+	pthread_sigmask(SIG_SETMASK, &before, NULL);
+	if (made)
+		return 0;
+	pthread_cond_destroy(&r->cv);
+	pthread_mutex_destroy(&r->mu);
+	return -1;
+}
+
+/* Piece @i of the reader's payload, once read; NULL with the reader's error set on this thread. */
+static const uint8_t *
+spill_reader_take(spill_reader *r, uint64_t i)
+{
+	int rc;
+
+	pthread_mutex_lock(&r->mu);
+	while (r->n_read <= i && r->rc == SCS_OK)
+		pthread_cond_wait(&r->cv, &r->mu);
+	rc = r->n_read > i ? SCS_OK : r->rc;
+	pthread_mutex_unlock(&r->mu);
+	if (rc < 0) {
+		scs_err_set(rc, "%s", r->msg);
+		return NULL;
+	}
+	return r->ring + (i % SPILL_RING) * SPILL_PIECE_LEN;
+}
+
+/* The writer is done with piece @i. */
+static void
+spill_reader_done(spill_reader *r, uint64_t i)
+{
+	pthread_mutex_lock(&r->mu);
+	r->n_taken = i + 1;
+	pthread_cond_broadcast(&r->cv);
+	pthread_mutex_unlock(&r->mu);
+}
+
+/* Stop the reader (at once, when the writer failed) and wait for it. */
+static void
+spill_reader_end(spill_reader *r, pthread_t th)
+{
+	pthread_mutex_lock(&r->mu);
+	r->stop = 1;
+	pthread_cond_broadcast(&r->cv);
+	pthread_mutex_unlock(&r->mu);
+	pthread_join(th, NULL);
+	helper_read += r->bytes;
+	pthread_cond_destroy(&r->cv);
+	pthread_mutex_destroy(&r->mu);
+}
+
 /* Append payload @id to @sink: its key (if it has none) and, with @strong, its strong digest (into @r)
  * on the way. */
 static int
-spill_one(scs_payloads *set, scs_sink *sink, uint32_t id, int strong, scs_spilled *r)
+spill_one(scs_payloads *set, scs_sink *sink, uint32_t id, int strong, scs_spilled *r, uint8_t *ring)
 {
 	scs_payload *p = &set->items[id];
-	uint64_t len = p->key.len, off;
+	uint64_t len = p->key.len, n = n_pieces(len);
+	spill_reader rd;
+	pthread_t th;
+	int reading = 0;      /* 1: the pieces come from the reader thread */
 	scs_strong sd;
 	scs_hash h;
-	int rc;
+	int rc = SCS_OK;
 
 	if (strong && (rc = scs_strong_init(&sd)) < 0)
 		return rc;
 	scs_hash_init(&h);
 	if (p->where == SCS_AT_FILE && (rc = scs_source_fd(set->files[p->file])) >= 0)
 		(void)posix_fadvise(rc, (off_t)p->off, (off_t)len, POSIX_FADV_SEQUENTIAL);
-	for (off = 0; off < len; off += SPILL_PIECE_LEN) {
-		size_t take = len - off > SPILL_PIECE_LEN ? SPILL_PIECE_LEN : (size_t)(len - off);
+	rc = SCS_OK;
+	if (ring && p->where == SCS_AT_FILE && len >= spill_thread_min())
+		reading = spill_reader_start(&rd, &th, set, id, ring) == 0;
+	for (uint64_t i = 0; i < n; i++) {
+		size_t take = piece_len(len, i);
+		const uint8_t *piece = set->piece[0];
 
-		if ((rc = read_payload(set, id, off, set->piece[0], take, 0)) < 0 ||
-		    (rc = scs_sink_write(sink, set->piece[0], take)) < 0) {
-			if (strong)
-				scs_strong_dispose(&sd);
-			return rc;
+		if (reading) {
+			if ((piece = spill_reader_take(&rd, i)) == NULL) {
+				rc = rd.rc;
+				break;
+			}
+		} else {
+			cut_at_spill_read(set, id, i);
+			if ((rc = read_payload(set, id, i * SPILL_PIECE_LEN, set->piece[0], take, 0)) < 0)
+				break;
 		}
+		if ((rc = scs_sink_write(sink, piece, take)) < 0)
+			break;
 		if (p->unkeyed)
-			scs_hash_update(&h, set->piece[0], take);
+			scs_hash_update(&h, piece, take);
 		if (strong)
-			scs_strong_update(&sd, set->piece[0], take);
+			scs_strong_update(&sd, piece, take);
+		if (reading)
+			spill_reader_done(&rd, i);
+	}
+	if (reading)
+		spill_reader_end(&rd, th);
+	if (rc < 0) {
+		if (strong)
+			scs_strong_dispose(&sd);
+		return rc;
 	}
 	if (strong) {
 		scs_strong_final(&sd, r->strong);
@@ -755,6 +971,7 @@ scs_payloads_spill(scs_payloads *set, scs_sink *sink, const void *owner, const s
 	spill_table t = { NULL, 0 };
 	size_t cap = 0;
 	uint32_t cur = 0;         /* the file being written */
+	uint8_t *ring = NULL;     /* the reader thread's pieces (spill_one()); NULL: every payload read here */
 	int rc = SCS_OK;
 
 	free(set->spilled);
@@ -776,6 +993,9 @@ scs_payloads_spill(scs_payloads *set, scs_sink *sink, const void *owner, const s
 		goto done;
 	for (size_t i = 0; i < n; i++)
 		total += set->items[items[i].id].key.len;
+	for (size_t i = 0; i < n && ring == NULL; i++)
+		if (set->items[items[i].id].where == SCS_AT_FILE && set->items[items[i].id].key.len >= spill_thread_min())
+			ring = malloc((size_t)SPILL_RING * SPILL_PIECE_LEN);   /* NULL: read on this thread */
 	for (size_t i = 0, ahead = 0; i < n; i++) {
 		uint32_t id = items[i].id;
 		uint64_t len = set->items[id].key.len, start;
@@ -807,7 +1027,7 @@ scs_payloads_spill(scs_payloads *set, scs_sink *sink, const void *owner, const s
 		r->twin = UINT32_MAX;
 		if ((rc = scs_sink_pad_to(sink, start)) < 0 ||
 		    (items[i].head_len && (rc = scs_sink_write(sink, items[i].head, items[i].head_len)) < 0) ||
-		    (rc = spill_one(set, sink, id, items[i].strong, r)) < 0 ||
+		    (rc = spill_one(set, sink, id, items[i].strong, r, ring)) < 0 ||
 		    (items[i].tail_len && (rc = scs_sink_write(sink, items[i].tail, items[i].tail_len)) < 0))
 			goto done;
 		set->spilled[id] = (uint32_t)++set->n_recs;
@@ -832,6 +1052,7 @@ scs_payloads_spill(scs_payloads *set, scs_sink *sink, const void *owner, const s
 	}
 done:
 	free(t.slot);
+	free(ring);
 	if (rc < 0)
 		set->n_spilled_ids = 0;
 	return rc;

@@ -219,6 +219,10 @@ int scs_payloads_copy(scs_payloads *set, uint32_t id, scs_sink *sink);
  * process: reads that /proc/self/io does not count (see report.h). */
 uint64_t scs_payloads_mapped_bytes(void);
 
+/* Bytes read for the calling thread by threads it started (the spill's
+ * reader thread), since the thread began: what its rchar does not count. */
+uint64_t scs_payloads_helper_read_bytes(void);
+
 /*
  * The spill: one read of every byte of a model that does not fit in memory.
  * Payloads that a pass must hash (a large one of an input file) and that
