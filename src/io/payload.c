@@ -699,7 +699,6 @@ typedef struct spill_reader {
 	int rc;                   /* the reader's error, with its message */
 	char msg[1024];
 	int stop;                 /* the writer stopped: the reader ends */
-	uint64_t bytes;           /* bytes it read (scs_payloads_helper_read_bytes()) */
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
 } spill_reader;
@@ -760,14 +759,15 @@ spill_read(void *arg)
 {
 	spill_reader *r = arg;
 	uint64_t n = n_pieces(r->len);
-	int rc = SCS_OK;
+	int rc = SCS_OK, stop;
 
 	for (uint64_t i = 0; i < n; i++) {
 		pthread_mutex_lock(&r->mu);
 		while (i - r->n_taken >= SPILL_RING && !r->stop)
 			pthread_cond_wait(&r->cv, &r->mu);
+		stop = r->stop;
 		pthread_mutex_unlock(&r->mu);
-		if (r->stop)
+		if (stop)
 			break;
 		cut_at_spill_read(r->set, r->id, i);
 		rc = read_payload(r->set, r->id, i * SPILL_PIECE_LEN, r->ring + (i % SPILL_RING) * SPILL_PIECE_LEN,
@@ -778,7 +778,6 @@ spill_read(void *arg)
 			snprintf(r->msg, sizeof(r->msg), "%s", scs_err_msg());
 		} else {
 			r->n_read = i + 1;
-			r->bytes += piece_len(r->len, i);
 		}
 		pthread_cond_broadcast(&r->cv);
 		pthread_mutex_unlock(&r->mu);
@@ -854,7 +853,8 @@ spill_reader_end(spill_reader *r, pthread_t th)
 	pthread_cond_broadcast(&r->cv);
 	pthread_mutex_unlock(&r->mu);
 	pthread_join(th, NULL);
-	helper_read += r->bytes;
+	/* its reads count as the run's (scs_payloads_helper_read_bytes()) */
+	helper_read += r->n_read == n_pieces(r->len) ? r->len : r->n_read * SPILL_PIECE_LEN;
 	pthread_cond_destroy(&r->cv);
 	pthread_mutex_destroy(&r->mu);
 }
